@@ -1,0 +1,17 @@
+package dev.ax.domain.protocol;
+
+import java.util.List;
+
+/**
+ * An executor (re)starting. {@code executorId} is stable across restarts; {@code session} is
+ * new for each process, so the server can tell a restart from a reconnect. {@code held} lists
+ * the runs the executor still has: after a restart it is empty, and the server fails the runs
+ * it thought this executor held instead of waiting for their leases to expire.
+ */
+public record Register(String executorId, String session, List<String> groups, String host, long pid,
+                       String version, List<RunRef> held) {
+    public Register {
+        groups = List.copyOf(groups);
+        held = held == null ? List.of() : List.copyOf(held);
+    }
+}

@@ -1,0 +1,17 @@
+package dev.ax.domain.run;
+
+import java.util.Locale;
+
+/** Why an instance exists. Written on the instance and at the root of its trigger chain. */
+public enum Cause {
+    CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION;
+
+    /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
+    public boolean isScheduled() {
+        return this == CRON || this == INTERVAL;
+    }
+
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,15 @@
+package dev.ax.domain.run;
+
+/**
+ * Everything that the event log records. Instance events describe one run; task events
+ * (no instance) describe the recipe and the slots that produced no run.
+ */
+public enum EventType {
+    // instance life
+    CREATED, CLAIMED, STARTED, SUCCEEDED, FAILED, RETRY_SCHEDULED, RETRY_READY,
+    TIMED_OUT, EXECUTOR_LOST, CANCELED, TERMINATED, SKIPPED, REPORT_REFUSED, LOG_TRUNCATED,
+    // slots
+    MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
+    // task life
+    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED
+}

@@ -1,0 +1,56 @@
+package dev.ax.domain.run;
+
+import static dev.ax.domain.run.InstanceState.*;
+
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one table of allowed state moves. Every state change in AX is checked here before the
+ * conditional UPDATE that makes it (see {@code InstanceStore.transition}).
+ */
+public final class Transitions {
+    private static final Map<InstanceState, Set<InstanceState>> ALLOWED = new EnumMap<>(InstanceState.class);
+
+    /** States an instance may be created in. */
+    private static final Set<InstanceState> INITIAL = EnumSet.of(READY, BLOCKED, WAITING_APPROVAL, SKIPPED);
+
+    static {
+        ALLOWED.put(READY, EnumSet.of(RUNNING, BLOCKED, WAITING_APPROVAL, CANCELED, SKIPPED));
+        // RUNNING -> WAITING_APPROVAL: a running job asks a person to confirm (seed §3.3).
+        ALLOWED.put(RUNNING, EnumSet.of(SUCCESS, RETRYING, FAILED, TERMINATED, WAITING_APPROVAL));
+        ALLOWED.put(RETRYING, EnumSet.of(READY, CANCELED));
+        ALLOWED.put(BLOCKED, EnumSet.of(READY, CANCELED, SKIPPED));
+        // WAITING_APPROVAL -> RUNNING: an approved mid-run request lets the same attempt go on.
+        ALLOWED.put(WAITING_APPROVAL, EnumSet.of(READY, RUNNING, CANCELED));
+        for (InstanceState s : InstanceState.values()) {
+            if (s.isTerminal()) {
+                ALLOWED.put(s, EnumSet.noneOf(InstanceState.class));
+            }
+        }
+    }
+
+    private Transitions() {
+    }
+
+    public static boolean isAllowed(InstanceState from, InstanceState to) {
+        return ALLOWED.get(from).contains(to);
+    }
+
+    public static boolean isInitial(InstanceState state) {
+        return INITIAL.contains(state);
+    }
+
+    /** Throws unless {@code from -> to} is in the table. */
+    public static void check(InstanceState from, InstanceState to) {
+        if (!isAllowed(from, to)) {
+            throw new IllegalTransitionException(from, to);
+        }
+    }
+
+    public static Set<InstanceState> allowedFrom(InstanceState from) {
+        return Set.copyOf(ALLOWED.get(from));
+    }
+}

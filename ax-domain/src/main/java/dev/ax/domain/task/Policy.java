@@ -1,0 +1,42 @@
+package dev.ax.domain.task;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How runs of a task are treated. Fields that later features act on (approval, idempotency
+ * key, failure follow-ups) are validated and stored now so that no definition loses them.
+ *
+ * @param timeoutSeconds {@code null} means no timeout
+ * @param later          validated policy fields stored verbatim for features not built yet
+ */
+public record Policy(
+        int maxRetries,
+        long retryIntervalSeconds,
+        Long timeoutSeconds,
+        MisfirePolicy misfire,
+        int maxConcurrency,
+        RetryRules retryable,
+        List<String> notifyOnFailure,
+        String idempotencyKey,
+        Map<String, Object> later) {
+
+    public static final int DEFAULT_MAX_RETRIES = 0;
+    public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
+    public static final int DEFAULT_MAX_CONCURRENCY = 1;
+
+    public static final Policy DEFAULT = new Policy(DEFAULT_MAX_RETRIES, DEFAULT_RETRY_INTERVAL_SECONDS, null,
+            MisfirePolicy.FIRE_ONCE, DEFAULT_MAX_CONCURRENCY, RetryRules.ALL, List.of(), null, Map.of());
+
+    public Policy {
+        notifyOnFailure = notifyOnFailure == null ? List.of() : List.copyOf(notifyOnFailure);
+        later = later == null ? Map.of() : Map.copyOf(later);
+        misfire = misfire == null ? MisfirePolicy.FIRE_ONCE : misfire;
+        retryable = retryable == null ? RetryRules.ALL : retryable;
+    }
+
+    /** Attempts in all: the first one plus the retries. */
+    public int maxAttempts() {
+        return maxRetries + 1;
+    }
+}

@@ -1,0 +1,225 @@
+package dev.ax.domain.task;
+
+import static dev.ax.domain.task.JsonReader.path;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The {@code policy} part of {@link TaskDefinitionCodec}. */
+final class PolicyCodec {
+    static final int MAX_RETRIES = 100;
+    static final long MAX_RETRY_INTERVAL_SECONDS = 86_400;
+    static final long MAX_TIMEOUT_SECONDS = 604_800; // a week
+    static final int MAX_CONCURRENCY = 1_000;
+
+    /**
+     * Fields later versions act on, in the order {@code toJson} writes them. They are checked
+     * lightly and kept verbatim in {@link Policy#later()} so that a definition written for a
+     * newer AX survives a round trip through this one.
+     */
+    static final List<String> LATER_FIELDS = List.of("approval", "onFailedActions", "overflow", "queueLimit", "sharding");
+    static final List<String> OVERFLOW_VALUES = List.of("QUEUE", "QUEUE_ONE", "SKIP", "REPLACE", "ALLOW");
+
+    private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
+            "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey"), LATER_FIELDS);
+    private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost");
+
+    private PolicyCodec() {
+    }
+
+    static Policy read(JsonReader in, Object value, Set<String> configuredChannels) {
+        if (value == null) {
+            return Policy.DEFAULT;
+        }
+        Map<String, Object> p = in.object(value, "policy");
+        if (p == null) {
+            return null;
+        }
+        in.rejectUnknown(p, "policy", FIELDS);
+        // A field with an error falls back to its default here; parse throws before it is used.
+        Integer maxRetries = in.int32(p.get("maxRetries"), "policy.maxRetries", 0, MAX_RETRIES);
+        Long retryInterval = in.integer(p.get("retryIntervalSeconds"), "policy.retryIntervalSeconds",
+                0, MAX_RETRY_INTERVAL_SECONDS);
+        Long timeout = in.integer(p.get("timeoutSeconds"), "policy.timeoutSeconds", 1, MAX_TIMEOUT_SECONDS);
+        MisfirePolicy misfire = misfire(in, p.get("misfire"));
+        Integer maxConcurrency = in.int32(p.get("maxConcurrency"), "policy.maxConcurrency", 1, MAX_CONCURRENCY);
+        RetryRules retryable = retryable(in, p.get("retryable"));
+        List<String> notify = notifyOnFailure(in, p.get("notifyOnFailure"), configuredChannels);
+        String idempotencyKey = in.nonBlank(p.get("idempotencyKey"), "policy.idempotencyKey");
+        if (idempotencyKey != null) {
+            TaskDefinitionCodec.templates(in, idempotencyKey, "policy.idempotencyKey");
+        }
+        Map<String, Object> later = later(in, p);
+        return new Policy(
+                maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
+                retryInterval == null ? Policy.DEFAULT_RETRY_INTERVAL_SECONDS : retryInterval,
+                timeout,
+                misfire,
+                maxConcurrency == null ? Policy.DEFAULT_MAX_CONCURRENCY : maxConcurrency,
+                retryable,
+                notify,
+                idempotencyKey,
+                later);
+    }
+
+    static Map<String, Object> toJson(Policy policy) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("maxRetries", policy.maxRetries());
+        p.put("retryIntervalSeconds", policy.retryIntervalSeconds());
+        p.put("timeoutSeconds", policy.timeoutSeconds());
+        p.put("misfire", policy.misfire().name());
+        p.put("maxConcurrency", policy.maxConcurrency());
+        p.put("retryable", retryableJson(policy.retryable()));
+        p.put("notifyOnFailure", new ArrayList<>(policy.notifyOnFailure()));
+        p.put("idempotencyKey", policy.idempotencyKey());
+        // Only the later fields that are set: they are not defaults AX applies, just kept text.
+        for (String field : LATER_FIELDS) {
+            if (policy.later().containsKey(field)) {
+                p.put(field, JsonReader.thaw(policy.later().get(field)));
+            }
+        }
+        new TreeSet<>(policy.later().keySet()).forEach(k -> p.putIfAbsent(k, JsonReader.thaw(policy.later().get(k))));
+        return p;
+    }
+
+    private static MisfirePolicy misfire(JsonReader in, Object value) {
+        String s = in.string(value, "policy.misfire");
+        if (s == null) {
+            return MisfirePolicy.FIRE_ONCE;
+        }
+        try {
+            return MisfirePolicy.valueOf(s.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            in.error("policy.misfire", "must be one of " + String.join(", ",
+                    Arrays.stream(MisfirePolicy.values()).map(Enum::name).toList()));
+            return MisfirePolicy.FIRE_ONCE;
+        }
+    }
+
+    private static RetryRules retryable(JsonReader in, Object value) {
+        return switch (value) {
+            case null -> RetryRules.ALL;
+            case Boolean b -> b ? RetryRules.ALL : RetryRules.NONE;
+            case Map<?, ?> m -> retryRules(in, in.object(m, "policy.retryable"));
+            default -> {
+                in.error("policy.retryable", "must be true, false or an object such as {\"exitCodes\": [1, 75]}");
+                yield RetryRules.ALL;
+            }
+        };
+    }
+
+    private static RetryRules retryRules(JsonReader in, Map<String, Object> r) {
+        if (r == null) {
+            return RetryRules.ALL;
+        }
+        in.rejectUnknown(r, "policy.retryable", RETRYABLE_FIELDS);
+        Set<Integer> exitCodes = new TreeSet<>();
+        List<Object> codes = in.array(r.get("exitCodes"), "policy.retryable.exitCodes");
+        if (codes != null) {
+            for (int i = 0; i < codes.size(); i++) {
+                String field = path("policy.retryable.exitCodes", i);
+                if (codes.get(i) == null) {
+                    in.error(field, "must be an integer");
+                }
+                Integer code = in.int32(codes.get(i), field, 1, 255);
+                if (code != null) {
+                    exitCodes.add(code);
+                }
+            }
+        }
+        Boolean timeout = in.bool(r.get("timeout"), "policy.retryable.timeout");
+        Boolean executorLost = in.bool(r.get("executorLost"), "policy.retryable.executorLost");
+        return new RetryRules(true, exitCodes, timeout == null || timeout, executorLost == null || executorLost);
+    }
+
+    /** {@code true} and {@code false} for the two common rule sets, the object form otherwise. */
+    private static Object retryableJson(RetryRules rules) {
+        if (rules.equals(RetryRules.ALL)) {
+            return true;
+        }
+        if (!rules.enabled()) {
+            return false;
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("exitCodes", new ArrayList<>(new TreeSet<>(rules.exitCodes())));
+        r.put("timeout", rules.timeout());
+        r.put("executorLost", rules.executorLost());
+        return r;
+    }
+
+    private static List<String> notifyOnFailure(JsonReader in, Object value, Set<String> configuredChannels) {
+        List<Object> raw = in.array(value, "policy.notifyOnFailure");
+        List<String> channels = new ArrayList<>();
+        if (raw == null) {
+            return channels;
+        }
+        for (int i = 0; i < raw.size(); i++) {
+            String field = path("policy.notifyOnFailure", i);
+            if (raw.get(i) == null) {
+                in.error(field, "must be a string");
+                continue;
+            }
+            String channel = in.nonBlank(raw.get(i), field);
+            if (channel == null) {
+                continue;
+            }
+            channels.add(channel);
+            if (!configuredChannels.contains(channel)) {
+                in.warn(field + ": channel '" + channel + "' is not configured on this server;"
+                        + " no alert will be sent through it until it is");
+            }
+        }
+        return channels;
+    }
+
+    private static Map<String, Object> later(JsonReader in, Map<String, Object> p) {
+        Map<String, Object> later = new LinkedHashMap<>();
+        for (String name : LATER_FIELDS) {
+            Object value = p.get(name);
+            if (value == null) {
+                continue;
+            }
+            String field = path("policy", name);
+            Object checked = switch (name) {
+                case "approval", "sharding" -> in.object(value, field);
+                case "onFailedActions" -> in.array(value, field);
+                case "overflow" -> overflow(in, value, field);
+                // Integer, whatever number type came in, so the stored form is stable across round trips.
+                case "queueLimit" -> in.int32(value, field, 0, Integer.MAX_VALUE);
+                default -> throw new IllegalStateException(name);
+            };
+            if (checked != null) {
+                later.put(name, JsonReader.freeze(checked));
+                in.warn(field + " is stored; this version of AX does not act on it yet");
+            }
+        }
+        return later;
+    }
+
+    private static String overflow(JsonReader in, Object value, String field) {
+        String s = in.string(value, field);
+        if (s == null) {
+            return null;
+        }
+        // Case-insensitive like misfire; stored upper-case so every spelling means one thing.
+        String upper = s.strip().toUpperCase(Locale.ROOT);
+        if (!OVERFLOW_VALUES.contains(upper)) {
+            in.error(field, "must be one of " + String.join(", ", OVERFLOW_VALUES));
+            return null;
+        }
+        return upper;
+    }
+
+    private static Set<String> union(Set<String> a, List<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+}

@@ -1,0 +1,306 @@
+package dev.ax.domain.task;
+
+import static dev.ax.domain.task.JsonReader.path;
+
+import dev.ax.domain.schedule.CronSchedule;
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Task definitions from and to JSON trees (what Jackson's {@code readValue(json, Object.class)}
+ * builds, and what it writes back). This module has no JSON library on purpose: the codec is pure
+ * rules, and the API and CLI bring the parser.
+ *
+ * <p>{@link #parse} reports every error at once with its field path ({@code trigger.expression},
+ * {@code policy.notifyOnFailure[1]}, {@code action.env.FOO}). {@link #toJson} writes the canonical
+ * form, every default filled in, so that a stored definition shows what AX will do; parsing it
+ * gives back an equal definition.
+ */
+public final class TaskDefinitionCodec {
+    public static final int MAX_NAME_LENGTH = 100;
+    public static final int MAX_COMMAND_BYTES = 64 * 1024;
+    public static final long MAX_INTERVAL_SECONDS = 31_536_000; // one year
+    public static final String DEFAULT_TIMEZONE = "UTC";
+
+    /** Task and group names: they end up in URLs, metrics labels and file names, so keep them plain. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** The executor sets AX_TASK_NAME, AX_INSTANCE_ID, ... itself; a task must not shadow them. */
+    private static final String RESERVED_ENV_PREFIX = "AX_";
+
+    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy");
+    private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
+    private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
+    private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
+    private static final Set<String> SHELL_FIELDS = Set.of("type", "command", "env", "workingDir", "group");
+    /** Action types that later versions add: named so that users learn to upgrade, not that they typed wrong. */
+    private static final Set<String> LATER_ACTION_TYPES = Set.of("http", "sdk");
+
+    private TaskDefinitionCodec() {
+    }
+
+    /**
+     * Validates a JSON tree and builds the definition.
+     *
+     * @param configuredChannels the alert channels this server has; others named in
+     *                           {@code policy.notifyOnFailure} are accepted with a warning, so
+     *                           that a definition can be saved before its channel is set up
+     * @throws ValidationException with every error found; errors about the document as a whole
+     *                             (not an object) have the field {@code ""}
+     */
+    public static ParsedTask parse(Object json, Set<String> configuredChannels) {
+        JsonReader in = new JsonReader();
+        if (json == null) {
+            throw new ValidationException("", "the task definition is missing");
+        }
+        Map<String, Object> root = in.object(json, "");
+        if (root == null) {
+            throw new ValidationException(in.errors());
+        }
+        in.rejectUnknown(root, "", ROOT_FIELDS);
+        String taskName = name(in, in.required(root, "", "taskName"), "taskName");
+        String description = in.string(root.get("description"), "description");
+        String owner = in.string(root.get("owner"), "owner");
+        Trigger trigger = trigger(in, root.get("trigger"));
+        Action action = action(in, root.get("action"));
+        Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
+        if (in.hasErrors()) {
+            throw new ValidationException(in.errors());
+        }
+        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy), in.warnings());
+    }
+
+    /**
+     * The canonical JSON tree of {@code def}: keys in a fixed order, defaults written out, absent
+     * optional values as JSON null. Environment variables are sorted by name, because the model
+     * keeps them in a map without order and the stored form should not change between saves.
+     */
+    public static Map<String, Object> toJson(TaskDefinition def) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("taskName", def.taskName());
+        root.put("description", def.description());
+        root.put("owner", def.owner());
+        root.put("trigger", triggerJson(def.trigger()));
+        root.put("action", actionJson(def.action()));
+        root.put("policy", PolicyCodec.toJson(def.policy()));
+        return root;
+    }
+
+    // ---- trigger ----
+
+    private static Trigger trigger(JsonReader in, Object value) {
+        if (value == null) {
+            in.error("trigger", "is required");
+            return null;
+        }
+        Map<String, Object> t = in.object(value, "trigger");
+        if (t == null) {
+            return null;
+        }
+        String type = in.string(in.required(t, "trigger", "type"), "trigger.type");
+        ZoneId zone = zone(in, t.get("timezone"));
+        if (type == null) {
+            return null; // without a type the other fields cannot be judged
+        }
+        switch (type) {
+            case "cron" -> {
+                in.rejectUnknown(t, "trigger", CRON_FIELDS);
+                String expression = in.nonBlank(in.required(t, "trigger", "expression"), "trigger.expression");
+                if (expression == null) {
+                    return null;
+                }
+                expression = expression.strip();
+                try {
+                    // Still check the expression when the zone is wrong: both errors at once.
+                    CronSchedule.parse(expression, zone == null ? ZoneOffset.UTC : zone);
+                } catch (IllegalArgumentException e) {
+                    in.error("trigger.expression", e.getMessage() == null ? "invalid cron expression" : e.getMessage());
+                    return null;
+                }
+                return zone == null ? null : new Trigger.Cron(expression, zone);
+            }
+            case "interval" -> {
+                in.rejectUnknown(t, "trigger", INTERVAL_FIELDS);
+                Long seconds = in.integer(in.required(t, "trigger", "intervalSeconds"), "trigger.intervalSeconds",
+                        1, MAX_INTERVAL_SECONDS);
+                Instant startAt = instant(in, t.get("startAt"), "trigger.startAt");
+                return seconds == null || zone == null ? null : new Trigger.Interval(seconds, startAt, zone);
+            }
+            case "event" -> {
+                in.rejectUnknown(t, "trigger", EVENT_FIELDS);
+                return zone == null ? null : new Trigger.Event(zone);
+            }
+            default -> {
+                in.error("trigger.type", "unknown trigger type '" + type + "'; expected cron, interval or event");
+                return null;
+            }
+        }
+    }
+
+    /** The trigger's zone; {@code null} only after an error (absent means UTC). */
+    private static ZoneId zone(JsonReader in, Object value) {
+        if (value == null) {
+            return ZoneId.of(DEFAULT_TIMEZONE);
+        }
+        String id = in.string(value, "trigger.timezone");
+        if (id == null) {
+            return null;
+        }
+        try {
+            return ZoneId.of(id);
+        } catch (DateTimeException e) {
+            in.error("trigger.timezone", "unknown time zone '" + id + "'; use an IANA zone id such as Asia/Shanghai or UTC");
+            return null;
+        }
+    }
+
+    private static Instant instant(JsonReader in, Object value, String field) {
+        String text = in.string(value, field);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(text); // accepts Z and offsets such as +08:00
+        } catch (DateTimeParseException e) {
+            in.error(field, "must be an ISO-8601 instant such as 2026-01-01T00:00:00Z");
+            return null;
+        }
+    }
+
+    private static Map<String, Object> triggerJson(Trigger trigger) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("type", trigger.type());
+        switch (trigger) {
+            case Trigger.Cron c -> t.put("expression", c.expression());
+            case Trigger.Interval i -> {
+                t.put("intervalSeconds", i.intervalSeconds());
+                t.put("startAt", i.startAt() == null ? null : i.startAt().toString());
+            }
+            case Trigger.Event e -> {
+            }
+        }
+        t.put("timezone", trigger.timezone().getId());
+        return t;
+    }
+
+    // ---- action ----
+
+    private static Action action(JsonReader in, Object value) {
+        if (value == null) {
+            in.error("action", "is required");
+            return null;
+        }
+        Map<String, Object> a = in.object(value, "action");
+        if (a == null) {
+            return null;
+        }
+        String type = in.string(in.required(a, "action", "type"), "action.type");
+        if (type == null) {
+            return null;
+        }
+        if (type.equals("shell")) {
+            return shell(in, a);
+        }
+        if (LATER_ACTION_TYPES.contains(type)) {
+            in.error("action.type", "action type '" + type + "' is not available in this version of AX (shell only)");
+        } else {
+            in.error("action.type", "unknown action type '" + type + "'; expected shell");
+        }
+        return null;
+    }
+
+    private static Action.Shell shell(JsonReader in, Map<String, Object> a) {
+        in.rejectUnknown(a, "action", SHELL_FIELDS);
+        String command = in.nonBlank(in.required(a, "action", "command"), "action.command");
+        if (command != null) {
+            if (command.getBytes(StandardCharsets.UTF_8).length > MAX_COMMAND_BYTES) {
+                in.error("action.command", "must be at most " + MAX_COMMAND_BYTES
+                        + " bytes (64 KiB); put a longer script in a file and run that");
+            }
+            templates(in, command, "action.command");
+        }
+        Map<String, String> env = env(in, a.get("env"));
+        String workingDir = in.nonBlank(a.get("workingDir"), "action.workingDir");
+        if (workingDir != null) {
+            templates(in, workingDir, "action.workingDir");
+        }
+        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), "action.group");
+        return new Action.Shell(command, env, workingDir, group);
+    }
+
+    private static Map<String, String> env(JsonReader in, Object value) {
+        Map<String, Object> raw = in.object(value, "action.env");
+        Map<String, String> env = new LinkedHashMap<>();
+        if (raw == null) {
+            return env;
+        }
+        raw.forEach((key, v) -> {
+            String field = path("action.env", key);
+            if (!ENV_NAME.matcher(key).matches()) {
+                in.error(field, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*");
+            } else if (key.startsWith(RESERVED_ENV_PREFIX)) {
+                in.error(field, "names starting with AX_ are reserved for the variables AX sets itself");
+            }
+            if (v == null) {
+                // Unset or empty? Ambiguous, so ask for a string.
+                in.error(field, "must be a string");
+                return;
+            }
+            String s = in.string(v, field);
+            if (s != null) {
+                templates(in, s, field);
+                env.put(key, s);
+            }
+        });
+        return env;
+    }
+
+    private static Map<String, Object> actionJson(Action action) {
+        Map<String, Object> a = new LinkedHashMap<>();
+        a.put("type", action.type());
+        switch (action) {
+            case Action.Shell s -> {
+                a.put("command", s.command());
+                a.put("env", new LinkedHashMap<>(new TreeMap<>(s.env())));
+                a.put("workingDir", s.workingDir());
+                a.put("group", s.group());
+            }
+        }
+        return a;
+    }
+
+    // ---- shared ----
+
+    /** A task or group name: 1-100 of [A-Za-z0-9_.-], starting with a letter or digit. */
+    static String name(JsonReader in, Object value, String field) {
+        String s = in.string(value, field);
+        if (s == null) {
+            return null;
+        }
+        if (s.isEmpty() || s.length() > MAX_NAME_LENGTH) {
+            in.error(field, "must be 1 to " + MAX_NAME_LENGTH + " characters long");
+            return null;
+        }
+        if (!NAME.matcher(s).matches()) {
+            in.error(field, "may contain only letters, digits, '_', '.' and '-', and must start with a letter or digit");
+            return null;
+        }
+        return s;
+    }
+
+    /** Every problem of a template becomes an error on its field, checked at save time rather than at 2 a.m. */
+    static void templates(JsonReader in, String template, String field) {
+        for (String problem : Templates.problems(template)) {
+            in.error(field, problem);
+        }
+    }
+}

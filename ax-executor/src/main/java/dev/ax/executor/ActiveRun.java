@@ -1,0 +1,70 @@
+package dev.ax.executor;
+
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.executor.shell.RunningShell;
+
+/**
+ * One claimed run while this executor holds its lease: from the poll that claimed it until its completion was
+ * delivered (or it was dropped).
+ *
+ * <p>The server can tell us to stop a run (heartbeat "abandon", a refused report) at any moment, including before its
+ * process exists. {@link #attach} and {@link #abandon} are synchronized on the run so that whichever comes second
+ * still kills the process: an abandon can never slip in between "process started" and "process registered here".
+ */
+final class ActiveRun {
+
+    private final WorkItem item;
+    private RunningShell shell;     // guarded by this; null until started
+    private LogShipper shipper;     // guarded by this
+    private String abandonReason;   // guarded by this; non-null once the run must not be reported any more
+
+    ActiveRun(WorkItem item) {
+        this.item = item;
+    }
+
+    WorkItem item() {
+        return item;
+    }
+
+    RunRef ref() {
+        return item.ref();
+    }
+
+    /** Registers the started process and its log shipper; kills them at once if the run was abandoned meanwhile. */
+    synchronized void attach(RunningShell shell, LogShipper shipper) {
+        this.shell = shell;
+        this.shipper = shipper;
+        if (abandonReason != null) {
+            stop();
+        }
+    }
+
+    /**
+     * Stops the run for good: kills its process tree (without waiting), drops its buffered output, and makes sure
+     * no report about it is sent. The first reason wins. Safe from any thread.
+     */
+    synchronized void abandon(String reason) {
+        if (abandonReason == null) {
+            abandonReason = reason;
+            stop();
+        }
+    }
+
+    synchronized boolean abandoned() {
+        return abandonReason != null;
+    }
+
+    synchronized String abandonReason() {
+        return abandonReason;
+    }
+
+    private void stop() {
+        if (shell != null) {
+            shell.cancel(abandonReason);
+        }
+        if (shipper != null) {
+            shipper.abort();
+        }
+    }
+}

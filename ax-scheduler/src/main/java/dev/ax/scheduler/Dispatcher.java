@@ -1,0 +1,194 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Heartbeat;
+import dev.ax.domain.protocol.HeartbeatAnswer;
+import dev.ax.domain.protocol.LogChunk;
+import dev.ax.domain.protocol.Poll;
+import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.RegisterAnswer;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.Started;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The server side of the executor protocol ({@code dev.ax.domain.protocol}). The same object
+ * serves remote executors through the API and the in-process executor by direct calls.
+ * Every report about a run is fenced: it must name the attempt that holds the lease.
+ */
+public final class Dispatcher {
+    public static final int MAX_POLL = 100;
+    public static final long MAX_WAIT_MILLIS = 60_000;
+
+    private final NodeContext ctx;
+    private final Definitions definitions;
+    private final Outcomes outcomes;
+
+    public Dispatcher(NodeContext ctx, Definitions definitions) {
+        this.ctx = ctx;
+        this.definitions = definitions;
+        this.outcomes = new Outcomes(ctx, definitions);
+    }
+
+    private String actor(String executorId) {
+        return "executor:" + executorId;
+    }
+
+    /**
+     * An executor starts (or restarts). Runs the server thinks it holds but the executor no
+     * longer has are failed as EXECUTOR_LOST at once (the retry policy decides); runs it reports
+     * that the server no longer assigns to it are to be abandoned.
+     */
+    public RegisterAnswer register(Register r) {
+        Store store = ctx.store();
+        List<RunRef> abandon = store.tx(tx -> {
+            store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
+            Set<RunRef> reported = new HashSet<>(r.held());
+            for (InstanceRow run : store.instances().heldBy(tx, r.executorId())) {
+                if (!reported.contains(new RunRef(run.id(), run.attempt()))) {
+                    outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
+                            "executor " + r.executorId() + " restarted without this run", "server");
+                }
+            }
+            List<RunRef> lost = store.instances().renewLeases(tx, r.executorId(), r.held(), ctx.config().leaseMillis());
+            return lost;
+        });
+        ctx.signals().workAvailable();
+        return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
+    }
+
+    /** Claims work for the executor, waiting up to {@code waitMillis} for some to become due. */
+    public List<WorkItem> poll(Poll p) throws InterruptedException {
+        int max = Math.clamp(p.max(), 0, MAX_POLL);
+        long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS)).toNanos();
+        long start = System.nanoTime();
+        ctx.store().tx(tx -> {
+            ctx.store().executors().seen(tx, p.executorId());
+            return null;
+        });
+        while (true) {
+            long generation = ctx.signals().workGeneration();
+            List<WorkItem> items = claim(p.executorId(), p.groups(), max);
+            long left = waitNanos - (System.nanoTime() - start);
+            if (!items.isEmpty() || left <= 0 || max == 0) {
+                return items;
+            }
+            // Woken at once by work created on this node; other nodes' work is found by the recheck.
+            ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
+        }
+    }
+
+    List<WorkItem> claim(String executorId, List<String> groups, int max) {
+        Store store = ctx.store();
+        try (AutoCloseable ignored = store.db().dialect().claimLock()) {
+            return store.tx(tx -> {
+                List<InstanceRow> claimed = store.instances().claim(tx, executorId, groups, max, ctx.config().leaseMillis(), ctx.nodeId());
+                List<WorkItem> items = new ArrayList<>(claimed.size());
+                for (InstanceRow run : claimed) {
+                    try {
+                        items.add(WorkRenderer.render(run, definitions.at(tx, run.taskId(), run.taskVersion()), ctx.config().leaseMillis()));
+                    } catch (IllegalArgumentException e) {
+                        // A template that cannot be rendered would fail the same way on every attempt.
+                        outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, e.getMessage(), "server");
+                    }
+                }
+                return items;
+            });
+        } catch (Exception e) {
+            throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        }
+    }
+
+    /** Renews the leases the executor still holds; tells it which runs to abandon. */
+    public HeartbeatAnswer heartbeat(Heartbeat h) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            store.executors().seen(tx, h.executorId());
+            List<RunRef> lost = store.instances().renewLeases(tx, h.executorId(), h.held(), ctx.config().leaseMillis());
+            List<RunRef> renewed = new ArrayList<>(h.held());
+            renewed.removeAll(lost);
+            return new HeartbeatAnswer(renewed, lost);
+        });
+    }
+
+    public ReportAnswer started(Started s) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            if (!store.instances().recordPid(tx, s.run(), s.executorId(), s.pid())) {
+                return refuse(tx, s.run(), s.executorId(), "started");
+            }
+            store.events().appendForInstance(tx, s.run().instanceId(), EventType.STARTED, null, null, actor(s.executorId()),
+                    ctx.nodeId(), "pid " + s.pid() + " on executor " + s.executorId(), Map.of("pid", s.pid(), "executor", s.executorId()));
+            return ReportAnswer.OK;
+        });
+    }
+
+    public ReportAnswer log(LogChunk chunk) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            if (!store.instances().holds(tx, chunk.run(), chunk.executorId())) {
+                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of instance " + chunk.run().instanceId()
+                        + " is not held by executor " + chunk.executorId());
+            }
+            store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
+            return ReportAnswer.OK;
+        });
+    }
+
+    public ReportAnswer complete(Completion c) {
+        Store store = ctx.store();
+        ReportAnswer answer = store.tx(tx -> {
+            InstanceRow run = store.instances().find(tx, c.run().instanceId()).orElse(null);
+            if (run == null) {
+                return ReportAnswer.refused("no instance " + c.run().instanceId());
+            }
+            if (run.attempt() != c.run().attempt()) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
+            boolean applied = c.success()
+                    ? outcomes.succeed(tx, run, c.executorId(), c.exitCode(), c.message(), actor(c.executorId()))
+                    : outcomes.fail(tx, run, c.executorId(), c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),
+                    c.exitCode(), c.message(), actor(c.executorId()));
+            return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
+        });
+        return answer;
+    }
+
+    /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
+    private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
+        String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()
+                + " refused: executor " + executorId + " does not hold its lease";
+        if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
+            ctx.store().events().appendForInstance(tx, ref.instanceId(), EventType.REPORT_REFUSED, null, null, actor(executorId),
+                    ctx.nodeId(), reason, Map.of("attempt", ref.attempt()));
+        }
+        return ReportAnswer.refused(reason);
+    }
+
+    /** Fails runs whose executor stopped heartbeating (invariant 5); returns how many. */
+    public int reapExpiredLeases(int limit) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            int n = 0;
+            for (InstanceRow run : store.instances().lockExpiredLeases(tx, limit)) {
+                if (outcomes.fail(tx, run, run.executorId(), FailureKind.EXECUTOR_LOST, null,
+                        "lease of executor " + run.executorId() + " expired at " + run.leaseExpiresAt() + " (no heartbeat)", "scheduler")) {
+                    n++;
+                }
+            }
+            return n;
+        });
+    }
+}

@@ -1,0 +1,111 @@
+package dev.ax.scheduler;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A tiny, unkillable shell around a {@code tick()}: the loop never dies of an exception (each
+ * is logged and counted; tests assert the count stays zero), waits interruptibly between ticks,
+ * and tells a requested shutdown apart from an unexpected interrupt. Tests call the tick
+ * directly instead of starting the thread.
+ */
+public final class LoopRunner implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LoopRunner.class);
+
+    @FunctionalInterface
+    public interface Tick {
+        void tick() throws Exception;
+    }
+
+    @FunctionalInterface
+    public interface Pause {
+        void await() throws InterruptedException;
+    }
+
+    private final String name;
+    private final Tick tick;
+    private final Pause pause;
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong ticks = new AtomicLong();
+    private final AtomicReference<Throwable> lastError = new AtomicReference<>();
+    private volatile boolean stopping;
+    private volatile boolean paused;
+    private Thread thread;
+
+    public LoopRunner(String name, Tick tick, Pause pause) {
+        this.name = name;
+        this.tick = tick;
+        this.pause = pause;
+    }
+
+    public synchronized LoopRunner start() {
+        if (thread == null) {
+            thread = Thread.ofPlatform().name("ax-" + name).daemon(true).start(this::run);
+        }
+        return this;
+    }
+
+    private void run() {
+        while (!stopping) {
+            if (!paused) {
+                try {
+                    tick.tick();
+                    ticks.incrementAndGet();
+                } catch (Throwable t) {
+                    errors.incrementAndGet();
+                    lastError.set(t);
+                    LOG.error("{} loop: tick failed; going on", name, t);
+                }
+            }
+            try {
+                pause.await();
+            } catch (InterruptedException e) {
+                if (!stopping) {
+                    LOG.warn("{} loop: interrupted unexpectedly; going on", name);
+                }
+            }
+        }
+        LOG.debug("{} loop stopped", name);
+    }
+
+    /** A paused loop keeps its thread but skips ticks (an operator's or a test's switch). */
+    public void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    public long errors() {
+        return errors.get();
+    }
+
+    public long ticks() {
+        return ticks.get();
+    }
+
+    public Throwable lastError() {
+        return lastError.get();
+    }
+
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            stopping = true;
+            t = thread;
+        }
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "loop " + name + " (ticks " + ticks + ", errors " + errors + ")";
+    }
+}

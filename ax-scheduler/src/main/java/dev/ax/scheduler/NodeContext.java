@@ -1,0 +1,17 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.time.AxClock;
+import dev.ax.store.Store;
+
+/**
+ * What every part of a server node needs, passed as one object.
+ *
+ * @param clock the node's view of the database clock; used only to decide how long to sleep —
+ *              whether a slot is due is decided in SQL by the database itself
+ */
+public record NodeContext(String nodeId, Store store, AxClock clock, SchedulerConfig config, Signals signals) {
+    /** The actor recorded on what the scheduler itself does. */
+    public String schedulerActor() {
+        return "scheduler";
+    }
+}

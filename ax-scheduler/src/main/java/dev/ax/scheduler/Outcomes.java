@@ -1,0 +1,77 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.policy.RetryDecision;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
+import dev.ax.store.Tx;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The end of an attempt: success, or a failure that the task's retry policy turns into another
+ * attempt (RUNNING → RETRYING) or the end (RUNNING → FAILED). Shared by executor reports and the
+ * lease reaper, so a lost executor and a failed command follow one rule.
+ */
+final class Outcomes {
+    private final NodeContext ctx;
+    private final Definitions definitions;
+
+    Outcomes(NodeContext ctx, Definitions definitions) {
+        this.ctx = ctx;
+        this.definitions = definitions;
+    }
+
+    /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
+    boolean succeed(Tx tx, InstanceRow run, String executorId, Integer exitCode, String message, String actor) {
+        return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                .fence(run.attempt(), executorId)
+                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.MESSAGE, message).finished()
+                .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
+    }
+
+    /** Applies a failure, retrying if the policy says so; false if fenced out. */
+    boolean fail(Tx tx, InstanceRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
+        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+        RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("failureKind", kind.name());
+        if (exitCode != null) {
+            data.put("exitCode", exitCode);
+        }
+        data.put("decision", decision.reason());
+        String what = describe(kind, exitCode, message);
+        if (decision.retry()) {
+            data.put("retryInSeconds", decision.delay().toSeconds());
+            return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.RETRYING)
+                    .fence(run.attempt(), executorId)
+                    .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, what)
+                    .set(Move.Column.READY_AT, new Move.DbTime(Math.max(1, decision.delay().toMillis())))
+                    .set(Move.Column.LEASE_EXPIRES_AT, null)
+                    .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.RETRY_SCHEDULED, actor,
+                            ctx.nodeId(), what + "; " + decision.reason())
+                    .data(data));
+        }
+        return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                .fence(run.attempt(), executorId)
+                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, what).finished()
+                .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
+                        what + "; " + decision.reason())
+                .data(data));
+    }
+
+    private static String describe(FailureKind kind, Integer exitCode, String message) {
+        String base = switch (kind) {
+            case EXIT_CODE -> "exited with code " + exitCode;
+            case TIMEOUT -> "timed out";
+            case EXECUTOR_LOST -> "executor lost";
+            case START_ERROR -> "could not start";
+            case HTTP_STATUS -> "HTTP status " + exitCode;
+            case CONNECTION -> "connection failed";
+        };
+        return message == null || message.isBlank() ? base : base + ": " + message;
+    }
+}

@@ -1,0 +1,66 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.policy.Catchup;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Tunables of a server node. Immutable; invalid values fail with a message naming the field.
+ *
+ * @param scanWindow       a slot due longer ago than this is "missed" and the misfire policy decides
+ * @param fireBatch        tasks claimed per firing transaction
+ * @param maxIdleWait      the longest the firing loop sleeps without looking (other nodes' edits)
+ * @param leaseMillis      how long an executor's lease lasts without a heartbeat
+ * @param executorAlive    an executor not heard from for this long counts as offline
+ * @param housekeeping     how often leases and retries are checked
+ * @param channels         alert channels configured on this server (tasks may name others, with a warning)
+ */
+public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
+                              Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels) {
+    public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
+    public static final int DEFAULT_FIRE_BATCH = 200;
+    public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
+    public static final long DEFAULT_LEASE_MILLIS = 30_000;
+    public static final Duration DEFAULT_EXECUTOR_ALIVE = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_HOUSEKEEPING = Duration.ofMillis(500);
+    /** Long polls look at the database this often for work created by other nodes. */
+    public static final Duration DEFAULT_POLL_RECHECK = Duration.ofMillis(250);
+
+    public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
+            DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of());
+
+    public SchedulerConfig {
+        positive("scanWindow", scanWindow);
+        positive("maxIdleWait", maxIdleWait);
+        positive("executorAlive", executorAlive);
+        positive("housekeeping", housekeeping);
+        positive("pollRecheck", pollRecheck);
+        if (fireBatch < 1) {
+            throw new IllegalArgumentException("fireBatch must be at least 1, was " + fireBatch);
+        }
+        if (leaseMillis < 1000) {
+            throw new IllegalArgumentException("leaseMillis must be at least 1000, was " + leaseMillis);
+        }
+        channels = Set.copyOf(channels);
+    }
+
+    public long heartbeatMillis() {
+        return Math.max(250, leaseMillis / 3);
+    }
+
+    public SchedulerConfig withLeaseMillis(long lease) {
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels);
+    }
+
+    public SchedulerConfig withScanWindow(Duration window) {
+        return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels);
+    }
+
+    private static void positive(String field, Duration d) {
+        Objects.requireNonNull(d, field);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(field + " must be positive, was " + d);
+        }
+    }
+}

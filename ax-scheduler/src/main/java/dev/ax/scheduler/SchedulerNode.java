@@ -1,0 +1,103 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.time.AxClock;
+import dev.ax.store.Store;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The control plane of one server node: the firing loop, the housekeeping loop, the dispatcher
+ * executors talk to, and the task service the API calls. Holds no state another node needs.
+ */
+public final class SchedulerNode implements AutoCloseable {
+    private final NodeContext ctx;
+    private final Definitions definitions;
+    private final Firing firing;
+    private final Dispatcher dispatcher;
+    private final Housekeeping housekeeping;
+    private final TaskService tasks;
+    private final LoopRunner firingLoop;
+    private final LoopRunner housekeepingLoop;
+    private volatile long tasksSeen;
+
+    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config) {
+        this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
+        this.definitions = new Definitions(store.tasks());
+        this.firing = new Firing(ctx, definitions);
+        this.dispatcher = new Dispatcher(ctx, definitions);
+        this.housekeeping = new Housekeeping(ctx, dispatcher);
+        this.tasks = new TaskService(ctx, definitions);
+        this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
+        this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
+                () -> Thread.sleep(config.housekeeping().toMillis()));
+    }
+
+    public SchedulerNode start() {
+        firingLoop.start();
+        housekeepingLoop.start();
+        return this;
+    }
+
+    private void fireTick() {
+        tasksSeen = ctx.signals().tasksGeneration();
+        firing.tick();
+    }
+
+    /**
+     * Sleeps until the earliest next slot (by this node's view of the database clock), at most
+     * {@code maxIdleWait}, and wakes at once when a task changes on this node. Precise waking is
+     * what makes a 02:00:00.000 run start within milliseconds rather than at the next poll.
+     */
+    private void untilNextSlot() throws InterruptedException {
+        Duration max = ctx.config().maxIdleWait();
+        Duration wait = max;
+        Optional<Instant> next = firing.nextDue();
+        if (next.isPresent()) {
+            Duration until = Duration.between(ctx.clock().now(), next.get());
+            wait = until.isNegative() ? Duration.ZERO : (until.compareTo(max) < 0 ? until : max);
+        }
+        if (!wait.isZero()) {
+            ctx.signals().awaitTasks(tasksSeen, wait);
+        }
+    }
+
+    public NodeContext context() {
+        return ctx;
+    }
+
+    public Firing firing() {
+        return firing;
+    }
+
+    public Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    public Housekeeping housekeeping() {
+        return housekeeping;
+    }
+
+    public TaskService tasks() {
+        return tasks;
+    }
+
+    public Definitions definitions() {
+        return definitions;
+    }
+
+    /** Loop errors since start; healthy nodes keep this at zero. */
+    public long loopErrors() {
+        return firingLoop.errors() + housekeepingLoop.errors();
+    }
+
+    public LoopRunner firingLoop() {
+        return firingLoop;
+    }
+
+    @Override
+    public void close() {
+        firingLoop.close();
+        housekeepingLoop.close();
+    }
+}

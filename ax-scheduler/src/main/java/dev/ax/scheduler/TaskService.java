@@ -1,0 +1,156 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.schedule.Schedules;
+import dev.ax.domain.task.ParsedTask;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.domain.task.TemplateContext;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.store.NewEvent;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * What people and services do to tasks: create, edit, pause, resume, delete, trigger. Each
+ * change is one transaction with its version row and its event. Input is validated completely
+ * before anything is written.
+ */
+public final class TaskService {
+    private final NodeContext ctx;
+    private final Definitions definitions;
+
+    public TaskService(NodeContext ctx, Definitions definitions) {
+        this.ctx = ctx;
+        this.definitions = definitions;
+    }
+
+    /** A stored task with the warnings its definition raised (e.g. an unconfigured alert channel). */
+    public record Saved(TaskRow task, List<String> warnings, boolean created) {
+    }
+
+    public Saved create(Object json, String actor) {
+        ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
+        TaskDefinition def = parsed.definition();
+        Store store = ctx.store();
+        TaskRow row = store.tx(tx -> {
+            if (store.tasks().find(tx, def.taskName()).isPresent()) {
+                throw new ConflictException("task " + def.taskName() + " already exists; use PUT /api/tasks/" + def.taskName() + " to change it");
+            }
+            TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
+            store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
+                    "version 1 created", Map.of("version", 1)));
+            return t;
+        });
+        ctx.signals().tasksChanged();
+        return new Saved(row, parsed.warnings(), true);
+    }
+
+    /**
+     * Replaces a task's definition. The next slot is recomputed from now only if the trigger
+     * changed; otherwise it stays, so an edit never fires or skips a slot by itself.
+     */
+    public Saved update(String name, Object json, String actor) {
+        ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
+        TaskDefinition def = parsed.definition();
+        if (!def.taskName().equals(name)) {
+            throw new ValidationException("taskName", "must be '" + name + "' (the name in the URL); rename by creating a new task");
+        }
+        Store store = ctx.store();
+        TaskRow row = store.tx(tx -> {
+            TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            Instant next = Objects.equals(current.definition().trigger(), def.trigger())
+                    ? current.nextFireAt() : firstSlotAfter(def, tx.now());
+            TaskRow t = store.tasks().update(tx, current, def, next, actor);
+            store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
+                    "version " + t.version(), Map.of("version", t.version())));
+            return t;
+        });
+        ctx.signals().tasksChanged();
+        return new Saved(row, parsed.warnings(), false);
+    }
+
+    /**
+     * Pauses or resumes. A paused task fires nothing; on resume its {@code next_fire_at} is where
+     * it was, so the slots missed meanwhile go through the misfire policy (and each leaves an event).
+     */
+    public TaskRow setPaused(String name, boolean paused, String actor) {
+        Store store = ctx.store();
+        TaskRow row = store.tx(tx -> {
+            TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            if (current.paused() == paused) {
+                return current;
+            }
+            TaskRow t = store.tasks().setEnabled(tx, current, !paused, actor);
+            store.events().append(tx, new NewEvent(t.id(), t.name(), paused ? EventType.TASK_PAUSED : EventType.TASK_RESUMED,
+                    actor, ctx.nodeId(), paused ? "paused" : "resumed; missed slots follow misfire policy "
+                    + t.definition().policy().misfire(), Map.of("version", t.version())));
+            return t;
+        });
+        ctx.signals().tasksChanged();
+        return row;
+    }
+
+    /** Deletes a task: its waiting runs are canceled, running ones finish; history stays. */
+    public void delete(String name, String actor) {
+        Store store = ctx.store();
+        store.tx(tx -> {
+            TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
+            store.tasks().delete(tx, current, actor);
+            store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),
+                    "deleted at version " + current.version(), Map.of("version", current.version())));
+            return null;
+        });
+        ctx.signals().tasksChanged();
+    }
+
+    /**
+     * Creates a run now, outside the schedule: by an event ({@code POST /api/trigger}) or by hand.
+     * Parameters are checked against the task's templates first: a run that could not render
+     * is refused here, not failed later.
+     */
+    public long trigger(String name, Map<String, Object> params, Cause cause, String actor) {
+        Store store = ctx.store();
+        long id = store.tx(tx -> {
+            TaskRow task = store.tasks().find(tx, name).orElseThrow(() -> notFound(name));
+            TaskDefinition def = task.definition();
+            Instant now = tx.now();
+            checkParams(def, params, now);
+            return store.instances().create(tx, new NewInstance(task.id(), task.name(), task.version(), cause,
+                    cause.wireName() + ":" + UUID.randomUUID(), now, params, InstanceState.READY, def.policy().maxAttempts(),
+                    def.group(), actor, ctx.nodeId(), null, null, "triggered by " + actor)).orElseThrow();
+        });
+        ctx.signals().workAvailable();
+        return id;
+    }
+
+    private static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
+        try {
+            WorkRenderer.check(def, new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check"));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("params", e.getMessage());
+        }
+    }
+
+    static Instant firstSlotAfter(TaskDefinition def, Instant now) {
+        return Schedules.of(def.trigger()).nextAfter(now).orElse(null);
+    }
+
+    private static NotFoundException notFound(String name) {
+        return new NotFoundException("no task named " + name);
+    }
+
+    public Definitions definitions() {
+        return definitions;
+    }
+}

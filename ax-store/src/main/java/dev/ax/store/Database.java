@@ -1,0 +1,103 @@
+package dev.ax.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The connection pool, migrations, and transactions. {@link #open} migrates the schema and then
+ * checks (with {@link SchemaGuard}) that the uniqueness guarantees AX relies on are in place.
+ */
+public final class Database implements AutoCloseable {
+    private final HikariDataSource dataSource;
+    private final Dialect dialect;
+
+    private Database(HikariDataSource dataSource, Dialect dialect) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+    }
+
+    public static Database open(DbConfig config) {
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(config.url());
+        hc.setUsername(config.user());
+        hc.setPassword(config.password() == null ? "" : config.password());
+        hc.setMaximumPoolSize(config.poolSize());
+        hc.setAutoCommit(false);
+        hc.setPoolName("ax-db");
+        hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // Fail fast at start-up when the database is down, with the driver's message.
+        hc.setInitializationFailTimeout(10_000);
+        HikariDataSource ds = new HikariDataSource(hc);
+        Database db = new Database(ds, config.dialect());
+        try {
+            db.migrate();
+            SchemaGuard.check(db);
+            return db;
+        } catch (RuntimeException e) {
+            ds.close();
+            throw e;
+        }
+    }
+
+    private void migrate() {
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations(dialect.migrationLocation())
+                .table("ax_schema_history")
+                .load()
+                .migrate();
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    @FunctionalInterface
+    public interface TxWork<T> {
+        T run(Tx tx);
+    }
+
+    /** Runs {@code work} in one transaction: committed when it returns, rolled back when it throws. */
+    public <T> T tx(TxWork<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            try {
+                T result = work.run(new Tx(c, dialect));
+                c.commit();
+                return result;
+            } catch (RuntimeException | Error e) {
+                rollbackQuietly(c, e);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new StoreException("database unavailable: " + e.getMessage(), e);
+        }
+    }
+
+    public void txVoid(java.util.function.Consumer<Tx> work) {
+        tx(t -> {
+            work.accept(t);
+            return null;
+        });
+    }
+
+    private static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

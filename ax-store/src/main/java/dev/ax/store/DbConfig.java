@@ -1,0 +1,31 @@
+package dev.ax.store;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How to reach the database. Immutable once built; {@link #embedded(Path)} is the default.
+ *
+ * @param poolSize connections in the pool; the firing loop, the claim path and the API share it
+ */
+public record DbConfig(String url, String user, String password, int poolSize) {
+    public static final int DEFAULT_POOL_SIZE = 10;
+
+    public DbConfig {
+        Objects.requireNonNull(url, "url");
+        if (poolSize < 1) {
+            throw new IllegalArgumentException("db pool size must be at least 1, was " + poolSize);
+        }
+        Dialect.forUrl(url);
+    }
+
+    /** The embedded H2 file database under {@code dataDir}: single node, nothing to install. */
+    public static DbConfig embedded(Path dataDir) {
+        String file = dataDir.toAbsolutePath().resolve("ax").toString();
+        return new DbConfig("jdbc:h2:file:" + file + ";DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH", "ax", "", DEFAULT_POOL_SIZE);
+    }
+
+    public Dialect dialect() {
+        return Dialect.forUrl(url);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.ax.store;
+
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+/** The append-only event log. Instance events are written with their state change, in one transaction. */
+public final class EventStore {
+    private static final String COLUMNS = "id, instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data";
+
+    /** A task-level event. */
+    public void append(Tx tx, NewEvent e) {
+        tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, actor, node_id, at, message, data)"
+                        + " VALUES (NULL, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)",
+                e.taskId(), e.taskName(), e.type(), e.actor(), e.nodeId(), e.message(), dataJson(e.data()));
+    }
+
+    /**
+     * An instance event; task id, name and the current attempt are copied from the instance row
+     * by the statement itself, so writing an event costs no extra read.
+     */
+    public void appendForInstance(Tx tx, long instanceId, EventType type, InstanceState from, InstanceState to,
+                                  String actor, String nodeId, String message, Map<String, Object> data) {
+        int n = tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                        + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?",
+                type, from, to, actor, nodeId, message, dataJson(data), instanceId);
+        if (n != 1) {
+            throw new StoreException("event for a missing instance " + instanceId);
+        }
+    }
+
+    public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
+                EventStore::map, instanceId, afterId, limit);
+    }
+
+    /** Events about a task, instance events included, newest first. */
+    public List<EventRow> forTask(Tx tx, long taskId, long beforeId, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                EventStore::map, taskId, beforeId, limit);
+    }
+
+    public List<EventRow> ofType(Tx tx, long taskId, EventType type) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND type = ? ORDER BY id",
+                EventStore::map, taskId, type);
+    }
+
+    private static String dataJson(Map<String, Object> data) {
+        return data == null || data.isEmpty() ? null : Json.write(data);
+    }
+
+    private static EventRow map(Tx.Row r) throws SQLException {
+        String data = r.str("data");
+        return new EventRow(r.lng("id"), r.nullableLong("instance_id"), r.nullableLong("task_id"), r.str("task_name"),
+                r.enumOf(EventType.class, "type"), r.enumOf(InstanceState.class, "from_state"),
+                r.enumOf(InstanceState.class, "to_state"), r.nullableInt("attempt"), r.str("actor"), r.str("node_id"),
+                r.instant("at"), r.str("message"), data == null ? Map.of() : Json.readMap(data));
+    }
+}

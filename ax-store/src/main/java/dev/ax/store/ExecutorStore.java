@@ -1,0 +1,76 @@
+package dev.ax.store;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Executors that registered, their groups, and when each was last heard from. */
+public final class ExecutorStore {
+
+    /** Records an executor (re)starting; returns true when its session changed (a restart, not a reconnect). */
+    public boolean register(Tx tx, String id, String session, List<String> groups, String host, long pid, String version) {
+        String previous = tx.queryOne("SELECT session FROM ax_executor WHERE id = ? FOR UPDATE", r -> r.str("session"), id).orElse(null);
+        if (previous == null) {
+            tx.update("INSERT INTO ax_executor (id, session, host, pid, version, started_at, last_seen_at)"
+                    + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)", id, session, host, pid, version);
+        } else {
+            tx.update("UPDATE ax_executor SET session = ?, host = ?, pid = ?, version = ?, started_at = CASE WHEN session = ?"
+                    + " THEN started_at ELSE CURRENT_TIMESTAMP END, last_seen_at = CURRENT_TIMESTAMP WHERE id = ?",
+                    session, host, pid, version, session, id);
+        }
+        tx.update("DELETE FROM ax_executor_group WHERE executor_id = ?", id);
+        List<Object[]> rows = new ArrayList<>();
+        for (String g : groups) {
+            rows.add(new Object[] {id, g});
+        }
+        tx.batch("INSERT INTO ax_executor_group (executor_id, group_name) VALUES (?, ?)", rows);
+        return previous != null && !previous.equals(session);
+    }
+
+    public void seen(Tx tx, String id) {
+        tx.update("UPDATE ax_executor SET last_seen_at = CURRENT_TIMESTAMP WHERE id = ?", id);
+    }
+
+    /** Executors heard from within {@code aliveMillis} by the database's clock. */
+    public List<ExecutorRow> live(Tx tx, long aliveMillis) {
+        return withGroups(tx, tx.query("SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor"
+                + " WHERE last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY id",
+                ExecutorStore::map, -aliveMillis));
+    }
+
+    public List<ExecutorRow> all(Tx tx) {
+        return withGroups(tx, tx.query("SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor ORDER BY id",
+                ExecutorStore::map));
+    }
+
+    /** True if some executor serving {@code group} was heard from within {@code aliveMillis}. */
+    public boolean groupHasLiveExecutor(Tx tx, String group, long aliveMillis) {
+        return tx.queryOne("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                + " FETCH FIRST 1 ROWS ONLY", r -> 1, group, -aliveMillis).isPresent();
+    }
+
+    private static List<ExecutorRow> withGroups(Tx tx, List<ExecutorRow> rows) {
+        if (rows.isEmpty()) {
+            return rows;
+        }
+        Map<String, List<String>> groups = new LinkedHashMap<>();
+        tx.query("SELECT executor_id, group_name FROM ax_executor_group ORDER BY group_name", r -> {
+            groups.computeIfAbsent(r.str("executor_id"), k -> new ArrayList<>()).add(r.str("group_name"));
+            return null;
+        });
+        List<ExecutorRow> out = new ArrayList<>();
+        for (ExecutorRow e : rows) {
+            out.add(new ExecutorRow(e.id(), e.session(), List.copyOf(groups.getOrDefault(e.id(), List.of())), e.host(), e.pid(),
+                    e.version(), e.startedAt(), e.lastSeenAt()));
+        }
+        return out;
+    }
+
+    private static ExecutorRow map(Tx.Row r) throws SQLException {
+        return new ExecutorRow(r.str("id"), r.str("session"), List.of(), r.str("host"), r.nullableLong("pid"), r.str("version"),
+                r.instant("started_at"), r.instant("last_seen_at"));
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ax.store;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One run of one task version, as stored.
+ *
+ * @param fireKey    the slot's key for scheduled runs (its ISO instant), a unique token otherwise
+ * @param readyAt    when it may be claimed (the slot time, or the time of the next attempt)
+ * @param parentId   the instance that caused this one (retry of, re-run of, compensation for)
+ * @param rootId     the first instance of the trigger chain
+ * @param requestIdOverride the rendered idempotency key, when the task defines one
+ */
+public record InstanceRow(long id, long taskId, String taskName, int taskVersion, Cause cause, String fireKey,
+                          Instant scheduledAt, Map<String, Object> params, InstanceState state, int attempt,
+                          int maxAttempts, String group, Instant readyAt, String executorId, Instant leaseExpiresAt,
+                          Long pid, Integer exitCode, FailureKind failureKind, String message, String actor,
+                          String nodeId, Long parentId, Long rootId, String requestIdOverride, Instant createdAt,
+                          Instant startedAt, Instant finishedAt, Instant updatedAt) {
+
+    /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the instance across attempts. */
+    public String requestId() {
+        return requestIdOverride != null ? requestIdOverride : "ax-" + id;
+    }
+}

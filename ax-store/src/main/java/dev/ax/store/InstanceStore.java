@@ -1,0 +1,244 @@
+package dev.ax.store;
+
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.Transitions;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Instances: creation keyed by slot, the state machine's conditional updates, claiming by
+ * executors, leases. Every state change goes through {@link #move}, which checks the transition
+ * table, updates {@code WHERE id = ? AND state = ?} (plus the fencing token when given) and
+ * writes the event in the same transaction.
+ */
+public final class InstanceStore {
+    static final String COLUMNS = "id, task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state, attempt,"
+            + " max_attempts, executor_group, ready_at, executor_id, lease_expires_at, pid, exit_code, failure_kind, message,"
+            + " actor, node_id, parent_id, root_id, request_id, created_at, started_at, finished_at, updated_at";
+
+    private final EventStore events;
+
+    public InstanceStore(EventStore events) {
+        this.events = events;
+    }
+
+    /**
+     * Creates an instance and its CREATED event, or returns empty when the (task, fire key) slot
+     * already has one: the unique index, not a check-then-insert, makes the second one impossible.
+     */
+    public Optional<Long> create(Tx tx, NewInstance n) {
+        if (!Transitions.isInitial(n.state())) {
+            throw new IllegalArgumentException("an instance cannot start in " + n.state());
+        }
+        String sql = "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state,"
+                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, created_at, updated_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                + tx.dialect().onSlotConflictDoNothing();
+        Optional<Long> id = tx.insertUnlessDuplicate(sql, n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
+                n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
+                n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId());
+        id.ifPresent(i -> events.appendForInstance(tx, i, EventType.CREATED, null, n.state(), n.actor(), n.nodeId(),
+                n.message(), Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey())));
+        return id;
+    }
+
+    /**
+     * Applies one state change if the instance is still where the caller saw it. Returns false
+     * when it is not (another node or a report got there first: a lost race, which is normal);
+     * throws if the move is not in the transition table or more than one row changed.
+     */
+    public boolean move(Tx tx, Move m) {
+        Transitions.check(m.from, m.to);
+        StringBuilder sql = new StringBuilder("UPDATE ax_instance SET state = ?, updated_at = CURRENT_TIMESTAMP");
+        List<Object> args = new ArrayList<>();
+        args.add(m.to);
+        m.sets.forEach((column, value) -> {
+            sql.append(", ").append(column.sql).append(" = ");
+            if (value instanceof Move.DbTime t) {
+                if (t.plusMillis() == 0) {
+                    sql.append("CURRENT_TIMESTAMP");
+                } else {
+                    sql.append(tx.dialect().plusMillis("CURRENT_TIMESTAMP"));
+                    args.add(t.plusMillis());
+                }
+            } else {
+                sql.append('?');
+                args.add(value);
+            }
+        });
+        sql.append(" WHERE id = ? AND state = ?");
+        args.add(m.instanceId);
+        args.add(m.from);
+        if (m.fenceAttempt != null) {
+            sql.append(" AND attempt = ? AND executor_id = ?");
+            args.add(m.fenceAttempt);
+            args.add(m.fenceExecutor);
+        }
+        int n = tx.update(sql.toString(), args.toArray());
+        if (n > 1) {
+            throw new StoreException("a state change of instance " + m.instanceId + " touched " + n + " rows");
+        }
+        if (n == 1 && m.event != null) {
+            events.appendForInstance(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
+        }
+        return n == 1;
+    }
+
+    /**
+     * Claims up to {@code max} READY instances of the given groups that are due by the database's
+     * clock, in one statement per dialect: each becomes RUNNING with a new attempt number (the
+     * fencing token) and a lease held by {@code executorId}. SKIP LOCKED lets concurrent claimers
+     * on other nodes take other rows instead of waiting.
+     */
+    public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, int max, long leaseMillis, String nodeId) {
+        if (groups.isEmpty() || max <= 0) {
+            return List.of();
+        }
+        Transitions.check(InstanceState.READY, InstanceState.RUNNING);
+        String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
+        List<Object> pick = new ArrayList<>(groups);
+        pick.add(max);
+        List<Long> ids = tx.query("SELECT id FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
+                        + " AND ready_at <= CURRENT_TIMESTAMP ORDER BY ready_at, id LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
+                r -> r.lng("id"), pick.toArray());
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        String idList = String.join(", ", Collections.nCopies(ids.size(), "?"));
+        List<Object> args = new ArrayList<>();
+        args.add(executorId);
+        args.add(leaseMillis);
+        args.addAll(ids);
+        int n = tx.update("UPDATE ax_instance SET state = 'RUNNING', attempt = attempt + 1, executor_id = ?,"
+                + " lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ", started_at = CURRENT_TIMESTAMP,"
+                + " pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL, updated_at = CURRENT_TIMESTAMP"
+                + " WHERE state = 'READY' AND id IN (" + idList + ")", args.toArray());
+        if (n != ids.size()) {
+            throw new StoreException("claimed " + n + " of " + ids.size() + " locked instances");
+        }
+        for (long id : ids) {
+            events.appendForInstance(tx, id, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING,
+                    "executor:" + executorId, nodeId, null, Map.of("executor", executorId));
+        }
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
+                InstanceStore::map, ids.toArray());
+    }
+
+    /** Extends the leases that {@code executorId} still holds; returns the ones it no longer holds. */
+    public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
+        List<RunRef> lost = new ArrayList<>();
+        for (RunRef ref : held) {
+            int n = tx.update("UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",
+                    leaseMillis, ref.instanceId(), ref.attempt(), executorId);
+            if (n == 0) {
+                lost.add(ref);
+            }
+        }
+        return lost;
+    }
+
+    /** RUNNING instances whose lease ran out by the database's clock, locked for the reaper. */
+    public List<InstanceRow> lockExpiredLeases(Tx tx, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RUNNING' AND lease_expires_at < CURRENT_TIMESTAMP"
+                + " ORDER BY lease_expires_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(), InstanceStore::map, limit);
+    }
+
+    /** RETRYING instances whose next attempt is due. */
+    public List<InstanceRow> lockDueRetries(Tx tx, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RETRYING' AND ready_at <= CURRENT_TIMESTAMP"
+                + " ORDER BY ready_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(), InstanceStore::map, limit);
+    }
+
+    /** The runs the server believes {@code executorId} holds. */
+    public List<InstanceRow> heldBy(Tx tx, String executorId) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE executor_id = ? AND state = 'RUNNING'",
+                InstanceStore::map, executorId);
+    }
+
+    public Optional<InstanceRow> find(Tx tx, long id) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE id = ?", InstanceStore::map, id);
+    }
+
+    public Optional<InstanceRow> findBySlot(Tx tx, long taskId, String fireKey) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND fire_key = ?", InstanceStore::map, taskId, fireKey);
+    }
+
+    /** Records the pid of a started attempt (no state change: the run is already RUNNING). */
+    public boolean recordPid(Tx tx, RunRef ref, String executorId, long pid) {
+        return tx.update("UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
+                + " AND executor_id = ? AND state = 'RUNNING'", pid, ref.instanceId(), ref.attempt(), executorId) == 1;
+    }
+
+    /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */
+    public boolean holds(Tx tx, RunRef ref, String executorId) {
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",
+                r -> 1, ref.instanceId(), ref.attempt(), executorId).isPresent();
+    }
+
+    /** Instances newest first, filtered; {@code beforeId} is the page cursor. */
+    public List<InstanceRow> list(Tx tx, InstanceFilter f, long beforeId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM ax_instance WHERE id < ?");
+        List<Object> args = new ArrayList<>();
+        args.add(beforeId);
+        if (f.taskName() != null) {
+            sql.append(" AND task_name = ?");
+            args.add(f.taskName());
+        }
+        if (f.state() != null) {
+            sql.append(" AND state = ?");
+            args.add(f.state());
+        }
+        if (f.scheduledFrom() != null) {
+            sql.append(" AND scheduled_at >= ?");
+            args.add(f.scheduledFrom());
+        }
+        if (f.scheduledTo() != null) {
+            sql.append(" AND scheduled_at < ?");
+            args.add(f.scheduledTo());
+        }
+        sql.append(" ORDER BY id DESC LIMIT ?");
+        args.add(limit);
+        return tx.query(sql.toString(), InstanceStore::map, args.toArray());
+    }
+
+    /** Filters of {@link #list}; null means any. */
+    public record InstanceFilter(String taskName, InstanceState state, Instant scheduledFrom, Instant scheduledTo) {
+        public static final InstanceFilter ALL = new InstanceFilter(null, null, null, null);
+    }
+
+    /** Cancels the READY/RETRYING/BLOCKED instances of a task (it was deleted): nothing waits for a recipe that is gone. */
+    public int cancelWaiting(Tx tx, long taskId, String actor, String nodeId, String reason) {
+        List<InstanceRow> waiting = tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ?"
+                + " AND state IN ('READY', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL') FOR UPDATE", InstanceStore::map, taskId);
+        int n = 0;
+        for (InstanceRow row : waiting) {
+            if (move(tx, Move.of(row.id(), row.state(), InstanceState.CANCELED).finished()
+                    .event(EventType.CANCELED, actor, nodeId, reason))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    static InstanceRow map(Tx.Row r) throws SQLException {
+        String params = r.str("params");
+        return new InstanceRow(r.lng("id"), r.lng("task_id"), r.str("task_name"), r.integer("task_version"),
+                r.enumOf(Cause.class, "cause"), r.str("fire_key"), r.instant("scheduled_at"),
+                params == null ? Map.of() : Json.readMap(params), r.enumOf(InstanceState.class, "state"), r.integer("attempt"),
+                r.integer("max_attempts"), r.str("executor_group"), r.instant("ready_at"), r.str("executor_id"),
+                r.instant("lease_expires_at"), r.nullableLong("pid"), r.nullableInt("exit_code"),
+                r.enumOf(FailureKind.class, "failure_kind"), r.str("message"), r.str("actor"), r.str("node_id"),
+                r.nullableLong("parent_id"), r.nullableLong("root_id"), r.str("request_id"), r.instant("created_at"),
+                r.instant("started_at"), r.instant("finished_at"), r.instant("updated_at"));
+    }
+}

@@ -1,0 +1,39 @@
+package dev.ax.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** JSON columns (definitions, parameters, event data) as plain maps. */
+public final class Json {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    private Json() {
+    }
+
+    public static String write(Object value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
+        }
+    }
+
+    public static Map<String, Object> readMap(String json) {
+        if (json == null || json.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return MAPPER.readValue(json, MAP);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("corrupt JSON in the database: " + e.getOriginalMessage(), e);
+        }
+    }
+}

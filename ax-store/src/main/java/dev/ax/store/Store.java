@@ -1,0 +1,57 @@
+package dev.ax.store;
+
+/** The database and every store over it: the one object the control plane passes around. */
+public final class Store implements AutoCloseable {
+    private final Database db;
+    private final TaskStore tasks = new TaskStore();
+    private final EventStore events = new EventStore();
+    private final InstanceStore instances = new InstanceStore(events);
+    private final LogStore logs = new LogStore();
+    private final ExecutorStore executors = new ExecutorStore();
+    private final TokenStore tokens = new TokenStore();
+
+    public Store(Database db) {
+        this.db = db;
+    }
+
+    public static Store open(DbConfig config) {
+        return new Store(Database.open(config));
+    }
+
+    public Database db() {
+        return db;
+    }
+
+    public <T> T tx(Database.TxWork<T> work) {
+        return db.tx(work);
+    }
+
+    public TaskStore tasks() {
+        return tasks;
+    }
+
+    public InstanceStore instances() {
+        return instances;
+    }
+
+    public EventStore events() {
+        return events;
+    }
+
+    public LogStore logs() {
+        return logs;
+    }
+
+    public ExecutorStore executors() {
+        return executors;
+    }
+
+    public TokenStore tokens() {
+        return tokens;
+    }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+}

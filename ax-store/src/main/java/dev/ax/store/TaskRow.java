@@ -1,0 +1,16 @@
+package dev.ax.store;
+
+import dev.ax.domain.task.TaskDefinition;
+import java.time.Instant;
+
+/**
+ * A task as stored: its current definition plus the columns the scheduler queries.
+ *
+ * @param nextFireAt the next slot to fire; {@code null} for event tasks and finished schedules
+ */
+public record TaskRow(long id, String name, int version, TaskDefinition definition, boolean enabled,
+                      Instant nextFireAt, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy) {
+    public boolean paused() {
+        return !enabled;
+    }
+}

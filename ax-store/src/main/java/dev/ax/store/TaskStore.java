@@ -1,0 +1,146 @@
+package dev.ax.store;
+
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Tasks and their audit log. Every write also appends a version row in the same transaction. */
+public final class TaskStore {
+    private static final String COLUMNS =
+            "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by";
+
+    public Optional<TaskRow> find(Tx tx, String name) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?", TaskStore::map, name);
+    }
+
+    public Optional<TaskRow> findById(Tx tx, long id) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ?", TaskStore::map, id);
+    }
+
+    /** Locks the task row for the rest of the transaction: edits and firing of one task never interleave. */
+    public Optional<TaskRow> lock(Tx tx, String name) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ? FOR UPDATE", TaskStore::map, name);
+    }
+
+    /** Tasks by name, after {@code afterName} (the page cursor), optionally only names containing {@code search}. */
+    public List<TaskRow> list(Tx tx, String afterName, String search, int limit) {
+        String like = search == null || search.isBlank() ? "%" : "%" + search.replace("%", "\\%").replace("_", "\\_") + "%";
+        return tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE name > ? AND name LIKE ? ORDER BY name LIMIT ?",
+                TaskStore::map, afterName == null ? "" : afterName, like, limit);
+    }
+
+    public TaskRow insert(Tx tx, TaskDefinition def, Instant nextFireAt, String actor) {
+        Map<String, Object> json = TaskDefinitionCodec.toJson(def);
+        long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, enabled, next_fire_at,"
+                        + " created_at, created_by, updated_at, updated_by)"
+                        + " VALUES (?, 1, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
+                def.taskName(), Json.write(json), def.trigger().type(), def.group(), nextFireAt, actor, actor).orElseThrow();
+        appendVersion(tx, id, def.taskName(), 1, "CREATE", json, JsonDiff.diff(Map.of(), json), actor);
+        return findById(tx, id).orElseThrow();
+    }
+
+    /** Replaces the definition of a locked task; returns the new row. */
+    public TaskRow update(Tx tx, TaskRow current, TaskDefinition def, Instant nextFireAt, String actor) {
+        Map<String, Object> before = TaskDefinitionCodec.toJson(current.definition());
+        Map<String, Object> after = TaskDefinitionCodec.toJson(def);
+        int version = current.version() + 1;
+        int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, next_fire_at = ?,"
+                        + " updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
+                version, Json.write(after), def.trigger().type(), def.group(), nextFireAt, actor, current.id(), current.version());
+        expectOne(n, current);
+        appendVersion(tx, current.id(), current.name(), version, "UPDATE", after, JsonDiff.diff(before, after), actor);
+        return findById(tx, current.id()).orElseThrow();
+    }
+
+    /** Pauses or resumes a locked task. Resuming keeps {@code next_fire_at}: the misfire policy decides about the slots missed meanwhile. */
+    public TaskRow setEnabled(Tx tx, TaskRow current, boolean enabled, String actor) {
+        int version = current.version() + 1;
+        int n = tx.update("UPDATE ax_task SET enabled = ?, version = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ?"
+                + " WHERE id = ? AND version = ?", enabled, version, actor, current.id(), current.version());
+        expectOne(n, current);
+        Map<String, Object> json = TaskDefinitionCodec.toJson(current.definition());
+        appendVersion(tx, current.id(), current.name(), version, enabled ? "RESUME" : "PAUSE", json,
+                List.of(Map.of("path", "enabled", "from", !enabled, "to", enabled)), actor);
+        return findById(tx, current.id()).orElseThrow();
+    }
+
+    public void delete(Tx tx, TaskRow current, String actor) {
+        int n = tx.update("DELETE FROM ax_task WHERE id = ? AND version = ?", current.id(), current.version());
+        expectOne(n, current);
+        appendVersion(tx, current.id(), current.name(), current.version() + 1, "DELETE", null,
+                JsonDiff.diff(TaskDefinitionCodec.toJson(current.definition()), Map.of()), actor);
+    }
+
+    public List<TaskVersionRow> versions(Tx tx, String name, int limit) {
+        return tx.query("SELECT task_id, task_name, version, change, definition, diff, actor, created_at FROM ax_task_version"
+                + " WHERE task_name = ? ORDER BY task_id DESC, version DESC LIMIT ?", TaskStore::mapVersion, name, limit);
+    }
+
+    /** The definition of one version: instances run the version they were created with. */
+    public Optional<TaskDefinition> definitionAt(Tx tx, long taskId, int version) {
+        return tx.queryOne("SELECT definition FROM ax_task_version WHERE task_id = ? AND version = ?",
+                r -> r.str("definition"), taskId, version).filter(s -> s != null).map(TaskStore::parse);
+    }
+
+    // ---- firing -------------------------------------------------------------------------
+
+    /**
+     * Claims up to {@code limit} enabled tasks whose next slot is due by the database's clock.
+     * The rows stay locked until the transaction ends; other nodes skip them (SKIP LOCKED) and
+     * find them advanced afterwards.
+     */
+    public List<TaskRow> lockDue(Tx tx, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
+                + " AND next_fire_at <= CURRENT_TIMESTAMP ORDER BY next_fire_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
+                TaskStore::map, limit);
+    }
+
+    /** Moves a locked task's next slot forward; the version check guards against an edit that raced with firing. */
+    public boolean advance(Tx tx, long id, int version, Instant nextFireAt) {
+        return tx.update("UPDATE ax_task SET next_fire_at = ? WHERE id = ? AND version = ?", nextFireAt, id, version) == 1;
+    }
+
+    /** The earliest slot of any enabled task: when the firing loop should wake up next. */
+    public Optional<Instant> earliestNextFire(Tx tx) {
+        return tx.queryOne("SELECT MIN(next_fire_at) AS t FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL",
+                r -> r.instant("t")).filter(t -> t != null);
+    }
+
+    // ---- mapping ------------------------------------------------------------------------
+
+    private void appendVersion(Tx tx, long taskId, String name, int version, String change, Map<String, Object> def,
+                               List<Map<String, Object>> diff, String actor) {
+        tx.update("INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)", taskId, version, name, change, Json.write(def), Json.write(diff), actor);
+    }
+
+    private static void expectOne(int n, TaskRow current) {
+        if (n != 1) {
+            throw new ConcurrentChangeException("task " + current.name() + " was changed concurrently (version " + current.version() + ")");
+        }
+    }
+
+    static TaskDefinition parse(String json) {
+        return TaskDefinitionCodec.parse(Json.readMap(json), Set.of()).definition();
+    }
+
+    private static TaskRow map(Tx.Row r) throws SQLException {
+        return new TaskRow(r.lng("id"), r.str("name"), r.integer("version"), parse(r.str("definition")), r.bool("enabled"),
+                r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static TaskVersionRow mapVersion(Tx.Row r) throws SQLException {
+        String def = r.str("definition");
+        String diff = r.str("diff");
+        List<Map<String, Object>> changes = diff == null ? List.of()
+                : (List<Map<String, Object>>) Json.readMap("{\"d\":" + diff + "}").get("d");
+        return new TaskVersionRow(r.lng("task_id"), r.str("task_name"), r.integer("version"), r.str("change"),
+                def == null ? null : Json.readMap(def), changes, r.str("actor"), r.instant("created_at"));
+    }
+}

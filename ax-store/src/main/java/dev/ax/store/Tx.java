@@ -1,0 +1,202 @@
+package dev.ax.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One database transaction. The stores take a {@code Tx} so that a state change and its event
+ * always commit together. A thin helper over JDBC: statements, binding, mapping — no ORM.
+ */
+public final class Tx {
+    private final Connection connection;
+    private final Dialect dialect;
+
+    Tx(Connection connection, Dialect dialect) {
+        this.connection = connection;
+        this.dialect = dialect;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    @FunctionalInterface
+    public interface RowMapper<T> {
+        T map(Row row) throws SQLException;
+    }
+
+    public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> out = new ArrayList<>();
+                Row row = new Row(rs);
+                while (rs.next()) {
+                    out.add(mapper.map(row));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    public <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... args) {
+        List<T> rows = query(sql, mapper, args);
+        if (rows.size() > 1) {
+            throw new StoreException("expected at most one row, got " + rows.size() + " [" + sql + "]");
+        }
+        return rows.stream().findFirst();
+    }
+
+    /** Runs an INSERT/UPDATE/DELETE and returns the row count; callers check it (zero = lost a race). */
+    public int update(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    /** Runs an INSERT and returns the generated id, or empty when the insert wrote no row. */
+    public Optional<Long> insert(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql, new String[] {"id"})) {
+            bind(ps, args);
+            if (ps.executeUpdate() == 0) {
+                return Optional.empty();
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                return keys.next() ? Optional.of(keys.getLong(1)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    /**
+     * Like {@link #insert} but a unique-key violation yields empty instead of an error. Only for
+     * statements that the dialect cannot express as "do nothing on conflict" (H2), where a failed
+     * statement leaves the transaction usable.
+     */
+    public Optional<Long> insertUnlessDuplicate(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql, new String[] {"id"})) {
+            bind(ps, args);
+            if (ps.executeUpdate() == 0) {
+                return Optional.empty();
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                return keys.next() ? Optional.of(keys.getLong(1)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            if (dialect.isUniqueViolation(e) && !dialect.supportsSkipLocked()) {
+                return Optional.empty();
+            }
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    /** Runs one statement many times in a JDBC batch; returns the row count of each. */
+    public int[] batch(String sql, List<Object[]> rows) {
+        if (rows.isEmpty()) {
+            return new int[0];
+        }
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (Object[] args : rows) {
+                bind(ps, args);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == Statement.SUCCESS_NO_INFO) {
+                    counts[i] = 1;
+                }
+            }
+            return counts;
+        } catch (SQLException e) {
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    /** The database's current time: the one clock every node agrees on (invariant 2). */
+    public Instant now() {
+        return queryOne("SELECT CURRENT_TIMESTAMP", r -> r.instant(1)).orElseThrow();
+    }
+
+    private static void bind(PreparedStatement ps, Object[] args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            int idx = i + 1;
+            switch (a) {
+                case null -> ps.setNull(idx, Types.NULL);
+                case Instant t -> ps.setObject(idx, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
+                case Enum<?> e -> ps.setString(idx, e.name());
+                default -> ps.setObject(idx, a);
+            }
+        }
+    }
+
+    /** Typed access to the current row of a result set. */
+    public static final class Row {
+        private final ResultSet rs;
+
+        Row(ResultSet rs) {
+            this.rs = rs;
+        }
+
+        public String str(String col) throws SQLException {
+            return rs.getString(col);
+        }
+
+        public long lng(String col) throws SQLException {
+            return rs.getLong(col);
+        }
+
+        public int integer(String col) throws SQLException {
+            return rs.getInt(col);
+        }
+
+        public Long nullableLong(String col) throws SQLException {
+            long v = rs.getLong(col);
+            return rs.wasNull() ? null : v;
+        }
+
+        public Integer nullableInt(String col) throws SQLException {
+            int v = rs.getInt(col);
+            return rs.wasNull() ? null : v;
+        }
+
+        public boolean bool(String col) throws SQLException {
+            return rs.getBoolean(col);
+        }
+
+        public Instant instant(String col) throws SQLException {
+            OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
+            return t == null ? null : t.toInstant();
+        }
+
+        public Instant instant(int col) throws SQLException {
+            OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
+            return t == null ? null : t.toInstant();
+        }
+
+        public long lng(int col) throws SQLException {
+            return rs.getLong(col);
+        }
+
+        public <E extends Enum<E>> E enumOf(Class<E> type, String col) throws SQLException {
+            String v = rs.getString(col);
+            return v == null ? null : Enum.valueOf(type, v);
+        }
+    }
+}

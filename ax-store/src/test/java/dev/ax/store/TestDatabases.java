@@ -1,0 +1,81 @@
+package dev.ax.store;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Databases for tests. PostgreSQL is the server at {@code AX_TEST_PG_URL} when that is set (a
+ * configured server that is down fails the test, never skips it), else an embedded one started
+ * once per JVM, so the test command also passes on a fresh machine. Each call gets a fresh
+ * database. PostgreSQL sessions run in a non-UTC zone so that no code may rely on UTC sessions.
+ */
+public final class TestDatabases {
+    public static final String PG_URL_ENV = "AX_TEST_PG_URL";
+    private static final AtomicInteger H2_COUNTER = new AtomicInteger();
+    private static volatile String adminUrl;
+    private static EmbeddedPostgres embedded;
+
+    private TestDatabases() {
+    }
+
+    /** A fresh, empty in-memory H2 database (the embedded default's engine). */
+    public static DbConfig h2() {
+        return new DbConfig("jdbc:h2:mem:ax" + H2_COUNTER.incrementAndGet()
+                + ";DB_CLOSE_DELAY=-1;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH", "ax", "", 10);
+    }
+
+    /** A fresh, empty PostgreSQL database. */
+    public static DbConfig postgres() {
+        String admin = adminUrl();
+        String name = "ax_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create a test database on " + admin + ": " + e.getMessage(), e);
+        }
+        String url = withDatabase(admin, name);
+        url += (url.contains("?") ? "&" : "?") + "options=-c%20TimeZone%3DAsia/Kolkata";
+        return new DbConfig(url, null, null, 10);
+    }
+
+    private static synchronized String adminUrl() {
+        if (adminUrl != null) {
+            return adminUrl;
+        }
+        String configured = System.getenv(PG_URL_ENV);
+        if (configured != null && !configured.isBlank()) {
+            try (Connection c = DriverManager.getConnection(configured)) {
+                c.isValid(5);
+            } catch (SQLException e) {
+                throw new IllegalStateException(PG_URL_ENV + "=" + configured + " is set but PostgreSQL cannot be reached: "
+                        + e.getMessage(), e);
+            }
+            adminUrl = configured;
+        } else {
+            try {
+                embedded = EmbeddedPostgres.builder().start();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot start an embedded PostgreSQL (set " + PG_URL_ENV + " to use a server): "
+                        + e.getMessage(), e);
+            }
+            adminUrl = embedded.getJdbcUrl("postgres", "postgres");
+        }
+        return adminUrl;
+    }
+
+    /** Replaces the database name in a JDBC URL like {@code jdbc:postgresql://host:port/db?params}. */
+    static String withDatabase(String url, String database) {
+        int q = url.indexOf('?');
+        String base = q < 0 ? url : url.substring(0, q);
+        String params = q < 0 ? "" : url.substring(q);
+        int slash = base.indexOf('/', "jdbc:postgresql://".length());
+        String hostPart = slash < 0 ? base : base.substring(0, slash);
+        return hostPart + "/" + database + params;
+    }
+}
