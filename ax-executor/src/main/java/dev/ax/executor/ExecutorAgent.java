@@ -1,24 +1,17 @@
 package dev.ax.executor;
 
-import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.HeartbeatAnswer;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RegisterAnswer;
-import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
-import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.executor.ExecutorChannel.ChannelException;
-import dev.ax.executor.shell.RunningShell;
-import dev.ax.executor.shell.ShellCommand;
-import dev.ax.executor.shell.ShellResult;
 import dev.ax.executor.shell.ShellRunner;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *   <li>one <b>heartbeat</b> thread (a scheduled executor): renews the leases of every run in {@link #activeRuns()};
  *       it is separate from the poll loop because a long-poll can block for {@code pollWaitMillis}, longer than a
  *       lease may go unrenewed;</li>
- *   <li>one virtual thread <b>per run</b>: start, report "started", wait, report the outcome; plus one per run in its
- *       {@link LogShipper} so that a slow server never blocks the reading of a process's output.</li>
+ *   <li>one virtual thread <b>per run</b>, running {@link RunWorker#runToEnd} (start, report "started", wait, report
+ *       the outcome); plus one per run in its {@link LogShipper} so that a slow server never blocks the reading of a
+ *       process's output.</li>
  * </ul>
  *
  * <p>A run stays in {@link #activeRuns()} (and so keeps its lease) from the poll that claimed it until its completion
@@ -61,8 +54,7 @@ public final class ExecutorAgent implements AutoCloseable {
 
     private final ExecutorConfig config;
     private final ExecutorChannel channel;
-    private final ShellRunner runner;
-    private final LogShipper.Limits logLimits;
+    private final RunWorker worker;
 
     private final ConcurrentHashMap<RunRef, ActiveRun> runs = new ConcurrentHashMap<>();
     private final LongAdder errors = new LongAdder();
@@ -82,6 +74,7 @@ public final class ExecutorAgent implements AutoCloseable {
     private ExecutorService runThreads;         // set by start(), under lifecycle
     private ScheduledExecutorService heartbeat; // set by start(), under lifecycle
     private Thread pollThread;                  // set by start(), under lifecycle
+    private boolean heartbeatFailing;           // only touched by the heartbeat thread
 
     /** An agent with its own shell runner, using the config's kill grace. */
     public ExecutorAgent(ExecutorConfig config, ExecutorChannel channel) {
@@ -95,8 +88,8 @@ public final class ExecutorAgent implements AutoCloseable {
     ExecutorAgent(ExecutorConfig config, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits) {
         this.config = Objects.requireNonNull(config, "config");
         this.channel = Objects.requireNonNull(channel, "channel");
-        this.runner = Objects.requireNonNull(runner, "runner");
-        this.logLimits = Objects.requireNonNull(logLimits, "logLimits");
+        this.worker = new RunWorker(config.executorId(), channel, Objects.requireNonNull(runner, "runner"),
+                Objects.requireNonNull(logLimits, "logLimits"), () -> running, errors);
     }
 
     /**
@@ -261,8 +254,6 @@ public final class ExecutorAgent implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------- heartbeat
 
-    private boolean heartbeatFailing; // only touched by the heartbeat thread
-
     private void heartbeatTick() {
         try {
             HeartbeatAnswer answer = channel.heartbeat(
@@ -298,7 +289,7 @@ public final class ExecutorAgent implements AutoCloseable {
 
     private void execute(ActiveRun run) {
         try {
-            runToEnd(run);
+            worker.runToEnd(run);
         } catch (InterruptedException e) {
             run.abandon("executor shutting down"); // only close() interrupts run threads
         } catch (Throwable t) {
@@ -314,81 +305,6 @@ public final class ExecutorAgent implements AutoCloseable {
                 slotLock.unlock();
             }
         }
-    }
-
-    private void runToEnd(ActiveRun run) throws InterruptedException {
-        WorkItem item = run.item();
-        String executorId = config.executorId();
-        if (!ShellActions.SHELL.equals(item.actionType())) {
-            report(run, ShellActions.unsupported(executorId, item));
-            return;
-        }
-        ShellCommand command;
-        try {
-            command = ShellActions.command(item);
-        } catch (IllegalArgumentException e) {
-            report(run, ShellActions.startError(executorId, run.ref(), "cannot start: " + e.getMessage()));
-            return;
-        }
-        LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
-                reason -> run.abandon("log refused: " + reason), errors);
-        RunningShell shell = runner.start(command, shipper);
-        run.attach(shell, shipper);
-        if (shell.pid() > 0) {
-            deliver(run, "start", () -> channel.started(new Started(executorId, run.ref(), shell.pid())))
-                    .filter(answer -> !answer.accepted())
-                    .ifPresent(answer -> run.abandon("start refused: " + answer.reason()));
-        }
-        shipper.startSending();
-        ShellResult result = shell.await(); // also after an abandon: the slot frees only once the tree is dead
-        if (!run.abandoned()) {
-            shipper.finish();
-        }
-        if (run.abandoned()) {
-            log.info("run {} ended without a report: {}", run.ref(), run.abandonReason());
-            return;
-        }
-        Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result);
-        if (completion.isEmpty()) {
-            log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),
-                    result.message());
-            return;
-        }
-        report(run, completion.get());
-    }
-
-    private void report(ActiveRun run, Completion completion) throws InterruptedException {
-        Optional<ReportAnswer> answer = deliver(run, "completion", () -> channel.complete(completion));
-        if (answer.isEmpty()) {
-            log.info("run {} dropped before its completion was delivered: {}", run.ref(),
-                    run.abandoned() ? run.abandonReason() : "executor shutting down");
-        } else if (answer.get().accepted()) {
-            log.debug("run {} reported: success={} {}", run.ref(), completion.success(), completion.message());
-        } else {
-            log.info("run {}: report refused: {}", run.ref(), answer.get().reason());
-        }
-    }
-
-    /**
-     * Sends one report about a run, retrying with backoff while the server cannot be reached. Empty when the report
-     * stopped mattering first: the run was abandoned or the executor is closing.
-     */
-    private Optional<ReportAnswer> deliver(ActiveRun run, String what, Supplier<ReportAnswer> send)
-            throws InterruptedException {
-        Backoff backoff = new Backoff();
-        while (running && !run.abandoned()) {
-            try {
-                return Optional.of(send.get());
-            } catch (ChannelException e) {
-                if (!running || run.abandoned()) {
-                    break;
-                }
-                long pause = backoff.next();
-                log.warn("{} of run {} not delivered: {}; retrying in {} ms", what, run.ref(), e.getMessage(), pause);
-                Thread.sleep(pause);
-            }
-        }
-        return Optional.empty();
     }
 
     // ------------------------------------------------------------------------------------------------- helpers

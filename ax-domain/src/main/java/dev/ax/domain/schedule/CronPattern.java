@@ -44,7 +44,7 @@ final class CronPattern {
     /** Vixie cron: a job with {@code *} in its second, minute or hour field is periodic within the day. */
     private final boolean periodic;
 
-    private CronPattern(CronField.Values[] f, boolean hasSeconds) {
+    private CronPattern(CronField.Values[] f) {
         CronField.Values dom = f[3];
         CronField.Values dow = f[5];
         this.seconds = f[0].bits();
@@ -56,7 +56,7 @@ final class CronPattern {
         this.lastDayOfMonth = dom.lastDayOfMonth();
         this.lastWeekdays = dow.lastWeekdays();
         this.eitherDay = !dom.star() && !dow.star();
-        this.periodic = (hasSeconds && f[0].star()) || f[1].star() || f[2].star();
+        this.periodic = f[0].star() || f[1].star() || f[2].star();
     }
 
     static CronPattern parse(String expression) {
@@ -80,7 +80,7 @@ final class CronPattern {
         for (int i = 0; i < rest.length; i++) {
             f[i + 1] = rest[i].parse(tokens[i + 1 - shift]);
         }
-        return new CronPattern(f, hasSeconds);
+        return new CronPattern(f);
     }
 
     private static String macro(String[] tokens) {

@@ -1,5 +1,6 @@
 package dev.ax.domain.schedule;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -25,9 +26,14 @@ public final class IntervalSchedule implements Schedule {
         if (after.isBefore(anchor)) {
             return Optional.of(anchor);
         }
-        long elapsed = after.getEpochSecond() - anchor.getEpochSecond();
+        // Whole seconds elapsed since the anchor, counted from the anchor's own fraction of a
+        // second: subtracting epoch seconds would skip a slot when the anchor has nanos.
+        long elapsed = Duration.between(anchor, after).getSeconds();
         // Slots are whole seconds from the anchor; the next one is the first multiple past `after`.
         long k = Math.floorDiv(elapsed, intervalSeconds) + 1;
+        if (k > (Instant.MAX.getEpochSecond() - anchor.getEpochSecond()) / intervalSeconds) {
+            return Optional.empty(); // the next slot is past the last representable instant
+        }
         return Optional.of(anchor.plusSeconds(k * intervalSeconds));
     }
 }

@@ -78,7 +78,8 @@ class CronScheduleTest {
             0 0 * * 7L   | 2026-01-01T00:00:00Z | 2026-01-25T00:00:00Z 2026-02-22T00:00:00Z 2026-03-29T00:00:00Z
             0 0 * * friL | 2026-01-01T00:00:00Z | 2026-01-30T00:00:00Z 2026-02-27T00:00:00Z 2026-03-27T00:00:00Z
             """)
-    void L_is_the_last_day_and_nL_the_last_such_weekday_of_the_month(String expression, Instant after, String expected) {
+    void L_is_the_last_day_and_nL_the_last_such_weekday_of_the_month(
+            String expression, Instant after, String expected) {
         assertSlots(expression, UTC, after, expected);
     }
 

@@ -79,7 +79,7 @@ public final class ShellRunner {
     this.launcher = launcher == null ? null : List.copyOf(launcher);
   }
 
-  private static List<String> defaultLauncher() {
+  static List<String> defaultLauncher() {
     String setsid = ProcessTree.firstExecutable("/usr/bin/setsid", "/bin/setsid");
     return setsid == null ? null : List.of(setsid, "-w");
   }

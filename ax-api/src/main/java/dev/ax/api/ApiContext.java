@@ -1,0 +1,31 @@
+package dev.ax.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ax.scheduler.Dispatcher;
+import dev.ax.scheduler.SchedulerNode;
+import dev.ax.scheduler.TaskService;
+import dev.ax.store.Store;
+
+/** What every handler needs, passed as one object. */
+public record ApiContext(SchedulerNode node, ObjectMapper json) {
+    public Store store() {
+        return node.context().store();
+    }
+
+    public TaskService tasks() {
+        return node.tasks();
+    }
+
+    public Dispatcher dispatcher() {
+        return node.dispatcher();
+    }
+
+    public String nodeId() {
+        return node.context().nodeId();
+    }
+
+    /** An executor not heard from for this long counts as offline. */
+    public long executorAliveMillis() {
+        return node.context().config().executorAlive().toMillis();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.ax.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ax.domain.run.IllegalTransitionException;
+import dev.ax.domain.task.FieldError;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.scheduler.ConflictException;
+import dev.ax.scheduler.NotFoundException;
+import dev.ax.store.ConcurrentChangeException;
+import dev.ax.store.StoreException;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Exceptions to HTTP statuses, in one place. Every error body has one shape:
+ * {@code {"error":{"status":400,"message":"...","fields":[{"field":"trigger.expression","reason":"..."}]}}}.
+ */
+public final class ErrorMapper {
+    private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
+
+    /** The error body. {@code fields} is present for input errors only. */
+    public record ErrorBody(Error error) {
+    }
+
+    public record Error(int status, String message, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FieldError> fields) {
+    }
+
+    private ErrorMapper() {
+    }
+
+    public static void handle(Exception e, Context ctx) {
+        switch (e) {
+            case ValidationException v -> write(ctx, 400, v.getMessage(), v.errors());
+            case ApiException a -> write(ctx, a.status(), a.getMessage(), List.of());
+            case NotFoundException n -> write(ctx, 404, n.getMessage(), List.of());
+            case ConflictException c -> write(ctx, 409, c.getMessage(), List.of());
+            case ConcurrentChangeException c -> write(ctx, 409, c.getMessage() + "; reload and try again", List.of());
+            case IllegalTransitionException t -> write(ctx, 409, t.getMessage(), List.of());
+            case HttpResponseException h -> write(ctx, h.getStatus(), h.getMessage(), List.of());
+            case StoreException s -> {
+                log.error("{} {} failed in the database", ctx.method(), ctx.path(), s);
+                write(ctx, 503, "database error: " + s.getMessage(), List.of());
+            }
+            default -> {
+                log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                write(ctx, 500, "internal error: " + e.getClass().getSimpleName()
+                        + (e.getMessage() == null ? "" : ": " + e.getMessage()), List.of());
+            }
+        }
+    }
+
+    public static void write(Context ctx, int status, String message, List<FieldError> fields) {
+        ctx.status(status).json(new ErrorBody(new Error(status, message, fields)));
+    }
+}

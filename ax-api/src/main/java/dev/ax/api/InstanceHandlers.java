@@ -1,0 +1,162 @@
+package dev.ax.api;
+
+import dev.ax.api.Views.ChainLink;
+import dev.ax.api.Views.EventView;
+import dev.ax.api.Views.InstanceView;
+import dev.ax.api.Views.LogView;
+import dev.ax.api.Views.Page;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.scheduler.NotFoundException;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Runs: lists, one run with its trigger chain and why it waits, its events and its output. */
+final class InstanceHandlers {
+    private static final int DEFAULT_LIMIT = 50;
+    /** A trigger chain longer than this is cut (a cycle would be a bug; a very long chain is unreadable anyway). */
+    private static final int MAX_CHAIN = 50;
+    private static final int TEXT_PAGE = 1000;
+
+    private final ApiContext api;
+
+    InstanceHandlers(ApiContext api) {
+        this.api = api;
+    }
+
+    void list(Context ctx) {
+        InstanceFilter filter = new InstanceFilter(Params.string(ctx, "task"), Params.enumOf(ctx, "state", InstanceState.class),
+                Params.instant(ctx, "from"), Params.instant(ctx, "to"));
+        int limit = Params.limit(ctx, DEFAULT_LIMIT);
+        long before = Cursor.idBefore(Params.string(ctx, "cursor"));
+        Store store = api.store();
+        Page<InstanceView> page = store.tx(tx -> {
+            List<InstanceRow> rows = store.instances().list(tx, filter, before, limit + 1);
+            boolean more = rows.size() > limit;
+            List<InstanceRow> shown = more ? rows.subList(0, limit) : rows;
+            Explainer explain = new Explainer(tx);
+            return new Page<>(shown.stream().map(explain::view).toList(), more ? Cursor.ofId(shown.getLast().id()) : null);
+        });
+        ctx.json(page);
+    }
+
+    void get(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        Store store = api.store();
+        ctx.json(store.tx(tx -> new Explainer(tx).view(find(tx, id))));
+    }
+
+    /** Oldest first; {@code next} is the id to pass as {@code after} to follow a run as it goes. */
+    void events(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        long after = Params.nonNegativeLong(ctx, "after", 0);
+        int limit = Params.limit(ctx, Params.MAX_LIMIT);
+        Store store = api.store();
+        List<EventView> items = store.tx(tx -> {
+            find(tx, id);
+            return store.events().forInstance(tx, id, after, limit).stream().map(EventView::of).toList();
+        });
+        ctx.json(new Page<>(items, items.isEmpty() ? after : items.getLast().id()));
+    }
+
+    /**
+     * JSON chunks with {@code next} = the last chunk id (to follow a live log with {@code after}),
+     * or, with {@code Accept: text/plain} or {@code ?format=text}, all the text after {@code after}.
+     */
+    void log(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        long after = Params.nonNegativeLong(ctx, "after", 0);
+        Store store = api.store();
+        if (wantsText(ctx)) {
+            StringBuilder text = new StringBuilder();
+            store.tx(tx -> {
+                find(tx, id);
+                long cursor = after;
+                List<LogLine> chunk;
+                do {
+                    chunk = store.logs().read(tx, id, cursor, TEXT_PAGE);
+                    for (LogLine line : chunk) {
+                        text.append(line.text()).append('\n');
+                        cursor = line.chunkId();
+                    }
+                } while (chunk.size() == TEXT_PAGE);
+                return null;
+            });
+            ctx.contentType("text/plain; charset=utf-8").result(text.toString());
+            return;
+        }
+        int limit = Params.limit(ctx, Params.MAX_LIMIT);
+        List<LogLine> lines = store.tx(tx -> {
+            find(tx, id);
+            return store.logs().read(tx, id, after, limit);
+        });
+        ctx.json(new Page<>(lines.stream().map(LogView::of).toList(), lines.isEmpty() ? after : lines.getLast().chunkId()));
+    }
+
+    private static boolean wantsText(Context ctx) {
+        String accept = ctx.header("Accept");
+        return "text".equalsIgnoreCase(ctx.queryParam("format"))
+                || (accept != null && accept.contains("text/plain") && !accept.contains("application/json"));
+    }
+
+    private InstanceRow find(Tx tx, long id) {
+        return api.store().instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+    }
+
+    /** Builds views inside one transaction, asking about each executor group once. */
+    private final class Explainer {
+        private final Tx tx;
+        private final Instant now;
+        private final Map<String, Boolean> groupOnline = new HashMap<>();
+
+        Explainer(Tx tx) {
+            this.tx = tx;
+            this.now = tx.now();
+        }
+
+        InstanceView view(InstanceRow i) {
+            return InstanceView.of(i, chain(i), waitingReason(i));
+        }
+
+        /** From the root to {@code i}, following {@code parentId}. */
+        private List<ChainLink> chain(InstanceRow i) {
+            List<ChainLink> links = new ArrayList<>();
+            links.add(ChainLink.of(i));
+            InstanceRow cur = i;
+            while (cur.parentId() != null && links.size() < MAX_CHAIN) {
+                InstanceRow parent = api.store().instances().find(tx, cur.parentId()).orElse(null);
+                if (parent == null) {
+                    break;
+                }
+                links.addFirst(ChainLink.of(parent));
+                cur = parent;
+            }
+            return links;
+        }
+
+        private String waitingReason(InstanceRow i) {
+            return switch (i.state()) {
+                case READY -> {
+                    boolean online = groupOnline.computeIfAbsent(i.group(),
+                            g -> api.store().executors().groupHasLiveExecutor(tx, g, api.executorAliveMillis()));
+                    if (!online) {
+                        yield "no executor for group " + i.group() + " is online";
+                    }
+                    yield i.readyAt() != null && i.readyAt().isAfter(now) ? "due at " + i.readyAt() : null;
+                }
+                case RETRYING -> "next attempt at " + i.readyAt();
+                case BLOCKED -> "held back by the task's concurrency limit";
+                case WAITING_APPROVAL -> "waiting for a person to approve";
+                default -> null;
+            };
+        }
+    }
+}

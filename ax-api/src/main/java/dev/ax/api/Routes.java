@@ -1,0 +1,57 @@
+package dev.ax.api;
+
+import static dev.ax.api.Role.ADMIN;
+import static dev.ax.api.Role.EXECUTOR;
+import static dev.ax.api.Role.OPERATOR;
+import static dev.ax.api.Role.PUBLIC;
+import static dev.ax.api.Role.VIEWER;
+import static dev.ax.api.Route.delete;
+import static dev.ax.api.Route.get;
+import static dev.ax.api.Route.post;
+import static dev.ax.api.Route.put;
+
+import java.util.List;
+
+/** The route table: every endpoint of the API, who may call it, and which handler serves it. */
+public final class Routes {
+    private Routes() {
+    }
+
+    /** {@code api} may be null when only the table itself is wanted (the OpenAPI test). */
+    public static List<Route> table(ApiContext api) {
+        TaskHandlers t = new TaskHandlers(api);
+        InstanceHandlers i = new InstanceHandlers(api);
+        SystemHandlers s = new SystemHandlers(api);
+        ExecutorHandlers e = new ExecutorHandlers(api);
+        return List.of(
+                get("/healthz", PUBLIC, "Node and database health", s::health),
+                get("/api/openapi.json", PUBLIC, "This API as an OpenAPI 3.1 document", s::openApi),
+
+                post("/api/tasks", ADMIN, "Create a task from its JSON definition", t::create),
+                get("/api/tasks", VIEWER, "List tasks by name", t::list),
+                get("/api/tasks/{name}", VIEWER, "One task", t::get),
+                put("/api/tasks/{name}", ADMIN, "Replace a task's definition (a new version)", t::update),
+                delete("/api/tasks/{name}", ADMIN, "Delete a task; its waiting runs are canceled", t::delete),
+                post("/api/tasks/{name}/pause", OPERATOR, "Pause a task", t::pause),
+                post("/api/tasks/{name}/resume", OPERATOR, "Resume a task", t::resume),
+                get("/api/tasks/{name}/versions", VIEWER, "A task's audit log: versions with diff and actor", t::versions),
+                get("/api/tasks/{name}/events", VIEWER, "Events of a task and its runs, newest first", t::events),
+                post("/api/tasks/{name}/trigger", OPERATOR, "Run a task now, by hand", t::triggerManual),
+                post("/api/trigger", OPERATOR, "Run a task now, for an event from another system", t::triggerEvent),
+
+                get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
+                get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),
+
+                get("/api/instances", VIEWER, "List runs, newest first", i::list),
+                get("/api/instances/{id}", VIEWER, "One run, with its trigger chain and why it waits", i::get),
+                get("/api/instances/{id}/events", VIEWER, "A run's events, oldest first", i::events),
+                get("/api/instances/{id}/log", VIEWER, "A run's output", i::log),
+
+                post("/api/executor/register", EXECUTOR, "Executor protocol: (re)register", e::register),
+                post("/api/executor/poll", EXECUTOR, "Executor protocol: long-poll for work", e::poll),
+                post("/api/executor/heartbeat", EXECUTOR, "Executor protocol: renew leases", e::heartbeat),
+                post("/api/executor/started", EXECUTOR, "Executor protocol: a run's process started", e::started),
+                post("/api/executor/log", EXECUTOR, "Executor protocol: output lines", e::log),
+                post("/api/executor/complete", EXECUTOR, "Executor protocol: how an attempt ended", e::complete));
+    }
+}

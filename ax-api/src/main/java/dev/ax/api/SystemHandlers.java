@@ -1,0 +1,117 @@
+package dev.ax.api;
+
+import dev.ax.api.Views.CronNext;
+import dev.ax.api.Views.ExecutorView;
+import dev.ax.api.Views.Health;
+import dev.ax.api.Views.Page;
+import dev.ax.domain.schedule.CronPreview;
+import dev.ax.domain.schedule.CronSchedule;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.domain.time.AxClock;
+import dev.ax.store.DatabaseClock;
+import dev.ax.store.ExecutorRow;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.List;
+
+/** Health, the cron preview, executors, and the OpenAPI document. */
+final class SystemHandlers {
+    static final String OPENAPI_RESOURCE = "/dev/ax/api/openapi.json";
+    private static final int DEFAULT_CRON_COUNT = 5;
+
+    private final ApiContext api;
+    private volatile byte[] openApi;
+
+    SystemHandlers(ApiContext api) {
+        this.api = api;
+    }
+
+    /**
+     * 200 when the database answers. {@code nodeTime} is this node's own clock and
+     * {@code clockOffsetMillis} how far the database clock is ahead of it: a large offset is
+     * harmless for firing (invariant 2) but worth seeing.
+     */
+    void health(Context ctx) {
+        AxClock clock = api.node().context().clock();
+        Instant nodeView = clock.now();
+        Duration offset = clock instanceof DatabaseClock dc ? dc.offset() : null;
+        Instant nodeTime = offset == null ? nodeView : nodeView.minus(offset);
+        long loopErrors = api.node().loopErrors();
+        try {
+            Instant dbTime = api.store().tx(Tx::now);
+            long offsetMillis = offset != null ? offset.toMillis() : Duration.between(nodeTime, dbTime).toMillis();
+            ctx.json(new Health("ok", api.nodeId(), nodeTime, dbTime, offsetMillis, loopErrors, null));
+        } catch (RuntimeException e) {
+            ctx.status(503).json(new Health("unhealthy", api.nodeId(), nodeTime, null, null, loopErrors,
+                    "database unreachable: " + e.getMessage()));
+        }
+    }
+
+    /** {@code ?expression=&timezone=UTC&after=<db now>&count=5}: the next slots, as the scheduler will fire them. */
+    void cronNext(Context ctx) {
+        String expression = Params.string(ctx, "expression");
+        if (expression == null) {
+            throw new ValidationException("expression", "required, e.g. '0 2 * * *'");
+        }
+        String tz = Params.string(ctx, "timezone");
+        ZoneId zone;
+        try {
+            zone = tz == null ? ZoneId.of("UTC") : ZoneId.of(tz);
+        } catch (DateTimeException e) {
+            throw new ValidationException("timezone", "unknown time zone '" + tz + "'; use a region like Asia/Shanghai");
+        }
+        int count = Params.intIn(ctx, "count", DEFAULT_CRON_COUNT, 1, CronPreview.MAX_COUNT);
+        Instant given = Params.instant(ctx, "after");
+        CronSchedule schedule;
+        try {
+            schedule = CronSchedule.parse(expression, zone);
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("expression", e.getMessage());
+        }
+        Instant after = given != null ? given : api.store().tx(Tx::now);
+        ctx.json(new CronNext(CronPreview.preview(schedule, after, count)));
+    }
+
+    void executors(Context ctx) {
+        Store store = api.store();
+        long alive = api.executorAliveMillis();
+        List<ExecutorView> items = store.tx(tx -> {
+            Instant cutoff = tx.now().minusMillis(alive);
+            List<ExecutorRow> all = store.executors().all(tx);
+            return all.stream().map(e -> ExecutorView.of(e, e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff))).toList();
+        });
+        ctx.json(Page.of(items));
+    }
+
+    void openApi(Context ctx) {
+        ctx.contentType("application/json").result(openApiDocument());
+    }
+
+    static byte[] readOpenApi() {
+        try (InputStream in = SystemHandlers.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(OPENAPI_RESOURCE + " is missing from the classpath");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private byte[] openApiDocument() {
+        byte[] doc = openApi;
+        if (doc == null) {
+            doc = readOpenApi();
+            openApi = doc;
+        }
+        return doc;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.ax.api;
+
+import dev.ax.api.Views.EventView;
+import dev.ax.api.Views.Page;
+import dev.ax.api.Views.TaskView;
+import dev.ax.api.Views.Triggered;
+import dev.ax.api.Views.VersionView;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.scheduler.NotFoundException;
+import dev.ax.scheduler.TaskService.Saved;
+import dev.ax.store.EventRow;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.TaskVersionRow;
+import io.javalin.http.Context;
+import java.util.List;
+import java.util.Map;
+
+/** Tasks: the recipe, its versions, its events, and running it now. */
+final class TaskHandlers {
+    private static final int DEFAULT_LIMIT = 50;
+
+    private final ApiContext api;
+
+    TaskHandlers(ApiContext api) {
+        this.api = api;
+    }
+
+    void create(Context ctx) {
+        Saved saved = api.tasks().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        ctx.status(201).json(TaskView.of(saved.task(), saved.warnings()));
+    }
+
+    void list(Context ctx) {
+        String search = Params.string(ctx, "search");
+        int limit = Params.limit(ctx, DEFAULT_LIMIT);
+        String after = Cursor.name(Params.string(ctx, "cursor"));
+        Store store = api.store();
+        List<TaskRow> rows = store.tx(tx -> store.tasks().list(tx, after, search, limit + 1));
+        boolean more = rows.size() > limit;
+        List<TaskRow> page = more ? rows.subList(0, limit) : rows;
+        ctx.json(new Page<>(page.stream().map(TaskView::of).toList(),
+                more ? Cursor.ofName(page.getLast().name()) : null));
+    }
+
+    void get(Context ctx) {
+        ctx.json(TaskView.of(find(ctx.pathParam("name"))));
+    }
+
+    void update(Context ctx) {
+        Saved saved = api.tasks().update(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        ctx.json(TaskView.of(saved.task(), saved.warnings()));
+    }
+
+    void delete(Context ctx) {
+        api.tasks().delete(ctx.pathParam("name"), Auth.actor(ctx));
+        ctx.status(204);
+    }
+
+    void pause(Context ctx) {
+        ctx.json(TaskView.of(api.tasks().setPaused(ctx.pathParam("name"), true, Auth.actor(ctx))));
+    }
+
+    void resume(Context ctx) {
+        ctx.json(TaskView.of(api.tasks().setPaused(ctx.pathParam("name"), false, Auth.actor(ctx))));
+    }
+
+    /** The audit log, newest first. Kept after a delete, so a deleted task's history stays readable. */
+    void versions(Context ctx) {
+        String name = ctx.pathParam("name");
+        int limit = Params.limit(ctx, Params.MAX_LIMIT);
+        Store store = api.store();
+        List<TaskVersionRow> rows = store.tx(tx -> store.tasks().versions(tx, name, limit));
+        if (rows.isEmpty()) {
+            throw new NotFoundException("no task named " + name + " (now or ever)");
+        }
+        ctx.json(Page.of(rows.stream().map(VersionView::of).toList()));
+    }
+
+    void events(Context ctx) {
+        String name = ctx.pathParam("name");
+        int limit = Params.limit(ctx, DEFAULT_LIMIT);
+        long before = Cursor.idBefore(Params.string(ctx, "cursor"));
+        Store store = api.store();
+        List<EventRow> rows = store.tx(tx -> {
+            TaskRow task = store.tasks().find(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            return store.events().forTask(tx, task.id(), before, limit + 1);
+        });
+        boolean more = rows.size() > limit;
+        List<EventRow> page = more ? rows.subList(0, limit) : rows;
+        ctx.json(new Page<>(page.stream().map(EventView::of).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
+    }
+
+    /** {@code POST /api/tasks/{name}/trigger}, body {@code {"params":{...}}} or none. */
+    void triggerManual(Context ctx) {
+        String name = ctx.pathParam("name");
+        Map<String, Object> body = Bodies.object(ctx, api.json());
+        long id = api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx));
+        ctx.status(202).json(new Triggered(id, name));
+    }
+
+    /** {@code POST /api/trigger}, body {@code {"taskName":"x","params":{...}}}: another system says something happened. */
+    void triggerEvent(Context ctx) {
+        Map<String, Object> body = Bodies.object(ctx, api.json());
+        if (!(body.get("taskName") instanceof String name) || name.isBlank()) {
+            throw new ValidationException("taskName", "required: the name of the task to run");
+        }
+        long id = api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx));
+        ctx.status(202).json(new Triggered(id, name));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> params(Map<String, Object> body) {
+        Object p = body.get("params");
+        if (p == null) {
+            return Map.of();
+        }
+        if (!(p instanceof Map<?, ?> map)) {
+            throw new ValidationException("params", "must be a JSON object of parameter names to values");
+        }
+        return (Map<String, Object>) map;
+    }
+
+    private TaskRow find(String name) {
+        Store store = api.store();
+        return store.tx(tx -> store.tasks().find(tx, name)).orElseThrow(() -> new NotFoundException("no task named " + name));
+    }
+}

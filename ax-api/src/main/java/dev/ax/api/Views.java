@@ -1,0 +1,114 @@
+package dev.ax.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.store.EventRow;
+import dev.ax.store.ExecutorRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.TaskRow;
+import dev.ax.store.TaskVersionRow;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON shapes the API answers with. Records, so a shape is read in one line; the OpenAPI
+ * document ({@code openapi.json}) describes the same fields.
+ */
+public final class Views {
+    private Views() {
+    }
+
+    /** A page of a list; {@code next} is the cursor (or id) for the next page, null at the end. */
+    public record Page<T>(List<T> items, Object next) {
+        public static <T> Page<T> of(List<T> items) {
+            return new Page<>(items, null);
+        }
+    }
+
+    /**
+     * A task: its canonical definition (every default written out) and the scheduler's columns.
+     *
+     * @param warnings only on create and update: things AX accepted but that will not work yet
+     */
+    public record TaskView(String name, int version, boolean paused, String triggerType, Instant nextFireAt,
+                           Map<String, Object> definition, Instant createdAt, String createdBy, Instant updatedAt,
+                           String updatedBy, @JsonInclude(JsonInclude.Include.NON_NULL) List<String> warnings) {
+        public static TaskView of(TaskRow t) {
+            return of(t, null);
+        }
+
+        public static TaskView of(TaskRow t, List<String> warnings) {
+            return new TaskView(t.name(), t.version(), t.paused(), t.definition().trigger().type(), t.nextFireAt(),
+                    TaskDefinitionCodec.toJson(t.definition()), t.createdAt(), t.createdBy(), t.updatedAt(), t.updatedBy(),
+                    warnings);
+        }
+    }
+
+    public record VersionView(int version, String change, String actor, Instant at, List<Map<String, Object>> diff,
+                              Map<String, Object> definition) {
+        public static VersionView of(TaskVersionRow v) {
+            return new VersionView(v.version(), v.change(), v.actor(), v.at(), v.diff(), v.definition());
+        }
+    }
+
+    /** One link of a trigger chain, from the root to the instance shown. */
+    public record ChainLink(long instanceId, String cause, String actor) {
+        public static ChainLink of(InstanceRow i) {
+            return new ChainLink(i.id(), i.cause().wireName(), i.actor());
+        }
+    }
+
+    /**
+     * One run, with everything the seed asks to see: who fired it, when, on which node and
+     * executor, which pid, how it ended, and, while it waits, why.
+     */
+    public record InstanceView(long id, String taskName, int taskVersion, String cause, String fireKey,
+                               Instant scheduledAt, InstanceState state, int attempt, int maxAttempts, String group,
+                               String executorId, Long pid, Integer exitCode, String failureKind, String message,
+                               String requestId, Map<String, Object> params, Instant readyAt, Instant leaseExpiresAt,
+                               Instant createdAt, Instant startedAt, Instant finishedAt, String actor, String nodeId,
+                               List<ChainLink> triggerChain, String waitingReason) {
+        public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason) {
+            return new InstanceView(i.id(), i.taskName(), i.taskVersion(), i.cause().wireName(), i.fireKey(),
+                    i.scheduledAt(), i.state(), i.attempt(), i.maxAttempts(), i.group(), i.executorId(), i.pid(),
+                    i.exitCode(), i.failureKind() == null ? null : i.failureKind().name(), i.message(), i.requestId(),
+                    i.params(), i.readyAt(), i.leaseExpiresAt(), i.createdAt(), i.startedAt(), i.finishedAt(), i.actor(),
+                    i.nodeId(), chain, waitingReason);
+        }
+    }
+
+    public record EventView(long id, Long instanceId, String taskName, String type, InstanceState from, InstanceState to,
+                            Integer attempt, String actor, String nodeId, Instant at, String message,
+                            Map<String, Object> data) {
+        public static EventView of(EventRow e) {
+            return new EventView(e.id(), e.instanceId(), e.taskName(), e.type().name(), e.from(), e.to(), e.attempt(),
+                    e.actor(), e.nodeId(), e.at(), e.message(), e.data());
+        }
+    }
+
+    public record LogView(int attempt, String stream, Instant at, String text) {
+        public static LogView of(LogLine l) {
+            return new LogView(l.attempt(), l.stream(), l.at(), l.text());
+        }
+    }
+
+    public record ExecutorView(String id, List<String> groups, String host, Long pid, String version, Instant startedAt,
+                               Instant lastSeenAt, boolean online) {
+        public static ExecutorView of(ExecutorRow e, boolean online) {
+            return new ExecutorView(e.id(), e.groups(), e.host(), e.pid(), e.version(), e.startedAt(), e.lastSeenAt(), online);
+        }
+    }
+
+    public record Triggered(long instanceId, String taskName) {
+    }
+
+    public record Health(String status, String nodeId, Instant nodeTime, Instant dbTime, Long clockOffsetMillis,
+                         long loopErrors, @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
+    }
+
+    public record CronNext(List<Instant> next) {
+    }
+}

@@ -1,0 +1,206 @@
+package dev.ax.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A small client for the AX REST API: JSON in, {@link JsonNode} out, {@code Authorization: Bearer <token>}.
+ *
+ * <p>Failures come out as exceptions that already carry the command's exit code: an answer outside 2xx is an
+ * {@link ApiException} (exit 1), a server that cannot be reached is a {@link CliException} with
+ * {@link ExitCodes#UNREACHABLE} (exit 3). Commands therefore only handle the happy path.
+ */
+public final class ApiClient {
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    private static final int EXCERPT_CHARS = 300;
+
+    private final URI base;
+    private final String token;
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http;
+
+    /**
+     * @param base  the server, e.g. {@code http://127.0.0.1:7070}; a path prefix (behind a proxy) is kept
+     * @param token the bearer token; {@code null} sends no Authorization header (the server will say 401)
+     */
+    public ApiClient(URI base, String token) {
+        Objects.requireNonNull(base, "base");
+        String s = base.toString();
+        this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+        this.token = token;
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(CONNECT_TIMEOUT)
+                .build();
+    }
+
+    public URI base() {
+        return base;
+    }
+
+    public ObjectMapper mapper() {
+        return json;
+    }
+
+    public JsonNode get(String path) {
+        return parse(send("GET", path, null, "application/json"));
+    }
+
+    public JsonNode post(String path, Object body) {
+        return parse(send("POST", path, body, "application/json"));
+    }
+
+    public JsonNode put(String path, Object body) {
+        return parse(send("PUT", path, body, "application/json"));
+    }
+
+    public JsonNode delete(String path) {
+        return parse(send("DELETE", path, null, "application/json"));
+    }
+
+    /** A GET whose answer is plain text (a run's log). */
+    public String getText(String path) {
+        return send("GET", path, null, "text/plain").body();
+    }
+
+    /** One URL path segment, percent-encoded (task names may hold characters that mean something in a path). */
+    public static String segment(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** {@code path?k=v&...} with the {@code null} values left out. */
+    public static String query(String path, Map<String, ?> params) {
+        StringBuilder sb = new StringBuilder(path);
+        char sep = '?';
+        for (Map.Entry<String, ?> e : params.entrySet()) {
+            if (e.getValue() == null) {
+                continue;
+            }
+            sb.append(sep).append(segment(e.getKey())).append('=').append(segment(e.getValue().toString()));
+            sep = '&';
+        }
+        return sb.toString();
+    }
+
+    /** Builds a parameter map in order; {@link Map#of} refuses the {@code null}s that {@link #query} skips. */
+    public static Map<String, Object> params(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+
+    private HttpResponse<String> send(String method, String path, Object body, String accept) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", accept);
+        if (token != null && !token.isBlank()) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(write(body), StandardCharsets.UTF_8));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (HttpConnectTimeoutException e) {
+            throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
+        } catch (HttpTimeoutException e) {
+            throw unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s", e);
+        } catch (IOException e) {
+            throw unreachable(describe(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException(ExitCodes.UNREACHABLE, "interrupted while waiting for " + base, e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw error(response);
+        }
+        return response;
+    }
+
+    private CliException unreachable(String why, Exception cause) {
+        return new CliException(ExitCodes.UNREACHABLE, "cannot reach the AX server at " + base + ": " + why
+                + " (is `ax server` running? set --server or AX_SERVER)", cause);
+    }
+
+    /** An IOException's message is often null (ConnectException); its class name then says what happened. */
+    private static String describe(IOException e) {
+        Throwable t = e;
+        while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {
+            t = t.getCause();
+        }
+        String message = t.getMessage();
+        return message == null || message.isBlank() ? t.getClass().getSimpleName() : message;
+    }
+
+    private ApiException error(HttpResponse<String> response) {
+        int status = response.statusCode();
+        String body = response.body() == null ? "" : response.body();
+        String message = null;
+        List<ApiException.FieldError> fields = new ArrayList<>();
+        try {
+            JsonNode error = json.readTree(body).path("error");
+            if (error.hasNonNull("message")) {
+                message = error.get("message").asText();
+            }
+            for (JsonNode f : error.path("fields")) {
+                fields.add(new ApiException.FieldError(f.path("field").asText(""), f.path("reason").asText("")));
+            }
+        } catch (JsonProcessingException e) {
+            // Not our server's error format (a proxy's HTML page, say): show the start of what came back.
+        }
+        if (message == null || message.isBlank()) {
+            String excerpt = body.strip();
+            message = "HTTP " + status + (excerpt.isEmpty() ? ""
+                    : ": " + (excerpt.length() > EXCERPT_CHARS ? excerpt.substring(0, EXCERPT_CHARS) + "…" : excerpt));
+        }
+        if (status == 401) {
+            message += " (pass --token, set AX_TOKEN, or run where ax-data/admin.token is)";
+        }
+        return new ApiException(status, message, fields, body);
+    }
+
+    private JsonNode parse(HttpResponse<String> response) {
+        String body = response.body();
+        if (body == null || body.isBlank()) {
+            return NullNode.getInstance();
+        }
+        try {
+            return json.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new CliException(ExitCodes.REFUSED, "the server at " + base + " sent an answer that is not JSON: "
+                    + e.getOriginalMessage());
+        }
+    }
+
+    private String write(Object body) {
+        try {
+            return json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write the request body as JSON", e);
+        }
+    }
+}

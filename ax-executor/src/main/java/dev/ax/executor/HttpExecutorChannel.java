@@ -1,0 +1,192 @@
+package dev.ax.executor;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Heartbeat;
+import dev.ax.domain.protocol.HeartbeatAnswer;
+import dev.ax.domain.protocol.LogChunk;
+import dev.ax.domain.protocol.Poll;
+import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.RegisterAnswer;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.Started;
+import dev.ax.domain.protocol.WorkItem;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The executor side of the protocol over HTTP: each call is a {@code POST {server}/api/executor/<call>} with the
+ * record as a JSON body and {@code Authorization: Bearer <executor token>}.
+ *
+ * <p>Status handling: 2xx carries the answer; 401/403 means the token is wrong; 409 on a report (started, log,
+ * complete) is the server refusing it because this executor no longer holds the lease, and comes back as a refused
+ * {@link ReportAnswer}, not an error; anything else, and any I/O failure, is a {@link ChannelException}, which the
+ * agent retries.
+ */
+public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable {
+
+    /** Time allowed for every call except poll, and for connecting. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    private static final int EXCERPT_CHARS = 200;
+
+    private final String base;
+    private final String authorization;
+    private final ObjectMapper json;
+    private final HttpClient http;
+
+    public HttpExecutorChannel(URI server, String token) {
+        this(server, token, defaultMapper());
+    }
+
+    public HttpExecutorChannel(URI server, String token, ObjectMapper json) {
+        Objects.requireNonNull(server, "server");
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("token is required");
+        }
+        String s = server.toString();
+        this.base = (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/";
+        this.authorization = "Bearer " + token;
+        this.json = Objects.requireNonNull(json, "json");
+        // HTTP/1.1: a long-poll is one plain request; no h2c upgrade dance with proxies.
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(CALL_TIMEOUT)
+                .build();
+    }
+
+    /** Java time as ISO-8601 strings, unknown fields ignored (a newer server may send more). */
+    public static ObjectMapper defaultMapper() {
+        return new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    }
+
+    /** The body of the poll answer. */
+    record PollAnswer(List<WorkItem> items) {
+        PollAnswer {
+            items = items == null ? List.of() : List.copyOf(items);
+        }
+    }
+
+    @Override
+    public RegisterAnswer register(Register register) {
+        return call("register", register, RegisterAnswer.class, CALL_TIMEOUT, false);
+    }
+
+    @Override
+    public List<WorkItem> poll(Poll poll) {
+        // The server may hold the request for waitMillis before answering "nothing".
+        Duration timeout = Duration.ofMillis(poll.waitMillis()).plus(CALL_TIMEOUT);
+        PollAnswer answer = call("poll", poll, PollAnswer.class, timeout, false);
+        return answer == null ? List.of() : answer.items();
+    }
+
+    @Override
+    public HeartbeatAnswer heartbeat(Heartbeat heartbeat) {
+        return call("heartbeat", heartbeat, HeartbeatAnswer.class, CALL_TIMEOUT, false);
+    }
+
+    @Override
+    public ReportAnswer started(Started started) {
+        return call("started", started, ReportAnswer.class, CALL_TIMEOUT, true);
+    }
+
+    @Override
+    public ReportAnswer log(LogChunk chunk) {
+        return call("log", chunk, ReportAnswer.class, CALL_TIMEOUT, true);
+    }
+
+    @Override
+    public ReportAnswer complete(Completion completion) {
+        return call("complete", completion, ReportAnswer.class, CALL_TIMEOUT, true);
+    }
+
+    /** Stops the HTTP client; calls in flight fail with a {@link ChannelException}. */
+    @Override
+    public void close() {
+        http.shutdownNow();
+    }
+
+    private <T> T call(String name, Object body, Class<T> answerType, Duration timeout, boolean report) {
+        URI uri = URI.create(base + name);
+        HttpRequest request;
+        try {
+            request = HttpRequest.newBuilder(uri)
+                    .timeout(timeout)
+                    .header("Authorization", authorization)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)))
+                    .build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write " + name + " as JSON", e); // a bug, not an outage
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new ChannelException("cannot reach server at " + uri + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller's loop sees the flag and stops
+            throw new ChannelException("interrupted while calling " + uri, e);
+        }
+        int status = response.statusCode();
+        if (status >= 200 && status < 300) {
+            T answer = read(uri, response.body(), answerType);
+            if (answer == null && answerType != PollAnswer.class) { // an empty poll answer just means "no work"
+                throw new ChannelException("empty answer from " + uri + " (HTTP " + status + ")", null);
+            }
+            return answer;
+        }
+        if (status == 401 || status == 403) {
+            throw new ChannelException("executor token refused by server (HTTP " + status + ")", null);
+        }
+        if (status == 409 && report) {
+            return answerType.cast(refusal(response.body()));
+        }
+        throw new ChannelException("server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()),
+                null);
+    }
+
+    /** A 409 is a refusal whatever its body says; its reason is the body's, or the body itself. */
+    private ReportAnswer refusal(String body) {
+        try {
+            ReportAnswer answer = json.readValue(body, ReportAnswer.class);
+            return ReportAnswer.refused(answer.reason());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return ReportAnswer.refused("HTTP 409: " + excerpt(body));
+        }
+    }
+
+    private <T> T read(URI uri, String body, Class<T> type) {
+        if (body == null || body.isBlank()) {
+            return null;
+        }
+        try {
+            return json.readValue(body, type);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new ChannelException("unreadable answer from " + uri + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String excerpt(String body) {
+        if (body == null || body.isBlank()) {
+            return "(empty body)";
+        }
+        String flat = body.strip().replaceAll("\\s+", " ");
+        return flat.length() <= EXCERPT_CHARS ? flat : flat.substring(0, EXCERPT_CHARS) + "…";
+    }
+}

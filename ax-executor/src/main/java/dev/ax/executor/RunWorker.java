@@ -1,0 +1,131 @@
+package dev.ax.executor;
+
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.Started;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.shell.RunningShell;
+import dev.ax.executor.shell.ShellCommand;
+import dev.ax.executor.shell.ShellResult;
+import dev.ax.executor.shell.ShellRunner;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of one run on this executor, from "claimed" to "reported". The {@link ExecutorAgent} decides when runs
+ * start and stop; this class does the steps in between and talks to the server about that one run.
+ *
+ * <p>Order of reports: started (with the pid), then the log, then the completion, so the server never records an
+ * outcome before the output that explains it. Reports are retried through outages for as long as the run still
+ * matters; a refusal (the lease is gone) ends the run without any further report.
+ */
+final class RunWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(RunWorker.class);
+
+    private final String executorId;
+    private final ExecutorChannel channel;
+    private final ShellRunner runner;
+    private final LogShipper.Limits logLimits;
+    private final BooleanSupplier agentRunning;
+    private final LongAdder errors;
+
+    RunWorker(String executorId, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits,
+              BooleanSupplier agentRunning, LongAdder errors) {
+        this.executorId = executorId;
+        this.channel = channel;
+        this.runner = runner;
+        this.logLimits = logLimits;
+        this.agentRunning = agentRunning;
+        this.errors = errors;
+    }
+
+    /**
+     * Runs one claimed item to its end: start the process, report "started", stream its output, wait, report the
+     * outcome. Returns without reporting when the run was abandoned (or the agent is closing). Blocks for the whole
+     * run; call it on a thread of its own.
+     */
+    void runToEnd(ActiveRun run) throws InterruptedException {
+        if (run.abandoned()) {
+            return; // the server took it back before it started
+        }
+        WorkItem item = run.item();
+        String executorId = this.executorId;
+        if (!ShellActions.SHELL.equals(item.actionType())) {
+            report(run, ShellActions.unsupported(executorId, item));
+            return;
+        }
+        ShellCommand command;
+        try {
+            command = ShellActions.command(item);
+        } catch (IllegalArgumentException e) {
+            report(run, ShellActions.startError(executorId, run.ref(), "cannot start: " + e.getMessage()));
+            return;
+        }
+        LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
+                reason -> run.abandon("log refused: " + reason), errors);
+        RunningShell shell = runner.start(command, shipper);
+        run.attach(shell, shipper);
+        if (shell.pid() > 0) {
+            deliver(run, "start", () -> channel.started(new Started(executorId, run.ref(), shell.pid())))
+                    .filter(answer -> !answer.accepted())
+                    .ifPresent(answer -> run.abandon("start refused: " + answer.reason()));
+        }
+        shipper.startSending();
+        ShellResult result = shell.await(); // also after an abandon: the slot frees only once the tree is dead
+        if (!run.abandoned()) {
+            shipper.finish();
+        }
+        if (run.abandoned()) {
+            log.info("run {} ended without a report: {}", run.ref(), run.abandonReason());
+            return;
+        }
+        Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result);
+        if (completion.isEmpty()) {
+            log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),
+                    result.message());
+            return;
+        }
+        report(run, completion.get());
+    }
+
+    private void report(ActiveRun run, Completion completion) throws InterruptedException {
+        Optional<ReportAnswer> answer = deliver(run, "completion", () -> channel.complete(completion));
+        if (answer.isEmpty()) {
+            log.info("run {} dropped before its completion was delivered: {}", run.ref(),
+                    run.abandoned() ? run.abandonReason() : "executor shutting down");
+        } else if (answer.get().accepted()) {
+            log.debug("run {} reported: success={} {}", run.ref(), completion.success(), completion.message());
+        } else {
+            log.info("run {}: report refused: {}", run.ref(), answer.get().reason());
+        }
+    }
+
+    /**
+     * Sends one report about a run, retrying with backoff while the server cannot be reached. Empty when the report
+     * stopped mattering first: the run was abandoned or the executor is closing.
+     */
+    private Optional<ReportAnswer> deliver(ActiveRun run, String what, Supplier<ReportAnswer> send)
+            throws InterruptedException {
+        Backoff backoff = new Backoff();
+        while (agentRunning.getAsBoolean() && !run.abandoned()) {
+            try {
+                return Optional.of(send.get());
+            } catch (ChannelException e) {
+                if (!agentRunning.getAsBoolean() || run.abandoned()) {
+                    break;
+                }
+                long pause = backoff.next();
+                log.warn("{} of run {} not delivered: {}; retrying in {} ms", what, run.ref(), e.getMessage(), pause);
+                Thread.sleep(pause);
+            }
+        }
+        return Optional.empty();
+    }
+
+}

@@ -1,0 +1,143 @@
+package dev.ax.scheduler;
+
+import static dev.ax.scheduler.TestNodes.event;
+import static dev.ax.scheduler.TestNodes.task;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Heartbeat;
+import dev.ax.domain.protocol.HeartbeatAnswer;
+import dev.ax.domain.protocol.LogChunk;
+import dev.ax.domain.protocol.Poll;
+import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Store;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Invariant 5: a run belongs to the executor holding its lease; terminal states are final. */
+abstract class LeaseContractTest {
+    Store store;
+    SchedulerNode node;
+    Dispatcher dispatcher;
+
+    abstract boolean postgres();
+
+    @BeforeEach
+    void open() {
+        store = Store.open(TestNodes.fresh(postgres()));
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withLeaseMillis(1000));
+        dispatcher = node.dispatcher();
+    }
+
+    @AfterEach
+    void close() {
+        node.close();
+        store.close();
+    }
+
+    WorkItem claimOne(String executor) throws InterruptedException {
+        dispatcher.register(new Register(executor, executor + "-s1", List.of("default"), "test", 1, "t", List.of()));
+        List<WorkItem> items = dispatcher.poll(new Poll(executor, List.of("default"), 1, 2000));
+        assertThat(items).hasSize(1);
+        return items.getFirst();
+    }
+
+    InstanceRow instance(long id) {
+        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    }
+
+    List<EventRow> events(long id) {
+        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+    }
+
+    @Test
+    void a_lost_lease_fails_the_attempt_and_the_retry_runs_elsewhere() throws Exception {
+        node.tasks().create(task("job", event(), "true", Map.of("maxRetries", 1, "retryIntervalSeconds", 0)), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        WorkItem first = claimOne("doomed");
+        // "doomed" never heartbeats: after the lease the reaper turns the attempt into EXECUTOR_LOST.
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            node.housekeeping().tick();
+            return instance(id).state() == InstanceState.READY;
+        });
+        assertThat(events(id)).extracting(EventRow::type).contains(EventType.EXECUTOR_LOST, EventType.RETRY_READY);
+
+        WorkItem second = claimOne("healthy");
+        assertThat(second.attempt()).isEqualTo(2);
+        // The lost executor comes back and reports: refused (fenced), and the refusal is recorded.
+        ReportAnswer late = dispatcher.complete(new Completion("doomed", first.ref(), true, null, 0, "late"));
+        assertThat(late.accepted()).isFalse();
+        assertThat(dispatcher.log(new LogChunk("doomed", first.ref(), "stdout", List.of("x"))).accepted()).isFalse();
+        assertThat(dispatcher.complete(new Completion("healthy", second.ref(), true, null, 0, "ok")).accepted()).isTrue();
+        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(events(id)).extracting(EventRow::type).contains(EventType.REPORT_REFUSED);
+    }
+
+    @Test
+    void heartbeats_keep_the_lease_and_report_lost_ones() throws Exception {
+        node.tasks().create(task("job", event(), "true", null), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        WorkItem item = claimOne("steady");
+        for (int i = 0; i < 4; i++) {
+            HeartbeatAnswer hb = dispatcher.heartbeat(new Heartbeat("steady", "steady-s1", List.of(item.ref())));
+            assertThat(hb.abandon()).isEmpty();
+            await().pollDelay(Duration.ofMillis(400)).until(() -> true);
+            node.housekeeping().tick();
+        }
+        assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
+        HeartbeatAnswer stranger = dispatcher.heartbeat(new Heartbeat("stranger", "x", List.of(item.ref())));
+        assertThat(stranger.abandon()).containsExactly(item.ref());
+    }
+
+    @Test
+    void terminal_states_are_final_even_for_the_executor_that_held_the_run() throws Exception {
+        node.tasks().create(task("job", event(), "true", null), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        WorkItem item = claimOne("e1");
+        assertThat(dispatcher.complete(new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 2, "boom")).accepted()).isTrue();
+        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(dispatcher.complete(new Completion("e1", item.ref(), true, null, 0, "second report")).accepted()).isFalse();
+        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(id).exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void an_executor_restart_fails_the_runs_it_no_longer_has() throws Exception {
+        node.tasks().create(task("job", event(), "true", Map.of("maxRetries", 0)), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        claimOne("box");
+        dispatcher.register(new Register("box", "box-s2", List.of("default"), "test", 2, "t", List.of()));
+        InstanceRow run = instance(id);
+        assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+        assertThat(run.failureKind()).isEqualTo(FailureKind.EXECUTOR_LOST);
+    }
+
+    @Test
+    void a_failed_attempt_is_retried_by_policy_then_fails_for_good() throws Exception {
+        node.tasks().create(task("job", event(), "exit 3", Map.of("maxRetries", 1, "retryIntervalSeconds", 0)), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        WorkItem a1 = claimOne("e1");
+        dispatcher.complete(new Completion("e1", a1.ref(), false, FailureKind.EXIT_CODE, 3, null));
+        assertThat(instance(id).state()).isEqualTo(InstanceState.RETRYING);
+        node.housekeeping().promoteRetries();
+        WorkItem a2 = claimOne("e1");
+        assertThat(a2.attempt()).isEqualTo(2);
+        dispatcher.complete(new Completion("e1", a2.ref(), false, FailureKind.EXIT_CODE, 3, null));
+        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CREATED, EventType.CLAIMED,
+                EventType.RETRY_SCHEDULED, EventType.RETRY_READY, EventType.CLAIMED, EventType.FAILED);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.ax.server;
+
+import dev.ax.scheduler.SchedulerConfig;
+import dev.ax.store.DbConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How to start one server node. Immutable; defaults named DEFAULT_*.
+ *
+ * @param db                 {@code null} = the embedded H2 file database under {@code dataDir}
+ * @param executorGroups     groups served by the in-process executor; empty = no in-process executor
+ * @param adminToken         {@code null} = take AX_ADMIN_TOKEN, else create one in {@code dataDir} on first start
+ * @param clockSkew          added to this node's clock; only tests set it (to prove skew is harmless)
+ */
+public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                           String nodeId, SchedulerConfig scheduler, Duration clockSkew) {
+    public static final int DEFAULT_PORT = 7070;
+    public static final Path DEFAULT_DATA_DIR = Path.of("ax-data");
+    public static final List<String> DEFAULT_EXECUTOR_GROUPS = List.of("default");
+
+    public ServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be between 0 and 65535 (0 = any free port), was " + port);
+        }
+        Objects.requireNonNull(dataDir, "dataDir");
+        executorGroups = List.copyOf(executorGroups);
+        scheduler = scheduler == null ? SchedulerConfig.DEFAULT : scheduler;
+        clockSkew = clockSkew == null ? Duration.ZERO : clockSkew;
+    }
+
+    public static ServerConfig defaults() {
+        return new ServerConfig(DEFAULT_PORT, DEFAULT_DATA_DIR, null, DEFAULT_EXECUTOR_GROUPS, null, null, SchedulerConfig.DEFAULT, Duration.ZERO);
+    }
+
+    public DbConfig effectiveDb() {
+        return db != null ? db : DbConfig.embedded(dataDir);
+    }
+}
