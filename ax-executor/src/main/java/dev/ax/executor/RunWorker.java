@@ -55,7 +55,6 @@ final class RunWorker {
             return; // the server took it back before it started
         }
         WorkItem item = run.item();
-        String executorId = this.executorId;
         if (!ShellActions.SHELL.equals(item.actionType())) {
             report(run, ShellActions.unsupported(executorId, item));
             return;
@@ -127,5 +126,4 @@ final class RunWorker {
         }
         return Optional.empty();
     }
-
 }
