@@ -52,6 +52,7 @@ public final class ApiServer implements AutoCloseable {
                 });
             }
             cfg.routes.exception(Exception.class, ErrorMapper::handle);
+            cfg.routes.error(404, ErrorMapper::noRoute);
         });
         if (host == null) {
             app.start(port);

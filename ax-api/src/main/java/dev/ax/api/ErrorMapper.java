@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ErrorMapper {
     private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
+    private static final String WRITTEN = "ax.error-written";
 
     /** The error body. {@code fields} is present for input errors only. */
     public record ErrorBody(Error error) {
@@ -52,7 +53,15 @@ public final class ErrorMapper {
         }
     }
 
+    /** Javalin's own 404 (no such route) in our shape; a 404 a handler already explained is left alone. */
+    public static void noRoute(Context ctx) {
+        if (ctx.attribute(WRITTEN) == null) {
+            write(ctx, 404, "no route " + ctx.method() + " " + ctx.path() + "; see /api/openapi.json", List.of());
+        }
+    }
+
     public static void write(Context ctx, int status, String message, List<FieldError> fields) {
+        ctx.attribute(WRITTEN, Boolean.TRUE);
         ctx.status(status).json(new ErrorBody(new Error(status, message, fields)));
     }
 }

@@ -33,7 +33,7 @@ public final class Views {
      *
      * @param warnings only on create and update: things AX accepted but that will not work yet
      */
-    public record TaskView(String name, int version, boolean paused, String triggerType, Instant nextFireAt,
+    public record TaskView(String taskName, int version, boolean paused, String triggerType, Instant nextFireAt,
                            Map<String, Object> definition, Instant createdAt, String createdBy, Instant updatedAt,
                            String updatedBy, @JsonInclude(JsonInclude.Include.NON_NULL) List<String> warnings) {
         public static TaskView of(TaskRow t) {

@@ -146,8 +146,16 @@ public final class ApiClient {
                 + " (is `ax server` running? set --server or AX_SERVER)", cause);
     }
 
-    /** An IOException's message is often null (ConnectException); its class name then says what happened. */
-    private static String describe(IOException e) {
+    /** An IOException's message is often null; then a cause's message, or its class name, says what happened. */
+    private String describe(IOException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+                return "unknown host " + base.getHost();
+            }
+        }
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused";
+        }
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {
             t = t.getCause();

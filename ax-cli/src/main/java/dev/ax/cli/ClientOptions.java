@@ -20,7 +20,7 @@ public final class ClientOptions {
     CommandSpec mixee;
 
     @Option(names = "--server", paramLabel = "URL", defaultValue = "${env:AX_SERVER:-" + DEFAULT_SERVER + "}",
-            description = "The AX server (default: $AX_SERVER, else ${DEFAULT-VALUE}).")
+            description = "The AX server (default: $AX_SERVER, else " + DEFAULT_SERVER + ").")
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",

@@ -5,6 +5,7 @@ import dev.ax.domain.run.InstanceState;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -66,7 +67,9 @@ final class InstanceCommand extends GroupCommand {
         if (i.hasNonNull("failureKind")) {
             details.add(i.get("failureKind").asText());
         }
-        if (i.hasNonNull("message") && !i.get("message").asText().isBlank()) {
+        // A success's message only repeats its exit code; a failure's says why.
+        boolean success = state(i).map(InstanceState::isSuccessful).orElse(false);
+        if (!success && i.hasNonNull("message") && !i.get("message").asText().isBlank()) {
             details.add(i.get("message").asText());
         }
         String took = duration(i);
@@ -93,6 +96,27 @@ final class InstanceCommand extends GroupCommand {
         } catch (DateTimeParseException e) {
             return Output.NONE;
         }
+    }
+
+    /** Events as a table; {@code withInstance} adds the instance column (a task's events span its runs). */
+    static void eventsTable(java.io.PrintWriter out, JsonNode page, boolean withInstance) {
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode e : items(page)) {
+            String move = !e.hasNonNull("to") ? Output.NONE
+                    : (e.hasNonNull("from") ? e.get("from").asText() + " " : "") + "-> " + e.get("to").asText();
+            String who = e.hasNonNull("actor") ? Output.text(e, "actor") : Output.text(e, "nodeId");
+            List<String> row = new ArrayList<>(List.of(Output.instant(e, "at", ChronoUnit.MILLIS), Output.text(e, "type"),
+                    move, Output.text(e, "attempt"), who, Output.text(e, "message")));
+            if (withInstance) {
+                row.add(1, Output.text(e, "instanceId"));
+            }
+            rows.add(row);
+        }
+        List<String> headers = new ArrayList<>(List.of("AT", "EVENT", "STATE", "ATTEMPT", "BY", "MESSAGE"));
+        if (withInstance) {
+            headers.add(1, "INSTANCE");
+        }
+        Output.table(out, headers, rows);
     }
 
     static String attempt(JsonNode i) {
@@ -180,16 +204,8 @@ final class InstanceCommand extends GroupCommand {
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
-            List<List<String>> rows = new ArrayList<>();
-            for (JsonNode e : items(page)) {
-                String move = e.hasNonNull("from") || e.hasNonNull("to")
-                        ? Output.text(e, "from") + " -> " + Output.text(e, "to") : Output.NONE;
-                String who = e.hasNonNull("actor") ? Output.text(e, "actor") : Output.text(e, "nodeId");
-                rows.add(List.of(Output.instant(e, "at"), Output.text(e, "type"), move, Output.text(e, "attempt"), who,
-                        Output.text(e, "message")));
-            }
-            Output.table(out(), List.of("AT", "EVENT", "STATE", "ATTEMPT", "BY", "MESSAGE"), rows);
-            moreHint(err(), page);
+            // Its "next" is a follow position (always set), not a sign of more pages: no hint.
+            eventsTable(out(), page, false);
             return ExitCodes.OK;
         }
     }

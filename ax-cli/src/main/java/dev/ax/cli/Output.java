@@ -78,12 +78,17 @@ public final class Output {
 
     /** An instant field to whole seconds ({@code 2026-11-29T18:00:00Z}); other text is shown as it came. */
     public static String instant(JsonNode node, String field) {
+        return instant(node, field, ChronoUnit.SECONDS);
+    }
+
+    /** An instant field truncated to {@code unit} (events of one run often share a second). */
+    public static String instant(JsonNode node, String field, ChronoUnit unit) {
         String s = text(node, field);
         if (s.equals(NONE)) {
             return s;
         }
         try {
-            return Instant.parse(s).truncatedTo(ChronoUnit.SECONDS).toString();
+            return Instant.parse(s).truncatedTo(unit).toString();
         } catch (DateTimeParseException e) {
             return s;
         }

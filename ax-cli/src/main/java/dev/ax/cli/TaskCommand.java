@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
 /** {@code ax task ...}: create, inspect and change tasks. */
 @Command(name = "task", mixinStandardHelpOptions = true, description = "Create, list, show, pause, resume and delete tasks.",
         subcommands = {TaskCommand.Apply.class, TaskCommand.ListTasks.class, TaskCommand.Show.class,
-                TaskCommand.Pause.class, TaskCommand.Resume.class, TaskCommand.Delete.class, TaskCommand.Versions.class})
+                TaskCommand.Pause.class, TaskCommand.Resume.class, TaskCommand.Delete.class, TaskCommand.Versions.class,
+                TaskCommand.Events.class})
 final class TaskCommand extends GroupCommand {
 
     static String path(String name) {
@@ -35,6 +36,11 @@ final class TaskCommand extends GroupCommand {
             return "fires only when triggered";
         }
         return "no next fire";
+    }
+
+    /** The API names it "name"; the definition and older drafts of the API say "taskName". */
+    static String name(JsonNode view) {
+        return Output.text(view, "taskName");
     }
 
     static String state(JsonNode view) {
@@ -70,7 +76,7 @@ final class TaskCommand extends GroupCommand {
             if (printedJson(view)) {
                 return ExitCodes.OK;
             }
-            out().println(verb + " " + Output.text(view, "taskName") + " v" + Output.text(view, "version") + ", "
+            out().println(verb + " " + name(view) + " v" + Output.text(view, "version") + ", "
                     + nextFire(view));
             return ExitCodes.OK;
         }
@@ -133,7 +139,7 @@ final class TaskCommand extends GroupCommand {
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode t : GroupCommand.items(page)) {
-                rows.add(List.of(Output.text(t, "taskName"), Output.text(t, "version"), state(t),
+                rows.add(List.of(name(t), Output.text(t, "version"), state(t),
                         Output.trigger(t.path("definition").path("trigger")), Output.instant(t, "nextFireAt")));
             }
             Output.table(out(), List.of("NAME", "VERSION", "STATE", "TRIGGER", "NEXT FIRE"), rows);
@@ -155,7 +161,7 @@ final class TaskCommand extends GroupCommand {
             }
             JsonNode def = t.path("definition");
             Output.fields(out(), List.of(
-                    new String[] {"name", Output.text(t, "taskName")},
+                    new String[] {"name", name(t)},
                     new String[] {"version", Output.text(t, "version")},
                     new String[] {"state", state(t)},
                     new String[] {"trigger", Output.trigger(def.path("trigger"))},
@@ -242,8 +248,9 @@ final class TaskCommand extends GroupCommand {
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode v : GroupCommand.items(page)) {
                 String at = v.has("at") ? Output.instant(v, "at") : Output.instant(v, "createdAt");
-                rows.add(List.of(Output.text(v, "version"), Output.text(v, "change"), Output.text(v, "actor"), at,
-                        diff(v.path("diff"))));
+                String change = Output.text(v, "change");
+                rows.add(List.of(Output.text(v, "version"), change, Output.text(v, "actor"), at,
+                        change.equals("CREATE") ? Output.NONE : diff(v.path("diff"))));
             }
             Output.table(out(), List.of("VERSION", "CHANGE", "ACTOR", "AT", "CHANGED"), rows);
             return ExitCodes.OK;
@@ -263,6 +270,28 @@ final class TaskCommand extends GroupCommand {
             }
             String shown = String.join(", ", paths.subList(0, Math.min(MAX_PATHS, paths.size())));
             return paths.size() > MAX_PATHS ? shown + " (+" + (paths.size() - MAX_PATHS) + ")" : shown;
+        }
+    }
+
+    @Command(name = "events", mixinStandardHelpOptions = true,
+            description = "Events of a task and its runs, newest first: fired, skipped, misfired, retried, alerted.")
+    static final class Events extends ClientCommand {
+        @Parameters(paramLabel = "NAME", description = "The task name.")
+        String name;
+        @Option(names = "--limit", paramLabel = "N", description = "At most N events (the server's default when absent).")
+        Integer limit;
+        @Option(names = "--cursor", paramLabel = "CURSOR", description = "Continue a previous listing.")
+        String cursor;
+
+        @Override
+        protected int run(ApiClient api) {
+            JsonNode page = api.get(ApiClient.query(path(name) + "/events", ApiClient.params("limit", limit, "cursor", cursor)));
+            if (printedJson(page)) {
+                return ExitCodes.OK;
+            }
+            InstanceCommand.eventsTable(out(), page, true);
+            GroupCommand.moreHint(err(), page);
+            return ExitCodes.OK;
         }
     }
 }

@@ -69,7 +69,14 @@ public final class Dispatcher {
         return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
     }
 
-    /** Claims work for the executor, waiting up to {@code waitMillis} for some to become due. */
+    /**
+     * Claims work for the executor, waiting up to {@code waitMillis} for some to become due.
+     *
+     * <p>Claims are made only at the start of a request. If work appears while the request waits,
+     * the answer is empty and the executor polls again at once: a client that died while waiting
+     * (SIGKILL, a cut network) is never handed a run it cannot receive, which would otherwise
+     * burn an attempt on a lease nobody holds.
+     */
     public List<WorkItem> poll(Poll p) throws InterruptedException {
         int max = Math.clamp(p.max(), 0, MAX_POLL);
         long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS)).toNanos();
@@ -78,15 +85,21 @@ public final class Dispatcher {
             ctx.store().executors().seen(tx, p.executorId());
             return null;
         });
+        List<WorkItem> items = claim(p.executorId(), p.groups(), max);
+        if (!items.isEmpty() || max == 0) {
+            return items;
+        }
         while (true) {
             long generation = ctx.signals().workGeneration();
-            List<WorkItem> items = claim(p.executorId(), p.groups(), max);
             long left = waitNanos - (System.nanoTime() - start);
-            if (!items.isEmpty() || left <= 0 || max == 0) {
-                return items;
+            if (left <= 0) {
+                return List.of();
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
+            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups()))) {
+                return List.of();
+            }
         }
     }
 

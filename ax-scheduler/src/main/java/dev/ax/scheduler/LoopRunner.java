@@ -24,6 +24,8 @@ public final class LoopRunner implements AutoCloseable {
         void await() throws InterruptedException;
     }
 
+    static final long ERROR_BACKOFF_MILLIS = 500;
+
     private final String name;
     private final Tick tick;
     private final Pause pause;
@@ -65,9 +67,23 @@ public final class LoopRunner implements AutoCloseable {
                 if (!stopping) {
                     LOG.warn("{} loop: interrupted unexpectedly; going on", name);
                 }
+            } catch (Throwable t) {
+                // Deciding how long to wait can fail too (the database is down): count it, back off, go on.
+                errors.incrementAndGet();
+                lastError.set(t);
+                LOG.error("{} loop: wait failed; going on", name, t);
+                backOff();
             }
         }
         LOG.debug("{} loop stopped", name);
+    }
+
+    private void backOff() {
+        try {
+            Thread.sleep(ERROR_BACKOFF_MILLIS);
+        } catch (InterruptedException e) {
+            // stopping, or woken early: either way the loop condition decides
+        }
     }
 
     /** A paused loop keeps its thread but skips ticks (an operator's or a test's switch). */

@@ -71,6 +71,13 @@ abstract class FiringContractTest {
     }
 
     @Test
+    void the_firing_loop_keeps_ticking_on_an_empty_database() {
+        node.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.firingLoop().ticks() >= 3);
+        assertThat(node.loopErrors()).isZero();
+    }
+
+    @Test
     void a_second_insert_for_the_same_slot_is_refused_by_the_unique_index() {
         node.tasks().create(task("daily", cron("0 2 * * *"), "true", null), "test");
         TaskRow t = taskRow("daily");

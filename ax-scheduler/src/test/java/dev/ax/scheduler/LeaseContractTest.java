@@ -50,7 +50,11 @@ abstract class LeaseContractTest {
 
     WorkItem claimOne(String executor) throws InterruptedException {
         dispatcher.register(new Register(executor, executor + "-s1", List.of("default"), "test", 1, "t", List.of()));
-        List<WorkItem> items = dispatcher.poll(new Poll(executor, List.of("default"), 1, 2000));
+        // Like a real executor: an empty answer means "ask again" (see Dispatcher.poll).
+        List<WorkItem> items = List.of();
+        for (int i = 0; i < 20 && items.isEmpty(); i++) {
+            items = dispatcher.poll(new Poll(executor, List.of("default"), 1, 500));
+        }
         assertThat(items).hasSize(1);
         return items.getFirst();
     }
@@ -132,7 +136,7 @@ abstract class LeaseContractTest {
         WorkItem a1 = claimOne("e1");
         dispatcher.complete(new Completion("e1", a1.ref(), false, FailureKind.EXIT_CODE, 3, null));
         assertThat(instance(id).state()).isEqualTo(InstanceState.RETRYING);
-        node.housekeeping().promoteRetries();
+        await().atMost(Duration.ofSeconds(5)).until(() -> node.housekeeping().promoteRetries() == 1);
         WorkItem a2 = claimOne("e1");
         assertThat(a2.attempt()).isEqualTo(2);
         dispatcher.complete(new Completion("e1", a2.ref(), false, FailureKind.EXIT_CODE, 3, null));

@@ -133,6 +133,16 @@ public final class InstanceStore {
                 InstanceStore::map, ids.toArray());
     }
 
+    /** True if a READY instance of one of the groups is due: a cheap look that claims nothing. */
+    public boolean readyExists(Tx tx, List<String> groups) {
+        if (groups.isEmpty()) {
+            return false;
+        }
+        String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
+                + " AND ready_at <= CURRENT_TIMESTAMP FETCH FIRST 1 ROWS ONLY", r -> 1, groups.toArray()).isPresent();
+    }
+
     /** Extends the leases that {@code executorId} still holds; returns the ones it no longer holds. */
     public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
         List<RunRef> lost = new ArrayList<>();

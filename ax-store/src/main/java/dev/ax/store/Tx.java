@@ -56,7 +56,8 @@ public final class Tx {
         if (rows.size() > 1) {
             throw new StoreException("expected at most one row, got " + rows.size() + " [" + sql + "]");
         }
-        return rows.stream().findFirst();
+        // A mapper may map a row to null (an aggregate over no rows): that is "no value", not an error.
+        return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.getFirst());
     }
 
     /** Runs an INSERT/UPDATE/DELETE and returns the row count; callers check it (zero = lost a race). */

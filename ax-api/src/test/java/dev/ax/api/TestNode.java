@@ -1,0 +1,46 @@
+package dev.ax.api;
+
+import dev.ax.domain.time.SystemClock;
+import dev.ax.scheduler.SchedulerConfig;
+import dev.ax.scheduler.SchedulerNode;
+import dev.ax.store.DatabaseClock;
+import dev.ax.store.DbConfig;
+import dev.ax.store.Store;
+import java.net.URI;
+
+/** A scheduler node with its API on a free port, and one token per role. No executor. */
+final class TestNode implements AutoCloseable {
+    static final String ADMIN = "admin-token";
+    static final String OPERATOR = "operator-token";
+    static final String VIEWER = "viewer-token";
+    static final String EXECUTOR = "executor-token";
+
+    final Store store;
+    final SchedulerNode node;
+    final ApiServer api;
+
+    TestNode(DbConfig db) {
+        store = Store.open(db);
+        store.tx(tx -> {
+            store.tokens().add(tx, "admin", ADMIN, "admin", "test");
+            store.tokens().add(tx, "olga", OPERATOR, "operator", "test");
+            store.tokens().add(tx, "vera", VIEWER, "viewer", "test");
+            store.tokens().add(tx, "exec-1", EXECUTOR, "executor", "test");
+            return null;
+        });
+        DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
+        node = new SchedulerNode("api-test", store, clock, SchedulerConfig.DEFAULT).start();
+        api = ApiServer.start(node, "127.0.0.1", 0);
+    }
+
+    ApiClient client(String token) {
+        return new ApiClient(URI.create("http://127.0.0.1:" + api.port()), token);
+    }
+
+    @Override
+    public void close() {
+        api.close();
+        node.close();
+        store.close();
+    }
+}

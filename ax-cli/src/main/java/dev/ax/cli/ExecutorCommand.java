@@ -1,0 +1,114 @@
+package dev.ax.cli;
+
+import dev.ax.executor.ExecutorAgent;
+import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.ExecutorConfig;
+import dev.ax.executor.HttpExecutorChannel;
+import dev.ax.executor.shell.ShellRunner;
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ax executor}: a process that pulls runs of some groups from a server and executes them. */
+@Command(name = "executor", mixinStandardHelpOptions = true,
+        description = {"Start an executor process that runs the work of some groups.",
+                "It polls the server for runs of its groups, runs them, streams their output and reports how they "
+                        + "ended, until stopped (Ctrl-C, SIGTERM). It needs no inbound port and no database access."})
+final class ExecutorCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--server", paramLabel = "URL", defaultValue = "${env:AX_SERVER:-" + ClientOptions.DEFAULT_SERVER + "}",
+            description = "The AX server (default: $AX_SERVER, else " + ClientOptions.DEFAULT_SERVER + ").")
+    String server;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",
+            description = "The executor token (default: $AX_TOKEN).")
+    String token;
+
+    @Option(names = {"-g", "--group"}, paramLabel = "GROUP", defaultValue = "default",
+            description = "An executor group whose runs this executor takes; repeatable (default: ${DEFAULT-VALUE}).")
+    List<String> groups;
+
+    @Option(names = "--id", paramLabel = "NAME",
+            description = "This executor's name, stable across restarts so the server can match its runs (default: the host name).")
+    String id;
+
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "" + ExecutorConfig.DEFAULT_CONCURRENCY,
+            description = "Runs executed at the same time (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--kill-grace", paramLabel = "SECONDS", defaultValue = "5",
+            description = "Seconds between SIGTERM and SIGKILL when a run is stopped or times out (default: ${DEFAULT-VALUE}).")
+    long killGraceSeconds;
+
+    @Override
+    public Integer call() {
+        if (token == null || token.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "an executor token is required: --token or AX_TOKEN");
+        }
+        URI uri;
+        try {
+            uri = URI.create(server.strip());
+            if (uri.getHost() == null) {
+                throw new IllegalArgumentException("no host");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--server must be a URL like " + ClientOptions.DEFAULT_SERVER
+                    + ", was '" + server + "'");
+        }
+        ExecutorConfig config;
+        try {
+            config = new ExecutorConfig(id != null ? id : hostName(), groups, concurrency,
+                    ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS, Duration.ofSeconds(killGraceSeconds), Version.get());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        HttpExecutorChannel channel = new HttpExecutorChannel(uri, token.strip());
+        ExecutorAgent agent = new ExecutorAgent(config, channel, new ShellRunner(config.killGrace()));
+        try {
+            agent.start();
+        } catch (ChannelException e) {
+            channel.close();
+            spec.commandLine().getErr().println("cannot register executor " + config.executorId() + " with " + uri + ": "
+                    + e.getMessage());
+            // An I/O cause means no answer at all; without one the server answered and said no (a refused token).
+            return e.getCause() instanceof java.io.IOException ? ExitCodes.UNREACHABLE : ExitCodes.REFUSED;
+        }
+        spec.commandLine().getOut().println("executor " + config.executorId() + " serving groups "
+                + String.join(", ", config.groups()) + " from " + uri + " (concurrency " + config.concurrency() + ")");
+        spec.commandLine().getOut().flush();
+        Shutdown.awaitSignal("executor", () -> {
+            agent.close();
+            channel.close();
+        });
+        return ExitCodes.OK;
+    }
+
+    /**
+     * The host name, which survives restarts (a pid would not). The kernel's name first: InetAddress may wait for DNS.
+     */
+    static String hostName() {
+        try {
+            java.nio.file.Path kernel = java.nio.file.Path.of("/proc/sys/kernel/hostname");
+            if (java.nio.file.Files.isReadable(kernel)) {
+                String name = java.nio.file.Files.readString(kernel).strip();
+                if (!name.isEmpty()) {
+                    return name;
+                }
+            }
+            return InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            String env = System.getenv("HOSTNAME");
+            return env == null || env.isBlank() ? "executor" : env;
+        }
+    }
+}

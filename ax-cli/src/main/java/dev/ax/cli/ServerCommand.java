@@ -1,0 +1,135 @@
+package dev.ax.cli;
+
+import dev.ax.server.AxServer;
+import dev.ax.server.ServerConfig;
+import dev.ax.store.DbConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ax server}: one server node, by default on an embedded H2 file with an in-process executor. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = {"Start a server node (API, scheduler, in-process executor).",
+                "It runs until stopped (Ctrl-C, SIGTERM). Without --db-url it keeps everything in an embedded database "
+                        + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work."})
+final class ServerCommand implements Callable<Integer> {
+    static final String POSTGRES_PREFIX = "jdbc:postgresql:";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + ServerConfig.DEFAULT_PORT,
+            description = "HTTP port for the API and the executors (0 = any free port; default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "ax-data",
+            description = "Where the embedded database and the admin token live, relative to the current directory "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--db-url", paramLabel = "URL",
+            description = "PostgreSQL instead of the embedded database, e.g. jdbc:postgresql://db:5432/ax.")
+    String dbUrl;
+
+    @Option(names = "--db-user", paramLabel = "USER", description = "PostgreSQL user.")
+    String dbUser;
+
+    @Option(names = "--db-password", paramLabel = "PASSWORD", defaultValue = "${env:AX_DB_PASSWORD}",
+            description = "PostgreSQL password (default: $AX_DB_PASSWORD; prefer the variable: options show in `ps`).")
+    String dbPassword;
+
+    @Option(names = "--db-pool-size", paramLabel = "N", defaultValue = "" + DbConfig.DEFAULT_POOL_SIZE,
+            description = "Database connections (default: ${DEFAULT-VALUE}).")
+    int dbPoolSize;
+
+    @Option(names = "--executor-groups", paramLabel = "GROUP", split = ",", defaultValue = "default",
+            description = "Groups served by the in-process executor, comma-separated (default: ${DEFAULT-VALUE}).")
+    List<String> executorGroups;
+
+    @Option(names = "--no-executor",
+            description = "Run no in-process executor: runs wait for `ax executor` processes to claim them.")
+    boolean noExecutor;
+
+    @Option(names = "--node-id", paramLabel = "ID",
+            description = "This node's name in events and logs (default: chosen by the server).")
+    String nodeId;
+
+    @Override
+    public Integer call() {
+        ServerConfig config = config();
+        AxServer server;
+        try {
+            server = AxServer.start(config);
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("cannot start the AX server: " + rootMessage(e));
+            return ExitCodes.REFUSED;
+        }
+        var out = spec.commandLine().getOut();
+        out.println("AX server ready at " + server.url());
+        out.println(tokenHint(server.adminTokenFile()));
+        out.println(config.executorGroups().isEmpty()
+                ? "no in-process executor: start `ax executor` processes to run work"
+                : "in-process executor serving groups " + String.join(", ", config.executorGroups()));
+        out.flush();
+        Shutdown.awaitSignal("server", server::close);
+        return ExitCodes.OK;
+    }
+
+    /** Where the admin token is, and how other ax commands get it; never the token itself (logs get copied). */
+    String tokenHint(Path file) {
+        if (file == null) {
+            return "admin token: the one in AX_ADMIN_TOKEN";
+        }
+        boolean found = file.toAbsolutePath().normalize().equals(ClientOptions.DEFAULT_TOKEN_FILE.toAbsolutePath().normalize());
+        return "admin token: in " + file + (found ? " (ax commands run from this directory find it)"
+                : " (for ax commands: export AX_TOKEN=$(cat " + file + "))");
+    }
+
+    ServerConfig config() {
+        var parsed = spec.commandLine().getParseResult();
+        if (noExecutor && parsed.hasMatchedOption("--executor-groups")) {
+            throw new ParameterException(spec.commandLine(), "--no-executor and --executor-groups contradict each other");
+        }
+        DbConfig db = null;
+        if (dbUrl != null) {
+            if (!dbUrl.startsWith(POSTGRES_PREFIX)) {
+                throw new ParameterException(spec.commandLine(), "--db-url must start with " + POSTGRES_PREFIX
+                        + " (was '" + dbUrl + "'); leave it out to use the embedded database in --data-dir");
+            }
+            db = validated(() -> new DbConfig(dbUrl, dbUser, dbPassword, dbPoolSize));
+        } else if (dbUser != null || parsed.hasMatchedOption("--db-password")) {
+            throw new ParameterException(spec.commandLine(), "--db-user and --db-password need --db-url");
+        }
+        DbConfig chosen = db;
+        List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
+        return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId, null, null));
+    }
+
+    /** A config record's own check (it names the field) becomes a usage error, exit 2. */
+    private <T> T validated(java.util.function.Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The top message and the root cause's: "cannot open the database: Connection refused". */
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String top = e.getMessage();
+        String bottom = root.getMessage();
+        if (top == null) {
+            return bottom != null ? bottom : root.getClass().getSimpleName();
+        }
+        return root == e || bottom == null || top.contains(bottom) ? top : top + ": " + bottom;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.ax.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** What the command line accepts and refuses, without a server. */
+class CommandLineTest {
+
+    @Test
+    void every_command_has_help_that_exits_0() {
+        List<List<String>> paths = new ArrayList<>();
+        collect(new CommandLine(new Main()), new ArrayList<>(), paths);
+        assertThat(paths).hasSizeGreaterThan(15);
+        for (List<String> path : paths) {
+            List<String> args = new ArrayList<>(path);
+            args.add("--help");
+            Cli.Result r = Cli.run(args.toArray(String[]::new));
+            assertThat(r.exitCode()).as(String.join(" ", args) + "\n" + r).isZero();
+            assertThat(r.out()).as(String.join(" ", args)).contains("Usage: ax");
+        }
+    }
+
+    private static void collect(CommandLine cmd, List<String> path, List<List<String>> into) {
+        into.add(List.copyOf(path));
+        cmd.getSubcommands().forEach((name, sub) -> {
+            if (!name.equals("help")) {
+                List<String> next = new ArrayList<>(path);
+                next.add(name);
+                collect(sub, next, into);
+            }
+        });
+    }
+
+    @Test
+    void version_names_ax() {
+        Cli.Result r = Cli.run("--version");
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).startsWith("ax ");
+    }
+
+    @Test
+    void a_bare_group_command_prints_its_usage_and_exits_2() {
+        Cli.Result r = Cli.run("task");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("apply").contains("list");
+    }
+
+    @Test
+    void unknown_commands_options_and_missing_arguments_exit_2() {
+        assertThat(Cli.run("frobnicate").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("task", "list", "--colour").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("trigger").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("trigger", "x", "--param", "no-equals-sign").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("task", "apply").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void a_server_url_that_is_not_http_exits_2() {
+        Cli.Result r = Cli.run("task", "list", "--server", "127.0.0.1:7070", "--token", "t");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("--server must be a URL");
+    }
+
+    @Test
+    void apply_of_a_missing_file_exits_2() {
+        Cli.Result r = Cli.run("task", "apply", "-f", "/nonexistent/task.json", "--server", "http://127.0.0.1:9", "--token", "t");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("no such file");
+    }
+
+    @Test
+    void server_refuses_a_db_url_that_is_not_postgresql_before_starting() {
+        Cli.Result r = Cli.run("server", "--db-url", "jdbc:mysql://db/ax");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("--db-url must start with jdbc:postgresql:");
+    }
+
+    @Test
+    void server_refuses_db_credentials_without_a_db_url_and_contradicting_executor_options() {
+        assertThat(Cli.run("server", "--db-user", "ax").err()).contains("need --db-url");
+        assertThat(Cli.run("server", "--no-executor", "--executor-groups", "etl").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("server", "--port", "70000").err()).contains("port must be between 0 and 65535");
+    }
+
+    @Test
+    void executor_needs_a_token_and_a_sane_concurrency() {
+        Cli.Result noToken = Cli.run("executor", "--server", "http://127.0.0.1:9", "--token", "");
+        assertThat(noToken.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(noToken.err()).contains("executor token is required");
+
+        Cli.Result zero = Cli.run("executor", "--token", "t", "--concurrency", "0");
+        assertThat(zero.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(zero.err()).contains("concurrency must be at least 1");
+    }
+
+    @Test
+    void executor_exits_3_when_the_server_cannot_be_reached() throws Exception {
+        int closedPort;
+        try (var s = new java.net.ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        Cli.Result r = Cli.run("executor", "--server", "http://127.0.0.1:" + closedPort, "--token", "t", "--id", "e1");
+
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.UNREACHABLE);
+        assertThat(r.err()).contains("cannot register executor e1");
+    }
+
+    @Test
+    void tables_align_columns_and_show_absent_values_as_a_dash() {
+        StringWriter sw = new StringWriter();
+        Output.table(new PrintWriter(sw, true), List.of("NAME", "NEXT"),
+                List.of(List.of("daily_report", "2026-11-29T18:00:00Z"), java.util.Arrays.asList("x", null)));
+
+        assertThat(sw.toString().lines().toList()).containsExactly(
+                "NAME          NEXT",
+                "daily_report  2026-11-29T18:00:00Z",
+                "x             -");
+    }
+}

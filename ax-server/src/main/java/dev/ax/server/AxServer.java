@@ -1,0 +1,190 @@
+package dev.ax.server;
+
+import dev.ax.api.ApiServer;
+import dev.ax.domain.time.SystemClock;
+import dev.ax.executor.ExecutorAgent;
+import dev.ax.executor.ExecutorConfig;
+import dev.ax.scheduler.SchedulerNode;
+import dev.ax.store.DatabaseClock;
+import dev.ax.store.DbConfig;
+import dev.ax.store.Store;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One AX server node: store, scheduler, HTTP API and, when groups are configured, an in-process
+ * executor that talks to the dispatcher through the same protocol a remote one uses.
+ */
+public final class AxServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AxServer.class);
+
+    private final Store store;
+    private final SchedulerNode node;
+    private final ApiServer api;
+    private final ExecutorAgent executor;
+    private final AdminToken.Bootstrap admin;
+    private boolean closed;
+
+    private AxServer(Store store, SchedulerNode node, ApiServer api, ExecutorAgent executor, AdminToken.Bootstrap admin) {
+        this.store = store;
+        this.node = node;
+        this.api = api;
+        this.executor = executor;
+        this.admin = admin;
+    }
+
+    /**
+     * Starts a node, or fails with a {@link StartupException} that says why (the database cannot
+     * be reached, its schema lacks a guarantee AX relies on, the port is taken), leaving nothing running.
+     */
+    public static AxServer start(ServerConfig cfg) {
+        createDataDir(cfg.dataDir());
+        DbConfig db = cfg.effectiveDb();
+        Store store;
+        try {
+            store = Store.open(db);
+        } catch (RuntimeException e) {
+            throw new StartupException("cannot start: database " + describe(db, cfg.dataDir()) + ": " + e.getMessage(), e);
+        }
+        SchedulerNode node = null;
+        ApiServer api = null;
+        ExecutorAgent executor = null;
+        try {
+            DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
+            String nodeId = cfg.nodeId() != null ? cfg.nodeId() : defaultNodeId();
+            AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
+            node = new SchedulerNode(nodeId, store, clock, cfg.scheduler()).start();
+            api = ApiServer.start(node, null, cfg.port());
+            if (!cfg.executorGroups().isEmpty()) {
+                executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()),
+                        new InProcessChannel(node.dispatcher()));
+                executor.start();
+            }
+            AxServer server = new AxServer(store, node, api, executor, admin);
+            log.info("AX listening on {} (database: {}), {}{}", server.url(), describe(db, cfg.dataDir()),
+                    admin.source(), executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
+            return server;
+        } catch (RuntimeException e) {
+            closeQuietly(api, executor, node, store);
+            throw e instanceof StartupException s ? s : new StartupException("cannot start: " + e.getMessage(), e);
+        }
+    }
+
+    public int port() {
+        return api.port();
+    }
+
+    /** The address a client on this machine uses (the API listens on every interface). */
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + port());
+    }
+
+    /** The admin token, when this node knows it (configured, or generated into the data dir); else null. */
+    public String adminToken() {
+        return admin.token();
+    }
+
+    /**
+     * The file holding the admin token, or null when it came from the configuration or the
+     * environment, or when tokens already existed and this data directory has no token file.
+     */
+    public Path adminTokenFile() {
+        return admin.file();
+    }
+
+    /**
+     * Where the admin token is, in words for a start-up message ("admin token in /srv/ax/admin.token",
+     * "admin token from AX_ADMIN_TOKEN", ...); never the token itself.
+     */
+    public String adminTokenSource() {
+        return admin.source();
+    }
+
+    public SchedulerNode node() {
+        return node;
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    /** Stops taking requests, then the executor (its runs' leases expire), then the loops, then the pool. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeQuietly(api, executor, node, store);
+        log.info("AX node {} stopped", node.context().nodeId());
+    }
+
+    private static void closeQuietly(AutoCloseable... parts) {
+        for (AutoCloseable part : parts) {
+            if (part == null) {
+                continue;
+            }
+            try {
+                part.close();
+            } catch (Exception e) {
+                log.warn("error while stopping {}: {}", part.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+
+    private static void createDataDir(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new StartupException("cannot create the data directory " + dir.toAbsolutePath() + ": " + e, e);
+        }
+    }
+
+    /** "H2 file ./ax-data" or "PostgreSQL host:5432/ax": where the data is, never the password. */
+    static String describe(DbConfig db, Path dataDir) {
+        String url = db.url();
+        if (url.startsWith("jdbc:h2:mem:")) {
+            return "H2 in-memory";
+        }
+        if (url.startsWith("jdbc:h2:")) {
+            return "H2 file " + dataDir;
+        }
+        if (url.startsWith("jdbc:postgresql://")) {
+            String rest = url.substring("jdbc:postgresql://".length());
+            int q = rest.indexOf('?');
+            return "PostgreSQL " + (q < 0 ? rest : rest.substring(0, q));
+        }
+        int q = url.indexOf('?');
+        return q < 0 ? url : url.substring(0, q);
+    }
+
+    /** host-pid: unique per process, readable in events ("fired by node build-01-4242"). */
+    static String defaultNodeId() {
+        return hostName() + "-" + ProcessHandle.current().pid();
+    }
+
+    private static String hostName() {
+        // The kernel's name first: InetAddress may wait for DNS, and start-up must stay fast.
+        try {
+            Path kernel = Path.of("/proc/sys/kernel/hostname");
+            if (Files.isReadable(kernel)) {
+                String name = Files.readString(kernel).strip();
+                if (!name.isEmpty()) {
+                    return name;
+                }
+            }
+        } catch (IOException e) {
+            // fall through
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "ax";
+        }
+    }
+}
