@@ -58,7 +58,7 @@ class ExecutorProcessKillTest {
         Path marker = dir.resolve("attempts");
         Files.createFile(marker);
         // The first attempt hangs (its executor will be killed); the second finishes at once.
-        String command = "echo $AX_ATTEMPT >> " + marker + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 60; fi; echo done-$AX_ATTEMPT";
+        String command = "echo $AX_ATTEMPT >> " + marker + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 20; fi; echo done-$AX_ATTEMPT";
         server.node().tasks().create(Map.of("taskName", "fragile", "trigger", Map.of("type", "event"),
                 "action", Map.of("type", "shell", "command", command),
                 "policy", Map.of("maxRetries", 1, "retryIntervalSeconds", 0)), "test");
@@ -67,11 +67,9 @@ class ExecutorProcessKillTest {
         long id = server.node().tasks().trigger("fragile", Map.of(), Cause.EVENT, "test");
         await().atMost(Duration.ofSeconds(30)).until(() -> instance(id).pid() != null);
         assertThat(instance(id).executorId()).isEqualTo("doomed");
-        long orphanGroup = instance(id).pid();
 
         doomed.destroyForcibly().waitFor(); // SIGKILL: no goodbye, no report
-        // The killed executor's shell keeps running as an orphan; stop it so it cannot write to the marker.
-        new ProcessBuilder("kill", "-KILL", "-" + orphanGroup).start().waitFor();
+        // The killed executor's shell lives on as an orphan until its sleep ends; it wrote its marker line already.
 
         executor("healthy");
         await().atMost(Duration.ofSeconds(60)).until(() -> instance(id).state().isTerminal());

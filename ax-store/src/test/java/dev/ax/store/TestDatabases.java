@@ -20,6 +20,12 @@ public final class TestDatabases {
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
     private static volatile String adminUrl;
     private static EmbeddedPostgres embedded;
+    private static final java.util.List<String> CREATED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static {
+        // Test databases live as long as the test JVM: a shared server should not fill up with them.
+        Runtime.getRuntime().addShutdownHook(new Thread(TestDatabases::dropCreated, "ax-test-db-cleanup"));
+    }
 
     private TestDatabases() {
     }
@@ -36,12 +42,26 @@ public final class TestDatabases {
         String name = "ax_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
+            CREATED.add(name);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a test database on " + admin + ": " + e.getMessage(), e);
         }
         String url = withDatabase(admin, name);
         url += (url.contains("?") ? "&" : "?") + "options=-c%20TimeZone%3DAsia/Kolkata";
         return new DbConfig(url, null, null, 10);
+    }
+
+    private static void dropCreated() {
+        if (CREATED.isEmpty() || adminUrl == null) {
+            return;
+        }
+        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+            for (String name : CREATED) {
+                s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            }
+        } catch (SQLException e) {
+            System.err.println("could not drop test databases " + CREATED + ": " + e.getMessage());
+        }
     }
 
     private static synchronized String adminUrl() {
