@@ -1,0 +1,8 @@
+package dev.ax.store;
+
+class PostgresStoreTest extends StoreContractTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.postgres();
+    }
+}

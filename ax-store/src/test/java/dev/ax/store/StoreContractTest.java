@@ -1,0 +1,148 @@
+package dev.ax.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.IllegalTransitionException;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The store's promises, the same on every database (H2 and PostgreSQL subclasses). */
+abstract class StoreContractTest {
+    Store store;
+    TaskRow task;
+
+    abstract DbConfig config();
+
+    @BeforeEach
+    void open() {
+        store = Store.open(config());
+        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "t", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        task = store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    long newInstance(String fireKey) {
+        return store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.EVENT, fireKey,
+                Instant.parse("2026-11-29T02:00:00Z"), Map.of("x", 1), InstanceState.READY, 1, "default", "test", "n1",
+                null, null, null))).orElseThrow();
+    }
+
+    InstanceRow row(long id) {
+        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    }
+
+    @Test
+    void a_move_applies_only_from_the_state_the_caller_saw() {
+        long id = newInstance("k1");
+        boolean first = store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.CANCELED)
+                .finished().event(EventType.CANCELED, "op", "n1", "by hand")));
+        boolean second = store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SKIPPED)
+                .event(EventType.SKIPPED, "op", "n1", "too late")));
+        assertThat(first).isTrue();
+        assertThat(second).isFalse();
+        assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(row(id).finishedAt()).isNotNull();
+        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+        assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CANCELED);
+    }
+
+    @Test
+    void a_move_outside_the_transition_table_is_refused_before_any_write() {
+        long id = newInstance("k1");
+        assertThatThrownBy(() -> store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SUCCESS))))
+                .isInstanceOf(IllegalTransitionException.class);
+        assertThat(row(id).state()).isEqualTo(InstanceState.READY);
+    }
+
+    @Test
+    void a_state_change_and_its_event_commit_or_roll_back_together() {
+        long id = newInstance("k1");
+        assertThatThrownBy(() -> store.tx(tx -> {
+            store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.CANCELED).event(EventType.CANCELED, "op", "n1", null));
+            throw new IllegalStateException("crash after the write");
+        })).isInstanceOf(IllegalStateException.class);
+        assertThat(row(id).state()).isEqualTo(InstanceState.READY);
+        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+        assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
+    }
+
+    @Test
+    void one_instance_per_task_and_fire_key() {
+        newInstance("2026-11-29T02:00:00Z");
+        Optional<Long> again = store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.CRON,
+                "2026-11-29T02:00:00Z", Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default",
+                "other-node", "n2", null, null, null)));
+        assertThat(again).isEmpty();
+    }
+
+    @Test
+    void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
+        long id = newInstance("k1");
+        List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        assertThat(claimed).singleElement().satisfies(r -> {
+            assertThat(r.id()).isEqualTo(id);
+            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(r.attempt()).isEqualTo(1);
+            assertThat(r.executorId()).isEqualTo("e1");
+            assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
+            assertThat(r.params()).containsEntry("x", 1);
+        });
+        List<InstanceRow> none = store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), 10, 30_000, "n1"));
+        assertThat(none).isEmpty();
+        boolean holds = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e1"));
+        boolean stranger = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e2"));
+        boolean stale = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 0), "e1"));
+        assertThat(holds).isTrue();
+        assertThat(stranger).isFalse();
+        assertThat(stale).isFalse();
+    }
+
+    @Test
+    void other_groups_do_not_see_the_run() {
+        newInstance("k1");
+        List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("gpu"), 10, 30_000, "n1"));
+        assertThat(claimed).isEmpty();
+    }
+
+    @Test
+    void timestamps_round_trip_whatever_the_session_zone() {
+        long id = newInstance("k1");
+        assertThat(row(id).scheduledAt()).isEqualTo(Instant.parse("2026-11-29T02:00:00Z"));
+    }
+
+    @Test
+    void the_schema_guard_refuses_a_schema_without_the_slot_index() {
+        store.tx(tx -> tx.update("ALTER TABLE ax_instance DROP CONSTRAINT ax_instance_slot_uq"));
+        assertThatThrownBy(() -> SchemaGuard.check(store.db()))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("ax_instance").hasMessageContaining("refusing to start");
+    }
+
+    @Test
+    void task_versions_keep_actor_and_diff() {
+        List<TaskVersionRow> versions = store.tx(tx -> store.tasks().versions(tx, "t", 10));
+        assertThat(versions).singleElement().satisfies(v -> {
+            assertThat(v.change()).isEqualTo("CREATE");
+            assertThat(v.actor()).isEqualTo("test");
+            assertThat(v.diff()).isNotEmpty();
+        });
+    }
+}
