@@ -92,7 +92,7 @@ public final class Dispatcher {
         while (true) {
             long generation = ctx.signals().workGeneration();
             long left = waitNanos - (System.nanoTime() - start);
-            if (left <= 0) {
+            if (left <= 0 || ctx.signals().isClosed()) {
                 return List.of();
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.

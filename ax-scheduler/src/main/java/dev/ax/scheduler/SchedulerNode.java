@@ -97,6 +97,7 @@ public final class SchedulerNode implements AutoCloseable {
 
     @Override
     public void close() {
+        ctx.signals().close();
         firingLoop.close();
         housekeepingLoop.close();
     }

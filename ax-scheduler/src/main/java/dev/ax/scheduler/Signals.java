@@ -12,6 +12,18 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Signals {
     private final Flag work = new Flag();
     private final Flag tasks = new Flag();
+    private volatile boolean closed;
+
+    /** The node is stopping: waiters return at once, so no long poll outlives the database pool. */
+    public void close() {
+        closed = true;
+        work.raise();
+        tasks.raise();
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
 
     public void workAvailable() {
         work.raise();
