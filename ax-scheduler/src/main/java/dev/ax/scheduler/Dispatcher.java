@@ -36,10 +36,10 @@ public final class Dispatcher {
     private final Definitions definitions;
     private final Outcomes outcomes;
 
-    public Dispatcher(NodeContext ctx, Definitions definitions) {
+    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes) {
         this.ctx = ctx;
         this.definitions = definitions;
-        this.outcomes = new Outcomes(ctx, definitions);
+        this.outcomes = outcomes;
     }
 
     private String actor(String executorId) {
@@ -105,23 +105,35 @@ public final class Dispatcher {
 
     List<WorkItem> claim(String executorId, List<String> groups, int max) {
         Store store = ctx.store();
+        List<InstanceRow> unrenderable = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
+        List<WorkItem> items;
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
-            return store.tx(tx -> {
+            items = store.tx(tx -> {
                 List<InstanceRow> claimed = store.instances().claim(tx, executorId, groups, max, ctx.config().leaseMillis(), ctx.nodeId());
-                List<WorkItem> items = new ArrayList<>(claimed.size());
+                List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {
                     try {
-                        items.add(WorkRenderer.render(run, definitions.at(tx, run.taskId(), run.taskVersion()), ctx.config().leaseMillis()));
+                        out.add(WorkRenderer.render(run, definitions.at(tx, run.taskId(), run.taskVersion()), ctx.config().leaseMillis()));
                     } catch (IllegalArgumentException e) {
-                        // A template that cannot be rendered would fail the same way on every attempt.
-                        outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, e.getMessage(), "server");
+                        unrenderable.add(run);
+                        reasons.add(e.getMessage());
                     }
                 }
-                return items;
+                return out;
             });
         } catch (Exception e) {
             throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
         }
+        // Failed outside the claim transaction: failing locks the task row, and no transaction
+        // may take a task lock while it holds instance locks (the one lock order is task first).
+        for (int i = 0; i < unrenderable.size(); i++) {
+            InstanceRow run = unrenderable.get(i);
+            String reason = reasons.get(i);
+            // A template that cannot be rendered would fail the same way on every attempt.
+            store.tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
+        }
+        return items;
     }
 
     /** Renews the leases the executor still holds; tells it which runs to abandon. */
@@ -193,15 +205,14 @@ public final class Dispatcher {
     /** Fails runs whose executor stopped heartbeating (invariant 5); returns how many. */
     public int reapExpiredLeases(int limit) {
         Store store = ctx.store();
-        return store.tx(tx -> {
-            int n = 0;
-            for (InstanceRow run : store.instances().lockExpiredLeases(tx, limit)) {
-                if (outcomes.fail(tx, run, run.executorId(), FailureKind.EXECUTOR_LOST, null,
-                        "lease of executor " + run.executorId() + " expired at " + run.leaseExpiresAt() + " (no heartbeat)", "scheduler")) {
-                    n++;
-                }
+        int n = 0;
+        for (InstanceRow run : store.tx(tx -> store.instances().expiredLeases(tx, limit))) {
+            // One transaction per run: each locks its task first; a run another node reaped meanwhile is fenced out.
+            if (store.tx(tx -> outcomes.fail(tx, run, run.executorId(), FailureKind.EXECUTOR_LOST, null,
+                    "lease of executor " + run.executorId() + " expired at " + run.leaseExpiresAt() + " (no heartbeat)", "scheduler"))) {
+                n++;
             }
-            return n;
-        });
+        }
+        return n;
     }
 }

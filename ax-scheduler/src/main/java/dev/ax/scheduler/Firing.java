@@ -40,9 +40,12 @@ public final class Firing {
     private final AtomicLong fired = new AtomicLong();
     private final AtomicLong duplicatesPrevented = new AtomicLong();
 
-    public Firing(NodeContext ctx, Definitions definitions) {
+    private final ConcurrencyGate gate;
+
+    Firing(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.definitions = definitions;
+        this.gate = gate;
     }
 
     /** Fires everything due now; returns the number of instances created. */
@@ -95,7 +98,7 @@ public final class Firing {
             String message = slot.late()
                     ? "missed slot " + slot.at() + " fired " + Duration.between(slot.at(), now).toSeconds() + "s late by misfire policy " + def.policy().misfire()
                     : null;
-            Optional<Long> id = store.instances().create(tx, new NewInstance(task.id(), task.name(), task.version(), cause,
+            Optional<Long> id = gate.admit(tx, task, new NewInstance(task.id(), task.name(), task.version(), cause,
                     fireKey(slot.at()), slot.at(), Map.of(), InstanceState.READY, def.policy().maxAttempts(), def.group(),
                     ctx.schedulerActor(), ctx.nodeId(), null, null, message));
             if (id.isPresent()) {

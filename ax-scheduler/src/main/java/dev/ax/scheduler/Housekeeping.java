@@ -16,15 +16,32 @@ public final class Housekeeping {
 
     private final NodeContext ctx;
     private final Dispatcher dispatcher;
+    private final ConcurrencyGate gate;
 
-    public Housekeeping(NodeContext ctx, Dispatcher dispatcher) {
+    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
+        this.gate = gate;
     }
 
     public void tick() {
         reapLeases();
         promoteRetries();
+        unblock();
+    }
+
+    /**
+     * A safety net for the concurrency gate: every task with waiting runs gets its free slots
+     * filled. Slots are normally filled in the transaction that frees them; this catches a run
+     * that ended by a path that did not (and makes a lost wake-up impossible to notice).
+     */
+    public int unblock() {
+        Store store = ctx.store();
+        int started = 0;
+        for (long taskId : store.tx(tx -> store.instances().tasksWithWaitingRuns(tx, BATCH))) {
+            started += store.tx(tx -> gate.release(tx, taskId));
+        }
+        return started;
     }
 
     public int reapLeases() {

@@ -8,8 +8,10 @@ import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.Tx;
+import dev.ax.store.TaskRow;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The end of an attempt: success, or a failure that the task's retry policy turns into another
@@ -19,24 +21,38 @@ import java.util.Map;
 final class Outcomes {
     private final NodeContext ctx;
     private final Definitions definitions;
+    private final ConcurrencyGate gate;
 
-    Outcomes(NodeContext ctx, Definitions definitions) {
+    Outcomes(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.definitions = definitions;
+        this.gate = gate;
     }
 
-    /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
+    /**
+     * Applies a success; false if the attempt no longer holds the lease (fenced out). The task
+     * row is locked first (the one lock order: task, then instances) so the freed slot can go
+     * to a waiting run in the same transaction.
+     */
     boolean succeed(Tx tx, InstanceRow run, String executorId, Integer exitCode, String message, String actor) {
-        return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
+        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
                 .fence(run.attempt(), executorId)
                 .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.MESSAGE, message).finished()
                 .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
+        if (moved) {
+            task.ifPresent(t -> gate.release(tx, t));
+        }
+        return moved;
     }
 
     /** Applies a failure, retrying if the policy says so; false if fenced out. */
     boolean fail(Tx tx, InstanceRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
+        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
         TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
-        RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode);
+        // Jitter drawn per failure; the decision itself stays a pure function of it.
+        RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode,
+                java.util.concurrent.ThreadLocalRandom.current().nextDouble());
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("failureKind", kind.name());
         if (exitCode != null) {
@@ -55,12 +71,16 @@ final class Outcomes {
                             ctx.nodeId(), what + "; " + decision.reason())
                     .data(data));
         }
-        return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
                 .fence(run.attempt(), executorId)
                 .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, what).finished()
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
+        if (moved) {
+            task.ifPresent(t -> gate.release(tx, t));
+        }
+        return moved;
     }
 
     private static String describe(FailureKind kind, Integer exitCode, String message) {

@@ -45,8 +45,12 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
         channels = Set.copyOf(channels);
     }
 
+    /**
+     * A third of the lease, and at most 2 s: the heartbeat is also how an executor learns that a
+     * run was terminated, so it bounds how long a terminated process keeps running.
+     */
     public long heartbeatMillis() {
-        return Math.max(250, leaseMillis / 3);
+        return Math.max(250, Math.min(leaseMillis / 3, 2000));
     }
 
     public SchedulerConfig withLeaseMillis(long lease) {

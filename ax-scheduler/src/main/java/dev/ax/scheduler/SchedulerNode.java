@@ -17,6 +17,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Housekeeping housekeeping;
     private final TaskService tasks;
+    private final RunService runs;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -24,10 +25,13 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config) {
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
         this.definitions = new Definitions(store.tasks());
-        this.firing = new Firing(ctx, definitions);
-        this.dispatcher = new Dispatcher(ctx, definitions);
-        this.housekeeping = new Housekeeping(ctx, dispatcher);
-        this.tasks = new TaskService(ctx, definitions);
+        ConcurrencyGate gate = new ConcurrencyGate(ctx);
+        Outcomes outcomes = new Outcomes(ctx, definitions, gate);
+        this.firing = new Firing(ctx, definitions, gate);
+        this.dispatcher = new Dispatcher(ctx, definitions, outcomes);
+        this.housekeeping = new Housekeeping(ctx, dispatcher, gate);
+        this.tasks = new TaskService(ctx, definitions, gate);
+        this.runs = new RunService(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -80,6 +84,10 @@ public final class SchedulerNode implements AutoCloseable {
 
     public TaskService tasks() {
         return tasks;
+    }
+
+    public RunService runs() {
+        return runs;
     }
 
     public Definitions definitions() {

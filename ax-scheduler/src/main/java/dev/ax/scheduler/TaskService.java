@@ -28,10 +28,12 @@ import java.util.UUID;
 public final class TaskService {
     private final NodeContext ctx;
     private final Definitions definitions;
+    private final ConcurrencyGate gate;
 
-    public TaskService(NodeContext ctx, Definitions definitions) {
+    TaskService(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.definitions = definitions;
+        this.gate = gate;
     }
 
     /** A stored task with the warnings its definition raised (e.g. an unconfigured alert channel). */
@@ -122,11 +124,11 @@ public final class TaskService {
     public long trigger(String name, Map<String, Object> params, Cause cause, String actor) {
         Store store = ctx.store();
         long id = store.tx(tx -> {
-            TaskRow task = store.tasks().find(tx, name).orElseThrow(() -> notFound(name));
+            TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
             TaskDefinition def = task.definition();
             Instant now = tx.now();
             checkParams(def, params, now);
-            return store.instances().create(tx, new NewInstance(task.id(), task.name(), task.version(), cause,
+            return gate.admit(tx, task, new NewInstance(task.id(), task.name(), task.version(), cause,
                     cause.wireName() + ":" + UUID.randomUUID(), now, params, InstanceState.READY, def.policy().maxAttempts(),
                     def.group(), actor, ctx.nodeId(), null, null, "triggered by " + actor)).orElseThrow();
         });

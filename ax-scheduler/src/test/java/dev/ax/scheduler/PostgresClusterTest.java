@@ -74,7 +74,7 @@ class PostgresClusterTest {
     void concurrent_claims_from_two_nodes_take_each_run_once() throws Exception {
         SchedulerNode a = TestNodes.node(storeA, "node-a");
         SchedulerNode b = TestNodes.node(storeB, "node-b");
-        a.tasks().create(task("burst", event(), "true", null), "test");
+        a.tasks().create(task("burst", event(), "true", Map.of("overflow", "ALLOW")), "test");
         for (int i = 0; i < 300; i++) {
             a.tasks().trigger("burst", Map.of(), Cause.EVENT, "test");
         }

@@ -47,6 +47,24 @@ public final class EventStore {
                 EventStore::map, taskId, type);
     }
 
+    /** How many events of each type a task has: the per-task counters (overlap-skipped, queue-dropped, …). */
+    public java.util.Map<EventType, Long> countByType(Tx tx, long taskId, java.util.Collection<EventType> types) {
+        java.util.Map<EventType, Long> counts = new java.util.EnumMap<>(EventType.class);
+        types.forEach(t -> counts.put(t, 0L));
+        if (types.isEmpty()) {
+            return counts;
+        }
+        String in = String.join(", ", java.util.Collections.nCopies(types.size(), "?"));
+        java.util.List<Object> args = new java.util.ArrayList<>();
+        args.add(taskId);
+        args.addAll(types);
+        tx.query("SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type", r -> {
+            counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
+            return null;
+        }, args.toArray());
+        return counts;
+    }
+
     private static String dataJson(Map<String, Object> data) {
         return data == null || data.isEmpty() ? null : Json.write(data);
     }

@@ -39,9 +39,10 @@ public final class InstanceStore {
         if (!Transitions.isInitial(n.state())) {
             throw new IllegalArgumentException("an instance cannot start in " + n.state());
         }
+        String finished = n.state().isTerminal() ? "CURRENT_TIMESTAMP" : "NULL";
         String sql = "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state,"
-                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, created_at, updated_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, created_at, updated_at, finished_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, " + finished + ")"
                 + tx.dialect().onSlotConflictDoNothing();
         Optional<Long> id = tx.insertUnlessDuplicate(sql, n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
                 n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
@@ -157,10 +158,45 @@ public final class InstanceStore {
         return lost;
     }
 
-    /** RUNNING instances whose lease ran out by the database's clock, locked for the reaper. */
-    public List<InstanceRow> lockExpiredLeases(Tx tx, int limit) {
+    /**
+     * RUNNING instances whose lease ran out by the database's clock. Not locked: the reaper fails
+     * each with a conditional, fenced move after locking its task (tasks before instances, the
+     * one lock order), and a node that loses the race simply changes nothing.
+     */
+    public List<InstanceRow> expiredLeases(Tx tx, int limit) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RUNNING' AND lease_expires_at < CURRENT_TIMESTAMP"
-                + " ORDER BY lease_expires_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(), InstanceStore::map, limit);
+                + " ORDER BY lease_expires_at LIMIT ?", InstanceStore::map, limit);
+    }
+
+    /** How many runs of a task hold a concurrency slot (READY, RUNNING, RETRYING, WAITING_APPROVAL) and how many wait (BLOCKED). */
+    public record Occupancy(int active, int waiting) {
+    }
+
+    public Occupancy occupancy(Tx tx, long taskId) {
+        int[] counts = new int[2];
+        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ?"
+                + " AND state IN ('READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') GROUP BY state", r -> {
+                    counts[r.str("state").equals("BLOCKED") ? 1 : 0] += r.integer("n");
+                    return null;
+                }, taskId);
+        return new Occupancy(counts[0], counts[1]);
+    }
+
+    /** The runs of a task in the given states, oldest first. */
+    public List<InstanceRow> ofTaskInStates(Tx tx, long taskId, List<InstanceState> states, int limit) {
+        String in = String.join(", ", Collections.nCopies(states.size(), "?"));
+        List<Object> args = new ArrayList<>();
+        args.add(taskId);
+        args.addAll(states);
+        args.add(limit);
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND state IN (" + in + ") ORDER BY id LIMIT ?",
+                InstanceStore::map, args.toArray());
+    }
+
+    /** Tasks that have runs waiting for a concurrency slot. */
+    public List<Long> tasksWithWaitingRuns(Tx tx, int limit) {
+        return tx.query("SELECT DISTINCT task_id FROM ax_instance WHERE state = 'BLOCKED' ORDER BY task_id LIMIT ?",
+                r -> r.lng("task_id"), limit);
     }
 
     /** RETRYING instances whose next attempt is due. */

@@ -27,6 +27,11 @@ public final class TaskStore {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ? FOR UPDATE", TaskStore::map, name);
     }
 
+    /** Locks a task row by id (the concurrency gate's serialisation point); empty if it was deleted. */
+    public Optional<TaskRow> lockById(Tx tx, long id) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ? FOR UPDATE", TaskStore::map, id);
+    }
+
     /** Tasks by name, after {@code afterName} (the page cursor), optionally only names containing {@code search}. */
     public List<TaskRow> list(Tx tx, String afterName, String search, int limit) {
         String like = search == null || search.isBlank() ? "%" : "%" + search.replace("%", "\\%").replace("_", "\\_") + "%";

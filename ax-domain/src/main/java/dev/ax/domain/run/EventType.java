@@ -8,6 +8,8 @@ public enum EventType {
     // instance life
     CREATED, CLAIMED, STARTED, SUCCEEDED, FAILED, RETRY_SCHEDULED, RETRY_READY,
     TIMED_OUT, EXECUTOR_LOST, CANCELED, TERMINATED, SKIPPED, REPORT_REFUSED, LOG_TRUNCATED,
+    // concurrency (policy.maxConcurrency / policy.overflow)
+    OVERLAP_SKIPPED, QUEUE_DROPPED, UNBLOCKED, REPLACED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // task life

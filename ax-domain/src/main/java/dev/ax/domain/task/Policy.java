@@ -9,6 +9,9 @@ import java.util.Map;
  *
  * @param timeoutSeconds {@code null} means no timeout
  * @param later          validated policy fields stored verbatim for features not built yet
+ * @param overflow       what a run does when {@code maxConcurrency} runs are active
+ * @param queueLimit     at most this many BLOCKED runs with {@code QUEUE}; {@code null} = no limit
+ * @param backoff        how the wait between attempts grows
  */
 public record Policy(
         int maxRetries,
@@ -19,20 +22,39 @@ public record Policy(
         RetryRules retryable,
         List<String> notifyOnFailure,
         String idempotencyKey,
-        Map<String, Object> later) {
+        Map<String, Object> later,
+        OverflowPolicy overflow,
+        Integer queueLimit,
+        RetryBackoff backoff) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
     public static final int DEFAULT_MAX_CONCURRENCY = 1;
 
+    public static final OverflowPolicy DEFAULT_OVERFLOW = OverflowPolicy.QUEUE;
+
     public static final Policy DEFAULT = new Policy(DEFAULT_MAX_RETRIES, DEFAULT_RETRY_INTERVAL_SECONDS, null,
             MisfirePolicy.FIRE_ONCE, DEFAULT_MAX_CONCURRENCY, RetryRules.ALL, List.of(), null, Map.of());
+
+    /** A policy with the default overflow and backoff. */
+    public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
+                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
+        this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
+                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED);
+    }
 
     public Policy {
         notifyOnFailure = notifyOnFailure == null ? List.of() : List.copyOf(notifyOnFailure);
         later = later == null ? Map.of() : Map.copyOf(later);
         misfire = misfire == null ? MisfirePolicy.FIRE_ONCE : misfire;
         retryable = retryable == null ? RetryRules.ALL : retryable;
+        overflow = overflow == null ? DEFAULT_OVERFLOW : overflow;
+        backoff = backoff == null ? RetryBackoff.FIXED : backoff;
+    }
+
+    /** True when a task may have any number of active runs. */
+    public boolean unlimited() {
+        return overflow == OverflowPolicy.ALLOW;
     }
 
     /** Attempts in all: the first one plus the retries. */

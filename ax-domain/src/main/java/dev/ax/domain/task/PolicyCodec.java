@@ -24,11 +24,12 @@ final class PolicyCodec {
      * lightly and kept verbatim in {@link Policy#later()} so that a definition written for a
      * newer AX survives a round trip through this one.
      */
-    static final List<String> LATER_FIELDS = List.of("approval", "onFailedActions", "overflow", "queueLimit", "sharding");
+    static final List<String> LATER_FIELDS = List.of("approval", "onFailedActions", "sharding");
     static final List<String> OVERFLOW_VALUES = List.of("QUEUE", "QUEUE_ONE", "SKIP", "REPLACE", "ALLOW");
 
     private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
-            "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey"), LATER_FIELDS);
+            "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
+            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter"), LATER_FIELDS);
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost");
 
     private PolicyCodec() {
@@ -56,6 +57,10 @@ final class PolicyCodec {
         if (idempotencyKey != null) {
             TaskDefinitionCodec.templates(in, idempotencyKey, "policy.idempotencyKey");
         }
+        OverflowPolicy overflow = overflow(in, p.get("overflow"), "policy.overflow");
+        // Integer, whatever number type came in, so the stored form is stable across round trips.
+        Integer queueLimit = in.int32(p.get("queueLimit"), "policy.queueLimit", 0, Integer.MAX_VALUE);
+        RetryBackoff backoff = backoff(in, p);
         Map<String, Object> later = later(in, p);
         return new Policy(
                 maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
@@ -66,7 +71,10 @@ final class PolicyCodec {
                 retryable,
                 notify,
                 idempotencyKey,
-                later);
+                later,
+                overflow,
+                queueLimit,
+                backoff);
     }
 
     static Map<String, Object> toJson(Policy policy) {
@@ -79,6 +87,11 @@ final class PolicyCodec {
         p.put("retryable", retryableJson(policy.retryable()));
         p.put("notifyOnFailure", new ArrayList<>(policy.notifyOnFailure()));
         p.put("idempotencyKey", policy.idempotencyKey());
+        p.put("overflow", policy.overflow().name());
+        p.put("queueLimit", policy.queueLimit());
+        p.put("retryBackoff", policy.backoff().exponential() ? "EXPONENTIAL" : "FIXED");
+        p.put("retryMaxIntervalSeconds", policy.backoff().maxIntervalSeconds());
+        p.put("retryJitter", policy.backoff().jitter());
         // Only the later fields that are set: they are not defaults AX applies, just kept text.
         for (String field : LATER_FIELDS) {
             if (policy.later().containsKey(field)) {
@@ -190,9 +203,6 @@ final class PolicyCodec {
             Object checked = switch (name) {
                 case "approval", "sharding" -> in.object(value, field);
                 case "onFailedActions" -> in.array(value, field);
-                case "overflow" -> overflow(in, value, field);
-                // Integer, whatever number type came in, so the stored form is stable across round trips.
-                case "queueLimit" -> in.int32(value, field, 0, Integer.MAX_VALUE);
                 default -> throw new IllegalStateException(name);
             };
             if (checked != null) {
@@ -203,18 +213,42 @@ final class PolicyCodec {
         return later;
     }
 
-    private static String overflow(JsonReader in, Object value, String field) {
+    private static OverflowPolicy overflow(JsonReader in, Object value, String field) {
         String s = in.string(value, field);
         if (s == null) {
-            return null;
+            return Policy.DEFAULT_OVERFLOW;
         }
         // Case-insensitive like misfire; stored upper-case so every spelling means one thing.
         String upper = s.strip().toUpperCase(Locale.ROOT);
         if (!OVERFLOW_VALUES.contains(upper)) {
             in.error(field, "must be one of " + String.join(", ", OVERFLOW_VALUES));
-            return null;
+            return Policy.DEFAULT_OVERFLOW;
         }
-        return upper;
+        return OverflowPolicy.valueOf(upper);
+    }
+
+    private static RetryBackoff backoff(JsonReader in, Map<String, Object> p) {
+        String kind = in.string(p.get("retryBackoff"), "policy.retryBackoff");
+        boolean exponential = false;
+        if (kind != null) {
+            switch (kind.strip().toUpperCase(Locale.ROOT)) {
+                case "FIXED" -> exponential = false;
+                case "EXPONENTIAL" -> exponential = true;
+                default -> in.error("policy.retryBackoff", "must be one of FIXED, EXPONENTIAL");
+            }
+        }
+        Long max = in.integer(p.get("retryMaxIntervalSeconds"), "policy.retryMaxIntervalSeconds", 1, MAX_RETRY_INTERVAL_SECONDS);
+        double jitter = 0;
+        Object j = p.get("retryJitter");
+        if (j != null) {
+            if (j instanceof Number n && !(j instanceof Double d && (d.isNaN() || d.isInfinite()))
+                    && n.doubleValue() >= 0 && n.doubleValue() <= 1) {
+                jitter = n.doubleValue();
+            } else {
+                in.error("policy.retryJitter", "must be a number between 0 and 1 (a fraction of the wait)");
+            }
+        }
+        return new RetryBackoff(exponential, max, jitter);
     }
 
     private static Set<String> union(Set<String> a, List<String> b) {

@@ -42,6 +42,20 @@ class RetryDecisionTest {
         assertThat(RetryDecision.decide(policy(3, rules), 1, FailureKind.EXIT_CODE, exit).retry()).isEqualTo(retry);
     }
 
+    @ParameterizedTest(name = "exponential from 10s capped at 60s: after attempt {0} wait {1}s")
+    @CsvSource({"1, 10", "2, 20", "3, 40", "4, 60", "10, 60", "200, 60"})
+    void exponential_backoff_doubles_up_to_the_cap(int attempt, long seconds) {
+        var backoff = new dev.ax.domain.task.RetryBackoff(true, 60L, 0);
+        assertThat(RetryDecision.delay(10, backoff, attempt, 0.5)).isEqualTo(Duration.ofSeconds(seconds));
+    }
+
+    @ParameterizedTest(name = "jitter 0.2 with draw {0} -> {1} ms")
+    @CsvSource({"0.0, 80000", "0.5, 100000", "0.999, 119960"})
+    void jitter_spreads_the_wait_by_the_fraction_either_way(double draw, long millis) {
+        var backoff = new dev.ax.domain.task.RetryBackoff(false, null, 0.2);
+        assertThat(RetryDecision.delay(100, backoff, 3, draw)).isEqualTo(Duration.ofMillis(millis));
+    }
+
     @ParameterizedTest
     @CsvSource({"EXIT_CODE", "TIMEOUT", "EXECUTOR_LOST"})
     void retryable_false_never_retries(FailureKind kind) {

@@ -123,6 +123,10 @@ class TaskDefinitionCodecErrorsTest {
                 broken("policy.onFailedActions", "{}", "policy.onFailedActions", "must be an array"),
                 broken("policy.overflow", "\"DROP\"", "policy.overflow", "QUEUE, QUEUE_ONE, SKIP, REPLACE, ALLOW"),
                 broken("policy.queueLimit", "-1", "policy.queueLimit", "0 or more"),
+                broken("policy.retryBackoff", "\"linear\"", "policy.retryBackoff", "FIXED, EXPONENTIAL"),
+                broken("policy.retryMaxIntervalSeconds", "0", "policy.retryMaxIntervalSeconds", "between 1 and 86400"),
+                broken("policy.retryJitter", "1.5", "policy.retryJitter", "between 0 and 1"),
+                broken("policy.retryJitter", "\"x\"", "policy.retryJitter", "between 0 and 1"),
                 broken("policy.sharding", "5", "policy.sharding", "must be an object"));
     }
 

@@ -53,7 +53,8 @@ class TaskDefinitionCodecRoundTripTest {
                         new Action.Shell("echo {{yesterday}}", Map.of("B", "2", "A", "1"), "/tmp", "default"),
                         new Policy(3, 15, 60L, MisfirePolicy.FIRE_ONCE, 2,
                                 new RetryRules(true, Set.of(2, 1), true, false), List.of("email"), null,
-                                Map.of("queueLimit", 5, "overflow", "QUEUE"))),
+                                Map.of("sharding", Map.of("shards", 2)), OverflowPolicy.QUEUE_ONE, 5,
+                                new RetryBackoff(true, 600L, 0.25))),
                 new TaskDefinition("utc-offset", null, null, new Trigger.Event(ZoneOffset.UTC),
                         new Action.Shell("x", null, null, null), Policy.DEFAULT),
                 new TaskDefinition("none", null, null, new Trigger.Interval(5, null, ZoneId.of("Asia/Kolkata")),
@@ -93,7 +94,9 @@ class TaskDefinitionCodecRoundTripTest {
                   "action": { "type": "shell", "command": "true", "env": { "A": "1", "B": "2" }, "workingDir": null,
                               "group": "default" },
                   "policy": { "maxRetries": 0, "retryIntervalSeconds": 60, "timeoutSeconds": null, "misfire": "FIRE_ONCE",
-                              "maxConcurrency": 1, "retryable": true, "notifyOnFailure": [], "idempotencyKey": null } }
+                              "maxConcurrency": 1, "retryable": true, "notifyOnFailure": [], "idempotencyKey": null,
+                              "overflow": "QUEUE", "queueLimit": null, "retryBackoff": "FIXED",
+                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0 } }
                 """)));
     }
 

@@ -76,8 +76,10 @@ class TaskDefinitionCodecTest {
                         new RetryRules(true, Set.of(), false, false)),
                 accepted("policy.idempotencyKey", "\"{{taskName}}-{{date}}\"", d -> d.policy().idempotencyKey(),
                         "{{taskName}}-{{date}}"),
-                accepted("policy.overflow", "\"queue_one\"", d -> d.policy().later(), Map.of("overflow", "QUEUE_ONE")),
-                accepted("policy.queueLimit", "0", d -> d.policy().later(), Map.of("queueLimit", 0)),
+                accepted("policy.overflow", "\"queue_one\"", d -> d.policy().overflow(), OverflowPolicy.QUEUE_ONE),
+                accepted("policy.queueLimit", "0", d -> d.policy().queueLimit(), 0),
+                accepted("policy.retryBackoff", "\"exponential\"", d -> d.policy().backoff().exponential(), true),
+                accepted("policy.retryJitter", "0.3", d -> d.policy().backoff().jitter(), 0.3),
                 accepted("policy", "{}", policy, Policy.DEFAULT));
     }
 
@@ -122,22 +124,19 @@ class TaskDefinitionCodecTest {
         Object json = Json.with(BASE, "policy", """
                 { "approval": { "approvers": ["alice", "bob"], "timeoutMinutes": 30, "note": null },
                   "onFailedActions": [ { "type": "trigger", "taskName": "cleanup" } ],
-                  "overflow": "QUEUE", "queueLimit": 10, "sharding": { "shards": 4 } }
+                  "sharding": { "shards": 4 } }
                 """);
 
         ParsedTask parsed = TaskDefinitionCodec.parse(json, Set.of());
 
         Map<String, Object> later = parsed.definition().policy().later();
-        assertThat(later).containsOnlyKeys("approval", "onFailedActions", "overflow", "queueLimit", "sharding");
+        assertThat(later).containsOnlyKeys("approval", "onFailedActions", "sharding");
         assertThat(later.get("approval")).isEqualTo(Json.parse(
                 "{ \"approvers\": [\"alice\", \"bob\"], \"timeoutMinutes\": 30, \"note\": null }"));
         assertThat(later.get("onFailedActions")).isEqualTo(List.of(Map.of("type", "trigger", "taskName", "cleanup")));
-        assertThat(later).containsEntry("overflow", "QUEUE").containsEntry("queueLimit", 10);
         assertThat(parsed.warnings()).containsExactly(
                 "policy.approval is stored; this version of AX does not act on it yet",
                 "policy.onFailedActions is stored; this version of AX does not act on it yet",
-                "policy.overflow is stored; this version of AX does not act on it yet",
-                "policy.queueLimit is stored; this version of AX does not act on it yet",
                 "policy.sharding is stored; this version of AX does not act on it yet");
     }
 

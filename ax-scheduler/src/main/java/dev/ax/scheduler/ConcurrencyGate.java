@@ -1,0 +1,131 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.policy.Overflow;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.Policy;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore.Occupancy;
+import dev.ax.store.Move;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Invariant 6: at most {@code maxConcurrency} active runs per task, whatever the number of
+ * nodes and executors. Every decision — admitting a new run, and filling a freed slot from the
+ * queue — is taken while holding the task's row lock, so two nodes never both see a free slot.
+ * Active runs are counted from the instance table (never a stored counter that could drift).
+ *
+ * <p>Lock order, everywhere: the task row first, then its instance rows.
+ */
+final class ConcurrencyGate {
+    static final List<InstanceState> ACTIVE = List.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING,
+            InstanceState.WAITING_APPROVAL);
+
+    private final NodeContext ctx;
+
+    ConcurrencyGate(NodeContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /**
+     * Creates a run of a task whose row the caller has locked, in the state the overflow
+     * policy decides. {@code run.state()} is ignored. Empty when the slot already has a run.
+     */
+    Optional<Long> admit(Tx tx, TaskRow task, NewInstance run) {
+        Store store = ctx.store();
+        Policy policy = task.definition().policy();
+        Occupancy now = store.instances().occupancy(tx, task.id());
+        Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
+        InstanceState state = switch (decision.admission()) {
+            case RUN, REPLACE_ACTIVE -> InstanceState.READY;
+            case QUEUE, QUEUE_REPLACING_WAITING -> InstanceState.BLOCKED;
+            case SKIP, DROP_QUEUE_FULL -> InstanceState.SKIPPED;
+        };
+        String message = run.message() == null ? decision.reason() : run.message() + "; " + decision.reason();
+        Optional<Long> id = store.instances().create(tx, withState(run, state, message));
+        if (id.isEmpty()) {
+            return id;
+        }
+        long newId = id.get();
+        switch (decision.admission()) {
+            case SKIP -> note(tx, newId, EventType.OVERLAP_SKIPPED, decision.reason());
+            case DROP_QUEUE_FULL -> note(tx, newId, EventType.QUEUE_DROPPED, decision.reason());
+            case QUEUE_REPLACING_WAITING -> dropWaiting(tx, task.id(), newId);
+            case REPLACE_ACTIVE -> replaceActive(tx, task.id(), newId);
+            case RUN -> { }
+            case QUEUE -> release(tx, task); // a slot may be free while older runs wait: they go first
+        }
+        return id;
+    }
+
+    /**
+     * Fills the free slots of a task whose row the caller has locked with its waiting runs,
+     * oldest first. Called whenever an active run ends; returns how many started.
+     */
+    int release(Tx tx, TaskRow task) {
+        Store store = ctx.store();
+        Policy policy = task.definition().policy();
+        Occupancy now = store.instances().occupancy(tx, task.id());
+        int free = policy.unlimited() ? now.waiting() : policy.maxConcurrency() - now.active();
+        if (free <= 0 || now.waiting() == 0) {
+            return 0;
+        }
+        int started = 0;
+        for (InstanceRow waiting : store.instances().ofTaskInStates(tx, task.id(), List.of(InstanceState.BLOCKED), free)) {
+            if (store.instances().move(tx, Move.of(waiting.id(), InstanceState.BLOCKED, InstanceState.READY)
+                    .set(Move.Column.READY_AT, Move.NOW)
+                    .event(EventType.UNBLOCKED, ctx.schedulerActor(), ctx.nodeId(),
+                            "a slot is free (" + now.active() + " of " + policy.maxConcurrency() + " active before)"))) {
+                started++;
+            }
+        }
+        if (started > 0) {
+            ctx.signals().workAvailable();
+        }
+        return started;
+    }
+
+    /** Locks the task and fills its free slots; for callers that do not hold the lock yet. */
+    int release(Tx tx, long taskId) {
+        return ctx.store().tasks().lockById(tx, taskId).map(t -> release(tx, t)).orElse(0);
+    }
+
+    private void dropWaiting(Tx tx, long taskId, long newId) {
+        for (InstanceRow older : ctx.store().instances().ofTaskInStates(tx, taskId, List.of(InstanceState.BLOCKED), Integer.MAX_VALUE)) {
+            if (older.id() != newId) {
+                ctx.store().instances().move(tx, Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED).finished()
+                        .event(EventType.QUEUE_DROPPED, ctx.schedulerActor(), ctx.nodeId(),
+                                "replaced in the queue by the newer run " + newId + " (overflow QUEUE_ONE)")
+                        .data(Map.of("replacedBy", newId)));
+            }
+        }
+    }
+
+    /** REPLACE: running runs are TERMINATED (their executors kill them at the next heartbeat), waiting ones CANCELED. */
+    private void replaceActive(Tx tx, long taskId, long newId) {
+        for (InstanceRow old : ctx.store().instances().ofTaskInStates(tx, taskId, ACTIVE, Integer.MAX_VALUE)) {
+            if (old.id() == newId) {
+                continue;
+            }
+            InstanceState to = old.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
+            ctx.store().instances().move(tx, Move.of(old.id(), old.state(), to).finished()
+                    .event(EventType.REPLACED, ctx.schedulerActor(), ctx.nodeId(), "replaced by the newer run " + newId + " (overflow REPLACE)")
+                    .data(Map.of("replacedBy", newId)));
+        }
+    }
+
+    private void note(Tx tx, long id, EventType type, String reason) {
+        ctx.store().events().appendForInstance(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
+    }
+
+    private static NewInstance withState(NewInstance n, InstanceState state, String message) {
+        return new NewInstance(n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(), n.scheduledAt(), n.params(), state,
+                n.maxAttempts(), n.group(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), message);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What operators do to runs: terminate, cancel, retry, re-run. Each is one transaction that
+ * locks the task first (the one lock order), changes state through the state machine and
+ * records who did it and why.
+ *
+ * <p>Terminal states are final (DESIGN invariant 4), so "retry a failed run" does not reopen it:
+ * it creates a new instance whose trigger chain points at the failed one, with the same task
+ * version and parameters. "Re-run" does the same with the task's current version.
+ */
+public final class RunService {
+    private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
+            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
+    private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+
+    private final NodeContext ctx;
+    private final ConcurrencyGate gate;
+
+    RunService(NodeContext ctx, ConcurrencyGate gate) {
+        this.ctx = ctx;
+        this.gate = gate;
+    }
+
+    /** Stops a RUNNING run: TERMINATED now; its executor kills the process tree at its next heartbeat. */
+    public InstanceRow terminate(long id, String actor, String reason) {
+        return change(id, (tx, run, task) -> {
+            if (run.state() != InstanceState.RUNNING) {
+                throw new ConflictException("instance " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
+                        + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
+            }
+            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
+                    .event(EventType.TERMINATED, actor, ctx.nodeId(), why("terminated by " + actor, reason));
+        });
+    }
+
+    /** Withdraws a run that has not finished and is not running. */
+    public InstanceRow cancel(long id, String actor, String reason) {
+        return change(id, (tx, run, task) -> {
+            if (!CANCELABLE.contains(run.state())) {
+                throw new ConflictException("instance " + id + " is " + run.state() + "; only a waiting run can be canceled"
+                        + (run.state() == InstanceState.RUNNING ? " (terminate it instead)" : ""));
+            }
+            return Move.of(id, run.state(), InstanceState.CANCELED).finished()
+                    .event(EventType.CANCELED, actor, ctx.nodeId(), why("canceled by " + actor, reason));
+        });
+    }
+
+    /** A new run of a failed, terminated or canceled one: same version, same parameters, chained to it. */
+    public long retry(long id, String actor) {
+        return again(id, actor, true);
+    }
+
+    /** A new run with the same parameters and the task's current version, chained to the old one. */
+    public long rerun(long id, String actor) {
+        return again(id, actor, false);
+    }
+
+    private long again(long id, String actor, boolean sameVersion) {
+        Store store = ctx.store();
+        long created = store.tx(tx -> {
+            InstanceRow old = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            if (sameVersion && !RETRYABLE.contains(old.state())) {
+                throw new ConflictException("instance " + id + " is " + old.state() + "; retry takes a FAILED, TERMINATED or CANCELED run"
+                        + (old.state().isTerminal() ? " (re-run it instead)" : ""));
+            }
+            if (!old.state().isTerminal()) {
+                throw new ConflictException("instance " + id + " is " + old.state() + "; it has not finished yet");
+            }
+            TaskRow task = store.tasks().lockById(tx, old.taskId())
+                    .orElseThrow(() -> new NotFoundException("task " + old.taskName() + " no longer exists"));
+            int version = sameVersion ? old.taskVersion() : task.version();
+            TaskDefinition def = sameVersion ? ctx.store().tasks().definitionAt(tx, old.taskId(), version).orElseThrow() : task.definition();
+            Cause cause = sameVersion ? Cause.RETRY : Cause.MANUAL;
+            long root = old.rootId() != null ? old.rootId() : old.id();
+            String what = (sameVersion ? "retry" : "re-run") + " of instance " + id + " by " + actor;
+            return gate.admit(tx, task, new NewInstance(task.id(), task.name(), version, cause, cause.wireName() + ":" + UUID.randomUUID(),
+                    tx.now(), old.params(), InstanceState.READY, def.policy().maxAttempts(), def.group(), actor, ctx.nodeId(),
+                    old.id(), root, what)).orElseThrow();
+        });
+        ctx.signals().workAvailable();
+        return created;
+    }
+
+    @FunctionalInterface
+    private interface Decide {
+        Move decide(Tx tx, InstanceRow run, TaskRow task);
+    }
+
+    private InstanceRow change(long id, Decide decide) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
+            // Re-read under the task lock: the run may have moved while we waited for it.
+            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            Move move = decide.decide(tx, run, task);
+            if (!store.instances().move(tx, move)) {
+                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+            }
+            if (task != null) {
+                gate.release(tx, task);
+            }
+            return store.instances().find(tx, id).orElseThrow();
+        });
+    }
+
+    private static String why(String what, String reason) {
+        return reason == null || reason.isBlank() ? what : what + ": " + reason;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2RunServiceTest extends RunServiceContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

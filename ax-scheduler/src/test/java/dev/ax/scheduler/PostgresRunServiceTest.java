@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class PostgresRunServiceTest extends RunServiceContractTest {
+    @Override
+    boolean postgres() {
+        return true;
+    }
+}
