@@ -17,17 +17,25 @@ public final class Housekeeping {
     private final NodeContext ctx;
     private final Dispatcher dispatcher;
     private final ConcurrencyGate gate;
+    private final FollowUps followUps;
 
-    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate) {
+    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
         this.gate = gate;
+        this.followUps = followUps;
     }
 
     public void tick() {
         reapLeases();
         promoteRetries();
         unblock();
+        followUps();
+    }
+
+    /** Carries out due failure follow-ups (compensation runs, pauses, webhooks); returns how many finished. */
+    public int followUps() {
+        return followUps.tick();
     }
 
     /**

@@ -22,11 +22,13 @@ final class Outcomes {
     private final NodeContext ctx;
     private final Definitions definitions;
     private final ConcurrencyGate gate;
+    private final FollowUps followUps;
 
-    Outcomes(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
+    Outcomes(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
         this.definitions = definitions;
         this.gate = gate;
+        this.followUps = followUps;
     }
 
     /**
@@ -78,6 +80,7 @@ final class Outcomes {
                         what + "; " + decision.reason())
                 .data(data));
         if (moved) {
+            followUps.enqueue(tx, run, def);
             task.ifPresent(t -> gate.release(tx, t));
         }
         return moved;

@@ -23,13 +23,18 @@ public final class SchedulerNode implements AutoCloseable {
     private volatile long tasksSeen;
 
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config) {
+        this(nodeId, store, clock, config, WebhookSender.NONE);
+    }
+
+    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks) {
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
         this.definitions = new Definitions(store.tasks());
         ConcurrencyGate gate = new ConcurrencyGate(ctx);
-        Outcomes outcomes = new Outcomes(ctx, definitions, gate);
+        FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
+        Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
         this.dispatcher = new Dispatcher(ctx, definitions, outcomes);
-        this.housekeeping = new Housekeeping(ctx, dispatcher, gate);
+        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);

@@ -58,7 +58,7 @@ public final class AxServer implements AutoCloseable {
             DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
             String nodeId = cfg.nodeId() != null ? cfg.nodeId() : defaultNodeId();
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
-            node = new SchedulerNode(nodeId, store, clock, cfg.scheduler()).start();
+            node = new SchedulerNode(nodeId, store, clock, cfg.scheduler(), new HttpWebhookSender()).start();
             api = ApiServer.start(node, null, cfg.port());
             if (!cfg.executorGroups().isEmpty()) {
                 executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()),

@@ -9,6 +9,7 @@ public final class Store implements AutoCloseable {
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
+    private final FollowUpStore followUps = new FollowUpStore();
 
     public Store(Database db) {
         this.db = db;
@@ -44,6 +45,10 @@ public final class Store implements AutoCloseable {
 
     public ExecutorStore executors() {
         return executors;
+    }
+
+    public FollowUpStore followUps() {
+        return followUps;
     }
 
     public TokenStore tokens() {

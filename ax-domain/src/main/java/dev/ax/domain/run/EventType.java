@@ -10,6 +10,8 @@ public enum EventType {
     TIMED_OUT, EXECUTOR_LOST, CANCELED, TERMINATED, SKIPPED, REPORT_REFUSED, LOG_TRUNCATED,
     // concurrency (policy.maxConcurrency / policy.overflow)
     OVERLAP_SKIPPED, QUEUE_DROPPED, UNBLOCKED, REPLACED,
+    // after a final failure (policy.onFailedActions)
+    FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // task life

@@ -12,6 +12,7 @@ import java.util.Map;
  * @param overflow       what a run does when {@code maxConcurrency} runs are active
  * @param queueLimit     at most this many BLOCKED runs with {@code QUEUE}; {@code null} = no limit
  * @param backoff        how the wait between attempts grows
+ * @param onFailed       what happens once a run has failed for good
  */
 public record Policy(
         int maxRetries,
@@ -25,7 +26,8 @@ public record Policy(
         Map<String, Object> later,
         OverflowPolicy overflow,
         Integer queueLimit,
-        RetryBackoff backoff) {
+        RetryBackoff backoff,
+        List<FollowUp> onFailed) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
@@ -40,7 +42,7 @@ public record Policy(
     public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
                   RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED);
+                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of());
     }
 
     public Policy {
@@ -50,6 +52,7 @@ public record Policy(
         retryable = retryable == null ? RetryRules.ALL : retryable;
         overflow = overflow == null ? DEFAULT_OVERFLOW : overflow;
         backoff = backoff == null ? RetryBackoff.FIXED : backoff;
+        onFailed = onFailed == null ? List.of() : List.copyOf(onFailed);
     }
 
     /** True when a task may have any number of active runs. */

@@ -10,6 +10,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -84,6 +85,12 @@ public final class TaskDefinitionCodec {
      * optional values as JSON null. Environment variables are sorted by name, because the model
      * keeps them in a map without order and the stored form should not change between saves.
      */
+    /** One follow-up as JSON, the way {@code policy.onFailedActions} spells it. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> followUpJson(FollowUp followUp) {
+        return (Map<String, Object>) FollowUpCodec.toJson(List.of(followUp)).getFirst();
+    }
+
     public static Map<String, Object> toJson(TaskDefinition def) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("taskName", def.taskName());

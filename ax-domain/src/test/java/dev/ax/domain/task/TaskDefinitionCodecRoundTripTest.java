@@ -44,7 +44,9 @@ class TaskDefinitionCodecRoundTripTest {
                 { "taskName": "later", "trigger": { "type": "event", "timezone": "America/New_York" },
                   "action": { "type": "shell", "command": "run" },
                   "policy": { "retryable": { "timeout": false }, "approval": { "approvers": ["ann"], "quorum": 1.5, "x": null },
-                              "onFailedActions": [ { "type": "trigger", "taskName": "cleanup" }, [], "s" ],
+                              "onFailedActions": [ { "type": "trigger", "taskName": "cleanup", "params": { "day": "{{date}}" } },
+                                                  { "type": "pause", "tasks": ["report", "export"] },
+                                                  { "type": "webhook", "url": "http://hooks.local/x", "headers": { "X-K": "v" } } ],
                               "overflow": "replace", "queueLimit": 2147483647, "sharding": {} } }
                 """).map(text -> TaskDefinitionCodec.parse(Json.parse(text), Set.of()).definition());
         Stream<TaskDefinition> built = Stream.of(
@@ -54,7 +56,8 @@ class TaskDefinitionCodecRoundTripTest {
                         new Policy(3, 15, 60L, MisfirePolicy.FIRE_ONCE, 2,
                                 new RetryRules(true, Set.of(2, 1), true, false), List.of("email"), null,
                                 Map.of("sharding", Map.of("shards", 2)), OverflowPolicy.QUEUE_ONE, 5,
-                                new RetryBackoff(true, 600L, 0.25))),
+                                new RetryBackoff(true, 600L, 0.25),
+                                List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))))),
                 new TaskDefinition("utc-offset", null, null, new Trigger.Event(ZoneOffset.UTC),
                         new Action.Shell("x", null, null, null), Policy.DEFAULT),
                 new TaskDefinition("none", null, null, new Trigger.Interval(5, null, ZoneId.of("Asia/Kolkata")),
@@ -96,7 +99,7 @@ class TaskDefinitionCodecRoundTripTest {
                   "policy": { "maxRetries": 0, "retryIntervalSeconds": 60, "timeoutSeconds": null, "misfire": "FIRE_ONCE",
                               "maxConcurrency": 1, "retryable": true, "notifyOnFailure": [], "idempotencyKey": null,
                               "overflow": "QUEUE", "queueLimit": null, "retryBackoff": "FIXED",
-                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0 } }
+                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0, "onFailedActions": [] } }
                 """)));
     }
 

@@ -123,20 +123,17 @@ class TaskDefinitionCodecTest {
     void fieldsForLaterVersionsAreStoredVerbatimWithAWarning() {
         Object json = Json.with(BASE, "policy", """
                 { "approval": { "approvers": ["alice", "bob"], "timeoutMinutes": 30, "note": null },
-                  "onFailedActions": [ { "type": "trigger", "taskName": "cleanup" } ],
                   "sharding": { "shards": 4 } }
                 """);
 
         ParsedTask parsed = TaskDefinitionCodec.parse(json, Set.of());
 
         Map<String, Object> later = parsed.definition().policy().later();
-        assertThat(later).containsOnlyKeys("approval", "onFailedActions", "sharding");
+        assertThat(later).containsOnlyKeys("approval", "sharding");
         assertThat(later.get("approval")).isEqualTo(Json.parse(
                 "{ \"approvers\": [\"alice\", \"bob\"], \"timeoutMinutes\": 30, \"note\": null }"));
-        assertThat(later.get("onFailedActions")).isEqualTo(List.of(Map.of("type", "trigger", "taskName", "cleanup")));
         assertThat(parsed.warnings()).containsExactly(
                 "policy.approval is stored; this version of AX does not act on it yet",
-                "policy.onFailedActions is stored; this version of AX does not act on it yet",
                 "policy.sharding is stored; this version of AX does not act on it yet");
     }
 

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2FollowUpTest extends FollowUpContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}
