@@ -3,6 +3,7 @@ package dev.ax.scheduler;
 import dev.ax.domain.policy.Overflow;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.Approval;
 import dev.ax.domain.task.Policy;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.Occupancy;
@@ -42,8 +43,9 @@ final class ConcurrencyGate {
         Policy policy = task.definition().policy();
         Occupancy now = store.instances().occupancy(tx, task.id());
         Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
+        Approval approval = policy.approval();
         InstanceState state = switch (decision.admission()) {
-            case RUN, REPLACE_ACTIVE -> InstanceState.READY;
+            case RUN, REPLACE_ACTIVE -> approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
             case QUEUE, QUEUE_REPLACING_WAITING -> InstanceState.BLOCKED;
             case SKIP, DROP_QUEUE_FULL -> InstanceState.SKIPPED;
         };
@@ -53,6 +55,9 @@ final class ConcurrencyGate {
             return id;
         }
         long newId = id.get();
+        if (state == InstanceState.WAITING_APPROVAL) {
+            Approvals.open(ctx, tx, newId, task, approval);
+        }
         switch (decision.admission()) {
             case SKIP -> note(tx, newId, EventType.OVERLAP_SKIPPED, decision.reason());
             case DROP_QUEUE_FULL -> note(tx, newId, EventType.QUEUE_DROPPED, decision.reason());
@@ -77,12 +82,17 @@ final class ConcurrencyGate {
             return 0;
         }
         int started = 0;
+        Approval approval = policy.approval();
+        InstanceState next = approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
         for (InstanceRow waiting : store.instances().ofTaskInStates(tx, task.id(), List.of(InstanceState.BLOCKED), free)) {
-            if (store.instances().move(tx, Move.of(waiting.id(), InstanceState.BLOCKED, InstanceState.READY)
+            if (store.instances().move(tx, Move.of(waiting.id(), InstanceState.BLOCKED, next)
                     .set(Move.Column.READY_AT, Move.NOW)
                     .event(EventType.UNBLOCKED, ctx.schedulerActor(), ctx.nodeId(),
                             "a slot is free (" + now.active() + " of " + policy.maxConcurrency() + " active before)"))) {
                 started++;
+                if (approval != null) {
+                    Approvals.open(ctx, tx, waiting.id(), task, approval);
+                }
             }
         }
         if (started > 0) {

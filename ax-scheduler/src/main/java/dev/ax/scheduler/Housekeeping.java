@@ -18,12 +18,19 @@ public final class Housekeeping {
     private final Dispatcher dispatcher;
     private final ConcurrencyGate gate;
     private final FollowUps followUps;
+    private final Approvals approvals;
 
-    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps) {
+    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
         this.gate = gate;
         this.followUps = followUps;
+        this.approvals = approvals;
+    }
+
+    /** Cancels approval requests nobody decided in time; returns how many. */
+    public int expireApprovals() {
+        return approvals.expire();
     }
 
     public void tick() {
@@ -31,6 +38,7 @@ public final class Housekeeping {
         promoteRetries();
         unblock();
         followUps();
+        expireApprovals();
     }
 
     /** Carries out due failure follow-ups (compensation runs, pauses, webhooks); returns how many finished. */

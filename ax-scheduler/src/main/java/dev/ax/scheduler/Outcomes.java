@@ -79,8 +79,10 @@ final class Outcomes {
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
-        if (moved) {
+        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW) {
             followUps.enqueue(tx, run, def);
+        }
+        if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
         }
         return moved;

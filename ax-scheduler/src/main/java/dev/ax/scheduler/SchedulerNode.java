@@ -18,6 +18,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final Housekeeping housekeeping;
     private final TaskService tasks;
     private final RunService runs;
+    private final Approvals approvals;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -34,7 +35,8 @@ public final class SchedulerNode implements AutoCloseable {
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
         this.dispatcher = new Dispatcher(ctx, definitions, outcomes);
-        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps);
+        this.approvals = new Approvals(ctx, gate);
+        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
@@ -89,6 +91,10 @@ public final class SchedulerNode implements AutoCloseable {
 
     public TaskService tasks() {
         return tasks;
+    }
+
+    public Approvals approvals() {
+        return approvals;
     }
 
     public RunService runs() {

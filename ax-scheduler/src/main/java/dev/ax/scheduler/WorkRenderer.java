@@ -21,7 +21,10 @@ final class WorkRenderer {
     static WorkItem render(InstanceRow run, TaskDefinition def, long leaseMillis) {
         TemplateContext tc = new TemplateContext(run.taskName(), run.scheduledAt(), def.trigger().timezone(), run.params(),
                 run.id(), run.attempt(), run.requestId());
-        return switch (def.action()) {
+        // A preview run executes the approval's preview action instead of the task's own.
+        Action action = run.cause() == dev.ax.domain.run.Cause.PREVIEW && def.policy().approval() != null
+                && def.policy().approval().preview() != null ? def.policy().approval().preview() : def.action();
+        return switch (action) {
             case Action.Shell shell -> {
                 Map<String, String> env = new LinkedHashMap<>();
                 shell.env().forEach((k, v) -> env.put(k, Templates.render(v, tc)));

@@ -14,13 +14,14 @@ import java.util.Map;
  * @param parentId   the instance that caused this one (retry of, re-run of, compensation for)
  * @param rootId     the first instance of the trigger chain
  * @param requestIdOverride the rendered idempotency key, when the task defines one
+ * @param approvalDeadline  when an undecided approval request expires
  */
 public record InstanceRow(long id, long taskId, String taskName, int taskVersion, Cause cause, String fireKey,
                           Instant scheduledAt, Map<String, Object> params, InstanceState state, int attempt,
                           int maxAttempts, String group, Instant readyAt, String executorId, Instant leaseExpiresAt,
                           Long pid, Integer exitCode, FailureKind failureKind, String message, String actor,
                           String nodeId, Long parentId, Long rootId, String requestIdOverride, Instant createdAt,
-                          Instant startedAt, Instant finishedAt, Instant updatedAt) {
+                          Instant startedAt, Instant finishedAt, Instant updatedAt, Instant approvalDeadline) {
 
     /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the instance across attempts. */
     public String requestId() {

@@ -23,7 +23,7 @@ import java.util.Optional;
 public final class InstanceStore {
     static final String COLUMNS = "id, task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state, attempt,"
             + " max_attempts, executor_group, ready_at, executor_id, lease_expires_at, pid, exit_code, failure_kind, message,"
-            + " actor, node_id, parent_id, root_id, request_id, created_at, started_at, finished_at, updated_at";
+            + " actor, node_id, parent_id, root_id, request_id, created_at, started_at, finished_at, updated_at, approval_deadline";
 
     private final EventStore events;
 
@@ -174,8 +174,9 @@ public final class InstanceStore {
 
     public Occupancy occupancy(Tx tx, long taskId) {
         int[] counts = new int[2];
+        // Preview runs (of an approval request) take no slot: they belong to a run that holds one.
         tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ?"
-                + " AND state IN ('READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') GROUP BY state", r -> {
+                + " AND state IN ('READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') AND cause <> 'PREVIEW' GROUP BY state", r -> {
                     counts[r.str("state").equals("BLOCKED") ? 1 : 0] += r.integer("n");
                     return null;
                 }, taskId);
@@ -191,6 +192,28 @@ public final class InstanceStore {
         args.add(limit);
         return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND state IN (" + in + ") ORDER BY id LIMIT ?",
                 InstanceStore::map, args.toArray());
+    }
+
+    /** Sets or clears when an approval request expires ({@code null} = never). */
+    public void setApprovalDeadline(Tx tx, long id, Long millisFromNow) {
+        if (millisFromNow == null) {
+            tx.update("UPDATE ax_instance SET approval_deadline = NULL WHERE id = ?", id);
+        } else {
+            tx.update("UPDATE ax_instance SET approval_deadline = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ?",
+                    millisFromNow, id);
+        }
+    }
+
+    /** Approval requests past their deadline by the database's clock. */
+    public List<InstanceRow> expiredApprovals(Tx tx, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'WAITING_APPROVAL'"
+                + " AND approval_deadline < CURRENT_TIMESTAMP ORDER BY approval_deadline LIMIT ?", InstanceStore::map, limit);
+    }
+
+    /** The preview run of an approval request, if it has one. */
+    public Optional<InstanceRow> previewOf(Tx tx, long instanceId) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE parent_id = ? AND cause = 'PREVIEW' ORDER BY id DESC",
+                InstanceStore::map, instanceId).stream().findFirst();
     }
 
     /** Tasks that have runs waiting for a concurrency slot. */
@@ -285,6 +308,6 @@ public final class InstanceStore {
                 r.instant("lease_expires_at"), r.nullableLong("pid"), r.nullableInt("exit_code"),
                 r.enumOf(FailureKind.class, "failure_kind"), r.str("message"), r.str("actor"), r.str("node_id"),
                 r.nullableLong("parent_id"), r.nullableLong("root_id"), r.str("request_id"), r.instant("created_at"),
-                r.instant("started_at"), r.instant("finished_at"), r.instant("updated_at"));
+                r.instant("started_at"), r.instant("finished_at"), r.instant("updated_at"), r.instant("approval_deadline"));
     }
 }

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** Why an instance exists. Written on the instance and at the root of its trigger chain. */
 public enum Cause {
-    CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION;
+    CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION,
+    /** Runs a task's approval preview action; its output goes with the approval request of its parent. */
+    PREVIEW;
 
     /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
     public boolean isScheduled() {

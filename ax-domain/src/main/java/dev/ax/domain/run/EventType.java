@@ -12,6 +12,8 @@ public enum EventType {
     OVERLAP_SKIPPED, QUEUE_DROPPED, UNBLOCKED, REPLACED,
     // after a final failure (policy.onFailedActions)
     FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
+    // approval gates (policy.approval)
+    APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // task life

@@ -22,7 +22,8 @@ public final class Transitions {
         // RUNNING -> WAITING_APPROVAL: a running job asks a person to confirm (seed §3.3).
         ALLOWED.put(RUNNING, EnumSet.of(SUCCESS, RETRYING, FAILED, TERMINATED, WAITING_APPROVAL));
         ALLOWED.put(RETRYING, EnumSet.of(READY, CANCELED));
-        ALLOWED.put(BLOCKED, EnumSet.of(READY, CANCELED, SKIPPED));
+        // BLOCKED -> WAITING_APPROVAL: a slot freed for a run that a person must approve first.
+        ALLOWED.put(BLOCKED, EnumSet.of(READY, WAITING_APPROVAL, CANCELED, SKIPPED));
         // WAITING_APPROVAL -> RUNNING: an approved mid-run request lets the same attempt go on.
         ALLOWED.put(WAITING_APPROVAL, EnumSet.of(READY, RUNNING, CANCELED));
         for (InstanceState s : InstanceState.values()) {

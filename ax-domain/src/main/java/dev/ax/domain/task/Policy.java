@@ -13,6 +13,7 @@ import java.util.Map;
  * @param queueLimit     at most this many BLOCKED runs with {@code QUEUE}; {@code null} = no limit
  * @param backoff        how the wait between attempts grows
  * @param onFailed       what happens once a run has failed for good
+ * @param approval       a person approves each run before it starts; {@code null} = no gate
  */
 public record Policy(
         int maxRetries,
@@ -27,7 +28,8 @@ public record Policy(
         OverflowPolicy overflow,
         Integer queueLimit,
         RetryBackoff backoff,
-        List<FollowUp> onFailed) {
+        List<FollowUp> onFailed,
+        Approval approval) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
@@ -42,7 +44,7 @@ public record Policy(
     public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
                   RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of());
+                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null);
     }
 
     public Policy {

@@ -24,12 +24,12 @@ final class PolicyCodec {
      * lightly and kept verbatim in {@link Policy#later()} so that a definition written for a
      * newer AX survives a round trip through this one.
      */
-    static final List<String> LATER_FIELDS = List.of("approval", "sharding");
+    static final List<String> LATER_FIELDS = List.of("sharding");
     static final List<String> OVERFLOW_VALUES = List.of("QUEUE", "QUEUE_ONE", "SKIP", "REPLACE", "ALLOW");
 
     private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
             "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
-            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions"), LATER_FIELDS);
+            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval"), LATER_FIELDS);
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost");
 
     private PolicyCodec() {
@@ -62,6 +62,7 @@ final class PolicyCodec {
         Integer queueLimit = in.int32(p.get("queueLimit"), "policy.queueLimit", 0, Integer.MAX_VALUE);
         RetryBackoff backoff = backoff(in, p);
         List<FollowUp> onFailed = FollowUpCodec.read(in, p.get("onFailedActions"));
+        Approval approval = ApprovalCodec.read(in, p.get("approval"));
         Map<String, Object> later = later(in, p);
         return new Policy(
                 maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
@@ -76,7 +77,8 @@ final class PolicyCodec {
                 overflow,
                 queueLimit,
                 backoff,
-                onFailed);
+                onFailed,
+                approval);
     }
 
     static Map<String, Object> toJson(Policy policy) {
@@ -95,6 +97,7 @@ final class PolicyCodec {
         p.put("retryMaxIntervalSeconds", policy.backoff().maxIntervalSeconds());
         p.put("retryJitter", policy.backoff().jitter());
         p.put("onFailedActions", FollowUpCodec.toJson(policy.onFailed()));
+        p.put("approval", ApprovalCodec.toJson(policy.approval()));
         // Only the later fields that are set: they are not defaults AX applies, just kept text.
         for (String field : LATER_FIELDS) {
             if (policy.later().containsKey(field)) {
@@ -204,7 +207,7 @@ final class PolicyCodec {
             }
             String field = path("policy", name);
             Object checked = switch (name) {
-                case "approval", "sharding" -> in.object(value, field);
+                case "sharding" -> in.object(value, field);
                 default -> throw new IllegalStateException(name);
             };
             if (checked != null) {

@@ -72,7 +72,7 @@ public final class TaskDefinitionCodec {
         String description = in.string(root.get("description"), "description");
         String owner = in.string(root.get("owner"), "owner");
         Trigger trigger = trigger(in, root.get("trigger"));
-        Action action = action(in, root.get("action"));
+        Action action = action(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
@@ -201,57 +201,57 @@ public final class TaskDefinitionCodec {
 
     // ---- action ----
 
-    private static Action action(JsonReader in, Object value) {
+    static Action action(JsonReader in, Object value, String field) {
         if (value == null) {
-            in.error("action", "is required");
+            in.error(field, "is required");
             return null;
         }
-        Map<String, Object> a = in.object(value, "action");
+        Map<String, Object> a = in.object(value, field);
         if (a == null) {
             return null;
         }
-        String type = in.string(in.required(a, "action", "type"), "action.type");
+        String type = in.string(in.required(a, field, "type"), field + ".type");
         if (type == null) {
             return null;
         }
         if (type.equals("shell")) {
-            return shell(in, a);
+            return shell(in, a, field);
         }
         if (LATER_ACTION_TYPES.contains(type)) {
-            in.error("action.type", "action type '" + type + "' is not available in this version of AX (shell only)");
+            in.error(field + ".type", "action type '" + type + "' is not available in this version of AX (shell only)");
         } else {
-            in.error("action.type", "unknown action type '" + type + "'; expected shell");
+            in.error(field + ".type", "unknown action type '" + type + "'; expected shell");
         }
         return null;
     }
 
-    private static Action.Shell shell(JsonReader in, Map<String, Object> a) {
-        in.rejectUnknown(a, "action", SHELL_FIELDS);
-        String command = in.nonBlank(in.required(a, "action", "command"), "action.command");
+    private static Action.Shell shell(JsonReader in, Map<String, Object> a, String field) {
+        in.rejectUnknown(a, field, SHELL_FIELDS);
+        String command = in.nonBlank(in.required(a, field, "command"), field + ".command");
         if (command != null) {
             if (command.getBytes(StandardCharsets.UTF_8).length > MAX_COMMAND_BYTES) {
-                in.error("action.command", "must be at most " + MAX_COMMAND_BYTES
+                in.error(field + ".command", "must be at most " + MAX_COMMAND_BYTES
                         + " bytes (64 KiB); put a longer script in a file and run that");
             }
-            templates(in, command, "action.command");
+            templates(in, command, field + ".command");
         }
-        Map<String, String> env = env(in, a.get("env"));
-        String workingDir = in.nonBlank(a.get("workingDir"), "action.workingDir");
+        Map<String, String> env = env(in, a.get("env"), field + ".env");
+        String workingDir = in.nonBlank(a.get("workingDir"), field + ".workingDir");
         if (workingDir != null) {
-            templates(in, workingDir, "action.workingDir");
+            templates(in, workingDir, field + ".workingDir");
         }
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), "action.group");
+        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
         return new Action.Shell(command, env, workingDir, group);
     }
 
-    private static Map<String, String> env(JsonReader in, Object value) {
-        Map<String, Object> raw = in.object(value, "action.env");
+    private static Map<String, String> env(JsonReader in, Object value, String envField) {
+        Map<String, Object> raw = in.object(value, envField);
         Map<String, String> env = new LinkedHashMap<>();
         if (raw == null) {
             return env;
         }
         raw.forEach((key, v) -> {
-            String field = path("action.env", key);
+            String field = path(envField, key);
             if (!ENV_NAME.matcher(key).matches()) {
                 in.error(field, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*");
             } else if (key.startsWith(RESERVED_ENV_PREFIX)) {
@@ -271,7 +271,7 @@ public final class TaskDefinitionCodec {
         return env;
     }
 
-    private static Map<String, Object> actionJson(Action action) {
+    static Map<String, Object> actionJson(Action action) {
         Map<String, Object> a = new LinkedHashMap<>();
         a.put("type", action.type());
         switch (action) {

@@ -17,7 +17,7 @@ class TransitionsTest {
             "READY, RUNNING", "READY, BLOCKED", "READY, WAITING_APPROVAL", "READY, CANCELED", "READY, SKIPPED",
             "RUNNING, SUCCESS", "RUNNING, RETRYING", "RUNNING, FAILED", "RUNNING, TERMINATED", "RUNNING, WAITING_APPROVAL",
             "RETRYING, READY", "RETRYING, CANCELED",
-            "BLOCKED, READY", "BLOCKED, CANCELED", "BLOCKED, SKIPPED",
+            "BLOCKED, READY", "BLOCKED, WAITING_APPROVAL", "BLOCKED, CANCELED", "BLOCKED, SKIPPED",
             "WAITING_APPROVAL, READY", "WAITING_APPROVAL, RUNNING", "WAITING_APPROVAL, CANCELED"})
     void the_moves_of_the_design_are_allowed(InstanceState from, InstanceState to) {
         assertThat(Transitions.isAllowed(from, to)).isTrue();

@@ -43,7 +43,8 @@ class TaskDefinitionCodecRoundTripTest {
                 """
                 { "taskName": "later", "trigger": { "type": "event", "timezone": "America/New_York" },
                   "action": { "type": "shell", "command": "run" },
-                  "policy": { "retryable": { "timeout": false }, "approval": { "approvers": ["ann"], "quorum": 1.5, "x": null },
+                  "policy": { "retryable": { "timeout": false }, "approval": { "approvers": ["ann", "operator"], "timeoutSeconds": 60, "fourEyes": true,
+                                                              "preview": { "type": "shell", "command": "wc -l {{date}}.csv" } },
                               "onFailedActions": [ { "type": "trigger", "taskName": "cleanup", "params": { "day": "{{date}}" } },
                                                   { "type": "pause", "tasks": ["report", "export"] },
                                                   { "type": "webhook", "url": "http://hooks.local/x", "headers": { "X-K": "v" } } ],
@@ -57,7 +58,8 @@ class TaskDefinitionCodecRoundTripTest {
                                 new RetryRules(true, Set.of(2, 1), true, false), List.of("email"), null,
                                 Map.of("sharding", Map.of("shards", 2)), OverflowPolicy.QUEUE_ONE, 5,
                                 new RetryBackoff(true, 600L, 0.25),
-                                List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))))),
+                                List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))),
+                                new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)))),
                 new TaskDefinition("utc-offset", null, null, new Trigger.Event(ZoneOffset.UTC),
                         new Action.Shell("x", null, null, null), Policy.DEFAULT),
                 new TaskDefinition("none", null, null, new Trigger.Interval(5, null, ZoneId.of("Asia/Kolkata")),
@@ -99,7 +101,7 @@ class TaskDefinitionCodecRoundTripTest {
                   "policy": { "maxRetries": 0, "retryIntervalSeconds": 60, "timeoutSeconds": null, "misfire": "FIRE_ONCE",
                               "maxConcurrency": 1, "retryable": true, "notifyOnFailure": [], "idempotencyKey": null,
                               "overflow": "QUEUE", "queueLimit": null, "retryBackoff": "FIXED",
-                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0, "onFailedActions": [] } }
+                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0, "onFailedActions": [], "approval": null } }
                 """)));
     }
 

@@ -122,30 +122,26 @@ class TaskDefinitionCodecTest {
     @Test
     void fieldsForLaterVersionsAreStoredVerbatimWithAWarning() {
         Object json = Json.with(BASE, "policy", """
-                { "approval": { "approvers": ["alice", "bob"], "timeoutMinutes": 30, "note": null },
-                  "sharding": { "shards": 4 } }
+                { "sharding": { "shards": 4, "note": null } }
                 """);
 
         ParsedTask parsed = TaskDefinitionCodec.parse(json, Set.of());
 
         Map<String, Object> later = parsed.definition().policy().later();
-        assertThat(later).containsOnlyKeys("approval", "sharding");
-        assertThat(later.get("approval")).isEqualTo(Json.parse(
-                "{ \"approvers\": [\"alice\", \"bob\"], \"timeoutMinutes\": 30, \"note\": null }"));
-        assertThat(parsed.warnings()).containsExactly(
-                "policy.approval is stored; this version of AX does not act on it yet",
-                "policy.sharding is stored; this version of AX does not act on it yet");
+        assertThat(later).containsOnlyKeys("sharding");
+        assertThat(later.get("sharding")).isEqualTo(Json.parse("{ \"shards\": 4, \"note\": null }"));
+        assertThat(parsed.warnings()).containsExactly("policy.sharding is stored; this version of AX does not act on it yet");
     }
 
     @Test
     void storedValuesDoNotChangeWhenTheCallerReusesItsTree() {
-        Map<String, Object> json = Json.with(BASE, "policy.approval", "{ \"approvers\": [\"alice\"] }");
+        Map<String, Object> json = Json.with(BASE, "policy.sharding", "{ \"owners\": [\"alice\"] }");
         TaskDefinition d = parse(json);
 
         @SuppressWarnings("unchecked")
-        Map<String, Object> approval = (Map<String, Object>) ((Map<String, Object>) json.get("policy")).get("approval");
-        approval.put("approvers", List.of("mallory"));
+        Map<String, Object> sharding = (Map<String, Object>) ((Map<String, Object>) json.get("policy")).get("sharding");
+        sharding.put("owners", List.of("mallory"));
 
-        assertThat(d.policy().later().get("approval")).isEqualTo(Map.of("approvers", List.of("alice")));
+        assertThat(d.policy().later().get("sharding")).isEqualTo(Map.of("owners", List.of("alice")));
     }
 }

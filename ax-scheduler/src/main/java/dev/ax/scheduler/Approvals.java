@@ -1,0 +1,126 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.Approval;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Approval gates (seed §3.3, "preview the affected rows, then a person confirms"). A run of a
+ * task with {@code policy.approval} waits in WAITING_APPROVAL; its preview action, if any, runs
+ * first as a child instance (cause {@code preview}) whose output goes with the request. Each
+ * decision — approve, reject, expiry — is a state change with an event naming who and why.
+ */
+public final class Approvals {
+    private final NodeContext ctx;
+    private final ConcurrencyGate gate;
+
+    Approvals(NodeContext ctx, ConcurrencyGate gate) {
+        this.ctx = ctx;
+        this.gate = gate;
+    }
+
+    /**
+     * Opens the request of a run that just entered WAITING_APPROVAL: deadline, event, preview
+     * run. Static so the concurrency gate can call it without a cycle between the two.
+     */
+    static void open(NodeContext ctx, Tx tx, long id, TaskRow task, Approval approval) {
+        Store store = ctx.store();
+        store.instances().setApprovalDeadline(tx, id, approval.timeoutSeconds() == null ? null : approval.timeoutSeconds() * 1000);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("approvers", approval.approvers().isEmpty() ? "any operator or admin" : approval.approvers());
+        data.put("fourEyes", approval.fourEyes());
+        String message = "waiting for approval by " + data.get("approvers")
+                + (approval.timeoutSeconds() == null ? "" : "; expires in " + approval.timeoutSeconds() + "s");
+        if (approval.preview() != null) {
+            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            TaskDefinition def = task.definition();
+            long preview = store.instances().create(tx, new NewInstance(task.id(), task.name(), run.taskVersion(), Cause.PREVIEW,
+                    "preview:" + id, run.scheduledAt(), run.params(), InstanceState.READY, 1, def.group(), ctx.schedulerActor(),
+                    ctx.nodeId(), id, run.rootId() != null ? run.rootId() : id, "preview for the approval of instance " + id)).orElseThrow();
+            data.put("previewInstanceId", preview);
+            message += "; preview runs as instance " + preview;
+            ctx.signals().workAvailable();
+        }
+        store.events().appendForInstance(tx, id, EventType.APPROVAL_REQUESTED, null, null, ctx.schedulerActor(), ctx.nodeId(), message, data);
+    }
+
+    /** An allowed person approves: the run becomes READY. */
+    public InstanceRow approve(long id, String actor, String role, String comment) {
+        return decide(id, actor, role, comment, true);
+    }
+
+    /** An allowed person rejects: the run is CANCELED and its slot freed. */
+    public InstanceRow reject(long id, String actor, String role, String comment) {
+        return decide(id, actor, role, comment, false);
+    }
+
+    private InstanceRow decide(long id, String actor, String role, String comment, boolean approve) {
+        Store store = ctx.store();
+        InstanceRow decided = store.tx(tx -> {
+            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
+            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            if (run.state() != InstanceState.WAITING_APPROVAL) {
+                throw new ConflictException("instance " + id + " is " + run.state() + "; it is not waiting for approval");
+            }
+            Approval approval = ctx.store().tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow().policy().approval();
+            if (approval != null && !approval.allows(actor, role)) {
+                throw new ForbiddenException(actor + " (" + role + ") may not decide on instance " + id + "; approvers: "
+                        + (approval.approvers().isEmpty() ? "any operator or admin" : String.join(", ", approval.approvers())));
+            }
+            if (approval != null && approval.fourEyes() && actor.equals(run.actor())) {
+                throw new ForbiddenException("four-eyes rule: " + actor + " triggered instance " + id + " and may not decide on it");
+            }
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("comment", comment == null ? "" : comment);
+            String message = (approve ? "approved by " : "rejected by ") + actor + (comment == null || comment.isBlank() ? "" : ": " + comment);
+            Move move = approve
+                    ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY).set(Move.Column.READY_AT, Move.NOW)
+                    .event(EventType.APPROVED, actor, ctx.nodeId(), message).data(data)
+                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.CANCELED).finished()
+                    .event(EventType.REJECTED, actor, ctx.nodeId(), message).data(data);
+            if (!store.instances().move(tx, move)) {
+                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+            }
+            store.instances().setApprovalDeadline(tx, id, null);
+            if (!approve && task != null) {
+                gate.release(tx, task);
+            }
+            return store.instances().find(tx, id).orElseThrow();
+        });
+        if (approve) {
+            ctx.signals().workAvailable();
+        }
+        return decided;
+    }
+
+    /** Cancels requests nobody decided in time; returns how many. */
+    int expire() {
+        Store store = ctx.store();
+        int n = 0;
+        for (InstanceRow run : store.tx(tx -> store.instances().expiredApprovals(tx, Housekeeping.BATCH))) {
+            boolean expired = store.tx(tx -> {
+                TaskRow task = store.tasks().lockById(tx, run.taskId()).orElse(null);
+                boolean moved = store.instances().move(tx, Move.of(run.id(), InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
+                        .finished().event(EventType.APPROVAL_EXPIRED, ctx.schedulerActor(), ctx.nodeId(),
+                                "nobody approved before " + run.approvalDeadline()));
+                if (moved && task != null) {
+                    gate.release(tx, task);
+                }
+                return moved;
+            });
+            n += expired ? 1 : 0;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2ApprovalTest extends ApprovalContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}
