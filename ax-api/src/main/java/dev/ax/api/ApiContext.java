@@ -2,6 +2,7 @@ package dev.ax.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.scheduler.Dispatcher;
+import dev.ax.scheduler.RunService;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.scheduler.TaskService;
 import dev.ax.store.Store;
@@ -14,6 +15,10 @@ public record ApiContext(SchedulerNode node, ObjectMapper json) {
 
     public TaskService tasks() {
         return node.tasks();
+    }
+
+    public RunService runs() {
+        return node.runs();
     }
 
     public Dispatcher dispatcher() {

@@ -58,6 +58,12 @@ public final class Auth {
         return p == null ? Principal.ANONYMOUS.name() : p.name();
     }
 
+    /** The role of the current request's token ({@code viewer}, {@code operator}, {@code admin}, …). */
+    public static String role(Context ctx) {
+        Principal p = ctx.attribute(PRINCIPAL);
+        return p == null ? null : p.role().wireName();
+    }
+
     private Optional<Principal> lookup(String token) {
         String hash = TokenStore.hash(token);
         long now = System.nanoTime();

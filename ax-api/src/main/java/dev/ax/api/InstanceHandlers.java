@@ -5,7 +5,9 @@ import dev.ax.api.Views.EventView;
 import dev.ax.api.Views.InstanceView;
 import dev.ax.api.Views.LogView;
 import dev.ax.api.Views.Page;
+import dev.ax.api.Views.Repeated;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
@@ -18,8 +20,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
-/** Runs: lists, one run with its trigger chain and why it waits, its events and its output. */
+/**
+ * Runs: lists, one run with its trigger chain and why it waits, its events and its output; and
+ * what an operator does to a run (terminate, cancel, retry, re-run), which {@code RunService} decides.
+ */
 final class InstanceHandlers {
     private static final int DEFAULT_LIMIT = 50;
     /** A trigger chain longer than this is cut (a cycle would be a bug; a very long chain is unreadable anyway). */
@@ -52,6 +58,46 @@ final class InstanceHandlers {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
         ctx.json(store.tx(tx -> new Explainer(tx).view(find(tx, id))));
+    }
+
+    /** {@code POST /api/instances/{id}/terminate}, body {@code {"reason":"..."}} or none. */
+    void terminate(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        String reason = reason(ctx);
+        ctx.json(view(api.runs().terminate(id, Auth.actor(ctx), reason)));
+    }
+
+    /** {@code POST /api/instances/{id}/cancel}, body {@code {"reason":"..."}} or none. */
+    void cancel(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        String reason = reason(ctx);
+        ctx.json(view(api.runs().cancel(id, Auth.actor(ctx), reason)));
+    }
+
+    void retry(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        created(ctx, api.runs().retry(id, Auth.actor(ctx)), id);
+    }
+
+    void rerun(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        created(ctx, api.runs().rerun(id, Auth.actor(ctx)), id);
+    }
+
+    private static void created(Context ctx, long newId, long parentId) {
+        ctx.status(201).header("Location", "/api/instances/" + newId).json(new Repeated(newId, parentId));
+    }
+
+    private String reason(Context ctx) {
+        Object reason = Bodies.object(ctx, api.json()).get("reason");
+        if (reason != null && !(reason instanceof String)) {
+            throw new ValidationException("reason", "must be a string: why the run is stopped, for its events");
+        }
+        return (String) reason;
+    }
+
+    private InstanceView view(InstanceRow row) {
+        return api.store().tx(tx -> new Explainer(tx).view(row));
     }
 
     /** Oldest first; {@code next} is the id to pass as {@code after} to follow a run as it goes. */
@@ -116,6 +162,7 @@ final class InstanceHandlers {
         private final Tx tx;
         private final Instant now;
         private final Map<String, Boolean> groupOnline = new HashMap<>();
+        private final Map<Long, Optional<Integer>> maxConcurrency = new HashMap<>();
 
         Explainer(Tx tx) {
             this.tx = tx;
@@ -153,7 +200,10 @@ final class InstanceHandlers {
                     yield i.readyAt() != null && i.readyAt().isAfter(now) ? "due at " + i.readyAt() : null;
                 }
                 case RETRYING -> "next attempt at " + i.readyAt();
-                case BLOCKED -> "held back by the task's concurrency limit";
+                case BLOCKED -> maxConcurrency.computeIfAbsent(i.taskId(), id -> api.store().tasks().findById(tx, id)
+                                .map(t -> t.definition().policy().maxConcurrency()))
+                        .map(n -> "waiting for a concurrency slot (maxConcurrency " + n + ")")
+                        .orElse("waiting for a concurrency slot");
                 case WAITING_APPROVAL -> "waiting for a person to approve";
                 default -> null;
             };

@@ -23,6 +23,7 @@ public final class Routes {
         InstanceHandlers i = new InstanceHandlers(api);
         SystemHandlers s = new SystemHandlers(api);
         ExecutorHandlers e = new ExecutorHandlers(api);
+        ApprovalHandlers a = new ApprovalHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
                 get("/api/openapi.json", PUBLIC, "This API as an OpenAPI 3.1 document", s::openApi),
@@ -46,6 +47,14 @@ public final class Routes {
                 get("/api/instances/{id}", VIEWER, "One run, with its trigger chain and why it waits", i::get),
                 get("/api/instances/{id}/events", VIEWER, "A run's events, oldest first", i::events),
                 get("/api/instances/{id}/log", VIEWER, "A run's output", i::log),
+                post("/api/instances/{id}/terminate", OPERATOR, "Stop a RUNNING run; its process tree is killed", i::terminate),
+                post("/api/instances/{id}/cancel", OPERATOR, "Withdraw a run that has not started or waits to retry", i::cancel),
+                post("/api/instances/{id}/retry", OPERATOR, "Run a failed, terminated or canceled run again, as it was", i::retry),
+                post("/api/instances/{id}/rerun", OPERATOR, "Run a finished run again with the task's current version", i::rerun),
+                get("/api/instances/{id}/approval", VIEWER, "A run's approval request: who may decide, deadline, preview output", a::get),
+                post("/api/instances/{id}/approve", VIEWER, "Approve a run waiting for approval (the task's approvers decide who may)", a::approve),
+                post("/api/instances/{id}/reject", VIEWER, "Reject a run waiting for approval; it is canceled", a::reject),
+                post("/api/instances/{id}/approval-request", OPERATOR, "A running job asks a person to confirm before it goes on", a::request),
 
                 post("/api/executor/register", EXECUTOR, "Executor protocol: (re)register", e::register),
                 post("/api/executor/poll", EXECUTOR, "Executor protocol: long-poll for work", e::poll),

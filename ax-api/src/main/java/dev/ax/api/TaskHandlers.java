@@ -1,5 +1,6 @@
 package dev.ax.api;
 
+import dev.ax.api.Views.Counters;
 import dev.ax.api.Views.EventView;
 import dev.ax.api.Views.Page;
 import dev.ax.api.Views.TaskView;
@@ -13,6 +14,7 @@ import dev.ax.store.EventRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
+import dev.ax.store.Tx;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +46,14 @@ final class TaskHandlers {
                 more ? Cursor.ofName(page.getLast().name()) : null));
     }
 
+    /** The only answer with the counters: they cost a query, which a list would pay per task. */
     void get(Context ctx) {
-        ctx.json(TaskView.of(find(ctx.pathParam("name"))));
+        String name = ctx.pathParam("name");
+        Store store = api.store();
+        ctx.json(store.tx(tx -> {
+            TaskRow task = find(tx, name);
+            return TaskView.of(task, null, Counters.of(store.events().countByType(tx, task.id(), Counters.TYPES)));
+        }));
     }
 
     void update(Context ctx) {
@@ -84,7 +92,7 @@ final class TaskHandlers {
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
         Store store = api.store();
         List<EventRow> rows = store.tx(tx -> {
-            TaskRow task = store.tasks().find(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            TaskRow task = find(tx, name);
             return store.events().forTask(tx, task.id(), before, limit + 1);
         });
         boolean more = rows.size() > limit;
@@ -122,8 +130,7 @@ final class TaskHandlers {
         return (Map<String, Object>) map;
     }
 
-    private TaskRow find(String name) {
-        Store store = api.store();
-        return store.tx(tx -> store.tasks().find(tx, name)).orElseThrow(() -> new NotFoundException("no task named " + name));
+    private TaskRow find(Tx tx, String name) {
+        return api.store().tasks().find(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
     }
 }

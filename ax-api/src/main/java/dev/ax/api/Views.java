@@ -1,6 +1,7 @@
 package dev.ax.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.store.EventRow;
@@ -32,18 +33,44 @@ public final class Views {
      * A task: its canonical definition (every default written out) and the scheduler's columns.
      *
      * @param warnings only on create and update: things AX accepted but that will not work yet
+     * @param counters only on {@code GET /api/tasks/{name}}: a count per event type costs a query per task
      */
     public record TaskView(String taskName, int version, boolean paused, String triggerType, Instant nextFireAt,
                            Map<String, Object> definition, Instant createdAt, String createdBy, Instant updatedAt,
-                           String updatedBy, @JsonInclude(JsonInclude.Include.NON_NULL) List<String> warnings) {
+                           String updatedBy, @JsonInclude(JsonInclude.Include.NON_NULL) List<String> warnings,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Counters counters) {
         public static TaskView of(TaskRow t) {
             return of(t, null);
         }
 
         public static TaskView of(TaskRow t, List<String> warnings) {
+            return of(t, warnings, null);
+        }
+
+        public static TaskView of(TaskRow t, List<String> warnings, Counters counters) {
             return new TaskView(t.name(), t.version(), t.paused(), t.definition().trigger().type(), t.nextFireAt(),
                     TaskDefinitionCodec.toJson(t.definition()), t.createdAt(), t.createdBy(), t.updatedAt(), t.updatedBy(),
-                    warnings);
+                    warnings, counters);
+        }
+    }
+
+    /**
+     * Runs and slots a task's policies turned away, counted from its events (so they survive restarts
+     * and agree on every node).
+     *
+     * @param overlapSkipped   runs SKIPPED because the task was busy (overflow SKIP)
+     * @param queueDropped     runs dropped from a full or replaced queue (queueLimit, QUEUE_ONE)
+     * @param missedCaughtUp   missed slots that were run late (misfire FIRE_ONCE / FIRE_ALL)
+     * @param missedSlotEvents records of missed slots not run (one record may cover many slots)
+     */
+    public record Counters(long overlapSkipped, long queueDropped, long missedCaughtUp, long missedSlotEvents) {
+        /** The event types counted, in the order of the fields. */
+        public static final List<EventType> TYPES = List.of(EventType.OVERLAP_SKIPPED, EventType.QUEUE_DROPPED,
+                EventType.MISFIRE_CAUGHT_UP, EventType.MISFIRE_SKIPPED);
+
+        public static Counters of(Map<EventType, Long> counts) {
+            return new Counters(counts.getOrDefault(EventType.OVERLAP_SKIPPED, 0L), counts.getOrDefault(EventType.QUEUE_DROPPED, 0L),
+                    counts.getOrDefault(EventType.MISFIRE_CAUGHT_UP, 0L), counts.getOrDefault(EventType.MISFIRE_SKIPPED, 0L));
         }
     }
 
@@ -103,6 +130,10 @@ public final class Views {
     }
 
     public record Triggered(long instanceId, String taskName) {
+    }
+
+    /** A retry or re-run: the new run and the one it repeats. */
+    public record Repeated(long instanceId, long parentId) {
     }
 
     public record Health(String status, String nodeId, Instant nodeTime, Instant dbTime, Long clockOffsetMillis,

@@ -234,9 +234,13 @@ abstract class ApiContractTest {
 
         Response manual = operator.post("/api/tasks/import/trigger", "{\"params\":{\"file\":\"b.csv\"}}");
         assertThat(manual.status()).as(manual.toString()).isEqualTo(202);
-        JsonNode list = admin.get("/api/instances?task=import&state=ready").json().get("items");
+        // maxConcurrency defaults to 1: the second run waits behind the first.
+        JsonNode list = admin.get("/api/instances?task=import").json().get("items");
         assertThat(list).hasSize(2);
         assertThat(list.get(0).get("cause").asText()).isEqualTo("manual");
+        assertThat(list.get(0).get("state").asText()).isEqualTo("BLOCKED");
+        assertThat(list.get(0).get("waitingReason").asText()).isEqualTo("waiting for a concurrency slot (maxConcurrency 1)");
+        assertThat(admin.get("/api/instances?task=import&state=ready").json().get("items")).hasSize(1);
         assertThat(admin.get("/api/instances?task=other").json().get("items")).isEmpty();
         assertThat(admin.get("/api/instances/999999").status()).isEqualTo(404);
     }

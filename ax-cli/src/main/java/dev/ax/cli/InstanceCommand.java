@@ -13,11 +13,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ax instance ...}: the runs, their events and their logs. */
+/** {@code ax instance ...}: the runs, their events and their logs ({@link RunControlCommands}: changing them). */
 @Command(name = "instance", mixinStandardHelpOptions = true,
-        description = "List runs (instances) and show one, its events and its log.",
+        description = "List runs (instances), show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
         subcommands = {InstanceCommand.ListInstances.class, InstanceCommand.Show.class, InstanceCommand.Events.class,
-                InstanceCommand.Log.class})
+                InstanceCommand.Log.class, RunControlCommands.Terminate.class, RunControlCommands.Cancel.class,
+                RunControlCommands.Retry.class, RunControlCommands.Rerun.class, ApprovalCommands.Show.class,
+                ApprovalCommands.Approve.class, ApprovalCommands.Reject.class,
+                ApprovalCommands.Request.class})
 final class InstanceCommand extends GroupCommand {
 
     static String path(String id) {

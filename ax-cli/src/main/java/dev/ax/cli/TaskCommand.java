@@ -168,7 +168,11 @@ final class TaskCommand extends GroupCommand {
                     new String[] {"action", action(def.path("action"))},
                     new String[] {"next fire", Output.instant(t, "nextFireAt")},
                     new String[] {"created", Output.instant(t, "createdAt")},
-                    new String[] {"updated", Output.instant(t, "updatedAt")}));
+                    new String[] {"updated", Output.instant(t, "updatedAt")},
+                    new String[] {"overlap skipped", Output.text(t.path("counters"), "overlapSkipped")},
+                    new String[] {"queue dropped", Output.text(t.path("counters"), "queueDropped")},
+                    new String[] {"missed, caught up", Output.text(t.path("counters"), "missedCaughtUp")},
+                    new String[] {"missed, not run", Output.text(t.path("counters"), "missedSlotEvents")}));
             out().println("definition:");
             Output.json(out(), def);
             return ExitCodes.OK;

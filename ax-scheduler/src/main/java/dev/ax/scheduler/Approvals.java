@@ -54,7 +54,37 @@ public final class Approvals {
         store.events().appendForInstance(tx, id, EventType.APPROVAL_REQUESTED, null, null, ctx.schedulerActor(), ctx.nodeId(), message, data);
     }
 
-    /** An allowed person approves: the run becomes READY. */
+    /**
+     * A running job asks a person to confirm before it goes on (seed §3.3: "preview the affected
+     * rows, then a person confirms"). The run moves RUNNING → WAITING_APPROVAL and keeps its
+     * executor and lease; the job waits (polling its instance) until it is RUNNING again
+     * (approved) or CANCELED (rejected, expired: its process is then killed).
+     */
+    public InstanceRow requestMidRun(long id, String actor, String summary) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            store.tasks().lockById(tx, seen.taskId());
+            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            if (run.state() != InstanceState.RUNNING) {
+                throw new ConflictException("instance " + id + " is " + run.state() + "; only a RUNNING run can ask for approval");
+            }
+            Approval approval = store.tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow().policy().approval();
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("summary", summary == null ? "" : summary);
+            data.put("midRun", true);
+            String message = "the running job asks for approval" + (summary == null || summary.isBlank() ? "" : ": " + summary);
+            if (!store.instances().move(tx, Move.of(id, InstanceState.RUNNING, InstanceState.WAITING_APPROVAL)
+                    .event(EventType.APPROVAL_REQUESTED, actor, ctx.nodeId(), message).data(data))) {
+                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+            }
+            Long timeout = approval == null ? null : approval.timeoutSeconds();
+            store.instances().setApprovalDeadline(tx, id, timeout == null ? null : timeout * 1000);
+            return store.instances().find(tx, id).orElseThrow();
+        });
+    }
+
+    /** An allowed person approves: the run becomes READY (or RUNNING again, when its job asked mid-run). */
     public InstanceRow approve(long id, String actor, String role, String comment) {
         return decide(id, actor, role, comment, true);
     }
@@ -74,6 +104,9 @@ public final class Approvals {
                 throw new ConflictException("instance " + id + " is " + run.state() + "; it is not waiting for approval");
             }
             Approval approval = ctx.store().tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow().policy().approval();
+            if (approval == null && !("operator".equals(role) || "admin".equals(role))) {
+                throw new ForbiddenException(actor + " (" + role + ") may not decide on instance " + id + "; approvers: any operator or admin");
+            }
             if (approval != null && !approval.allows(actor, role)) {
                 throw new ForbiddenException(actor + " (" + role + ") may not decide on instance " + id + "; approvers: "
                         + (approval.approvers().isEmpty() ? "any operator or admin" : String.join(", ", approval.approvers())));
@@ -84,8 +117,11 @@ public final class Approvals {
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("comment", comment == null ? "" : comment);
             String message = (approve ? "approved by " : "rejected by ") + actor + (comment == null || comment.isBlank() ? "" : ": " + comment);
+            // attempt > 0: the run was claimed, so its job asked mid-run and its process is waiting.
+            boolean midRun = run.attempt() > 0;
             Move move = approve
-                    ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY).set(Move.Column.READY_AT, Move.NOW)
+                    ? (midRun ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.RUNNING)
+                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY).set(Move.Column.READY_AT, Move.NOW))
                     .event(EventType.APPROVED, actor, ctx.nodeId(), message).data(data)
                     : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.CANCELED).finished()
                     .event(EventType.REJECTED, actor, ctx.nodeId(), message).data(data);

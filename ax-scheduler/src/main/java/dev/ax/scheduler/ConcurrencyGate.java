@@ -59,7 +59,7 @@ final class ConcurrencyGate {
             Approvals.open(ctx, tx, newId, task, approval);
         }
         switch (decision.admission()) {
-            case SKIP -> note(tx, newId, EventType.OVERLAP_SKIPPED, decision.reason());
+            case SKIP -> note(tx, newId, EventType.OVERLAP_SKIPPED, decision.reason() + "; busy with " + activeIds(tx, task.id(), newId));
             case DROP_QUEUE_FULL -> note(tx, newId, EventType.QUEUE_DROPPED, decision.reason());
             case QUEUE_REPLACING_WAITING -> dropWaiting(tx, task.id(), newId);
             case REPLACE_ACTIVE -> replaceActive(tx, task.id(), newId);
@@ -128,6 +128,12 @@ final class ConcurrencyGate {
                     .event(EventType.REPLACED, ctx.schedulerActor(), ctx.nodeId(), "replaced by the newer run " + newId + " (overflow REPLACE)")
                     .data(Map.of("replacedBy", newId)));
         }
+    }
+
+    private String activeIds(Tx tx, long taskId, long except) {
+        List<String> ids = ctx.store().instances().ofTaskInStates(tx, taskId, ACTIVE, 6).stream()
+                .filter(r -> r.id() != except).limit(5).map(r -> "instance " + r.id() + " (" + r.state() + ")").toList();
+        return String.join(", ", ids);
     }
 
     private void note(Tx tx, long id, EventType type, String reason) {

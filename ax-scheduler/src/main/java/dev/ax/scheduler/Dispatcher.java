@@ -53,18 +53,23 @@ public final class Dispatcher {
      */
     public RegisterAnswer register(Register r) {
         Store store = ctx.store();
+        List<InstanceRow> lostRuns = new java.util.ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
             store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
             Set<RunRef> reported = new HashSet<>(r.held());
             for (InstanceRow run : store.instances().heldBy(tx, r.executorId())) {
                 if (!reported.contains(new RunRef(run.id(), run.attempt()))) {
-                    outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
-                            "executor " + r.executorId() + " restarted without this run", "server");
+                    lostRuns.add(run);
                 }
             }
-            List<RunRef> lost = store.instances().renewLeases(tx, r.executorId(), r.held(), ctx.config().leaseMillis());
-            return lost;
+            return store.instances().renewLeases(tx, r.executorId(), r.held(), ctx.config().leaseMillis());
         });
+        // One transaction per lost run: failing one locks its task, and no transaction takes a
+        // second task lock (the one lock order is a task, then its instances).
+        for (InstanceRow run : lostRuns) {
+            store.tx(tx -> outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
+                    "executor " + r.executorId() + " restarted without this run", "server"));
+        }
         ctx.signals().workAvailable();
         return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
     }

@@ -42,8 +42,9 @@ public final class RunService {
                 throw new ConflictException("instance " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
                         + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
             }
-            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
-                    .event(EventType.TERMINATED, actor, ctx.nodeId(), why("terminated by " + actor, reason));
+            String why = why("terminated by " + actor, reason);
+            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished().set(Move.Column.MESSAGE, why)
+                    .event(EventType.TERMINATED, actor, ctx.nodeId(), why);
         });
     }
 
@@ -54,8 +55,9 @@ public final class RunService {
                 throw new ConflictException("instance " + id + " is " + run.state() + "; only a waiting run can be canceled"
                         + (run.state() == InstanceState.RUNNING ? " (terminate it instead)" : ""));
             }
-            return Move.of(id, run.state(), InstanceState.CANCELED).finished()
-                    .event(EventType.CANCELED, actor, ctx.nodeId(), why("canceled by " + actor, reason));
+            String why = why("canceled by " + actor, reason);
+            return Move.of(id, run.state(), InstanceState.CANCELED).finished().set(Move.Column.MESSAGE, why)
+                    .event(EventType.CANCELED, actor, ctx.nodeId(), why);
         });
     }
 
@@ -83,7 +85,10 @@ public final class RunService {
             TaskRow task = store.tasks().lockById(tx, old.taskId())
                     .orElseThrow(() -> new NotFoundException("task " + old.taskName() + " no longer exists"));
             int version = sameVersion ? old.taskVersion() : task.version();
-            TaskDefinition def = sameVersion ? ctx.store().tasks().definitionAt(tx, old.taskId(), version).orElseThrow() : task.definition();
+            TaskDefinition def = sameVersion
+                    ? ctx.store().tasks().definitionAt(tx, old.taskId(), version)
+                    .orElseThrow(() -> new NotFoundException("version " + version + " of task " + old.taskName() + " is gone"))
+                    : task.definition();
             Cause cause = sameVersion ? Cause.RETRY : Cause.MANUAL;
             long root = old.rootId() != null ? old.rootId() : old.id();
             String what = (sameVersion ? "retry" : "re-run") + " of instance " + id + " by " + actor;

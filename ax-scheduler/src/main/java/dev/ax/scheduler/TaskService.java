@@ -75,6 +75,8 @@ public final class TaskService {
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
                     "version " + t.version(), Map.of("version", t.version())));
+            // A raised limit (or overflow ALLOW) lets waiting runs start now, not at the next housekeeping pass.
+            gate.release(tx, t);
             return t;
         });
         ctx.signals().tasksChanged();

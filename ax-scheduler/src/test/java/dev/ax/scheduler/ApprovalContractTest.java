@@ -117,4 +117,32 @@ abstract class ApprovalContractTest {
         assertThat(row(second).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.APPROVAL_REQUESTED);
     }
+
+    @Test
+    void a_running_job_can_ask_for_approval_and_goes_on_when_approved() throws Exception {
+        node.tasks().create(task("fix", event(), "sleep 1", null), "test");
+        long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
+        WorkItem w = poll().getFirst();
+        assertThat(node.approvals().requestMidRun(id, "job", "1234 rows will change").state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        // The process keeps running meanwhile: its lease is renewed, nothing is abandoned.
+        var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
+        assertThat(hb.abandon()).isEmpty();
+        assertThatThrownBy(() -> node.approvals().approve(id, "vic", "viewer", null)).isInstanceOf(ForbiddenException.class);
+        assertThat(node.approvals().approve(id, "olga", "operator", "go").state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
+        assertThat(row(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
+                EventType.APPROVED, EventType.SUCCEEDED);
+    }
+
+    @Test
+    void a_rejected_mid_run_request_stops_the_job() throws Exception {
+        node.tasks().create(task("fix", event(), "sleep 1", null), "test");
+        long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
+        WorkItem w = poll().getFirst();
+        node.approvals().requestMidRun(id, "job", null);
+        assertThat(node.approvals().reject(id, "olga", "admin", "too many rows").state()).isEqualTo(InstanceState.CANCELED);
+        var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
+        assertThat(hb.abandon()).containsExactly(w.ref());
+    }
 }

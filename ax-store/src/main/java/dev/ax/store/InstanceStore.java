@@ -149,7 +149,8 @@ public final class InstanceStore {
         List<RunRef> lost = new ArrayList<>();
         for (RunRef ref : held) {
             int n = tx.update("UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                            + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",
+                            // A run waiting mid-run for approval keeps its process, so its lease too.
+                            + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state IN ('RUNNING', 'WAITING_APPROVAL')",
                     leaseMillis, ref.instanceId(), ref.attempt(), executorId);
             if (n == 0) {
                 lost.add(ref);

@@ -35,10 +35,11 @@ public record RetryDecision(boolean retry, Duration delay, String reason) {
             // 2^(attempt-1), with the exponent bounded so a long retry chain cannot overflow.
             seconds = intervalSeconds * Math.pow(2, Math.min(attempt - 1, 40));
         }
+        seconds = seconds * (1 + backoff.jitter() * (2 * unitRandom - 1));
+        // The cap holds after the jitter: "at most N seconds" means at most N seconds.
         if (backoff.maxIntervalSeconds() != null) {
             seconds = Math.min(seconds, backoff.maxIntervalSeconds());
         }
-        seconds = seconds * (1 + backoff.jitter() * (2 * unitRandom - 1));
         return Duration.ofMillis(Math.round(Math.max(0, seconds) * 1000));
     }
 

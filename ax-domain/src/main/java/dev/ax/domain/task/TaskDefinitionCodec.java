@@ -85,6 +85,11 @@ public final class TaskDefinitionCodec {
      * optional values as JSON null. Environment variables are sorted by name, because the model
      * keeps them in a map without order and the stored form should not change between saves.
      */
+    /** An action as JSON, the way {@code action} spells it. */
+    public static Map<String, Object> actionToJson(Action action) {
+        return actionJson(action);
+    }
+
     /** One follow-up as JSON, the way {@code policy.onFailedActions} spells it. */
     @SuppressWarnings("unchecked")
     public static Map<String, Object> followUpJson(FollowUp followUp) {
