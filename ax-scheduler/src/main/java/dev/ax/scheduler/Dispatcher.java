@@ -115,7 +115,7 @@ public final class Dispatcher {
         List<WorkItem> items;
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             items = store.tx(tx -> {
-                List<InstanceRow> claimed = store.instances().claim(tx, executorId, groups, max, ctx.config().leaseMillis(), ctx.nodeId());
+                List<InstanceRow> claimed = claimFairly(tx, executorId, groups, max);
                 List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {
                     try {
@@ -139,6 +139,47 @@ public final class Dispatcher {
             store.tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
         }
         return items;
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger rotation = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Claims across an executor's groups so that no group starves the others: each group first
+     * gets an equal share of {@code max} (starting from a rotating group), then what is left
+     * goes to any group with work; a group with a configured capacity never gets more RUNNING
+     * runs than that, across all executors (serialised per group by a database lock).
+     */
+    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, int max) {
+        long lease = ctx.config().leaseMillis();
+        if (groups.size() == 1 && ctx.config().groupCapacity().isEmpty()) {
+            return ctx.store().instances().claim(tx, executorId, groups, max, lease, ctx.nodeId());
+        }
+        List<String> order = new ArrayList<>(groups);
+        java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
+        java.util.Map<String, Integer> room = new java.util.HashMap<>();
+        for (String g : order) {
+            Integer capacity = ctx.config().groupCapacity().get(g);
+            if (capacity != null) {
+                tx.lockKey("ax-group:" + g);
+                room.put(g, Math.max(0, capacity - ctx.store().instances().countRunning(tx, g)));
+            } else {
+                room.put(g, Integer.MAX_VALUE);
+            }
+        }
+        List<InstanceRow> claimed = new ArrayList<>();
+        int share = (max + order.size() - 1) / order.size();
+        for (int pass = 0; pass < 2 && claimed.size() < max; pass++) {
+            for (String g : order) {
+                int want = Math.min(max - claimed.size(), Math.min(room.get(g), pass == 0 ? share : Integer.MAX_VALUE));
+                if (want <= 0) {
+                    continue;
+                }
+                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), want, lease, ctx.nodeId());
+                room.merge(g, -got.size(), Integer::sum);
+                claimed.addAll(got);
+            }
+        }
+        return claimed;
     }
 
     /** Renews the leases the executor still holds; tells it which runs to abandon. */

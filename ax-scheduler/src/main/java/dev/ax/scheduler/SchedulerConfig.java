@@ -15,9 +15,12 @@ import java.util.Set;
  * @param executorAlive    an executor not heard from for this long counts as offline
  * @param housekeeping     how often leases and retries are checked
  * @param channels         alert channels configured on this server (tasks may name others, with a warning)
+ * @param groupCapacity    at most this many RUNNING runs per executor group, across all executors
+ *                         (groups not named: no limit), so one group's flood cannot take every slot
  */
 public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
-                              Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels) {
+                              Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels,
+                              java.util.Map<String, Integer> groupCapacity) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
     public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
@@ -43,6 +46,27 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
             throw new IllegalArgumentException("leaseMillis must be at least 1000, was " + leaseMillis);
         }
         channels = Set.copyOf(channels);
+        groupCapacity = groupCapacity == null ? java.util.Map.of() : java.util.Map.copyOf(groupCapacity);
+        groupCapacity.forEach((group, n) -> {
+            if (n == null || n < 1) {
+                throw new IllegalArgumentException("groupCapacity." + group + " must be at least 1, was " + n);
+            }
+        });
+    }
+
+    public SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis, Duration executorAlive,
+                           Duration housekeeping, Duration pollRecheck, Set<String> channels) {
+        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, java.util.Map.of());
+    }
+
+    public SchedulerConfig withChannels(Set<String> names) {
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, names,
+                groupCapacity);
+    }
+
+    public SchedulerConfig withGroupCapacity(java.util.Map<String, Integer> capacity) {
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
+                capacity);
     }
 
     /**
@@ -54,11 +78,13 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     }
 
     public SchedulerConfig withLeaseMillis(long lease) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels);
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels,
+                groupCapacity);
     }
 
     public SchedulerConfig withScanWindow(Duration window) {
-        return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels);
+        return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
+                groupCapacity);
     }
 
     private static void positive(String field, Duration d) {

@@ -134,6 +134,12 @@ public final class InstanceStore {
                 InstanceStore::map, ids.toArray());
     }
 
+    /** RUNNING runs of an executor group, on every executor. */
+    public int countRunning(Tx tx, String group) {
+        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE state = 'RUNNING' AND executor_group = ?",
+                r -> r.integer("n"), group).orElse(0);
+    }
+
     /** True if a READY instance of one of the groups is due: a cheap look that claims nothing. */
     public boolean readyExists(Tx tx, List<String> groups) {
         if (groups.isEmpty()) {

@@ -129,6 +129,16 @@ public final class Tx {
         }
     }
 
+    /**
+     * Serialises transactions that name the same key until they end (PostgreSQL advisory lock).
+     * A no-op on the embedded database, where claims are already serialised in the JVM.
+     */
+    public void lockKey(String key) {
+        if (dialect == Dialect.POSTGRES) {
+            query("SELECT pg_advisory_xact_lock(hashtext(?)) IS NULL AS locked", r -> true, key);
+        }
+    }
+
     /** The database's current time: the one clock every node agrees on (invariant 2). */
     public Instant now() {
         return queryOne("SELECT CURRENT_TIMESTAMP", r -> r.instant(1)).orElseThrow();
