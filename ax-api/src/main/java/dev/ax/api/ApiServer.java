@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.scheduler.Dispatcher;
 import dev.ax.scheduler.SchedulerNode;
 import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
 import io.javalin.http.HandlerType;
 import io.javalin.json.JavalinJackson;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
@@ -35,6 +37,15 @@ public final class ApiServer implements AutoCloseable {
      * = any free port).
      */
     public static ApiServer start(SchedulerNode node, String host, int port) {
+        return start(node, host, port, cfg -> { });
+    }
+
+    /**
+     * Like {@link #start(SchedulerNode, String, int)}, with {@code more} adding routes of its own
+     * (the web console) to the same app, after the API's. Those routes do their own authentication;
+     * an exception they let escape gets {@link ErrorMapper}'s JSON answer like any API route.
+     */
+    public static ApiServer start(SchedulerNode node, String host, int port, Consumer<JavalinConfig> more) {
         ObjectMapper json = Json.mapper();
         ApiContext api = new ApiContext(node, json);
         Auth auth = new Auth(api.store(), Auth.DEFAULT_CACHE_TTL);
@@ -51,6 +62,7 @@ public final class ApiServer implements AutoCloseable {
                     r.handler().handle(ctx);
                 });
             }
+            more.accept(cfg);
             cfg.routes.exception(Exception.class, ErrorMapper::handle);
             cfg.routes.error(404, ErrorMapper::noRoute);
         });

@@ -74,6 +74,32 @@ final class InstanceHandlers {
         ctx.json(view(api.runs().cancel(id, Auth.actor(ctx), reason)));
     }
 
+    /**
+     * {@code POST /api/instances/{id}/complete}, body {@code {"attempt":1,"success":true,"status":200,"message":"..."}}:
+     * an async HTTP action's service reports how the attempt ended. 200 when applied, 409 when the attempt is over.
+     */
+    void complete(Context ctx) {
+        long id = Params.pathId(ctx, "id");
+        Map<String, Object> body = Bodies.object(ctx, api.json());
+        if (!(body.get("attempt") instanceof Number attempt)) {
+            throw new ValidationException("attempt", "is required: the attempt number from the X-AX-Attempt header");
+        }
+        if (!(body.get("success") instanceof Boolean success)) {
+            throw new ValidationException("success", "is required: true or false");
+        }
+        Object status = body.get("status");
+        if (status != null && !(status instanceof Number)) {
+            throw new ValidationException("status", "must be an HTTP status code");
+        }
+        Object message = body.get("message");
+        if (message != null && !(message instanceof String)) {
+            throw new ValidationException("message", "must be a string");
+        }
+        var answer = api.dispatcher().completeFromService(id, attempt.intValue(), success,
+                status == null ? null : ((Number) status).intValue(), (String) message, Auth.actor(ctx));
+        ctx.status(answer.accepted() ? 200 : 409).json(answer);
+    }
+
     void retry(Context ctx) {
         long id = Params.pathId(ctx, "id");
         created(ctx, api.runs().retry(id, Auth.actor(ctx)), id);

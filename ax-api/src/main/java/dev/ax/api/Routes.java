@@ -49,6 +49,7 @@ public final class Routes {
                 get("/api/instances/{id}/log", VIEWER, "A run's output", i::log),
                 post("/api/instances/{id}/terminate", OPERATOR, "Stop a RUNNING run; its process tree is killed", i::terminate),
                 post("/api/instances/{id}/cancel", OPERATOR, "Withdraw a run that has not started or waits to retry", i::cancel),
+                post("/api/instances/{id}/complete", OPERATOR, "An async HTTP action's service reports how the attempt ended", i::complete),
                 post("/api/instances/{id}/retry", OPERATOR, "Run a failed, terminated or canceled run again, as it was", i::retry),
                 post("/api/instances/{id}/rerun", OPERATOR, "Run a finished run again with the task's current version", i::rerun),
                 get("/api/instances/{id}/approval", VIEWER, "A run's approval request: who may decide, deadline, preview output", a::get),

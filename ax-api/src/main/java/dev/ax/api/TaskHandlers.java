@@ -104,7 +104,7 @@ final class TaskHandlers {
     void triggerManual(Context ctx) {
         String name = ctx.pathParam("name");
         Map<String, Object> body = Bodies.object(ctx, api.json());
-        long id = api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx));
+        long id = api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body));
         ctx.status(202).json(new Triggered(id, name));
     }
 
@@ -114,8 +114,17 @@ final class TaskHandlers {
         if (!(body.get("taskName") instanceof String name) || name.isBlank()) {
             throw new ValidationException("taskName", "required: the name of the task to run");
         }
-        long id = api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx));
+        long id = api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body));
         ctx.status(202).json(new Triggered(id, name));
+    }
+
+    /** {@code "force": true} runs it even if its idempotency key is already done. */
+    private static boolean force(Map<String, Object> body) {
+        Object f = body.get("force");
+        if (f != null && !(f instanceof Boolean)) {
+            throw new ValidationException("force", "must be true or false");
+        }
+        return Boolean.TRUE.equals(f);
     }
 
     @SuppressWarnings("unchecked")

@@ -48,7 +48,24 @@ final class ActiveRun {
         if (abandonReason == null) {
             abandonReason = reason;
             stop();
+            notifyAll();
         }
+    }
+
+    /**
+     * Waits until the run is abandoned (the server let it go) or {@code limit} passes
+     * ({@code null} = no limit); true if abandoned.
+     */
+    synchronized boolean awaitAbandon(java.time.Duration limit) throws InterruptedException {
+        long end = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos(); // a deadline, not wall time
+        while (abandonReason == null) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, Math.min(left / 1_000_000, 1000)));
+        }
+        return true;
     }
 
     synchronized boolean abandoned() {

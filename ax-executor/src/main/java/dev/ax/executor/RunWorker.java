@@ -34,6 +34,7 @@ final class RunWorker {
     private final LogShipper.Limits logLimits;
     private final BooleanSupplier agentRunning;
     private final LongAdder errors;
+    private final HttpActions http = new HttpActions();
 
     RunWorker(String executorId, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits,
               BooleanSupplier agentRunning, LongAdder errors) {
@@ -55,6 +56,10 @@ final class RunWorker {
             return; // the server took it back before it started
         }
         WorkItem item = run.item();
+        if (HttpActions.HTTP.equals(item.actionType()) && item.http() != null) {
+            runHttp(run);
+            return;
+        }
         if (!ShellActions.SHELL.equals(item.actionType())) {
             report(run, ShellActions.unsupported(executorId, item));
             return;
@@ -88,6 +93,40 @@ final class RunWorker {
         if (completion.isEmpty()) {
             log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),
                     result.message());
+            return;
+        }
+        report(run, completion.get());
+    }
+
+    /**
+     * An HTTP attempt: the same order of reports as a shell run (started, log, completion). With
+     * {@code async}, a 202 answer leaves the run RUNNING: the service reports the outcome to the
+     * server itself, whose next heartbeat answer tells this executor to let go; until then the
+     * lease is kept, and the task's timeout still applies.
+     */
+    private void runHttp(ActiveRun run) throws InterruptedException {
+        WorkItem item = run.item();
+        LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
+                reason -> run.abandon("log refused: " + reason), errors);
+        HttpActions.Call call = http.start(item, shipper);
+        run.attach(call, shipper);
+        shipper.startSending();
+        call.await();
+        Optional<Completion> completion = HttpActions.completion(executorId, run.ref(), call, shipper, item.http().async());
+        if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
+            shipper.line(dev.ax.executor.shell.OutputSink.Stream.STDOUT,
+                    "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId() + "/complete");
+            java.time.Duration limit = item.timeoutSeconds() == null ? null : java.time.Duration.ofSeconds(item.timeoutSeconds());
+            if (!run.awaitAbandon(limit)) {
+                completion = Optional.of(new Completion(executorId, run.ref(), false, dev.ax.domain.run.FailureKind.TIMEOUT, null,
+                        "no completion from the service within " + item.timeoutSeconds() + "s"));
+            }
+        }
+        if (!run.abandoned()) {
+            shipper.finish();
+        }
+        if (run.abandoned() || completion.isEmpty()) {
+            log.info("run {} ended without a report: {}", run.ref(), run.abandoned() ? run.abandonReason() : "reported by the service");
             return;
         }
         report(run, completion.get());

@@ -39,8 +39,51 @@ final class ConcurrencyGate {
      * policy decides. {@code run.state()} is ignored. Empty when the slot already has a run.
      */
     Optional<Long> admit(Tx tx, TaskRow task, NewInstance run) {
+        return admit(tx, task, run, false);
+    }
+
+    /**
+     * As {@link #admit(Tx, TaskRow, NewInstance)}; with a {@code policy.idempotencyKey}, a run whose
+     * rendered key already has a SUCCESS or an active run is created SKIPPED, pointing at that
+     * run, unless {@code force}.
+     */
+    Optional<Long> admit(Tx tx, TaskRow task, NewInstance run, boolean force) {
         Store store = ctx.store();
         Policy policy = task.definition().policy();
+        String key = idempotencyKey(task, run);
+        if (key != null && !force) {
+            Optional<InstanceRow> earlier = store.instances().doneOrActiveWithKey(tx, task.id(), key);
+            if (earlier.isPresent()) {
+                String why = "idempotency key " + key + " is already " + (earlier.get().state() == InstanceState.SUCCESS ? "done" : "being done")
+                        + " by instance " + earlier.get().id();
+                Optional<Long> id = store.instances().create(tx, withState(run, InstanceState.SKIPPED, why));
+                id.ifPresent(i -> {
+                    store.instances().setRequestKey(tx, i, key);
+                    store.events().appendForInstance(tx, i, EventType.DEDUPLICATED, null, null, ctx.schedulerActor(), ctx.nodeId(), why,
+                            Map.of("key", key, "earlierInstanceId", earlier.get().id()));
+                });
+                return id;
+            }
+        }
+        Optional<Long> admitted = admitUnderLimit(tx, task, run, policy);
+        if (key != null) {
+            admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
+        }
+        return admitted;
+    }
+
+    /** The rendered {@code policy.idempotencyKey}, or null when the task has none (the instance id is the key then). */
+    private static String idempotencyKey(TaskRow task, NewInstance run) {
+        String template = task.definition().policy().idempotencyKey();
+        if (template == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
+            return null;
+        }
+        return dev.ax.domain.task.Templates.render(template, new dev.ax.domain.task.TemplateContext(run.taskName(), run.scheduledAt(),
+                task.definition().trigger().timezone(), run.params(), 0, 0, null));
+    }
+
+    private Optional<Long> admitUnderLimit(Tx tx, TaskRow task, NewInstance run, Policy policy) {
+        Store store = ctx.store();
         Occupancy now = store.instances().occupancy(tx, task.id());
         Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
         Approval approval = policy.approval();

@@ -237,10 +237,29 @@ public final class Dispatcher {
         return answer;
     }
 
+    /**
+     * An async HTTP action's service reports the outcome itself ({@code POST /api/instances/{id}/complete}).
+     * Fenced by the attempt: a report for an attempt that is over (retried, timed out, terminated) is refused.
+     */
+    public ReportAnswer completeFromService(long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            InstanceRow run = store.instances().find(tx, instanceId).orElseThrow(() -> new NotFoundException("no instance " + instanceId));
+            if (run.attempt() != attempt || run.state() != dev.ax.domain.run.InstanceState.RUNNING) {
+                return refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
+            }
+            boolean applied = success
+                    ? outcomes.succeed(tx, run, run.executorId(), status, message == null ? "reported by the service" : message, actor)
+                    : outcomes.fail(tx, run, run.executorId(), status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status,
+                    message, actor);
+            return applied ? ReportAnswer.OK : refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
+        });
+    }
+
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
         String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()
-                + " refused: executor " + executorId + " does not hold its lease";
+                + " refused: " + executorId + " does not hold its lease (the attempt is over)";
         if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
             ctx.store().events().appendForInstance(tx, ref.instanceId(), EventType.REPORT_REFUSED, null, null, actor(executorId),
                     ctx.nodeId(), reason, Map.of("attempt", ref.attempt()));

@@ -34,6 +34,8 @@ public final class LoopRunner implements AutoCloseable {
     private final AtomicReference<Throwable> lastError = new AtomicReference<>();
     private volatile boolean stopping;
     private volatile boolean paused;
+    /** System.nanoTime() of the last tick that returned normally (or of start()): the watchdog's heartbeat. */
+    private volatile long lastTickNanos = System.nanoTime();
     private Thread thread;
 
     public LoopRunner(String name, Tick tick, Pause pause) {
@@ -44,6 +46,7 @@ public final class LoopRunner implements AutoCloseable {
 
     public synchronized LoopRunner start() {
         if (thread == null) {
+            lastTickNanos = System.nanoTime();
             thread = Thread.ofPlatform().name("ax-" + name).daemon(true).start(this::run);
         }
         return this;
@@ -55,6 +58,7 @@ public final class LoopRunner implements AutoCloseable {
                 try {
                     tick.tick();
                     ticks.incrementAndGet();
+                    lastTickNanos = System.nanoTime();
                 } catch (Throwable t) {
                     errors.incrementAndGet();
                     lastError.set(t);
@@ -97,6 +101,14 @@ public final class LoopRunner implements AutoCloseable {
 
     public long ticks() {
         return ticks.get();
+    }
+
+    /**
+     * {@link System#nanoTime()} when a tick last completed without an error (or when the loop
+     * started). A paused, stuck or always-failing loop lets it age; the watchdog compares it to now.
+     */
+    public long lastTickNanos() {
+        return lastTickNanos;
     }
 
     public Throwable lastError() {

@@ -8,6 +8,7 @@ import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.TemplateContext;
+import dev.ax.domain.task.Templates;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.NewEvent;
 import dev.ax.store.NewInstance;
@@ -43,6 +44,7 @@ public final class TaskService {
     public Saved create(Object json, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
         TaskDefinition def = parsed.definition();
+        checkIdempotencyKey(def);
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
             if (store.tasks().find(tx, def.taskName()).isPresent()) {
@@ -64,6 +66,7 @@ public final class TaskService {
     public Saved update(String name, Object json, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
         TaskDefinition def = parsed.definition();
+        checkIdempotencyKey(def);
         if (!def.taskName().equals(name)) {
             throw new ValidationException("taskName", "must be '" + name + "' (the name in the URL); rename by creating a new task");
         }
@@ -124,6 +127,11 @@ public final class TaskService {
      * is refused here, not failed later.
      */
     public long trigger(String name, Map<String, Object> params, Cause cause, String actor) {
+        return trigger(name, params, cause, actor, false);
+    }
+
+    /** As above; {@code force} runs it even if its idempotency key is already done. */
+    public long trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force) {
         Store store = ctx.store();
         long id = store.tx(tx -> {
             TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
@@ -132,17 +140,43 @@ public final class TaskService {
             checkParams(def, params, now);
             return gate.admit(tx, task, new NewInstance(task.id(), task.name(), task.version(), cause,
                     cause.wireName() + ":" + UUID.randomUUID(), now, params, InstanceState.READY, def.policy().maxAttempts(),
-                    def.group(), actor, ctx.nodeId(), null, null, "triggered by " + actor)).orElseThrow();
+                    def.group(), actor, ctx.nodeId(), null, null, "triggered by " + actor + (force ? " (force)" : "")), force).orElseThrow();
         });
         ctx.signals().workAvailable();
         return id;
     }
 
     private static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
+        TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check");
         try {
-            WorkRenderer.check(def, new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check"));
+            WorkRenderer.check(def, tc);
+            if (def.policy().idempotencyKey() != null) {
+                Templates.render(def.policy().idempotencyKey(), tc);
+            }
         } catch (IllegalArgumentException e) {
             throw new ValidationException("params", e.getMessage());
+        }
+    }
+
+    /**
+     * An idempotency key names the business unit of work (a date, an order id), known before the
+     * run exists: not the instance, its attempt or request id; and a scheduled run has no
+     * parameters to put in it.
+     */
+    private static void checkIdempotencyKey(TaskDefinition def) {
+        String key = def.policy().idempotencyKey();
+        if (key == null) {
+            return;
+        }
+        for (String v : List.of("instanceId", "attempt", "requestId")) {
+            if (key.matches(".*\\{\\{\\s*" + v + "\\s*}}.*")) {
+                throw new ValidationException("policy.idempotencyKey", "{{" + v + "}} is not known when a run is admitted;"
+                        + " use what names the work, e.g. {{taskName}}:{{date}} or {{params.orderId}}");
+            }
+        }
+        if (def.trigger().isScheduled() && key.matches(".*\\{\\{\\s*params\\..*")) {
+            throw new ValidationException("policy.idempotencyKey", "a " + def.trigger().type()
+                    + " task's scheduled runs have no parameters; use {{taskName}}:{{date}} or similar");
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.ax.scheduler;
 
+import dev.ax.domain.protocol.HttpCall;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.store.Json;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TemplateContext;
@@ -37,6 +39,43 @@ final class WorkRenderer {
                 yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
                         "shell", Templates.render(shell.command(), tc), env, workingDir, def.policy().timeoutSeconds(), leaseMillis);
             }
+            case Action.Http http -> {
+                Map<String, String> headers = new LinkedHashMap<>();
+                http.headers().forEach((k, v) -> headers.put(k, Templates.render(v, tc)));
+                String body = body(http.body(), tc);
+                if (body != null && (http.body() instanceof Map<?, ?> || http.body() instanceof java.util.List<?>)) {
+                    headers.putIfAbsent("Content-Type", "application/json");
+                }
+                HttpCall call = new HttpCall(http.method(), Templates.render(http.url(), tc), headers, body, http.async());
+                yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
+                        "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, call, null, run.params());
+            }
+            case Action.Sdk sdk -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
+                    run.scheduledAt(), "sdk", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, null, sdk.handler(),
+                    run.params());
+        };
+    }
+
+    /** A string body is a template; an object or array body has its string values rendered and goes as JSON. */
+    private static String body(Object body, TemplateContext tc) {
+        return switch (body) {
+            case null -> null;
+            case String s -> Templates.render(s, tc);
+            default -> Json.write(renderTree(body, tc));
+        };
+    }
+
+    private static Object renderTree(Object node, TemplateContext tc) {
+        return switch (node) {
+            case String s -> Templates.render(s, tc);
+            case Map<?, ?> m -> {
+                Map<Object, Object> out = new LinkedHashMap<>();
+                m.forEach((k, v) -> out.put(k, renderTree(v, tc)));
+                yield out;
+            }
+            case java.util.List<?> l -> l.stream().map(v -> renderTree(v, tc)).toList();
+            case null -> null;
+            default -> node;
         };
     }
 
@@ -50,6 +89,12 @@ final class WorkRenderer {
                     Templates.render(shell.workingDir(), tc);
                 }
             }
+            case Action.Http http -> {
+                Templates.render(http.url(), tc);
+                http.headers().values().forEach(v -> Templates.render(v, tc));
+                body(http.body(), tc);
+            }
+            case Action.Sdk sdk -> { }
         }
     }
 }

@@ -223,6 +223,18 @@ public final class InstanceStore {
                 InstanceStore::map, instanceId).stream().findFirst();
     }
 
+    /** Stores the rendered idempotency key, sent as X-AX-Request-ID / AX_REQUEST_ID. */
+    public void setRequestKey(Tx tx, long id, String key) {
+        tx.update("UPDATE ax_instance SET request_id = ? WHERE id = ?", key, id);
+    }
+
+    /** A run of the task with this idempotency key that succeeded or is still going, if any. */
+    public Optional<InstanceRow> doneOrActiveWithKey(Tx tx, long taskId, String key) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND request_id = ?"
+                        + " AND state IN ('SUCCESS', 'READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') ORDER BY id LIMIT 1",
+                InstanceStore::map, taskId, key).stream().findFirst();
+    }
+
     /** Tasks that have runs waiting for a concurrency slot. */
     public List<Long> tasksWithWaitingRuns(Tx tx, int limit) {
         return tx.query("SELECT DISTINCT task_id FROM ax_instance WHERE state = 'BLOCKED' ORDER BY task_id LIMIT ?",

@@ -10,12 +10,16 @@ public enum EventType {
     TIMED_OUT, EXECUTOR_LOST, CANCELED, TERMINATED, SKIPPED, REPORT_REFUSED, LOG_TRUNCATED,
     // concurrency (policy.maxConcurrency / policy.overflow)
     OVERLAP_SKIPPED, QUEUE_DROPPED, UNBLOCKED, REPLACED,
+    // idempotency (policy.idempotencyKey): a run whose key is already done is not run again
+    DEDUPLICATED,
     // after a final failure (policy.onFailedActions)
     FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
     // approval gates (policy.approval)
     APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
+    // alert delivery (ax-alerts): on the instance or task the alert is about
+    ALERT_SENT, ALERT_FAILED,
     // task life
     TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED
 }

@@ -27,4 +27,35 @@ public sealed interface Action {
             return "shell";
         }
     }
+
+    /**
+     * An HTTP request to an internal service. 2xx is success; connection errors, timeouts, 429
+     * and 5xx are retryable; other statuses are not (overridable with {@code policy.retryable}).
+     *
+     * @param body    a template string, or a JSON object/array sent as JSON; {@code null} = none
+     * @param async   the service answers 202 and reports later to {@code POST /api/instances/{id}/complete}
+     */
+    record Http(String method, String url, Map<String, String> headers, Object body, boolean async, String group) implements Action {
+        public Http {
+            headers = headers == null ? Map.of() : Map.copyOf(headers);
+            group = group == null ? DEFAULT_GROUP : group;
+        }
+
+        @Override
+        public String type() {
+            return "http";
+        }
+    }
+
+    /** A handler registered by name in a user's Java service through the AX SDK, which polls the group. */
+    record Sdk(String handler, String group) implements Action {
+        public Sdk {
+            group = group == null ? DEFAULT_GROUP : group;
+        }
+
+        @Override
+        public String type() {
+            return "sdk";
+        }
+    }
 }

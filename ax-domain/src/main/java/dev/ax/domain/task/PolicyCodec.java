@@ -30,7 +30,7 @@ final class PolicyCodec {
     private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
             "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
             "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval"), LATER_FIELDS);
-    private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost");
+    private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost", "httpStatuses");
 
     private PolicyCodec() {
     }
@@ -153,9 +153,19 @@ final class PolicyCodec {
                 }
             }
         }
+        Set<Integer> httpStatuses = new TreeSet<>();
+        List<Object> statuses = in.array(r.get("httpStatuses"), "policy.retryable.httpStatuses");
+        if (statuses != null) {
+            for (int i = 0; i < statuses.size(); i++) {
+                Integer status = in.int32(statuses.get(i), path("policy.retryable.httpStatuses", i), 100, 599);
+                if (status != null) {
+                    httpStatuses.add(status);
+                }
+            }
+        }
         Boolean timeout = in.bool(r.get("timeout"), "policy.retryable.timeout");
         Boolean executorLost = in.bool(r.get("executorLost"), "policy.retryable.executorLost");
-        return new RetryRules(true, exitCodes, timeout == null || timeout, executorLost == null || executorLost);
+        return new RetryRules(true, exitCodes, timeout == null || timeout, executorLost == null || executorLost, httpStatuses);
     }
 
     /** {@code true} and {@code false} for the two common rule sets, the object form otherwise. */
@@ -170,6 +180,7 @@ final class PolicyCodec {
         r.put("exitCodes", new ArrayList<>(new TreeSet<>(rules.exitCodes())));
         r.put("timeout", rules.timeout());
         r.put("executorLost", rules.executorLost());
+        r.put("httpStatuses", new ArrayList<>(new TreeSet<>(rules.httpStatuses())));
         return r;
     }
 

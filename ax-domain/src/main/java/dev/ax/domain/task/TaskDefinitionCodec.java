@@ -44,7 +44,9 @@ public final class TaskDefinitionCodec {
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
     private static final Set<String> SHELL_FIELDS = Set.of("type", "command", "env", "workingDir", "group");
     /** Action types that later versions add: named so that users learn to upgrade, not that they typed wrong. */
-    private static final Set<String> LATER_ACTION_TYPES = Set.of("http", "sdk");
+    private static final Set<String> HTTP_FIELDS = Set.of("type", "method", "url", "headers", "body", "async", "group");
+    private static final Set<String> SDK_FIELDS = Set.of("type", "handler", "group");
+    private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
 
     private TaskDefinitionCodec() {
     }
@@ -219,15 +221,60 @@ public final class TaskDefinitionCodec {
         if (type == null) {
             return null;
         }
-        if (type.equals("shell")) {
-            return shell(in, a, field);
+        return switch (type) {
+            case "shell" -> shell(in, a, field);
+            case "http" -> http(in, a, field);
+            case "sdk" -> sdk(in, a, field);
+            default -> {
+                in.error(field + ".type", "unknown action type '" + type + "'; expected shell, http or sdk");
+                yield null;
+            }
+        };
+    }
+
+    private static Action.Http http(JsonReader in, Map<String, Object> a, String field) {
+        in.rejectUnknown(a, field, HTTP_FIELDS);
+        String method = a.get("method") == null ? "GET" : in.string(a.get("method"), field + ".method");
+        if (method != null) {
+            method = method.strip().toUpperCase(java.util.Locale.ROOT);
+            if (!HTTP_METHODS.contains(method)) {
+                in.error(field + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
+            }
         }
-        if (LATER_ACTION_TYPES.contains(type)) {
-            in.error(field + ".type", "action type '" + type + "' is not available in this version of AX (shell only)");
-        } else {
-            in.error(field + ".type", "unknown action type '" + type + "'; expected shell");
+        String url = in.nonBlank(in.required(a, field, "url"), field + ".url");
+        if (url != null) {
+            templates(in, url, field + ".url");
+            if (!url.startsWith("http://") && !url.startsWith("https://") && !url.startsWith("{{")) {
+                in.error(field + ".url", "must start with http:// or https://");
+            }
         }
-        return null;
+        Map<String, String> headers = new LinkedHashMap<>();
+        Map<String, Object> rawHeaders = a.get("headers") == null ? null : in.object(a.get("headers"), field + ".headers");
+        if (rawHeaders != null) {
+            rawHeaders.forEach((k, v) -> {
+                String h = in.string(v, path(field + ".headers", k));
+                if (h != null) {
+                    templates(in, h, path(field + ".headers", k));
+                    headers.put(k, h);
+                }
+            });
+        }
+        Object body = a.get("body");
+        if (body instanceof String b) {
+            templates(in, b, field + ".body");
+        } else if (body != null && !(body instanceof Map<?, ?>) && !(body instanceof List<?>)) {
+            in.error(field + ".body", "must be a string (a template) or a JSON object or array");
+        }
+        Boolean async = in.bool(a.get("async"), field + ".async");
+        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
+        return new Action.Http(method, url, headers, body == null ? null : JsonReader.freeze(body), async != null && async, group);
+    }
+
+    private static Action.Sdk sdk(JsonReader in, Map<String, Object> a, String field) {
+        in.rejectUnknown(a, field, SDK_FIELDS);
+        String handler = name(in, in.required(a, field, "handler"), field + ".handler");
+        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
+        return new Action.Sdk(handler, group);
     }
 
     private static Action.Shell shell(JsonReader in, Map<String, Object> a, String field) {
@@ -285,6 +332,18 @@ public final class TaskDefinitionCodec {
                 a.put("env", new LinkedHashMap<>(new TreeMap<>(s.env())));
                 a.put("workingDir", s.workingDir());
                 a.put("group", s.group());
+            }
+            case Action.Http h -> {
+                a.put("method", h.method());
+                a.put("url", h.url());
+                a.put("headers", new LinkedHashMap<>(new TreeMap<>(h.headers())));
+                a.put("body", JsonReader.thaw(h.body()));
+                a.put("async", h.async());
+                a.put("group", h.group());
+            }
+            case Action.Sdk k -> {
+                a.put("handler", k.handler());
+                a.put("group", k.group());
             }
         }
         return a;

@@ -65,11 +65,14 @@ class TaskDefinitionCodecErrorsTest {
                 broken("action", ABSENT, "action", "is required"),
                 broken("action", "\"echo hi\"", "action", "must be an object"),
                 broken("action.type", ABSENT, "action.type", "is required"),
-                broken("action.type", "\"http\"", "action.type",
-                        "action type 'http' is not available in this version of AX (shell only)"),
-                broken("action.type", "\"sdk\"", "action.type",
-                        "action type 'sdk' is not available in this version of AX (shell only)"),
-                broken("action.type", "\"ftp\"", "action.type", "unknown action type 'ftp'; expected shell"),
+                broken("action", "{\"type\":\"http\"}", "action.url", "is required"),
+                broken("action", "{\"type\":\"http\",\"url\":\"ftp://x\"}", "action.url", "must start with http"),
+                broken("action", "{\"type\":\"http\",\"url\":\"http://x\",\"method\":\"FETCH\"}", "action.method", "GET, POST"),
+                broken("action", "{\"type\":\"http\",\"url\":\"http://x/{{nope}}\"}", "action.url", "unknown template variable 'nope'"),
+                broken("action", "{\"type\":\"http\",\"url\":\"http://x\",\"body\":5}", "action.body", "string"),
+                broken("action", "{\"type\":\"sdk\"}", "action.handler", "is required"),
+                broken("action", "{\"type\":\"sdk\",\"handler\":\"h\",\"command\":\"x\"}", "action.command", "unknown field"),
+                broken("action.type", "\"ftp\"", "action.type", "unknown action type 'ftp'; expected shell, http or sdk"),
                 broken("action.command", ABSENT, "action.command", "is required"),
                 broken("action.command", "\"  \"", "action.command", "must not be blank"),
                 broken("action.command", "7", "action.command", "must be a string"),
@@ -172,7 +175,7 @@ class TaskDefinitionCodecErrorsTest {
         Object json = Json.parse("""
                 { "taskName": "daily report",
                   "trigger": { "type": "interval", "intervalSeconds": 0, "timezone": "Mars/Base" },
-                  "action": { "type": "http", "url": "https://example.com" },
+                  "action": { "type": "ftp", "url": "ftp://example.com" },
                   "policy": { "timeoutSeconds": -1, "notifyOnFailure": ["email", ""], "misfire": "never",
                               "retries": 3 } }
                 """);
@@ -182,7 +185,7 @@ class TaskDefinitionCodecErrorsTest {
         assertThat(e.errors()).extracting(FieldError::field).containsExactly(
                 "taskName", "trigger.timezone", "trigger.intervalSeconds", "action.type",
                 "policy.retries", "policy.timeoutSeconds", "policy.misfire", "policy.notifyOnFailure[1]");
-        assertThat(e.getMessage()).contains("taskName: ", "action.type: action type 'http' is not available");
+        assertThat(e.getMessage()).contains("taskName: ", "action.type: unknown action type 'ftp'");
     }
 
     @Test

@@ -60,6 +60,13 @@ class TaskDefinitionCodecRoundTripTest {
                                 new RetryBackoff(true, 600L, 0.25),
                                 List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))),
                                 new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)))),
+                new TaskDefinition("http-call", null, null, new Trigger.Event(ZoneId.of("UTC")),
+                        new Action.Http("POST", "https://svc.local/jobs/{{date}}", Map.of("X-K", "{{taskName}}"),
+                                Map.of("day", "{{date}}", "n", 3), true, "web"),
+                        new Policy(2, 5, null, MisfirePolicy.FIRE_ONCE, 1, new RetryRules(true, Set.of(), true, true, Set.of(409, 503)),
+                                List.of(), null, Map.of())),
+                new TaskDefinition("sdk-call", null, null, new Trigger.Event(ZoneId.of("UTC")), new Action.Sdk("syncOrders", "orders"),
+                        Policy.DEFAULT),
                 new TaskDefinition("utc-offset", null, null, new Trigger.Event(ZoneOffset.UTC),
                         new Action.Shell("x", null, null, null), Policy.DEFAULT),
                 new TaskDefinition("none", null, null, new Trigger.Interval(5, null, ZoneId.of("Asia/Kolkata")),
@@ -114,7 +121,8 @@ class TaskDefinitionCodecRoundTripTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> policy = (Map<String, Object>) TaskDefinitionCodec.toJson(d).get("policy");
 
-        assertThat(policy.get("retryable")).isEqualTo(Map.of("exitCodes", List.of(1, 75), "timeout", true, "executorLost", true));
+        assertThat(policy.get("retryable")).isEqualTo(Map.of("exitCodes", List.of(1, 75), "timeout", true, "executorLost", true,
+                "httpStatuses", List.of()));
         assertThat(TaskDefinitionCodec.toJson(new TaskDefinition("t", null, null, d.trigger(), d.action(), Policy.DEFAULT)))
                 .extractingByKey("policy").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsEntry("retryable", true);
