@@ -72,14 +72,8 @@ public final class Tx {
 
     /** Runs an INSERT and returns the generated id, or empty when the insert wrote no row. */
     public Optional<Long> insert(String sql, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql, new String[] {"id"})) {
-            bind(ps, args);
-            if (ps.executeUpdate() == 0) {
-                return Optional.empty();
-            }
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                return keys.next() ? Optional.of(keys.getLong(1)) : Optional.empty();
-            }
+        try {
+            return insertOrThrow(sql, args);
         } catch (SQLException e) {
             throw new StoreException(e.getMessage() + " [" + sql + "]", e);
         }
@@ -91,6 +85,17 @@ public final class Tx {
      * statement leaves the transaction usable.
      */
     public Optional<Long> insertUnlessDuplicate(String sql, Object... args) {
+        try {
+            return insertOrThrow(sql, args);
+        } catch (SQLException e) {
+            if (dialect.isUniqueViolation(e) && !dialect.supportsSkipLocked()) {
+                return Optional.empty();
+            }
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    private Optional<Long> insertOrThrow(String sql, Object... args) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql, new String[] {"id"})) {
             bind(ps, args);
             if (ps.executeUpdate() == 0) {
@@ -99,11 +104,6 @@ public final class Tx {
             try (ResultSet keys = ps.getGeneratedKeys()) {
                 return keys.next() ? Optional.of(keys.getLong(1)) : Optional.empty();
             }
-        } catch (SQLException e) {
-            if (dialect.isUniqueViolation(e) && !dialect.supportsSkipLocked()) {
-                return Optional.empty();
-            }
-            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
         }
     }
 
