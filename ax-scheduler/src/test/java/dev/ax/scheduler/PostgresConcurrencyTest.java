@@ -109,11 +109,11 @@ class PostgresConcurrencyTest {
     }
 
     @Test
-    void queue_runs_a_slow_every_second_job_one_at_a_time_in_slot_order() throws Exception {
+    void queue_runs_a_3s_job_on_a_1s_schedule_one_at_a_time_in_slot_order() throws Exception {
         a.tasks().create(task("slow", cron("* * * * * *"), "true", Map.of("overflow", "QUEUE")), "test");
         a.start();
         b.start();
-        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 1500); var e2 = new SlowExecutor(b.dispatcher(), "e2", 1500)) {
+        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000); var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> runs("slow").stream().filter(r -> r.state() == InstanceState.SUCCESS).count() >= 3);
             a.tasks().setPaused("slow", true, "test");
             List<InstanceRow> snapshot = runs("slow");
@@ -128,11 +128,11 @@ class PostgresConcurrencyTest {
     }
 
     @Test
-    void skip_drops_the_slots_that_find_the_job_busy_and_records_each() throws Exception {
+    void skip_drops_the_slots_that_find_a_3s_job_busy_and_records_each() throws Exception {
         a.tasks().create(task("slow", cron("* * * * * *"), "true", Map.of("overflow", "SKIP")), "test");
         a.start();
         b.start();
-        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 2500); var e2 = new SlowExecutor(b.dispatcher(), "e2", 2500)) {
+        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000); var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> runs("slow").stream().filter(r -> r.state() == InstanceState.SUCCESS).count() >= 2);
         }
         a.tasks().setPaused("slow", true, "test");
