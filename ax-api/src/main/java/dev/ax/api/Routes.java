@@ -24,8 +24,10 @@ public final class Routes {
         SystemHandlers s = new SystemHandlers(api);
         ExecutorHandlers e = new ExecutorHandlers(api);
         ApprovalHandlers a = new ApprovalHandlers(api);
+        BackfillHandlers b = new BackfillHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
+                get("/metrics", PUBLIC, "Prometheus metrics of this node", s::metrics),
                 get("/api/openapi.json", PUBLIC, "This API as an OpenAPI 3.1 document", s::openApi),
 
                 post("/api/tasks", ADMIN, "Create a task from its JSON definition", t::create),
@@ -38,6 +40,11 @@ public final class Routes {
                 get("/api/tasks/{name}/versions", VIEWER, "A task's audit log: versions with diff and actor", t::versions),
                 get("/api/tasks/{name}/events", VIEWER, "Events of a task and its runs, newest first", t::events),
                 post("/api/tasks/{name}/trigger", OPERATOR, "Run a task now, by hand", t::triggerManual),
+                post("/api/tasks/{name}/backfill", OPERATOR, "Run a task for every slot of a date range (or a dry run)", b::start),
+                get("/api/backfills/{id}", VIEWER, "A backfill's progress", b::get),
+                post("/api/backfills/{id}/pause", OPERATOR, "Pause a backfill: no new runs until resumed", b::pause),
+                post("/api/backfills/{id}/resume", OPERATOR, "Resume a paused backfill", b::resume),
+                post("/api/backfills/{id}/cancel", OPERATOR, "Cancel a backfill and its runs that have not started", b::cancel),
                 post("/api/trigger", OPERATOR, "Run a task now, for an event from another system", t::triggerEvent),
 
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),

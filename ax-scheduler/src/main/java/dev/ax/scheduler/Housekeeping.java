@@ -19,13 +19,21 @@ public final class Housekeeping {
     private final ConcurrencyGate gate;
     private final FollowUps followUps;
     private final Approvals approvals;
+    private final Backfills backfills;
 
-    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals) {
+    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals,
+                 Backfills backfills) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
         this.gate = gate;
         this.followUps = followUps;
         this.approvals = approvals;
+        this.backfills = backfills;
+    }
+
+    /** Creates the next runs of running backfills; returns how many. */
+    public int backfills() {
+        return backfills.tick();
     }
 
     /** Cancels approval requests nobody decided in time; returns how many. */
@@ -39,6 +47,7 @@ public final class Housekeeping {
         unblock();
         followUps();
         expireApprovals();
+        backfills();
     }
 
     /** Carries out due failure follow-ups (compensation runs, pauses, webhooks); returns how many finished. */

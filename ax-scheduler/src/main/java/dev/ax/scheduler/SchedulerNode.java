@@ -19,6 +19,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final TaskService tasks;
     private final RunService runs;
     private final Approvals approvals;
+    private final Backfills backfills;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -36,7 +37,8 @@ public final class SchedulerNode implements AutoCloseable {
         this.firing = new Firing(ctx, definitions, gate);
         this.dispatcher = new Dispatcher(ctx, definitions, outcomes);
         this.approvals = new Approvals(ctx, gate);
-        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals);
+        this.backfills = new Backfills(ctx, gate);
+        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
@@ -91,6 +93,10 @@ public final class SchedulerNode implements AutoCloseable {
 
     public TaskService tasks() {
         return tasks;
+    }
+
+    public Backfills backfills() {
+        return backfills;
     }
 
     public Approvals approvals() {

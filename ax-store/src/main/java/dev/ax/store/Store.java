@@ -10,6 +10,7 @@ public final class Store implements AutoCloseable {
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
     private final FollowUpStore followUps = new FollowUpStore();
+    private final BackfillStore backfills = new BackfillStore();
 
     public Store(Database db) {
         this.db = db;
@@ -45,6 +46,10 @@ public final class Store implements AutoCloseable {
 
     public ExecutorStore executors() {
         return executors;
+    }
+
+    public BackfillStore backfills() {
+        return backfills;
     }
 
     public FollowUpStore followUps() {
