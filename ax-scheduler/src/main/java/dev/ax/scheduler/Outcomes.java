@@ -90,12 +90,13 @@ final class Outcomes {
 
     private static String describe(FailureKind kind, Integer exitCode, String message) {
         String base = switch (kind) {
-            case EXIT_CODE -> "exited with code " + exitCode;
+            case EXIT_CODE -> exitCode == null ? "failed" : "exited with code " + exitCode;
             case TIMEOUT -> "timed out";
             case EXECUTOR_LOST -> "executor lost";
             case START_ERROR -> "could not start";
             case HTTP_STATUS -> "HTTP status " + exitCode;
             case CONNECTION -> "connection failed";
+            case FATAL -> "failed, not retryable";
         };
         return message == null || message.isBlank() ? base : base + ": " + message;
     }

@@ -13,5 +13,7 @@ public enum FailureKind {
     /** The HTTP action answered with a status that counts as failure. */
     HTTP_STATUS,
     /** The HTTP action could not connect or read an answer. */
-    CONNECTION
+    CONNECTION,
+    /** The action said the failure is final (an SDK handler's NonRetryableException): never retried. */
+    FATAL
 }

@@ -31,7 +31,7 @@ public record RetryRules(boolean enabled, Set<Integer> exitCodes, boolean timeou
             case EXIT_CODE -> exitCodes.isEmpty() || (exitCode != null && exitCodes.contains(exitCode));
             case TIMEOUT -> timeout;
             case EXECUTOR_LOST -> executorLost;
-            case START_ERROR -> false;
+            case START_ERROR, FATAL -> false;
             case HTTP_STATUS -> exitCode != null && (httpStatuses.isEmpty() ? exitCode == 429 || exitCode >= 500 : httpStatuses.contains(exitCode));
             case CONNECTION -> true;
         };

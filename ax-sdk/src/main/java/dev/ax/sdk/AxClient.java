@@ -1,0 +1,183 @@
+package dev.ax.sdk;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A small client for the AX REST API, for services that define, trigger and follow their own tasks:
+ * JSON in, Jackson {@link JsonNode} out (the answers are documented in the server's
+ * {@code /api/openapi.json}). A failed call throws {@link AxClientException}.
+ *
+ * <pre>
+ * AxClient ax = new AxClient(URI.create("http://ax:7070"), token);
+ * ax.apply("""
+ *     {"taskName":"sync_orders","trigger":{"type":"cron","expression":"0 * * * *"},
+ *      "action":{"type":"sdk","handler":"syncOrders","group":"orders"}}""");
+ * long id = ax.trigger("sync_orders", Map.of("since", "2024-05-01"));
+ * String state = ax.instance(id).get("state").asText();
+ * </pre>
+ */
+public final class AxClient {
+
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    private static final int EXCERPT_CHARS = 300;
+
+    private final String base;
+    private final String token;
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http;
+
+    /**
+     * @param server the AX server, e.g. {@code http://ax:7070} (a path prefix behind a proxy is kept)
+     * @param token  a token whose role allows the calls made: viewer to read, operator to trigger and pause, admin to apply
+     */
+    public AxClient(URI server, String token) {
+        Objects.requireNonNull(server, "server");
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("token is required");
+        }
+        String s = server.toString();
+        this.base = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+        this.token = token;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+    }
+
+    /** Creates the task from its JSON definition, or updates it (a new version) when one of that name exists. */
+    public JsonNode apply(String taskJson) {
+        JsonNode definition;
+        try {
+            definition = json.readTree(taskJson);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("the task definition is not valid JSON: " + e.getOriginalMessage(), e);
+        }
+        return apply(definition);
+    }
+
+    public JsonNode apply(JsonNode definition) {
+        try {
+            return send("POST", "/api/tasks", definition);
+        } catch (AxClientException e) {
+            JsonNode name = definition.get("taskName");
+            if (e.status() != 409 || name == null || !name.isTextual()) {
+                throw e;
+            }
+            return send("PUT", "/api/tasks/" + segment(name.asText()), definition);
+        }
+    }
+
+    public JsonNode task(String name) {
+        return send("GET", "/api/tasks/" + segment(name), null);
+    }
+
+    public JsonNode pause(String name) {
+        return send("POST", "/api/tasks/" + segment(name) + "/pause", null);
+    }
+
+    public JsonNode resume(String name) {
+        return send("POST", "/api/tasks/" + segment(name) + "/resume", null);
+    }
+
+    /** Runs the task now with these parameters ({@code {{params.x}}} in templates, {@link AxContext#params()}); returns the new instance id. */
+    public long trigger(String name, Map<String, ?> params) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("params", params == null ? Map.of() : params);
+        return send("POST", "/api/tasks/" + segment(name) + "/trigger", json.valueToTree(body)).path("instanceId").asLong();
+    }
+
+    /** One run: state, attempt, executor, message, request id, trigger chain, why it waits. */
+    public JsonNode instance(long id) {
+        return send("GET", "/api/instances/" + id, null);
+    }
+
+    /** A task's runs, newest first (the first page; {@code state} may be null for all). */
+    public JsonNode instances(String taskName, String state) {
+        StringBuilder path = new StringBuilder("/api/instances?task=").append(segment(taskName));
+        if (state != null) {
+            path.append("&state=").append(segment(state));
+        }
+        return send("GET", path.toString(), null);
+    }
+
+    /** A run's events, oldest first. */
+    public JsonNode events(long id) {
+        return send("GET", "/api/instances/" + id + "/events", null);
+    }
+
+    /** A run's log as text. */
+    public String log(long id) {
+        return exchange("GET", "/api/instances/" + id + "/log?format=text", null, "text/plain").body();
+    }
+
+    private JsonNode send(String method, String path, JsonNode body) {
+        String answer = exchange(method, path, body, "application/json").body();
+        if (answer == null || answer.isBlank()) {
+            return NullNode.getInstance();
+        }
+        try {
+            return json.readTree(answer);
+        } catch (JsonProcessingException e) {
+            throw new AxClientException(200, "unreadable answer from " + base + path + ": " + e.getOriginalMessage(), answer, e);
+        }
+    }
+
+    private HttpResponse<String> exchange(String method, String path, JsonNode body, String accept) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", accept)
+                .header("Authorization", "Bearer " + token);
+        if (body != null) {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new AxClientException(0, "cannot reach the AX server at " + base + ": " + e, null, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AxClientException(0, "interrupted while calling " + base + path, null, e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw new AxClientException(response.statusCode(), method + " " + path + ": " + errorMessage(response),
+                    response.body(), null);
+        }
+        return response;
+    }
+
+    /** The server's {@code {"error":{"message":…}}}, or the start of whatever came back (a proxy's page). */
+    private String errorMessage(HttpResponse<String> response) {
+        String body = response.body() == null ? "" : response.body();
+        try {
+            JsonNode message = json.readTree(body).path("error").path("message");
+            if (message.isTextual() && !message.asText().isBlank()) {
+                return message.asText() + " (HTTP " + response.statusCode() + ")";
+            }
+        } catch (JsonProcessingException e) {
+            // not our error format
+        }
+        String excerpt = body.strip();
+        return "HTTP " + response.statusCode() + (excerpt.isEmpty() ? ""
+                : ": " + (excerpt.length() > EXCERPT_CHARS ? excerpt.substring(0, EXCERPT_CHARS) + "…" : excerpt));
+    }
+
+    private static String segment(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

@@ -1,0 +1,6 @@
+-- AX SDK: the idempotency record of IdempotencyStore (H2). One row per request id whose work committed.
+CREATE TABLE IF NOT EXISTS ax_idempotency (
+    request_id VARCHAR(200) PRIMARY KEY,
+    result     CHARACTER VARYING,
+    created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
