@@ -7,8 +7,20 @@ import dev.ax.scheduler.SchedulerNode;
 import dev.ax.scheduler.TaskService;
 import dev.ax.store.Store;
 
-/** What every handler needs, passed as one object. */
-public record ApiContext(SchedulerNode node, ObjectMapper json) {
+/**
+ * What every handler needs, passed as one object.
+ *
+ * @param observability what /healthz adds and /metrics serves ({@link Observability#NONE} without monitoring)
+ */
+public record ApiContext(SchedulerNode node, ObjectMapper json, Observability observability) {
+    public ApiContext(SchedulerNode node, ObjectMapper json) {
+        this(node, json, Observability.NONE);
+    }
+
+    public ApiContext {
+        observability = observability == null ? Observability.NONE : observability;
+    }
+
     public Store store() {
         return node.context().store();
     }

@@ -46,8 +46,13 @@ public final class ApiServer implements AutoCloseable {
      * an exception they let escape gets {@link ErrorMapper}'s JSON answer like any API route.
      */
     public static ApiServer start(SchedulerNode node, String host, int port, Consumer<JavalinConfig> more) {
+        return start(node, host, port, Observability.NONE, more);
+    }
+
+    /** Like {@link #start(SchedulerNode, String, int, Consumer)}, with the node's monitoring behind /healthz and /metrics. */
+    public static ApiServer start(SchedulerNode node, String host, int port, Observability observability, Consumer<JavalinConfig> more) {
         ObjectMapper json = Json.mapper();
-        ApiContext api = new ApiContext(node, json);
+        ApiContext api = new ApiContext(node, json, observability);
         Auth auth = new Auth(api.store(), Auth.DEFAULT_CACHE_TTL);
         List<Route> table = Routes.table(api);
         Javalin app = Javalin.create(cfg -> {

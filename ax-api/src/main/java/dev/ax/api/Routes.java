@@ -27,6 +27,7 @@ public final class Routes {
         BackfillHandlers b = new BackfillHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
+                get("/metrics", PUBLIC, "Prometheus metrics of this node", s::metrics),
                 get("/api/openapi.json", PUBLIC, "This API as an OpenAPI 3.1 document", s::openApi),
 
                 post("/api/tasks", ADMIN, "Create a task from its JSON definition", t::create),

@@ -2,7 +2,6 @@ package dev.ax.api;
 
 import dev.ax.api.Views.CronNext;
 import dev.ax.api.Views.ExecutorView;
-import dev.ax.api.Views.Health;
 import dev.ax.api.Views.Page;
 import dev.ax.domain.schedule.CronPreview;
 import dev.ax.domain.schedule.CronSchedule;
@@ -20,9 +19,11 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
-/** Health, the cron preview, executors, and the OpenAPI document. */
+/** Health, metrics, the cron preview, executors, and the OpenAPI document. */
 final class SystemHandlers {
     static final String OPENAPI_RESOURCE = "/dev/ax/api/openapi.json";
     private static final int DEFAULT_CRON_COUNT = 5;
@@ -35,24 +36,51 @@ final class SystemHandlers {
     }
 
     /**
-     * 200 when the database answers. {@code nodeTime} is this node's own clock and
-     * {@code clockOffsetMillis} how far the database clock is ahead of it: a large offset is
-     * harmless for firing (invariant 2) but worth seeing.
+     * 200 when the database answers and no watchdog check fails, 503 otherwise, so an external
+     * prober can use it. {@code nodeTime} is this node's own clock and {@code clockOffsetMillis}
+     * how far the database clock is ahead of it: a large offset is harmless for firing
+     * (invariant 2) but worth seeing. The rest comes from the node's monitoring
+     * ({@link Observability}): backlog, running, executors, loop age, failing checks, channels.
      */
     void health(Context ctx) {
         AxClock clock = api.node().context().clock();
         Instant nodeView = clock.now();
         Duration offset = clock instanceof DatabaseClock dc ? dc.offset() : null;
         Instant nodeTime = offset == null ? nodeView : nodeView.minus(offset);
-        long loopErrors = api.node().loopErrors();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", "ok");
+        body.put("nodeId", api.nodeId());
+        body.put("nodeTime", nodeTime.toString());
+        String error = null;
         try {
             Instant dbTime = api.store().tx(Tx::now);
-            long offsetMillis = offset != null ? offset.toMillis() : Duration.between(nodeTime, dbTime).toMillis();
-            ctx.json(new Health("ok", api.nodeId(), nodeTime, dbTime, offsetMillis, loopErrors, null));
+            body.put("dbTime", dbTime.toString());
+            body.put("clockOffsetMillis", offset != null ? offset.toMillis() : Duration.between(nodeTime, dbTime).toMillis());
         } catch (RuntimeException e) {
-            ctx.status(503).json(new Health("unhealthy", api.nodeId(), nodeTime, null, null, loopErrors,
-                    "database unreachable: " + e.getMessage()));
+            body.put("dbTime", null);
+            body.put("clockOffsetMillis", null);
+            error = "database unreachable: " + e.getMessage();
         }
+        body.put("loopErrors", api.node().loopErrors());
+        Observability.Report report = api.observability().health();
+        body.putAll(report.facts());
+        body.put("failing", report.failing());
+        body.put("channels", report.channels());
+        boolean healthy = error == null && report.failing().isEmpty();
+        body.put("status", !healthy ? "unhealthy" : report.status());
+        if (error != null) {
+            body.put("error", error);
+        }
+        ctx.status(healthy ? 200 : 503).json(body);
+    }
+
+    /** Prometheus text exposition of this node's metrics (fires, fire lag, outcomes, queue, executors, alerts, pool). */
+    void metrics(Context ctx) {
+        String text = api.observability().scrape();
+        if (text == null) {
+            throw new ApiException(404, "this node keeps no metrics");
+        }
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(text);
     }
 
     /** {@code ?expression=&timezone=UTC&after=<db now>&count=5}: the next slots, as the scheduler will fire them. */

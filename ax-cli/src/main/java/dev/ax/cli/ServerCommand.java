@@ -55,6 +55,12 @@ final class ServerCommand implements Callable<Integer> {
             description = "Run no in-process executor: runs wait for `ax executor` processes to claim them.")
     boolean noExecutor;
 
+    @Option(names = "--alerts", paramLabel = "FILE",
+            description = "Alert channels (email, dingtalk, webhook, feishu, wecom, slack), console URL, watchdog and anomaly "
+                    + "settings as a JSON file; see docs/alerts.md. A mistake in it refuses the start. Without it: no channels, "
+                    + "but the watchdog, anomaly detection, /healthz and /metrics still run.")
+    Path alertsFile;
+
     @Option(names = "--node-id", paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
     String nodeId;
@@ -64,6 +70,9 @@ final class ServerCommand implements Callable<Integer> {
         ServerConfig config = config();
         AxServer server;
         try {
+            if (alertsFile != null) {
+                config = config.withAlerts(AxServer.readAlerts(alertsFile));
+            }
             server = AxServer.start(config);
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("cannot start the AX server: " + rootMessage(e));

@@ -98,6 +98,8 @@ final class Outcomes {
             case CONNECTION -> "connection failed";
             case FATAL -> "failed, not retryable";
         };
-        return message == null || message.isBlank() ? base : base + ": " + message;
+        // Executors often say the same thing ("exited with code 3"): do not repeat it.
+        return message == null || message.isBlank() || message.startsWith(base) ? (message == null || message.isBlank() ? base : message)
+                : base + ": " + message;
     }
 }

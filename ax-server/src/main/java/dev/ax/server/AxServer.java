@@ -1,6 +1,10 @@
 package dev.ax.server;
 
+import dev.ax.alerts.Alerts;
+import dev.ax.alerts.AlertsConfigReader;
+import dev.ax.alerts.ServerLogFile;
 import dev.ax.api.ApiServer;
+import dev.ax.console.Console;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorConfig;
@@ -28,14 +32,31 @@ public final class AxServer implements AutoCloseable {
     private final ApiServer api;
     private final ExecutorAgent executor;
     private final AdminToken.Bootstrap admin;
+    private final Alerts alerts;
+    private final ServerLogFile serverLog;
     private boolean closed;
 
-    private AxServer(Store store, SchedulerNode node, ApiServer api, ExecutorAgent executor, AdminToken.Bootstrap admin) {
+    private AxServer(Store store, SchedulerNode node, ApiServer api, ExecutorAgent executor, AdminToken.Bootstrap admin,
+                     Alerts alerts, ServerLogFile serverLog) {
         this.store = store;
         this.node = node;
         this.api = api;
         this.executor = executor;
         this.admin = admin;
+        this.alerts = alerts;
+        this.serverLog = serverLog;
+    }
+
+    /**
+     * Reads an {@code --alerts} file; a mistake in it refuses the start with the field named. A
+     * channel that is merely unreachable is no mistake: it fails at send time and shows on /healthz.
+     */
+    public static dev.ax.alerts.AlertsConfig readAlerts(Path file) {
+        try {
+            return AlertsConfigReader.read(file);
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("cannot start: alerts configuration " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -44,33 +65,38 @@ public final class AxServer implements AutoCloseable {
      */
     public static AxServer start(ServerConfig cfg) {
         createDataDir(cfg.dataDir());
+        // The scheduler's own log, rotated and capped, apart from run output (which goes to the database, capped too).
+        ServerLogFile serverLog = ServerLogFile.install(cfg.dataDir().resolve("logs"), cfg.alerts().logs());
         DbConfig db = cfg.effectiveDb();
         Store store;
         try {
             store = Store.open(db);
         } catch (RuntimeException e) {
+            serverLog.close();
             throw new StartupException("cannot start: database " + describe(db, cfg.dataDir()) + ": " + e.getMessage(), e);
         }
         SchedulerNode node = null;
         ApiServer api = null;
         ExecutorAgent executor = null;
+        Alerts alerts = null;
         try {
             DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
             String nodeId = cfg.nodeId() != null ? cfg.nodeId() : defaultNodeId();
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
-            node = new SchedulerNode(nodeId, store, clock, cfg.scheduler(), new HttpWebhookSender()).start();
-            api = ApiServer.start(node, null, cfg.port());
+            node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender()).start();
+            alerts = Alerts.start(node, cfg.alerts());
+            api = ApiServer.start(node, null, cfg.port(), new AlertsObservability(alerts), Console.routes(node));
             if (!cfg.executorGroups().isEmpty()) {
                 executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()),
                         new InProcessChannel(node.dispatcher()));
                 executor.start();
             }
-            AxServer server = new AxServer(store, node, api, executor, admin);
+            AxServer server = new AxServer(store, node, api, executor, admin, alerts, serverLog);
             log.info("AX listening on {} (database: {}), {}{}", server.url(), describe(db, cfg.dataDir()),
                     admin.source(), executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
             return server;
         } catch (RuntimeException e) {
-            closeQuietly(api, executor, node, store);
+            closeQuietly(api, executor, alerts, node, store, serverLog);
             throw e instanceof StartupException s ? s : new StartupException("cannot start: " + e.getMessage(), e);
         }
     }
@@ -113,6 +139,11 @@ public final class AxServer implements AutoCloseable {
         return store;
     }
 
+    /** Alerts, watchdog, anomaly detection and metrics of this node. */
+    public Alerts alerts() {
+        return alerts;
+    }
+
     /** Stops taking requests, then the executor (its runs' leases expire), then the loops, then the pool. */
     @Override
     public synchronized void close() {
@@ -120,8 +151,9 @@ public final class AxServer implements AutoCloseable {
             return;
         }
         closed = true;
-        closeQuietly(api, executor, node, store);
+        closeQuietly(api, executor, alerts, node, store);
         log.info("AX node {} stopped", node.context().nodeId());
+        serverLog.close();
     }
 
     private static void closeQuietly(AutoCloseable... parts) {

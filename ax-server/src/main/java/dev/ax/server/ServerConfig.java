@@ -1,5 +1,6 @@
 package dev.ax.server;
 
+import dev.ax.alerts.AlertsConfig;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
 import java.nio.file.Path;
@@ -14,9 +15,16 @@ import java.util.Objects;
  * @param executorGroups     groups served by the in-process executor; empty = no in-process executor
  * @param adminToken         {@code null} = take AX_ADMIN_TOKEN, else create one in {@code dataDir} on first start
  * @param clockSkew          added to this node's clock; only tests set it (to prove skew is harmless)
+ * @param alerts             alert channels, watchdog and anomaly settings ({@code --alerts FILE}); null = no channels, defaults
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                           String nodeId, SchedulerConfig scheduler, Duration clockSkew) {
+                           String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts) {
+    /** A node without alert channels (the watchdog, anomaly detection and metrics still run). */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, null);
+    }
+
     public static final int DEFAULT_PORT = 7070;
     public static final Path DEFAULT_DATA_DIR = Path.of("ax-data");
     public static final List<String> DEFAULT_EXECUTOR_GROUPS = List.of("default");
@@ -29,6 +37,18 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
         executorGroups = List.copyOf(executorGroups);
         scheduler = scheduler == null ? SchedulerConfig.DEFAULT : scheduler;
         clockSkew = clockSkew == null ? Duration.ZERO : clockSkew;
+        alerts = alerts == null ? AlertsConfig.NONE : alerts;
+    }
+
+    public ServerConfig withAlerts(AlertsConfig a) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a);
+    }
+
+    /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
+    public SchedulerConfig effectiveScheduler() {
+        java.util.Set<String> channels = new java.util.TreeSet<>(scheduler.channels());
+        channels.addAll(alerts.channels().keySet());
+        return scheduler.withChannels(channels);
     }
 
     public static ServerConfig defaults() {

@@ -1,0 +1,190 @@
+package dev.ax.alerts;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a node alerts and watches itself. Immutable; defaults named {@code DEFAULT_*}; an invalid
+ * value fails with the field's name. Read from the {@code --alerts} JSON file by
+ * {@link AlertsConfigReader}; tests build it directly with short intervals.
+ *
+ * @param channels       configured channels by name; {@code policy.notifyOnFailure} refers to these names
+ * @param consoleUrl     the web console's base URL for links in alerts; null = alerts carry no link
+ * @param systemChannels where watchdog and anomaly alerts go (anomalies also to the task's own channels)
+ * @param stormLimit     more alerts than this for one channel within a minute are collapsed into one summary
+ */
+public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUrl, List<String> systemChannels,
+                           int stormLimit, Pipeline pipeline, Watch watch, Anomaly anomaly, Logs logs) {
+    public static final int DEFAULT_STORM_LIMIT = 10;
+
+    /** No channels, default timings: the node still watches itself, detects anomalies and serves metrics. */
+    public static final AlertsConfig NONE = new AlertsConfig(Map.of(), null, null, DEFAULT_STORM_LIMIT, Pipeline.DEFAULT,
+            Watch.DEFAULT, Anomaly.DEFAULT, Logs.DEFAULT);
+
+    public AlertsConfig {
+        channels = channels == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(channels));
+        if (consoleUrl != null) {
+            consoleUrl = consoleUrl.endsWith("/") ? consoleUrl.substring(0, consoleUrl.length() - 1) : consoleUrl;
+        }
+        // Without a list, system alerts go to every channel: a watchdog alert nobody receives is useless.
+        systemChannels = systemChannels == null ? List.copyOf(channels.keySet()) : List.copyOf(systemChannels);
+        for (String s : systemChannels) {
+            if (!channels.containsKey(s)) {
+                throw new IllegalArgumentException("systemChannels: '" + s + "' is not a configured channel");
+            }
+        }
+        if (stormLimit < 1) {
+            throw new IllegalArgumentException("stormLimit must be at least 1, was " + stormLimit);
+        }
+        pipeline = pipeline == null ? Pipeline.DEFAULT : pipeline;
+        watch = watch == null ? Watch.DEFAULT : watch;
+        anomaly = anomaly == null ? Anomaly.DEFAULT : anomaly;
+        logs = logs == null ? Logs.DEFAULT : logs;
+    }
+
+    public AlertsConfig withWatch(Watch w) {
+        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, w, anomaly, logs);
+    }
+
+    public AlertsConfig withAnomaly(Anomaly a) {
+        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, a, logs);
+    }
+
+    public AlertsConfig withPipeline(Pipeline p) {
+        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, p, watch, anomaly, logs);
+    }
+
+    public AlertsConfig withLogs(Logs l) {
+        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, anomaly, l);
+    }
+
+    /**
+     * The event tail and the delivery loop.
+     *
+     * @param gapWait     how long the tail waits at a hole in the event ids (a transaction that
+     *                    took an id but has not committed yet) before taking it for a rollback
+     * @param maxAttempts deliveries of one alert before it is given up (FAILED)
+     * @param firstRetry  the wait after a failed delivery; each further one waits three times longer (at most 30 min)
+     */
+    public record Pipeline(Duration tailInterval, int tailBatch, Duration gapWait, Duration deliveryInterval, int maxAttempts,
+                           Duration firstRetry) {
+        public static final Duration DEFAULT_TAIL_INTERVAL = Duration.ofMillis(500);
+        public static final int DEFAULT_TAIL_BATCH = 500;
+        public static final Duration DEFAULT_GAP_WAIT = Duration.ofSeconds(10);
+        public static final Duration DEFAULT_DELIVERY_INTERVAL = Duration.ofMillis(500);
+        public static final int DEFAULT_MAX_ATTEMPTS = 6;
+        public static final Duration DEFAULT_FIRST_RETRY = Duration.ofSeconds(15);
+        public static final Pipeline DEFAULT = new Pipeline(DEFAULT_TAIL_INTERVAL, DEFAULT_TAIL_BATCH, DEFAULT_GAP_WAIT,
+                DEFAULT_DELIVERY_INTERVAL, DEFAULT_MAX_ATTEMPTS, DEFAULT_FIRST_RETRY);
+
+        public Pipeline {
+            ConfigChecks.positive("pipeline.tailInterval", tailInterval);
+            ConfigChecks.positive("pipeline.gapWait", gapWait);
+            ConfigChecks.positive("pipeline.deliveryInterval", deliveryInterval);
+            ConfigChecks.atLeast("pipeline.tailBatch", tailBatch, 1);
+            ConfigChecks.atLeast("pipeline.maxAttempts", maxAttempts, 1);
+            ConfigChecks.positive("pipeline.firstRetry", firstRetry);
+        }
+
+        public Pipeline withFirstRetry(Duration d) {
+            return new Pipeline(tailInterval, tailBatch, gapWait, deliveryInterval, maxAttempts, d);
+        }
+
+        public Pipeline withGapWait(Duration d) {
+            return new Pipeline(tailInterval, tailBatch, d, deliveryInterval, maxAttempts, firstRetry);
+        }
+    }
+
+    /**
+     * The self-watchdog.
+     *
+     * @param loopStall   the firing loop not ticking for this long fails "scheduler-loop"
+     * @param backlogAge  a READY run waiting this long for an executor fails "ready-backlog"
+     * @param silence     tasks overdue this long and no scheduled run created for this long fails "silence"
+     * @param noExecutor  READY runs this old in a group without a live executor fail "executors"
+     */
+    public record Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor) {
+        public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
+        public static final Duration DEFAULT_LOOP_STALL = Duration.ofSeconds(60);
+        public static final Duration DEFAULT_BACKLOG_AGE = Duration.ofMinutes(5);
+        public static final Duration DEFAULT_SILENCE = Duration.ofMinutes(5);
+        public static final Duration DEFAULT_NO_EXECUTOR = Duration.ofSeconds(30);
+        public static final Watch DEFAULT = new Watch(DEFAULT_INTERVAL, DEFAULT_LOOP_STALL, DEFAULT_BACKLOG_AGE,
+                DEFAULT_SILENCE, DEFAULT_NO_EXECUTOR);
+
+        public Watch {
+            ConfigChecks.positive("watchdog.interval", interval);
+            ConfigChecks.positive("watchdog.loopStall", loopStall);
+            ConfigChecks.positive("watchdog.backlogAge", backlogAge);
+            ConfigChecks.positive("watchdog.silence", silence);
+            ConfigChecks.positive("watchdog.noExecutor", noExecutor);
+        }
+    }
+
+    /**
+     * Anomaly detection (seed §5.3).
+     *
+     * @param window        how far back runs are compared with the schedule
+     * @param grace         a slot younger than this is not yet expected to have a run
+     * @param longRunFactor a run longer than this many times the p95 of recent successes is "unusually long"
+     * @param longRunMin    ... and longer than this in any case
+     * @param longRunSamples successes looked at; fewer than {@link #MIN_SAMPLES} = no judgement
+     */
+    public record Anomaly(Duration interval, Duration window, Duration grace, double longRunFactor, Duration longRunMin,
+                          int longRunSamples) {
+        public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(60);
+        public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(10);
+        public static final Duration DEFAULT_GRACE = Duration.ofSeconds(60);
+        public static final double DEFAULT_LONG_RUN_FACTOR = 3.0;
+        public static final Duration DEFAULT_LONG_RUN_MIN = Duration.ofMinutes(1);
+        public static final int DEFAULT_LONG_RUN_SAMPLES = 20;
+        public static final int MIN_SAMPLES = 5;
+        public static final Anomaly DEFAULT = new Anomaly(DEFAULT_INTERVAL, DEFAULT_WINDOW, DEFAULT_GRACE,
+                DEFAULT_LONG_RUN_FACTOR, DEFAULT_LONG_RUN_MIN, DEFAULT_LONG_RUN_SAMPLES);
+
+        public Anomaly {
+            ConfigChecks.positive("anomaly.interval", interval);
+            ConfigChecks.positive("anomaly.window", window);
+            ConfigChecks.positive("anomaly.grace", grace);
+            ConfigChecks.positive("anomaly.longRunMin", longRunMin);
+            if (!(longRunFactor >= 1.0)) {
+                throw new IllegalArgumentException("anomaly.longRunFactor must be at least 1, was " + longRunFactor);
+            }
+            ConfigChecks.atLeast("anomaly.longRunSamples", longRunSamples, MIN_SAMPLES);
+        }
+    }
+
+    /**
+     * Run logs (ax_log) and the server's own log file.
+     *
+     * @param runMaxBytes       per-run output kept; beyond it the middle is cut (LOG_TRUNCATED)
+     * @param runRetentionDays  output of runs finished longer ago is deleted
+     * @param upkeepInterval    how often the cap and the retention are applied
+     * @param serverFileMaxBytes one server log file rolls over at this size
+     * @param serverTotalMaxBytes all server log files together stay under this
+     */
+    public record Logs(long runMaxBytes, int runRetentionDays, Duration upkeepInterval, long serverFileMaxBytes,
+                       long serverTotalMaxBytes) {
+        public static final long DEFAULT_RUN_MAX_BYTES = 10L * 1024 * 1024;
+        public static final int DEFAULT_RUN_RETENTION_DAYS = 30;
+        public static final Duration DEFAULT_UPKEEP_INTERVAL = Duration.ofMinutes(5);
+        public static final long DEFAULT_SERVER_FILE_MAX_BYTES = 10L * 1024 * 1024;
+        public static final long DEFAULT_SERVER_TOTAL_MAX_BYTES = 100L * 1024 * 1024;
+        public static final Logs DEFAULT = new Logs(DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_RETENTION_DAYS, DEFAULT_UPKEEP_INTERVAL,
+                DEFAULT_SERVER_FILE_MAX_BYTES, DEFAULT_SERVER_TOTAL_MAX_BYTES);
+
+        public Logs {
+            if (runMaxBytes < 64 * 1024) {
+                throw new IllegalArgumentException("logs.runMaxBytes must be at least 65536, was " + runMaxBytes);
+            }
+            ConfigChecks.atLeast("logs.runRetentionDays", runRetentionDays, 1);
+            ConfigChecks.positive("logs.upkeepInterval", upkeepInterval);
+            if (serverFileMaxBytes < 1024 * 1024 || serverTotalMaxBytes < serverFileMaxBytes) {
+                throw new IllegalArgumentException("logs.serverFileMaxMB must be at least 1 and logs.serverTotalMaxMB at least as large");
+            }
+        }
+    }
+}
+

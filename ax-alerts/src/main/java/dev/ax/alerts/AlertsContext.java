@@ -1,0 +1,48 @@
+package dev.ax.alerts;
+
+import dev.ax.scheduler.SchedulerNode;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What every part of the alerting side needs, passed as one object. */
+record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels, AxMetrics metrics, AlertStore alerts,
+                     Marks marks, RunAlerts runAlerts) {
+    private static final Logger LOG = LoggerFactory.getLogger(AlertsContext.class);
+    static final String ACTOR = "alerts";
+
+    Store store() {
+        return node.context().store();
+    }
+
+    String nodeId() {
+        return node.context().nodeId();
+    }
+
+    /** The configured ones of {@code wanted}, then the system channels: for anomalies, which concern both a task and operations. */
+    List<String> taskAndSystem(List<String> wanted) {
+        List<String> all = new ArrayList<>(channels.configured(wanted));
+        config.systemChannels().forEach(c -> {
+            if (!all.contains(c)) {
+                all.add(c);
+            }
+        });
+        return all;
+    }
+
+    /** Writes an alert to the outbox for the channels; with none, the server log is its only trace. */
+    int enqueue(Tx tx, AlertStore.NewAlert alert, List<String> channelNames) {
+        if (channelNames.isEmpty()) {
+            LOG.warn("alert with no channel to send it to: {}", alert.content().title());
+            return 0;
+        }
+        int rows = alerts.enqueue(tx, alert, channelNames, config.stormLimit());
+        if (rows > 0) {
+            metrics.alertsWritten(alert.kind(), rows);
+        }
+        return rows;
+    }
+}

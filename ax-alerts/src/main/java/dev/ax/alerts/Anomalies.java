@@ -1,0 +1,219 @@
+package dev.ax.alerts;
+
+import dev.ax.domain.schedule.Schedules;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.Trigger;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Anomaly detection (seed §5.3), a periodic check over every enabled time-triggered task: its
+ * scheduled runs in the last {@code anomaly.window} against its slots ({@link SlotAudit}), and
+ * every RUNNING run against the durations of its task's recent successes ({@link LongRuns}).
+ * Each anomaly is reported once ({@code ax_anomaly}), new ones of a task grouped into one alert.
+ */
+final class Anomalies {
+    static final int PAGE = 200;
+    static final int MAX_LISTED = 20;
+
+    private final AlertsContext ctx;
+
+    Anomalies(AlertsContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** One round over all tasks and running runs; returns how many alerts were written. */
+    int tick() {
+        Store store = ctx.store();
+        int alerts = 0;
+        String after = null;
+        while (true) {
+            String cursor = after;
+            List<TaskRow> page = store.tx(tx -> store.tasks().list(tx, cursor, null, PAGE));
+            for (TaskRow task : page) {
+                if (task.enabled() && task.definition().trigger().isScheduled()) {
+                    alerts += store.tx(tx -> audit(tx, task));
+                }
+            }
+            if (page.size() < PAGE) {
+                break;
+            }
+            after = page.getLast().name();
+        }
+        return alerts + store.tx(this::longRuns);
+    }
+
+    private int audit(Tx tx, TaskRow task) {
+        AlertsConfig.Anomaly cfg = ctx.config().anomaly();
+        Instant now = tx.now();
+        // Slots before the task's last change (created, edited, paused, resumed) are not held against it:
+        // a resume leaves the slots of the pause to the misfire policy, which records them.
+        Instant from = latest(now.minus(cfg.window()), task.updatedAt(), task.createdAt());
+        Instant to = now.minus(cfg.grace());
+        if (!from.isBefore(to)) {
+            return 0;
+        }
+        TaskDefinition def = task.definition();
+        List<Instant> slots = SlotAudit.slots(Schedules.of(def.trigger()), from, to).stream().map(Anomalies::micros).toList();
+        List<SlotAudit.Run> runs = tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND cause IN ('CRON', 'INTERVAL')"
+                + " AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id", r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
+                task.id(), from, to);
+        SlotAudit.Findings found = SlotAudit.audit(slots, runs, skips(tx, task.id(), from));
+        if (found.clean()) {
+            return 0;
+        }
+        int written = 0;
+        List<String> dup = new ArrayList<>();
+        found.duplicates().forEach((slot, ids) -> {
+            if (ctx.marks().firstSighting(tx, "duplicate:" + task.id() + ":" + slot, "DUPLICATE_EXECUTION", task.id(), ids.toString())) {
+                dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": instances " + ids(ids));
+            }
+        });
+        for (SlotAudit.Run stray : found.strays()) {
+            if (ctx.marks().firstSighting(tx, "stray:" + task.id() + ":" + stray.id(), "DUPLICATE_EXECUTION", task.id(), stray.slot().toString())) {
+                dup.add("instance #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
+            }
+        }
+        if (!dup.isEmpty()) {
+            written += alert(tx, task, AlertKind.DUPLICATE_EXECUTION, "Suspected duplicate execution of " + task.name() + ": "
+                    + dup.size() + (dup.size() == 1 ? " slot" : " slots") + " ran more than once", dup, from, to,
+                    "Compare the runs (ax instance list --task " + task.name() + "). Two runs for one slot mean the (task, slot) key"
+                            + " was bypassed: another scheduler on a copy of the database, a restored backup, a changed schema."
+                            + " Stop the extra scheduler; terminate the second run if it is still running.");
+        }
+        List<String> missed = new ArrayList<>();
+        for (Instant slot : found.missed()) {
+            if (ctx.marks().firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
+                missed.add("slot " + RunAlerts.time(slot, def.trigger().timezone()));
+            }
+        }
+        if (!missed.isEmpty()) {
+            written += alert(tx, task, AlertKind.MISSED_EXECUTION, task.name() + " missed " + missed.size() + " scheduled "
+                    + (missed.size() == 1 ? "run" : "runs"), missed, from, to,
+                    "Check that a scheduler node is running (GET /healthz on each node; the watchdog alerts on a stalled one)."
+                            + " Run it now if the slot matters: ax trigger " + task.name());
+        }
+        return written;
+    }
+
+    private int alert(Tx tx, TaskRow task, AlertKind kind, String title, List<String> lines, Instant from, Instant to, String next) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("Task", task.name() + " (v" + task.version() + ")");
+        f.put("Schedule", schedule(task.definition().trigger()));
+        f.put("Window", from + " – " + to);
+        List<String> details = new ArrayList<>(lines.subList(0, Math.min(lines.size(), MAX_LISTED)));
+        if (lines.size() > MAX_LISTED) {
+            details.add("… and " + (lines.size() - MAX_LISTED) + " more");
+        }
+        AlertContent content = new AlertContent(kind, title, f, details, null, next, null);
+        // ax_anomaly already makes each finding once; the key only tells this check's alert apart from the next one's.
+        String key = "anomaly:" + kind.name() + ":" + task.id() + ":" + tx.now().toEpochMilli();
+        return ctx.enqueue(tx, new AlertStore.NewAlert(kind, key, task.id(), task.name(), null, content),
+                ctx.taskAndSystem(task.definition().policy().notifyOnFailure()));
+    }
+
+    /** Runs RUNNING far longer than their task's recent successes took. */
+    private int longRuns(Tx tx) {
+        AlertsConfig.Anomaly cfg = ctx.config().anomaly();
+        Store store = ctx.store();
+        Instant now = tx.now();
+        record Running(long id, long taskId, int attempt, Instant startedAt) {
+        }
+        List<Running> running = tx.query("SELECT id, task_id, attempt, started_at FROM ax_instance WHERE state = 'RUNNING'"
+                + " AND started_at < ? ORDER BY id LIMIT 1000", r -> new Running(r.lng("id"), r.lng("task_id"), r.integer("attempt"),
+                r.instant("started_at")), now.minus(cfg.longRunMin()));
+        Map<Long, java.util.Optional<Duration>> thresholds = new LinkedHashMap<>();
+        Map<Long, Duration> usual = new LinkedHashMap<>();
+        int written = 0;
+        for (Running r : running) {
+            java.util.Optional<Duration> limit = thresholds.computeIfAbsent(r.taskId(), t -> {
+                List<Duration> ok = tx.query("SELECT started_at, finished_at FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS'"
+                        + " AND started_at IS NOT NULL AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ?",
+                        x -> Duration.between(x.instant("started_at"), x.instant("finished_at")), t, cfg.longRunSamples());
+                LongRuns.p95(ok).ifPresent(p -> usual.put(t, p));
+                return LongRuns.threshold(ok, cfg.longRunFactor(), cfg.longRunMin(), AlertsConfig.Anomaly.MIN_SAMPLES);
+            });
+            Duration age = Duration.between(r.startedAt(), now);
+            if (limit.isEmpty() || age.compareTo(limit.get()) <= 0) {
+                continue;
+            }
+            if (!ctx.marks().firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
+                continue;
+            }
+            var run = store.instances().find(tx, r.id()).orElseThrow();
+            TaskDefinition def = ctx.node().definitions().at(tx, run.taskId(), run.taskVersion());
+            Map<String, String> f = new LinkedHashMap<>();
+            f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
+            f.put("Instance", "#" + run.id());
+            f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
+            f.put("Started at", RunAlerts.time(run.startedAt(), def.trigger().timezone()));
+            f.put("Running for", RunAlerts.human(age));
+            f.put("Usual (p95 of recent successes)", RunAlerts.human(usual.get(r.taskId())));
+            if (run.executorId() != null) {
+                f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
+            }
+            AlertContent content = new AlertContent(AlertKind.LONG_RUN, run.taskName() + " #" + run.id() + " has been running for "
+                    + RunAlerts.human(age) + ", usually at most " + RunAlerts.human(usual.get(r.taskId())), f, List.of(),
+                    ctx.runAlerts().logTail(tx, run.id(), run.attempt()),
+                    "Look at its output (ax instance log " + run.id() + "); stop it if it hangs: ax instance terminate " + run.id(),
+                    ctx.runAlerts().link(run.id()));
+            written += ctx.enqueue(tx, new AlertStore.NewAlert(AlertKind.LONG_RUN, "long:" + run.id() + ":" + run.attempt(), run.taskId(),
+                    run.taskName(), run.id(), content), ctx.taskAndSystem(def.policy().notifyOnFailure()));
+        }
+        return written;
+    }
+
+    /** The slots the misfire policy recorded as skipped since {@code from}. */
+    private static SlotAudit.Skips skips(Tx tx, long taskId, Instant from) {
+        Set<Instant> slots = new HashSet<>();
+        List<Instant[]> ranges = new ArrayList<>();
+        tx.query("SELECT data FROM ax_event WHERE task_id = ? AND type = 'MISFIRE_SKIPPED' AND at >= ?", r -> r.str("data"), taskId, from)
+                .forEach(json -> {
+                    Map<String, Object> d = dev.ax.store.Json.readMap(json);
+                    if (d.get("slot") != null) {
+                        slots.add(micros(Instant.parse(d.get("slot").toString())));
+                    }
+                    if (d.get("from") != null && d.get("to") != null) {
+                        ranges.add(new Instant[] {Instant.parse(d.get("from").toString()), Instant.parse(d.get("to").toString())});
+                    }
+                });
+        return new SlotAudit.Skips(slots, ranges);
+    }
+
+    private static String schedule(Trigger t) {
+        return switch (t) {
+            case Trigger.Cron c -> "cron '" + c.expression() + "' " + c.timezone().getId();
+            case Trigger.Interval i -> "every " + i.intervalSeconds() + "s";
+            case Trigger.Event e -> "event";
+        };
+    }
+
+    private static String ids(List<Long> ids) {
+        return String.join(", ", ids.stream().map(i -> "#" + i).toList());
+    }
+
+    /** The database keeps microseconds: compare slots at that precision. */
+    private static Instant micros(Instant t) {
+        return t.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private static Instant latest(Instant a, Instant... more) {
+        Instant max = a;
+        for (Instant t : more) {
+            if (t != null && t.isAfter(max)) {
+                max = t;
+            }
+        }
+        return max;
+    }
+}

@@ -1,0 +1,184 @@
+package dev.ax.alerts;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tails the event log into the outbox. One transaction: lock the cursor (SKIP LOCKED, so one
+ * node tails at a time), read the events after it, turn those that mean an alert into outbox rows
+ * (a duplicate is skipped by the unique key), move the cursor. A crash anywhere rolls all of it
+ * back and the next tick reads the same events again: no alert lost, none doubled.
+ *
+ * <p>Event ids are handed out when a transaction inserts, not when it commits, so a later id may
+ * become visible before an earlier one. At a hole in the ids the tail waits, up to
+ * {@code pipeline.gapWait}, for the hole to fill; after that it takes the hole for a rolled-back
+ * transaction and moves on.
+ */
+final class EventTail {
+    private static final Logger LOG = LoggerFactory.getLogger(EventTail.class);
+    /** An event that failed this many batches is skipped, so one bad row cannot stop all alerts. */
+    static final int MAX_EVENT_FAILURES = 3;
+
+    private final AlertsContext ctx;
+    private final Map<Long, Integer> failures = new ConcurrentHashMap<>();
+    private volatile long handled;
+
+    EventTail(AlertsContext ctx) {
+        this.ctx = ctx;
+    }
+
+    private record Batch(List<EventRow> events, Map<Long, Slot> slots, boolean more) {
+        static final Batch NONE = new Batch(List.of(), Map.of(), false);
+    }
+
+    /** Works through the events after the cursor; returns how many were read. */
+    int tick() {
+        int total = 0;
+        while (true) {
+            Batch b;
+            long[] current = {-1};
+            try {
+                b = ctx.store().tx(tx -> batch(tx, current));
+            } catch (RuntimeException e) {
+                if (current[0] > 0 && failures.merge(current[0], 1, Integer::sum) >= MAX_EVENT_FAILURES) {
+                    LOG.error("alert tail: event {} failed {} times; skipping it", current[0], MAX_EVENT_FAILURES, e);
+                }
+                throw e;
+            }
+            // Counted once committed: a rolled-back batch is read again and must not count twice.
+            b.events().forEach(e -> count(e, b.slots()));
+            total += b.events().size();
+            handled += b.events().size();
+            if (!b.more()) {
+                return total;
+            }
+        }
+    }
+
+    long handled() {
+        return handled;
+    }
+
+    private Batch batch(Tx tx, long[] current) {
+        AlertStore store = ctx.alerts();
+        Optional<Long> cursor = store.lockCursor(tx);
+        if (cursor.isEmpty()) {
+            return Batch.NONE; // another node is tailing right now
+        }
+        int limit = ctx.config().pipeline().tailBatch();
+        List<EventRow> events = store.eventsAfter(tx, cursor.get(), limit);
+        if (events.isEmpty()) {
+            return Batch.NONE;
+        }
+        Instant now = tx.now();
+        Duration gapWait = ctx.config().pipeline().gapWait();
+        long last = cursor.get();
+        List<EventRow> taken = new ArrayList<>();
+        for (EventRow e : events) {
+            if (e.id() != last + 1 && Duration.between(e.at(), now).compareTo(gapWait) < 0) {
+                break; // a hole that may still fill: an earlier transaction has not committed yet
+            }
+            current[0] = e.id();
+            if (failures.getOrDefault(e.id(), 0) < MAX_EVENT_FAILURES) {
+                handle(tx, e);
+            }
+            taken.add(e);
+            last = e.id();
+        }
+        if (!taken.isEmpty()) {
+            store.advanceCursor(tx, last);
+        }
+        return new Batch(taken, startedRuns(tx, taken), taken.size() == limit);
+    }
+
+    private void handle(Tx tx, EventRow e) {
+        if (!AlertRules.CANDIDATES.contains(e.type()) || e.instanceId() == null) {
+            return;
+        }
+        Store store = ctx.store();
+        InstanceRow run = store.instances().find(tx, e.instanceId()).orElse(null);
+        if (run == null) {
+            return;
+        }
+        TaskDefinition def = ctx.node().definitions().at(tx, run.taskId(), run.taskVersion());
+        List<String> channels = ctx.channels().configured(def.policy().notifyOnFailure());
+        if (channels.isEmpty()) {
+            return; // the task asked for no alerts (or only for channels this server does not have)
+        }
+        Object failureKind = e.data().get("failureKind");
+        int failuresBefore = e.type() == EventType.SUCCEEDED && run.cause() != Cause.PREVIEW ? ctx.runAlerts().failuresBefore(tx, run) : 0;
+        Optional<AlertKind> kind = AlertRules.kindOf(e.type(), e.to(), failureKind == null ? null : failureKind.toString(), failuresBefore);
+        if (kind.isEmpty()) {
+            return;
+        }
+        AlertContent content = ctx.runAlerts().compose(tx, kind.get(), e, run, def, failuresBefore);
+        ctx.enqueue(tx, new AlertStore.NewAlert(kind.get(), AlertRules.dedupeKey(kind.get(), run.id(), e.id()), run.taskId(),
+                run.taskName(), run.id(), content), channels);
+    }
+
+    /** When a run's slot was, for the start lag of its first attempt. */
+    private record Slot(Cause cause, Instant scheduledAt) {
+    }
+
+    /** Scheduled time and cause of the runs whose first attempt was claimed in this batch, in one query. */
+    private static Map<Long, Slot> startedRuns(Tx tx, List<EventRow> events) {
+        List<Long> ids = events.stream().filter(e -> e.type() == EventType.CLAIMED && Integer.valueOf(1).equals(e.attempt())
+                && e.instanceId() != null).map(EventRow::instanceId).distinct().toList();
+        if (ids.isEmpty()) {
+            return Map.of();
+        }
+        Map<Long, Slot> out = new HashMap<>();
+        String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
+        tx.query("SELECT id, cause, scheduled_at FROM ax_instance WHERE id IN (" + in + ")", r -> {
+            out.put(r.lng("id"), new Slot(r.enumOf(Cause.class, "cause"), r.instant("scheduled_at")));
+            return null;
+        }, ids.toArray());
+        return out;
+    }
+
+    private void count(EventRow e, Map<Long, Slot> started) {
+        AxMetrics m = ctx.metrics();
+        if (e.type() == EventType.CREATED) {
+            String cause = String.valueOf(e.data().getOrDefault("cause", "unknown"));
+            m.created(cause);
+            Object fireKey = e.data().get("fireKey");
+            if ((cause.equals("cron") || cause.equals("interval")) && fireKey != null) {
+                try {
+                    m.fired(cause, Duration.between(Instant.parse(fireKey.toString()), e.at()));
+                } catch (DateTimeParseException ignored) {
+                    // not a slot key: nothing to measure
+                }
+            }
+        }
+        if (e.type() == EventType.CLAIMED) {
+            Slot slot = started.get(e.instanceId());
+            if (slot != null && slot.cause().isScheduled()) {
+                m.started(Duration.between(slot.scheduledAt(), e.at()));
+            }
+        }
+        if (e.to() != null && e.to().isTerminal()) {
+            m.finished(e.to());
+        }
+        if (e.to() == InstanceState.RETRYING) {
+            m.retried();
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package dev.ax.alerts;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Store;
+import dev.ax.store.Tx;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes the content of a run's alert: what happened, to which run, the last lines of its output,
+ * how it came to exist, and what to do now. "An alert is there to be acted on, not to start an
+ * investigation" (seed §4.4): everything needed to decide is in the message.
+ */
+final class RunAlerts {
+    static final int TAIL_LINES = 20;
+    static final int TAIL_BYTES = 4096;
+    /** The trigger chain is shown up to this many steps back. */
+    static final int CHAIN_STEPS = 5;
+    /** Recovery counts at most this many failures back. */
+    static final int HISTORY = 50;
+    private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+    private final Store store;
+    private final String consoleUrl;
+
+    RunAlerts(Store store, String consoleUrl) {
+        this.store = store;
+        this.consoleUrl = consoleUrl;
+    }
+
+    AlertContent compose(Tx tx, AlertKind kind, EventRow event, InstanceRow run, TaskDefinition def, int failuresBefore) {
+        long id = run.id();
+        ZoneId zone = def.trigger().timezone();
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
+        f.put("Instance", "#" + id);
+        f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
+        f.put("State", run.state().name());
+        String title;
+        String next;
+        String tail = "";
+        switch (kind) {
+            case RUN_FAILED, RUN_TIMED_OUT, RUN_EXECUTOR_LOST -> {
+                f.put("Failure", (run.failureKind() == null ? "" : run.failureKind().name() + ": ") + undouble(nullToEmpty(run.message())));
+                if (run.exitCode() != null) {
+                    f.put("Exit code", run.exitCode().toString());
+                }
+                f.put("Failed at", time(event.at(), zone));
+                if (run.executorId() != null) {
+                    f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
+                }
+                title = switch (kind) {
+                    case RUN_TIMED_OUT -> run.taskName() + " #" + id + " timed out"
+                            + (def.policy().timeoutSeconds() == null ? "" : " after " + human(Duration.ofSeconds(def.policy().timeoutSeconds())));
+                    case RUN_EXECUTOR_LOST -> run.taskName() + " #" + id + " failed: executor " + nullToEmpty(run.executorId()) + " lost";
+                    default -> run.taskName() + " #" + id + " failed: " + summary(run);
+                };
+                next = "ax instance retry " + id + " (same parameters), or ax instance rerun " + id
+                        + " (the task's current version); full output: ax instance log " + id;
+                tail = logTail(tx, id, run.attempt());
+            }
+            case APPROVAL_WAITING -> {
+                Object approvers = event.data().get("approvers");
+                f.put("Approvers", approvers == null ? "any operator or admin" : String.valueOf(approvers));
+                if (run.approvalDeadline() != null) {
+                    f.put("Expires at", time(run.approvalDeadline(), zone));
+                }
+                if (event.message() != null) {
+                    f.put("Request", event.message());
+                }
+                title = run.taskName() + " #" + id + " waits for approval";
+                next = "ax instance approve " + id + " or ax instance reject " + id + " (the request: ax instance approval " + id + ")";
+            }
+            case APPROVAL_EXPIRED -> {
+                f.put("Expired at", time(event.at(), zone));
+                title = run.taskName() + " #" + id + " was canceled: nobody approved it in time";
+                next = "ax instance retry " + id + " to ask again";
+            }
+            case RUN_RECOVERED -> {
+                f.put("Succeeded at", time(event.at(), zone));
+                title = run.taskName() + " succeeded again after " + failuresBefore + (failuresBefore == 1 ? " failure" : " failures")
+                        + " (#" + id + ")";
+                next = null;
+            }
+            default -> throw new IllegalArgumentException("not a run alert: " + kind);
+        }
+        if (run.cause().isScheduled()) {
+            f.put("Scheduled for", time(run.scheduledAt(), zone));
+        }
+        f.put("Trigger chain", chain(tx, run));
+        return new AlertContent(kind, title, f, List.of(), tail, next, link(id));
+    }
+
+    String link(long instanceId) {
+        return consoleUrl == null ? null : consoleUrl + "/runs/" + instanceId;
+    }
+
+    /** How many final failures of the task came right before {@code run} (preview runs aside). */
+    int failuresBefore(Tx tx, InstanceRow run) {
+        List<String> states = tx.query("SELECT state FROM ax_instance WHERE task_id = ? AND id < ? AND state IN ('SUCCESS', 'FAILED')"
+                + " AND cause <> 'PREVIEW' ORDER BY id DESC LIMIT ?", r -> r.str("state"), run.taskId(), run.id(), HISTORY);
+        int n = 0;
+        for (String s : states) {
+            if (!s.equals("FAILED")) {
+                break;
+            }
+            n++;
+        }
+        return n;
+    }
+
+    /** Lines from the end of stderr, added when the tail itself shows none (an error message is usually there). */
+    static final int STDERR_LINES = 5;
+    static final int STDERR_BYTES = 1024;
+
+    /**
+     * The last lines of one attempt's output, bounded. Both streams in the order they were stored;
+     * executors ship stdout and stderr in separate chunks, so a last error line may be stored before
+     * the stdout lines printed earlier: when the tail holds no stderr line, the last stderr lines
+     * follow it under their own heading.
+     */
+    String logTail(Tx tx, long instanceId, int attempt) {
+        List<String[]> chunks = tx.query("SELECT stream, text FROM ax_log WHERE instance_id = ? AND attempt = ? ORDER BY id DESC LIMIT ?",
+                r -> new String[] {r.str("stream"), r.str("text")}, instanceId, attempt, TAIL_LINES);
+        Collections.reverse(chunks);
+        List<String> all = chunks.stream().map(c -> c[1]).toList();
+        String tail = tail(all, TAIL_LINES, TAIL_BYTES - STDERR_BYTES);
+        List<String> stderr = tx.query("SELECT text FROM ax_log WHERE instance_id = ? AND attempt = ? AND stream = 'stderr'"
+                + " ORDER BY id DESC LIMIT 3", r -> r.str("text"), instanceId, attempt);
+        if (stderr.isEmpty()) {
+            return tail;
+        }
+        Collections.reverse(stderr);
+        String errTail = tail(stderr, STDERR_LINES, STDERR_BYTES);
+        String lastErr = errTail.lines().reduce((a, b) -> b).orElse("");
+        boolean shown = lastErr.isEmpty() || ("\n" + tail).contains("\n" + lastErr + "\n");
+        return shown ? tail : tail + "-- last lines of stderr --\n" + errTail;
+    }
+
+    /** The last {@code maxLines} lines of the chunks, at most {@code maxBytes} of UTF-8, cut at a line. */
+    static String tail(List<String> chunksOldestFirst, int maxLines, int maxBytes) {
+        List<String> lines = new ArrayList<>();
+        for (String chunk : chunksOldestFirst) {
+            Collections.addAll(lines, chunk.split("\n", -1));
+        }
+        while (!lines.isEmpty() && lines.getLast().isEmpty()) {
+            lines.removeLast();
+        }
+        List<String> kept = new ArrayList<>();
+        int bytes = 0;
+        for (int i = lines.size() - 1; i >= 0 && kept.size() < maxLines; i--) {
+            String line = lines.get(i);
+            int size = line.getBytes(StandardCharsets.UTF_8).length + 1;
+            if (bytes + size > maxBytes) {
+                if (kept.isEmpty()) {
+                    // One huge line: keep its end, which is where an error message usually is.
+                    kept.add("…" + lastBytes(line, maxBytes - 4));
+                }
+                break;
+            }
+            kept.add(line);
+            bytes += size;
+        }
+        Collections.reverse(kept);
+        return kept.isEmpty() ? "" : String.join("\n", kept) + "\n";
+    }
+
+    /** The end of {@code s} within {@code maxBytes} of UTF-8, cut at a character. */
+    static String lastBytes(String s, int maxBytes) {
+        int bytes = 0;
+        int start = s.length();
+        while (start > 0) {
+            int cp = s.codePointBefore(start);
+            int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            start -= Character.charCount(cp);
+        }
+        return s.substring(start);
+    }
+
+    /** "#41 cron slot 2024-05-01T02:00:00Z → #45 retry by alice": how the run came to exist, root first. */
+    String chain(Tx tx, InstanceRow run) {
+        List<String> steps = new ArrayList<>();
+        InstanceRow at = run;
+        for (int i = 0; at != null && i < CHAIN_STEPS; i++) {
+            steps.add(step(at));
+            Long parent = at.parentId();
+            at = parent == null ? null : store.instances().find(tx, parent).orElse(null);
+        }
+        if (at != null) {
+            steps.add("…");
+        }
+        Collections.reverse(steps);
+        return String.join(" → ", steps);
+    }
+
+    private static String step(InstanceRow r) {
+        String s = "#" + r.id() + " " + r.cause().wireName();
+        if (r.cause().isScheduled()) {
+            s += " slot " + r.scheduledAt();
+        } else if (r.cause() != Cause.PREVIEW && r.actor() != null && !r.actor().equals("scheduler")) {
+            s += " by " + r.actor();
+        }
+        return s;
+    }
+
+    /** What went wrong, in a few words, for a title. */
+    static String summary(InstanceRow run) {
+        if (run.failureKind() == null) {
+            return shorten(run.message(), 120);
+        }
+        return switch (run.failureKind()) {
+            case EXIT_CODE -> "exited with code " + run.exitCode();
+            case TIMEOUT -> "timed out";
+            case EXECUTOR_LOST -> "executor lost";
+            case START_ERROR -> "could not start: " + shorten(undouble(nullToEmpty(run.message())), 100);
+            case HTTP_STATUS -> "HTTP status " + run.exitCode();
+            case CONNECTION -> "connection failed";
+            default -> shorten(undouble(nullToEmpty(run.message())), 120);
+        };
+    }
+
+    /** "exited with code 3: exited with code 3" (the scheduler's words, then the executor's same words) → once. */
+    static String undouble(String s) {
+        int half = s.indexOf(": ");
+        while (half > 0) {
+            if (s.substring(0, half).equals(s.substring(half + 2))) {
+                return s.substring(0, half);
+            }
+            half = s.indexOf(": ", half + 1);
+        }
+        return s;
+    }
+
+    static String time(Instant t, ZoneId zone) {
+        if (t == null) {
+            return "";
+        }
+        return LOCAL.format(t.atZone(zone)) + " " + zone.getId() + " (" + t + ")";
+    }
+
+    static String human(Duration d) {
+        long s = d.toSeconds();
+        if (s < 120) {
+            return s + "s";
+        }
+        if (s < 7200) {
+            return (s / 60) + "m" + (s % 60 == 0 ? "" : " " + (s % 60) + "s");
+        }
+        return (s / 3600) + "h" + (s % 3600 / 60 == 0 ? "" : " " + (s % 3600 / 60) + "m");
+    }
+
+    static String shorten(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        String oneLine = s.replace('\n', ' ');
+        return oneLine.length() <= max ? oneLine : oneLine.substring(0, max - 1) + "…";
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.ax.alerts;
+
+import dev.ax.store.ExecutorRow;
+import dev.ax.store.Tx;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the watchdog, /healthz and the gauges look at, read in one transaction of a few small
+ * queries, all by the database's clock.
+ *
+ * @param counts          runs by state (lower case) among the unfinished ones
+ * @param starvedGroups   groups with READY runs older than the grace and no live executor
+ * @param lastScheduledAt when the newest cron/interval run was created
+ * @param overdueTasks    enabled tasks whose next slot is older than the silence threshold
+ * @param loopAge         since this node's firing loop last ticked
+ */
+record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, Map<String, Long> counts, Instant oldestReadyAt,
+                  int liveExecutors, List<String> starvedGroups, Instant lastScheduledAt, int overdueTasks, Instant oldestOverdue,
+                  Duration loopAge) {
+
+    static WatchFacts collect(Tx tx, long executorAliveMillis, Duration noExecutorGrace, Duration silence, Duration loopAge) {
+        Instant now = tx.now();
+        Object[] last = tx.queryOne("SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                r -> new Object[] {r.lng("id"), r.instant("created_at")}).orElse(new Object[] {null, null});
+        Map<String, Long> counts = new LinkedHashMap<>();
+        Instant[] oldestReady = {null};
+        tx.query("SELECT state, COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance"
+                + " WHERE state IN ('READY', 'RUNNING', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL') GROUP BY state", r -> {
+                    counts.put(r.str("state").toLowerCase(Locale.ROOT), r.lng("n"));
+                    if (r.str("state").equals("READY")) {
+                        oldestReady[0] = r.instant("oldest");
+                    }
+                    return null;
+                });
+        List<ExecutorRow> live = new dev.ax.store.ExecutorStore().live(tx, executorAliveMillis);
+        Set<String> served = new HashSet<>();
+        live.forEach(e -> served.addAll(e.groups()));
+        List<String> starved = tx.query("SELECT DISTINCT executor_group FROM ax_instance WHERE state = 'READY' AND ready_at < "
+                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY executor_group",
+                r -> r.str("executor_group"), -noExecutorGrace.toMillis()).stream().filter(g -> !served.contains(g)).toList();
+        // The newest scheduled run: walks the primary key backwards, so it stays cheap on a big table.
+        Instant lastScheduled = tx.queryOne("SELECT created_at FROM ax_instance WHERE cause IN ('CRON', 'INTERVAL')"
+                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", r -> r.instant("created_at")).orElse(null);
+        Object[] overdue = tx.queryOne("SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
+                        + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
+                r -> new Object[] {r.lng("n"), r.instant("oldest")}, -silence.toMillis()).orElse(new Object[] {0L, null});
+        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, oldestReady[0], live.size(), starved, lastScheduled,
+                ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge);
+    }
+
+    long count(String state) {
+        return counts.getOrDefault(state, 0L);
+    }
+
+    Duration oldestReadyAge() {
+        return oldestReadyAt == null || oldestReadyAt.isAfter(dbTime) ? Duration.ZERO : Duration.between(oldestReadyAt, dbTime);
+    }
+
+    /** The facts as /healthz shows them. */
+    Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("lastInstanceId", lastInstanceId);
+        m.put("lastInstanceAt", lastInstanceAt == null ? null : lastInstanceAt.toString());
+        m.put("readyBacklog", count("ready"));
+        m.put("readyBacklogAgeSeconds", oldestReadyAge().toSeconds());
+        m.put("running", count("running"));
+        m.put("retrying", count("retrying"));
+        m.put("blocked", count("blocked"));
+        m.put("waitingApproval", count("waiting_approval"));
+        m.put("liveExecutors", liveExecutors);
+        m.put("schedulerLoopAgeMillis", loopAge.toMillis());
+        m.put("lastScheduledRunAt", lastScheduledAt == null ? null : lastScheduledAt.toString());
+        m.put("overdueTasks", overdueTasks);
+        return m;
+    }
+}

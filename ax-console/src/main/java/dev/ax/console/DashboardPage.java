@@ -1,0 +1,126 @@
+package dev.ax.console;
+
+import dev.ax.console.Queries.HourRow;
+import dev.ax.console.Session.Who;
+import dev.ax.console.Views.Bar;
+import dev.ax.console.Views.Chart;
+import dev.ax.console.Views.Count;
+import dev.ax.console.Views.Dashboard;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.ExecutorRow;
+import dev.ax.store.Store;
+import io.javalin.http.Context;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/** The first page: what ran in the last day, what runs and waits now, what needs a person, and whether the node is well. */
+final class DashboardPage {
+    static final int WINDOW_HOURS = 24;
+    static final int LIST_LIMIT = 10;
+    private static final List<InstanceState> OUTCOME_ORDER = List.of(InstanceState.SUCCESS, InstanceState.FAILED,
+            InstanceState.TERMINATED, InstanceState.CANCELED, InstanceState.SKIPPED, InstanceState.RUNNING,
+            InstanceState.RETRYING, InstanceState.READY, InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL);
+    private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HOUR_LONG = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:00 'UTC'").withZone(ZoneOffset.UTC);
+
+    private final ConsoleContext c;
+
+    DashboardPage(ConsoleContext c) {
+        this.c = c;
+    }
+
+    void show(Context ctx, Who who) {
+        Store store = c.store();
+        long alive = c.executorAliveMillis();
+        Views.Health health = SystemPages.health(c);
+        Dashboard d = store.tx(tx -> {
+            Instant now = tx.now();
+            long fromId = Queries.firstIdSince(tx, now.minus(Duration.ofHours(WINDOW_HOURS)));
+            List<HourRow> hours = Queries.hourly(tx, fromId);
+            Map<InstanceState, Long> outcomes = new EnumMap<>(InstanceState.class);
+            hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
+            Map<InstanceState, Long> live = Queries.countInStates(tx, List.of(InstanceState.RUNNING, InstanceState.WAITING_APPROVAL,
+                    InstanceState.READY, InstanceState.BLOCKED, InstanceState.RETRYING));
+            List<ExecutorRow> executors = store.executors().all(tx);
+            Instant cutoff = now.minusMillis(alive);
+            int online = (int) executors.stream().filter(e -> e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff)).count();
+            return new Dashboard(WINDOW_HOURS, outcomes.values().stream().mapToLong(Long::longValue).sum(), counts(outcomes),
+                    live.get(InstanceState.RUNNING), Items.runs(Queries.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
+                    live.get(InstanceState.WAITING_APPROVAL), Items.runs(Queries.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
+                    Items.runs(Queries.failedUnhandled(tx, fromId, LIST_LIMIT)), live.get(InstanceState.READY),
+                    live.get(InstanceState.BLOCKED), live.get(InstanceState.RETRYING), online, executors.size(),
+                    health, chart(hours, now));
+        });
+        c.templates().page(ctx, "dashboard.jte", new Page("Dashboard", "dashboard", who, Session.takeFlash(ctx)), d);
+    }
+
+    private static List<Count> counts(Map<InstanceState, Long> byState) {
+        List<Count> out = new ArrayList<>();
+        for (InstanceState s : OUTCOME_ORDER) {
+            long n = byState.getOrDefault(s, 0L);
+            if (n > 0 || s == InstanceState.SUCCESS || s == InstanceState.FAILED) {
+                out.add(new Count(s.name(), n, "state-" + s.name().toLowerCase(Locale.ROOT)));
+            }
+        }
+        return out;
+    }
+
+    /** 24 hourly bars (failures stacked in red) and the worst fire lag per hour as a line, in SVG units. */
+    static Chart chart(List<HourRow> rows, Instant now) {
+        int width = 720;
+        int height = 160;
+        int top = 8; // headroom, so the tallest bar does not touch the frame
+        int plot = height - 20 - top;
+        int barWidth = width / WINDOW_HOURS;
+        long currentHour = Math.floorDiv(now.getEpochSecond(), 3600);
+        long firstHour = currentHour - (WINDOW_HOURS - 1);
+        long[] runs = new long[WINDOW_HOURS];
+        long[] failed = new long[WINDOW_HOURS];
+        Double[] lags = new Double[WINDOW_HOURS];
+        for (HourRow r : rows) {
+            int i = (int) (r.hour() - firstHour);
+            if (i < 0 || i >= WINDOW_HOURS) {
+                continue; // a run created at the window's edge, in the hour before the first bar
+            }
+            runs[i] += r.runs();
+            if (r.state() == InstanceState.FAILED || r.state() == InstanceState.TERMINATED) {
+                failed[i] += r.runs();
+            }
+            if (r.maxLagSeconds() != null && (lags[i] == null || r.maxLagSeconds() > lags[i])) {
+                lags[i] = r.maxLagSeconds();
+            }
+        }
+        long max = Math.max(1, Arrays.stream(runs).max().orElse(0));
+        double maxLag = Arrays.stream(lags).filter(Objects::nonNull).mapToDouble(Double::doubleValue).max().orElse(0);
+        List<Bar> bars = new ArrayList<>();
+        StringBuilder lag = new StringBuilder();
+        for (int i = 0; i < WINDOW_HOURS; i++) {
+            int h = (int) Math.round((double) runs[i] / max * plot);
+            int fh = (int) Math.round((double) failed[i] / max * plot);
+            int x = i * barWidth;
+            Instant start = Instant.ofEpochSecond((firstHour + i) * 3600);
+            String title = HOUR_LONG.format(start) + ": " + runs[i] + (runs[i] == 1 ? " run" : " runs")
+                    + (failed[i] > 0 ? ", " + failed[i] + " failed" : "")
+                    + (lags[i] != null ? ", worst fire lag " + seconds(lags[i]) : "");
+            bars.add(new Bar(x, top + plot - h, h, top + plot - fh, fh, title, i % 6 == 0 ? HOUR.format(start) : null));
+            if (lags[i] != null && maxLag > 0) {
+                int y = (int) Math.round(top + plot - lags[i] / maxLag * plot);
+                lag.append(x + barWidth / 2).append(',').append(y).append(' ');
+            }
+        }
+        return new Chart(width, height, barWidth, max, bars, lag.toString().strip(), maxLag > 0 ? seconds(maxLag) : null);
+    }
+
+    private static String seconds(double s) {
+        return Fmt.duration(Duration.ofMillis(Math.round(s * 1000)));
+    }
+}

@@ -1,0 +1,210 @@
+package dev.ax.console;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.Tx;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The read-only queries the console needs that the stores do not have. Every one is bounded:
+ * a LIMIT on an indexed order, or a count over an indexed range (see docs/console.md for which
+ * index serves which, and which would need one at a million runs).
+ */
+final class Queries {
+    private static final String RUN_COLUMNS = "id, task_id, task_name, task_version, cause, state, attempt, max_attempts,"
+            + " scheduled_at, created_at, started_at, finished_at, executor_id, exit_code, actor";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Queries() {
+    }
+
+    /** A run as a list shows it. */
+    record RunRow(long id, long taskId, String taskName, int taskVersion, Cause cause, InstanceState state, int attempt,
+                  int maxAttempts, Instant scheduledAt, Instant createdAt, Instant startedAt, Instant finishedAt,
+                  String executorId, Integer exitCode, String actor) {
+    }
+
+    /**
+     * Runs created in one UTC hour (hours since the epoch) that are now in {@code state};
+     * {@code maxLagSeconds} is the largest fire lag (created − scheduled) of the scheduled ones.
+     */
+    record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {
+    }
+
+    /** One entry of the audit log across tasks. */
+    record VersionRow(long taskId, String taskName, int version, String change, List<Map<String, Object>> diff,
+                      String actor, Instant at) {
+    }
+
+    /** Filters of the runs list; null = any. A task is matched by id when it still exists (indexed), else by name. */
+    record RunFilter(Long taskId, String taskName, InstanceState state, Cause cause) {
+    }
+
+    /**
+     * The first run id created at or after {@code since}, found by bisecting the primary key
+     * (about 20 single-row lookups at a million runs) instead of scanning {@code created_at},
+     * which has no index. Ids grow with creation time; a run created in a transaction that
+     * started earlier may be off by that transaction's length, which a dashboard can bear.
+     */
+    static long firstIdSince(Tx tx, Instant since) {
+        long[] bounds = tx.queryOne("SELECT MIN(id) AS lo, MAX(id) AS hi FROM ax_instance",
+                r -> new long[] {r.lng("lo"), r.lng("hi")}).orElse(new long[] {0, 0});
+        long lo = bounds[0];
+        long hi = bounds[1] + 1;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            Object[] first = tx.queryOne("SELECT id, created_at FROM ax_instance WHERE id >= ? ORDER BY id FETCH FIRST 1 ROWS ONLY",
+                    r -> new Object[] {r.lng("id"), r.instant("created_at")}, mid).orElse(null);
+            if (first == null || !((Instant) first[1]).isBefore(since)) {
+                hi = mid;
+            } else {
+                lo = (long) first[0] + 1;
+            }
+        }
+        return lo;
+    }
+
+    /** How many runs are in each of {@code states} now (the (state, id) index answers it). */
+    static Map<InstanceState, Long> countInStates(Tx tx, Collection<InstanceState> states) {
+        Map<InstanceState, Long> counts = new EnumMap<>(InstanceState.class);
+        states.forEach(s -> counts.put(s, 0L));
+        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE state IN (" + marks(states.size()) + ") GROUP BY state", r -> {
+            counts.put(r.enumOf(InstanceState.class, "state"), r.lng("n"));
+            return null;
+        }, states.toArray());
+        return counts;
+    }
+
+    /**
+     * Runs since {@code fromId} by UTC hour and current state, with the worst fire lag: one pass
+     * over the window gives both the outcome counts and the chart.
+     */
+    static List<HourRow> hourly(Tx tx, long fromId) {
+        String hour = "FLOOR(EXTRACT(EPOCH FROM created_at) / 3600)";
+        return tx.query("SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
+                + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
+                + " FROM ax_instance WHERE id >= ? GROUP BY " + hour + ", state ORDER BY hr", r -> {
+                    String lag = r.str("lag");
+                    return new HourRow(r.lng("hr"), r.enumOf(InstanceState.class, "state"), r.lng("n"),
+                            lag == null ? null : Double.valueOf(lag));
+                }, fromId);
+    }
+
+    /** The newest runs in one state. */
+    static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
+        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = ? ORDER BY id DESC FETCH FIRST ? ROWS ONLY",
+                Queries::run, state, limit);
+    }
+
+    /** FAILED runs since {@code fromId} that nobody has retried, re-run or compensated yet. */
+    static List<RunRow> failedUnhandled(Tx tx, long fromId, int limit) {
+        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
+                + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
+                + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY", Queries::run, fromId, limit);
+    }
+
+    /** Runs newest first, before {@code beforeId} (the page cursor). */
+    static List<RunRow> runs(Tx tx, RunFilter f, long beforeId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE id < ?");
+        List<Object> args = new ArrayList<>(List.of(beforeId));
+        if (f.taskId() != null) {
+            sql.append(" AND task_id = ?");
+            args.add(f.taskId());
+        } else if (f.taskName() != null) {
+            sql.append(" AND task_name = ?");
+            args.add(f.taskName());
+        }
+        if (f.state() != null) {
+            sql.append(" AND state = ?");
+            args.add(f.state());
+        }
+        if (f.cause() != null) {
+            sql.append(" AND cause = ?");
+            args.add(f.cause());
+        }
+        sql.append(" ORDER BY id DESC FETCH FIRST ? ROWS ONLY");
+        args.add(limit);
+        return tx.query(sql.toString(), Queries::run, args.toArray());
+    }
+
+    /**
+     * The state of each task's newest run (previews aside). One statement, one indexed
+     * single-row probe per task: cheap however many runs a task has.
+     */
+    static Map<Long, InstanceState> lastStates(Tx tx, List<Long> taskIds) {
+        Map<Long, InstanceState> out = new HashMap<>();
+        if (taskIds.isEmpty()) {
+            return out;
+        }
+        String one = "(SELECT task_id, state FROM ax_instance WHERE task_id = ? AND cause <> 'PREVIEW' ORDER BY id DESC FETCH FIRST 1 ROWS ONLY)";
+        tx.query(String.join(" UNION ALL ", Collections.nCopies(taskIds.size(), one)), r -> {
+            out.put(r.lng("task_id"), r.enumOf(InstanceState.class, "state"));
+            return null;
+        }, taskIds.toArray());
+        return out;
+    }
+
+    /** The newest task versions of every task, before the cursor (created_at, task_id, version), newest first. */
+    static List<VersionRow> versions(Tx tx, AuditCursor before, int limit) {
+        String where = before == null ? ""
+                : " WHERE created_at < ? OR (created_at = ? AND (task_id < ? OR (task_id = ? AND version < ?)))";
+        Object[] args = before == null ? new Object[] {limit}
+                : new Object[] {before.at(), before.at(), before.taskId(), before.taskId(), before.version(), limit};
+        return tx.query("SELECT task_id, task_name, version, change, diff, actor, created_at FROM ax_task_version" + where
+                + " ORDER BY created_at DESC, task_id DESC, version DESC FETCH FIRST ? ROWS ONLY", r -> new VersionRow(
+                r.lng("task_id"), r.str("task_name"), r.integer("version"), r.str("change"), diff(r.str("diff")),
+                r.str("actor"), r.instant("created_at")), args);
+    }
+
+    /** Where an audit page ends: {@code at~taskId~version}. */
+    record AuditCursor(Instant at, long taskId, int version) {
+        String encode() {
+            return at + "~" + taskId + "~" + version;
+        }
+
+        static AuditCursor decode(String s) {
+            if (s == null || s.isBlank()) {
+                return null;
+            }
+            String[] p = s.split("~");
+            try {
+                return new AuditCursor(Instant.parse(p[0]), Long.parseLong(p[1]), Integer.parseInt(p[2]));
+            } catch (RuntimeException e) {
+                throw new BadRequest("cursor: not a cursor this page made");
+            }
+        }
+    }
+
+    private static List<Map<String, Object>> diff(String json) {
+        if (json == null) {
+            return List.of();
+        }
+        try {
+            return JSON.readValue(json, new TypeReference<List<Map<String, Object>>>() { });
+        } catch (JsonProcessingException e) {
+            return List.of(Map.of("path", "?", "to", json));
+        }
+    }
+
+    private static String marks(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
+    }
+
+    private static RunRow run(Tx.Row r) throws SQLException {
+        return new RunRow(r.lng("id"), r.lng("task_id"), r.str("task_name"), r.integer("task_version"), r.enumOf(Cause.class, "cause"),
+                r.enumOf(InstanceState.class, "state"), r.integer("attempt"), r.integer("max_attempts"), r.instant("scheduled_at"),
+                r.instant("created_at"), r.instant("started_at"), r.instant("finished_at"), r.str("executor_id"),
+                r.nullableInt("exit_code"), r.str("actor"));
+    }
+}

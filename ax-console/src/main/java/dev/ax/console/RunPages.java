@@ -1,0 +1,284 @@
+package dev.ax.console;
+
+import dev.ax.console.Fmt.Time;
+import dev.ax.console.Permissions.Action;
+import dev.ax.console.Queries.RunFilter;
+import dev.ax.console.Queries.RunRow;
+import dev.ax.console.Session.Who;
+import dev.ax.console.Views.ApprovalItem;
+import dev.ax.console.Views.ChainItem;
+import dev.ax.console.Views.EventItem;
+import dev.ax.console.Views.Option;
+import dev.ax.console.Views.RunDetail;
+import dev.ax.console.Views.RunList;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.Approval;
+import dev.ax.scheduler.NotFoundException;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The runs list, a run's whole story, and what can be done to a run. */
+final class RunPages {
+    static final int PAGE_SIZE = 50;
+    static final int MAX_EVENTS = 500;
+    /** Log chunks rendered with the page; a longer log is cut here and the API serves all of it. */
+    static final int MAX_LOG_CHUNKS = 2000;
+    static final int MAX_CHAIN = 50;
+    static final int PREVIEW_LINES = 50;
+    private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
+            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
+    private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+
+    private final ConsoleContext c;
+
+    RunPages(ConsoleContext c) {
+        this.c = c;
+    }
+
+    void list(Context ctx, Who who) {
+        String task = blankToNull(ctx.queryParam("task"));
+        InstanceState state = enumParam(ctx, "state", InstanceState.class);
+        Cause cause = enumParam(ctx, "cause", Cause.class);
+        long before = longParam(ctx, "before", Long.MAX_VALUE);
+        Store store = c.store();
+        List<RunRow> rows = store.tx(tx -> {
+            Long taskId = task == null ? null : store.tasks().find(tx, task).map(TaskRow::id).orElse(null);
+            return Queries.runs(tx, new RunFilter(taskId, taskId == null ? task : null, state, cause), before, PAGE_SIZE + 1);
+        });
+        boolean more = rows.size() > PAGE_SIZE;
+        List<RunRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
+        String filter = query("task", task) + query("state", state == null ? null : state.name())
+                + query("cause", cause == null ? null : cause.name());
+        c.templates().page(ctx, "runs.jte", new Page("Runs", "runs", who, Session.takeFlash(ctx)), new RunList(task,
+                options(InstanceState.values(), state), options(Cause.values(), cause), Items.runs(page),
+                more ? String.valueOf(page.getLast().id()) : null, filter));
+    }
+
+    void show(Context ctx, Who who) {
+        long id = pathId(ctx);
+        Store store = c.store();
+        RunDetail view = store.tx(tx -> detail(tx, id, who));
+        c.templates().page(ctx, "run.jte", new Page("Run " + id + " · " + view.taskName(), "runs", who, Session.takeFlash(ctx)), view);
+    }
+
+    private RunDetail detail(Tx tx, long id, Who who) {
+        Store store = c.store();
+        InstanceRow r = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
+        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream().map(RunPages::event).toList();
+        List<LogLine> chunks = store.logs().read(tx, id, 0, MAX_LOG_CHUNKS);
+        long lastChunk = chunks.isEmpty() ? 0 : chunks.getLast().chunkId();
+        int lastAttempt = chunks.isEmpty() ? 1 : chunks.getLast().attempt();
+        return new RunDetail(r.id(), r.taskName(), r.taskVersion(), r.state(), r.cause().wireName(), r.fireKey(),
+                Time.of(r.scheduledAt()), Time.of(r.createdAt()), Time.of(r.startedAt()), Time.of(r.finishedAt()),
+                Fmt.between(r.startedAt(), r.finishedAt()), Items.attempts(r.attempt(), r.maxAttempts()), r.group(),
+                r.executorId(), Fmt.num(r.pid()), Fmt.num(r.exitCode()), r.failureKind() == null ? null : r.failureKind().name(),
+                r.message(), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
+                waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
+                !r.state().isTerminal(), approval(tx, r, who), r.state() == InstanceState.RUNNING, CANCELABLE.contains(r.state()),
+                RETRYABLE.contains(r.state()), r.state().isTerminal());
+    }
+
+    /** From the root of the trigger chain to this run, following {@code parentId}. */
+    private List<ChainItem> chain(Tx tx, InstanceRow r) {
+        List<ChainItem> links = new ArrayList<>();
+        links.add(new ChainItem(r.id(), r.cause().wireName(), r.actor(), true));
+        InstanceRow cur = r;
+        while (cur.parentId() != null && links.size() < MAX_CHAIN) {
+            InstanceRow parent = c.store().instances().find(tx, cur.parentId()).orElse(null);
+            if (parent == null) {
+                break;
+            }
+            links.addFirst(new ChainItem(parent.id(), parent.cause().wireName(), parent.actor(), false));
+            cur = parent;
+        }
+        return links;
+    }
+
+    /** Why a run that is not running waits, in words (the API's {@code waitingReason}). */
+    private String waitingReason(Tx tx, InstanceRow r) {
+        Store store = c.store();
+        return switch (r.state()) {
+            case READY -> {
+                if (!store.executors().groupHasLiveExecutor(tx, r.group(), c.executorAliveMillis())) {
+                    yield "no executor for group " + r.group() + " is online";
+                }
+                Instant now = tx.now();
+                yield r.readyAt() != null && r.readyAt().isAfter(now) ? "due at " + r.readyAt() : "waiting for an executor to claim it";
+            }
+            case RETRYING -> "next attempt at " + r.readyAt();
+            case BLOCKED -> store.tasks().findById(tx, r.taskId())
+                    .map(t -> "waiting for a concurrency slot (maxConcurrency " + t.definition().policy().maxConcurrency() + ")")
+                    .orElse("waiting for a concurrency slot");
+            case WAITING_APPROVAL -> "waiting for a person to approve";
+            default -> null;
+        };
+    }
+
+    /** The approval request of a run waiting for one: who may decide, until when, the preview's output. */
+    private ApprovalItem approval(Tx tx, InstanceRow r, Who who) {
+        if (r.state() != InstanceState.WAITING_APPROVAL) {
+            return null;
+        }
+        Store store = c.store();
+        Approval approval = store.tasks().definitionAt(tx, r.taskId(), r.taskVersion()).map(d -> d.policy().approval()).orElse(null);
+        if (approval == null) {
+            // A job may ask mid-run without a gate in its policy: any operator or admin decides.
+            approval = new Approval(List.of(), null, false, null);
+        }
+        InstanceRow preview = store.instances().previewOf(tx, r.id()).orElse(null);
+        String output = preview == null ? null : tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS));
+        String role = who.role().wireName();
+        String whyNot = null;
+        if (!who.may(Permissions.required(Action.APPROVE_RUN)) || !approval.allows(who.name(), role)) {
+            whyNot = "only " + approvers(approval) + " may decide";
+        } else if (approval.fourEyes() && who.name().equals(r.actor())) {
+            whyNot = "four-eyes rule: you triggered this run, someone else decides";
+        }
+        return new ApprovalItem(approvers(approval), approval.fourEyes(), Time.of(r.approvalDeadline()), r.actor(),
+                preview == null ? null : preview.id(), preview == null ? null : preview.state(), output, whyNot == null, whyNot);
+    }
+
+    private static String approvers(Approval a) {
+        return a.approvers().isEmpty() ? "any operator or admin" : String.join(", ", a.approvers());
+    }
+
+    private static String tail(List<LogLine> chunks) {
+        List<String> lines = new ArrayList<>();
+        for (LogLine chunk : chunks) {
+            lines.addAll(Arrays.asList(chunk.text().split("\n", -1)));
+        }
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - PREVIEW_LINES), lines.size()));
+    }
+
+    private static EventItem event(EventRow e) {
+        String move = e.from() == null && e.to() == null ? null
+                : (e.from() == null ? "" : e.from().name()) + " → " + (e.to() == null ? "" : e.to().name());
+        return new EventItem(e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), e.message());
+    }
+
+    private static String params(InstanceRow r) {
+        return r.params() == null || r.params().isEmpty() ? null : r.params().entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
+    }
+
+    // ---- actions: the same services as the API ---------------------------------------------
+
+    void terminate(Context ctx, Who who) {
+        Console.require(who, Action.TERMINATE_RUN);
+        long id = pathId(ctx);
+        c.node().runs().terminate(id, who.name(), blankToNull(ctx.formParam("reason")));
+        done(ctx, id, "terminated run " + id + "; its process tree is being killed");
+    }
+
+    void cancel(Context ctx, Who who) {
+        Console.require(who, Action.CANCEL_RUN);
+        long id = pathId(ctx);
+        c.node().runs().cancel(id, who.name(), blankToNull(ctx.formParam("reason")));
+        done(ctx, id, "canceled run " + id);
+    }
+
+    void retry(Context ctx, Who who) {
+        Console.require(who, Action.RETRY_RUN);
+        long id = pathId(ctx);
+        long created = c.node().runs().retry(id, who.name());
+        done(ctx, created, "run " + created + " retries run " + id);
+    }
+
+    void rerun(Context ctx, Who who) {
+        Console.require(who, Action.RERUN_RUN);
+        long id = pathId(ctx);
+        long created = c.node().runs().rerun(id, who.name());
+        done(ctx, created, "run " + created + " re-runs run " + id + " with the task's current version");
+    }
+
+    void approve(Context ctx, Who who) {
+        Console.require(who, Action.APPROVE_RUN);
+        long id = pathId(ctx);
+        c.node().approvals().approve(id, who.name(), who.role().wireName(), blankToNull(ctx.formParam("comment")));
+        done(ctx, id, "approved run " + id);
+    }
+
+    void reject(Context ctx, Who who) {
+        Console.require(who, Action.REJECT_RUN);
+        long id = pathId(ctx);
+        c.node().approvals().reject(id, who.name(), who.role().wireName(), blankToNull(ctx.formParam("comment")));
+        done(ctx, id, "rejected run " + id + "; it is canceled");
+    }
+
+    private static void done(Context ctx, long runId, String message) {
+        Session.flash(ctx, false, message);
+        ctx.redirect("/runs/" + runId, HttpStatus.SEE_OTHER);
+    }
+
+    // ---- parameters -------------------------------------------------------------------------
+
+    static long pathId(Context ctx) {
+        String raw = ctx.pathParam("id");
+        try {
+            long id = Long.parseLong(raw);
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // falls through
+        }
+        throw new BadRequest("'" + raw + "' is not a run id");
+    }
+
+    private static long longParam(Context ctx, String name, long dflt) {
+        String raw = blankToNull(ctx.queryParam(name));
+        if (raw == null) {
+            return dflt;
+        }
+        try {
+            return Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            throw new BadRequest(name + ": '" + raw + "' is not a number");
+        }
+    }
+
+    private static <E extends Enum<E>> E enumParam(Context ctx, String name, Class<E> type) {
+        String raw = blankToNull(ctx.queryParam(name));
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return Enum.valueOf(type, raw.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(name + ": '" + raw + "' is not one of " + Arrays.toString(type.getEnumConstants()));
+        }
+    }
+
+    private static <E extends Enum<E>> List<Option> options(E[] values, E selected) {
+        List<Option> out = new ArrayList<>();
+        out.add(new Option("", "any", selected == null));
+        for (E v : values) {
+            out.add(new Option(v.name(), v.name().toLowerCase(Locale.ROOT).replace('_', ' '), v == selected));
+        }
+        return out;
+    }
+
+    private static String query(String name, String value) {
+        return value == null ? "" : "&" + name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+}

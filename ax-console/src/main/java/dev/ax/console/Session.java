@@ -1,0 +1,117 @@
+package dev.ax.console;
+
+import dev.ax.api.Role;
+import dev.ax.store.Store;
+import io.javalin.http.Context;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Who is looking: the console's login is the API token itself, kept in an HttpOnly,
+ * SameSite=Strict cookie and checked against the same token table as the API on every request
+ * (so revoking a token logs its sessions out at once).
+ *
+ * <p>CSRF: SameSite=Strict already keeps other sites' forms from carrying the cookie; as a second
+ * lock every POST must also carry a field that only a page rendered for this session contains:
+ * an HMAC of a fixed label keyed by the session's token. A page of another origin can neither read
+ * the cookie nor compute the field, and every node of a cluster computes the same value.
+ */
+public final class Session {
+    public static final String COOKIE = "ax_session";
+    public static final String CSRF_FIELD = "csrf";
+    static final String FLASH_COOKIE = "ax_flash";
+    private static final byte[] CSRF_LABEL = "ax-console-csrf-v1".getBytes(StandardCharsets.UTF_8);
+
+    private Session() {
+    }
+
+    /** A logged-in person: {@code name} is the token's name, recorded as the actor of what they do. */
+    public record Who(String name, Role role, String csrf) {
+        /** True if this person may call an API route that requires {@code required}. */
+        public boolean may(Role required) {
+            return required.admits(role);
+        }
+    }
+
+    /** The person behind the request's cookie, if it holds a token that still exists and is not an executor's. */
+    public static Optional<Who> of(Context ctx, Store store) {
+        String raw = ctx.cookie(COOKIE);
+        if (raw == null || raw.isBlank()) {
+            return Optional.empty();
+        }
+        return lookup(store, URLDecoder.decode(raw, StandardCharsets.UTF_8));
+    }
+
+    static Optional<Who> lookup(Store store, String token) {
+        return store.tx(tx -> store.tokens().find(tx, token))
+                .flatMap(row -> Role.ofToken(row.role())
+                        .filter(role -> role != Role.EXECUTOR)
+                        .map(role -> new Who(row.name(), role, csrf(token))));
+    }
+
+    /** Starts a session: the cookie holds the token; scripts cannot read it and other sites cannot send it. */
+    static void login(Context ctx, String token) {
+        setCookie(ctx, COOKIE, URLEncoder.encode(token, StandardCharsets.UTF_8), -1);
+    }
+
+    static void logout(Context ctx) {
+        setCookie(ctx, COOKIE, "", 0);
+    }
+
+    /** True when the form's CSRF field matches the session (compared in constant time). */
+    static boolean csrfValid(Context ctx, Who who) {
+        String sent = ctx.formParam(CSRF_FIELD);
+        return sent != null && MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8), who.csrf().getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String csrf(String token) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(token.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal(CSRF_LABEL));
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+        }
+    }
+
+    // ---- flash: one message shown on the next page, after a redirect ----------------------
+
+    /** A message for the next page: {@code error} false = it worked, true = it was refused. */
+    public record Flash(boolean error, String message) {
+    }
+
+    static void flash(Context ctx, boolean error, String message) {
+        setCookie(ctx, FLASH_COOKIE, URLEncoder.encode((error ? "E" : "I") + message, StandardCharsets.UTF_8), -1);
+    }
+
+    /** Reads and clears the flash message, if any. */
+    static Flash takeFlash(Context ctx) {
+        String raw = ctx.cookie(FLASH_COOKIE);
+        if (raw == null || raw.isEmpty()) {
+            return null;
+        }
+        setCookie(ctx, FLASH_COOKIE, "", 0);
+        String text = URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        return text.isEmpty() ? null : new Flash(text.charAt(0) == 'E', text.substring(1));
+    }
+
+    /** {@code maxAge} -1 = until the browser closes, 0 = delete. Secure when the request came over HTTPS. */
+    private static void setCookie(Context ctx, String name, String value, int maxAge) {
+        StringBuilder c = new StringBuilder(name).append('=').append(value).append("; Path=/; HttpOnly; SameSite=Strict");
+        if (maxAge >= 0) {
+            c.append("; Max-Age=").append(maxAge);
+        }
+        if ("https".equalsIgnoreCase(ctx.scheme()) || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"))) {
+            c.append("; Secure");
+        }
+        ctx.res().addHeader("Set-Cookie", c.toString());
+    }
+}

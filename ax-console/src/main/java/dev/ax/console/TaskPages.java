@@ -1,0 +1,233 @@
+package dev.ax.console;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ax.console.Fmt.Time;
+import dev.ax.console.Permissions.Action;
+import dev.ax.console.Queries.RunFilter;
+import dev.ax.console.Session.Who;
+import dev.ax.console.Views.TaskDetail;
+import dev.ax.console.Views.TaskEditor;
+import dev.ax.console.Views.TaskList;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.schedule.CronPreview;
+import dev.ax.domain.schedule.Schedules;
+import dev.ax.domain.task.FieldError;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.scheduler.ConflictException;
+import dev.ax.scheduler.NotFoundException;
+import dev.ax.scheduler.TaskService.Saved;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The task list, a task's page, the JSON editor, and what can be done to a task. */
+final class TaskPages {
+    static final int PAGE_SIZE = 50;
+    static final int RECENT_RUNS = 20;
+    static final int VERSIONS = 20;
+    static final int NEXT_FIRES = 10;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ConsoleContext c;
+
+    TaskPages(ConsoleContext c) {
+        this.c = c;
+    }
+
+    void list(Context ctx, Who who) {
+        String search = blankToNull(ctx.queryParam("q"));
+        String after = blankToNull(ctx.queryParam("after"));
+        Store store = c.store();
+        TaskList view = store.tx(tx -> {
+            List<TaskRow> rows = store.tasks().list(tx, after, search, PAGE_SIZE + 1);
+            boolean more = rows.size() > PAGE_SIZE;
+            List<TaskRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
+            Map<Long, InstanceState> last = Queries.lastStates(tx, page.stream().map(TaskRow::id).toList());
+            return new TaskList(search, page.stream().map(t -> new Views.TaskRow(t.name(), t.definition().trigger().type(),
+                    Items.schedule(t.definition().trigger()), t.definition().trigger().timezone().getId(), Time.of(t.nextFireAt()),
+                    t.paused(), last.get(t.id()), t.version())).toList(), more ? page.getLast().name() : null);
+        });
+        c.templates().page(ctx, "tasks.jte", new Page("Tasks", "tasks", who, Session.takeFlash(ctx)), view);
+    }
+
+    void show(Context ctx, Who who) {
+        String name = ctx.pathParam("name");
+        Store store = c.store();
+        TaskDetail view = store.tx(tx -> {
+            TaskRow t = store.tasks().find(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            TaskDefinition def = t.definition();
+            List<Time> next = List.of();
+            String note = null;
+            if (!def.trigger().isScheduled()) {
+                note = "This task fires only by an event (POST /api/trigger) or by hand.";
+            } else {
+                next = CronPreview.preview(Schedules.of(def.trigger()), tx.now(), NEXT_FIRES).stream().map(Time::of).toList();
+                if (t.paused()) {
+                    note = "Paused: these are the slots it would fire at; missed ones follow the misfire policy ("
+                            + def.policy().misfire() + ") on resume.";
+                }
+            }
+            var counts = dev.ax.api.Views.Counters.of(store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
+            return new TaskDetail(t.name(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
+                    def.trigger().timezone().getId(), def.group(), Fmt.prettyJson(TaskDefinitionCodec.toJson(def)), next, note,
+                    Items.runs(Queries.runs(tx, new RunFilter(t.id(), null, null, null), Long.MAX_VALUE, RECENT_RUNS)),
+                    store.tasks().versions(tx, name, VERSIONS).stream()
+                            .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
+                    new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),
+                    t.createdBy(), Time.of(t.createdAt()), t.updatedBy(), Time.of(t.updatedAt()));
+        });
+        c.templates().page(ctx, "task.jte", new Page(name, "tasks", who, Session.takeFlash(ctx)), view);
+    }
+
+    // ---- the editor -------------------------------------------------------------------------
+
+    void newForm(Context ctx, Who who) {
+        Console.require(who, Action.CREATE_TASK);
+        editor(ctx, who, 200, new TaskEditor(null, TEMPLATE, List.of(), List.of()));
+    }
+
+    void create(Context ctx, Who who) {
+        Console.require(who, Action.CREATE_TASK);
+        String text = ctx.formParam("definition");
+        try {
+            Saved saved = c.node().tasks().create(parse(text), who.name());
+            saved(ctx, saved, "created " + saved.task().name() + " v1");
+        } catch (ValidationException e) {
+            editor(ctx, who, 400, new TaskEditor(null, text, e.errors(), List.of()));
+        } catch (ConflictException e) {
+            editor(ctx, who, 409, new TaskEditor(null, text, List.of(new FieldError("taskName", e.getMessage())), List.of()));
+        }
+    }
+
+    void editForm(Context ctx, Who who) {
+        Console.require(who, Action.EDIT_TASK);
+        String name = ctx.pathParam("name");
+        TaskRow t = find(name);
+        editor(ctx, who, 200, new TaskEditor(name, Fmt.prettyJson(TaskDefinitionCodec.toJson(t.definition())), List.of(), List.of()));
+    }
+
+    void update(Context ctx, Who who) {
+        Console.require(who, Action.EDIT_TASK);
+        String name = ctx.pathParam("name");
+        String text = ctx.formParam("definition");
+        try {
+            Saved saved = c.node().tasks().update(name, parse(text), who.name());
+            saved(ctx, saved, "saved " + name + " v" + saved.task().version());
+        } catch (ValidationException e) {
+            editor(ctx, who, 400, new TaskEditor(name, text, e.errors(), List.of()));
+        }
+    }
+
+    private void saved(Context ctx, Saved saved, String what) {
+        Session.flash(ctx, false, what + (saved.warnings().isEmpty() ? "" : "; note: " + String.join("; ", saved.warnings())));
+        ctx.redirect("/tasks/" + saved.task().name(), HttpStatus.SEE_OTHER);
+    }
+
+    private void editor(Context ctx, Who who, int status, TaskEditor view) {
+        ctx.status(status);
+        String title = view.isNew() ? "New task" : "Edit " + view.name();
+        c.templates().page(ctx, "editor.jte", new Page(title, "tasks", who, Session.takeFlash(ctx)), view);
+    }
+
+    /** The editor's text as a JSON tree; broken JSON is an error on the field "" with where it broke. */
+    static Object parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new ValidationException("", "the definition is empty: paste the task's JSON");
+        }
+        try {
+            return JSON.readValue(text, Object.class);
+        } catch (JsonProcessingException e) {
+            throw new ValidationException("", "malformed JSON: " + e.getOriginalMessage()
+                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+        }
+    }
+
+    // ---- actions ----------------------------------------------------------------------------
+
+    void confirmDelete(Context ctx, Who who) {
+        Console.require(who, Action.DELETE_TASK);
+        String name = find(ctx.pathParam("name")).name();
+        c.templates().page(ctx, "delete.jte", new Page("Delete " + name, "tasks", who, Session.takeFlash(ctx)), name);
+    }
+
+    void delete(Context ctx, Who who) {
+        Console.require(who, Action.DELETE_TASK);
+        String name = ctx.pathParam("name");
+        c.node().tasks().delete(name, who.name());
+        Session.flash(ctx, false, "deleted " + name + "; its waiting runs were canceled, its history stays in the audit log");
+        ctx.redirect("/tasks", HttpStatus.SEE_OTHER);
+    }
+
+    /** Runs the task now, by hand, with the form's {@code key=value} lines as parameters. */
+    void trigger(Context ctx, Who who) {
+        Console.require(who, Action.TRIGGER_TASK);
+        String name = ctx.pathParam("name");
+        long id = c.node().tasks().trigger(name, params(ctx.formParam("params")), Cause.MANUAL, who.name());
+        Session.flash(ctx, false, "triggered " + name + ": run " + id);
+        ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
+    }
+
+    void pause(Context ctx, Who who) {
+        Console.require(who, Action.PAUSE_TASK);
+        String name = ctx.pathParam("name");
+        c.node().tasks().setPaused(name, true, who.name());
+        Session.flash(ctx, false, "paused " + name);
+        ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
+    }
+
+    void resume(Context ctx, Who who) {
+        Console.require(who, Action.RESUME_TASK);
+        String name = ctx.pathParam("name");
+        c.node().tasks().setPaused(name, false, who.name());
+        Session.flash(ctx, false, "resumed " + name);
+        ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
+    }
+
+    /** {@code key=value} per line; blank lines are skipped; a line without '=' or with an empty key is refused. */
+    static Map<String, Object> params(String text) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (text == null) {
+            return out;
+        }
+        String[] lines = text.split("\\R");
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            int eq = line.indexOf('=');
+            if (eq <= 0) {
+                throw new ValidationException("params", "line " + (i + 1) + " '" + line + "': write key=value");
+            }
+            out.put(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+        }
+        return out;
+    }
+
+    private TaskRow find(String name) {
+        Store store = c.store();
+        return store.tx(tx -> store.tasks().find(tx, name)).orElseThrow(() -> new NotFoundException("no task named " + name));
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    /** What the new-task editor starts with: the seed's example, to change rather than to remember. */
+    static final String TEMPLATE = """
+            {
+              "taskName": "daily_report",
+              "trigger": { "type": "cron", "expression": "0 2 * * *", "timezone": "Asia/Shanghai" },
+              "action": { "type": "shell", "command": "echo report for {{yesterday}}" },
+              "policy": { "maxRetries": 2, "retryIntervalSeconds": 300, "timeoutSeconds": 1200 }
+            }
+            """;
+}

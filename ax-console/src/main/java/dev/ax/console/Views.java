@@ -1,0 +1,115 @@
+package dev.ax.console;
+
+import dev.ax.console.Fmt.Time;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.FieldError;
+import java.util.List;
+
+/**
+ * What each template shows, already formatted: records of strings, numbers and {@link Time}s,
+ * so that a template only lays out and never computes.
+ */
+public final class Views {
+    private Views() {
+    }
+
+    /** One run as a row of a table. */
+    public record RunItem(long id, String taskName, InstanceState state, String cause, String attempts, Time scheduled,
+                          Time created, Time finished, String duration, String executor, String exitCode) {
+    }
+
+    public record Count(String label, long n, String css) {
+    }
+
+    public record Bar(int x, int y, int height, int failedY, int failedHeight, String title, String label) {
+    }
+
+    /** The runs-per-hour chart, laid out in SVG units; {@code lagPoints} is a polyline of the worst fire lag per hour. */
+    public record Chart(int width, int height, int barWidth, long max, List<Bar> bars, String lagPoints, String maxLag) {
+    }
+
+    public record Dashboard(int windowHours, long total, List<Count> outcomes, long runningCount, List<RunItem> running,
+                            long waitingCount, List<RunItem> waiting, List<RunItem> failed, long ready, long blocked,
+                            long retrying, int executorsOnline, int executorsTotal, Health health, Chart chart) {
+    }
+
+    public record TaskRow(String name, String triggerType, String schedule, String timezone, Time nextFire, boolean paused,
+                          InstanceState lastState, int version) {
+    }
+
+    public record TaskList(String search, List<TaskRow> rows, String next) {
+    }
+
+    public record DiffItem(String path, String from, String to) {
+    }
+
+    public record VersionItem(String taskName, int version, String change, String actor, Time at, List<DiffItem> diff) {
+    }
+
+    public record Counters(long overlapSkipped, long queueDropped, long missedCaughtUp, long missedSlotEvents) {
+    }
+
+    public record TaskDetail(String name, int version, boolean paused, String triggerType, String schedule, String timezone,
+                             String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
+                             List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
+                             String updatedBy, Time updatedAt) {
+    }
+
+    /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */
+    public record TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings) {
+        public boolean isNew() {
+            return name == null;
+        }
+    }
+
+    public record Option(String value, String label, boolean selected) {
+    }
+
+    public record RunList(String task, List<Option> states, List<Option> causes, List<RunItem> rows, String next,
+                          String filterQuery) {
+    }
+
+    public record ChainItem(long id, String cause, String actor, boolean current) {
+    }
+
+    public record EventItem(long id, String type, String move, Integer attempt, String actor, Time at, String message) {
+    }
+
+    /** An approval request: who may decide, until when, and what the preview printed. */
+    public record ApprovalItem(String approvers, boolean fourEyes, Time deadline, String requestedBy, Long previewId,
+                               InstanceState previewState, String previewOutput, boolean mayDecide, String whyNot) {
+    }
+
+    public record RunDetail(long id, String taskName, int taskVersion, InstanceState state, String cause, String fireKey,
+                            Time scheduled, Time created, Time started, Time finished, String duration, String attempts,
+                            String group, String executor, String pid, String exitCode, String failureKind, String message,
+                            String requestId, String params, Time readyAt, Time leaseExpires, String actor, String nodeId,
+                            String waitingReason, List<ChainItem> chain, List<EventItem> events, List<LogItem> log,
+                            long lastChunkId, int logAttempt, boolean logCut, boolean live, ApprovalItem approval, boolean canTerminate,
+                            boolean canCancel, boolean canRetry, boolean canRerun) {
+    }
+
+    /** A piece of a run's output: {@code css} tells stdout, stderr and the line that starts an attempt apart. */
+    public record LogItem(String css, String text) {
+    }
+
+    public record ExecutorItem(String id, String groups, String host, String pid, String version, Time started,
+                               Time lastSeen, boolean online) {
+    }
+
+    public record Executors(List<ExecutorItem> items, long aliveSeconds) {
+    }
+
+    public record Audit(List<VersionItem> items, String next) {
+    }
+
+    public record Health(String status, String nodeId, Time nodeTime, Time dbTime, String offsetMillis, long loopErrors,
+                         String error) {
+    }
+
+    public record Login(String next, String error) {
+    }
+
+    public record ErrorPage(int status, String title, String message) {
+    }
+}

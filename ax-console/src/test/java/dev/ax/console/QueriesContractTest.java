@@ -1,0 +1,174 @@
+package dev.ax.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ax.console.Queries.AuditCursor;
+import dev.ax.console.Queries.HourRow;
+import dev.ax.console.Queries.RunFilter;
+import dev.ax.console.Queries.RunRow;
+import dev.ax.console.Queries.VersionRow;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.store.DbConfig;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.TestDatabases;
+import dev.ax.store.Tx;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The console's own read queries give the same answers on H2 and on PostgreSQL (whose session runs in a non-UTC zone). */
+abstract class QueriesContractTest {
+    Store store;
+    TaskRow a;
+    TaskRow b;
+    Instant now;
+
+    abstract DbConfig config();
+
+    @BeforeEach
+    void open() {
+        store = Store.open(config());
+        a = task("alpha");
+        b = task("beta");
+        now = store.tx(Tx::now);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void finds_the_first_run_of_the_window_by_bisecting_ids() {
+        long old1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(48));
+        long old2 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(30));
+        long in1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(20));
+        run(b, Cause.MANUAL, InstanceState.FAILED, Duration.ofHours(2));
+        run(b, Cause.MANUAL, InstanceState.RUNNING, Duration.ofMinutes(1));
+
+        long from = store.tx(tx -> Queries.firstIdSince(tx, now.minus(Duration.ofHours(24))));
+        assertThat(from).isEqualTo(in1).isGreaterThan(old2).isGreaterThan(old1);
+        List<HourRow> window = store.tx(tx -> Queries.hourly(tx, from));
+        assertThat(window.stream().mapToLong(HourRow::runs).sum()).isEqualTo(3);
+        assertThat(window).extracting(HourRow::state).containsExactlyInAnyOrder(InstanceState.SUCCESS, InstanceState.FAILED,
+                InstanceState.RUNNING);
+        long none = store.tx(tx -> Queries.firstIdSince(tx, now.plus(Duration.ofHours(1))));
+        List<HourRow> empty = store.tx(tx -> Queries.hourly(tx, none));
+        assertThat(empty).isEmpty();
+    }
+
+    @Test
+    void an_empty_database_has_an_empty_window() {
+        long from = store.tx(tx -> Queries.firstIdSince(tx, now.minus(Duration.ofHours(24))));
+        List<HourRow> hours = store.tx(tx -> Queries.hourly(tx, from));
+        assertThat(hours).isEmpty();
+    }
+
+    @Test
+    void counts_runs_by_utc_hour_and_state_with_the_worst_fire_lag() {
+        long first = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(90));
+        run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(2));
+        run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(3), Duration.ofSeconds(5));
+        run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(500));
+        run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ZERO);
+        List<HourRow> hours = store.tx(tx -> Queries.hourly(tx, first));
+        long threeAgo = Math.floorDiv(now.minus(Duration.ofHours(3)).getEpochSecond(), 3600);
+        long current = Math.floorDiv(now.getEpochSecond(), 3600);
+        assertThat(hours).hasSize(3);
+        HourRow ok = hours.stream().filter(h -> h.hour() == threeAgo && h.state() == InstanceState.SUCCESS).findFirst().orElseThrow();
+        HourRow failed = hours.stream().filter(h -> h.hour() == threeAgo && h.state() == InstanceState.FAILED).findFirst().orElseThrow();
+        assertThat(ok.runs()).isEqualTo(3);
+        // Manual runs have no slot to be late for: the worst lag is the cron run's 90 s, not the manual run's 500 s.
+        assertThat(ok.maxLagSeconds()).isCloseTo(90.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(failed.runs()).isEqualTo(1);
+        assertThat(failed.maxLagSeconds()).isCloseTo(5.0, org.assertj.core.data.Offset.offset(0.01));
+        HourRow latest = hours.getLast();
+        assertThat(latest.hour()).isEqualTo(current);
+        assertThat(latest.maxLagSeconds()).isNull();
+    }
+
+    @Test
+    void lists_the_newest_runs_in_a_state_and_the_failures_nobody_handled() {
+        long handled = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(2));
+        long open = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(1));
+        long retry = run(a, Cause.RETRY, InstanceState.SUCCESS, Duration.ZERO);
+        store.tx(tx -> tx.update("UPDATE ax_instance SET parent_id = ? WHERE id = ?", handled, retry));
+        List<RunRow> failed = store.tx(tx -> Queries.failedUnhandled(tx, 0, 10));
+        assertThat(failed).extracting(RunRow::id).containsExactly(open);
+        List<RunRow> inState = store.tx(tx -> Queries.inState(tx, InstanceState.FAILED, 1));
+        assertThat(inState).extracting(RunRow::id).containsExactly(open);
+        Map<InstanceState, Long> live = store.tx(tx -> Queries.countInStates(tx, List.of(InstanceState.FAILED, InstanceState.READY)));
+        assertThat(live).containsEntry(InstanceState.FAILED, 2L).containsEntry(InstanceState.READY, 0L);
+    }
+
+    @Test
+    void filters_and_pages_runs_newest_first() {
+        long a1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
+        long a2 = run(a, Cause.MANUAL, InstanceState.FAILED, Duration.ZERO);
+        long a3 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
+        run(b, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
+        List<RunRow> page1 = store.tx(tx -> Queries.runs(tx, new RunFilter(a.id(), null, null, null), Long.MAX_VALUE, 2));
+        assertThat(page1).extracting(RunRow::id).containsExactly(a3, a2);
+        List<RunRow> page2 = store.tx(tx -> Queries.runs(tx, new RunFilter(a.id(), null, null, null), a2, 2));
+        assertThat(page2).extracting(RunRow::id).containsExactly(a1);
+        List<RunRow> failedCron = store.tx(tx -> Queries.runs(tx, new RunFilter(null, "alpha", InstanceState.FAILED, Cause.CRON),
+                Long.MAX_VALUE, 10));
+        assertThat(failedCron).extracting(RunRow::id).containsExactly(a3);
+    }
+
+    @Test
+    void the_last_state_of_each_task_ignores_approval_previews() {
+        run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
+        run(a, Cause.PREVIEW, InstanceState.SUCCESS, Duration.ZERO);
+        run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
+        TaskRow idle = task("gamma");
+        Map<Long, InstanceState> last = store.tx(tx -> Queries.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
+        assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
+    }
+
+    @Test
+    void pages_the_audit_log_across_tasks_newest_first() {
+        store.tx(tx -> store.tasks().setEnabled(tx, store.tasks().find(tx, "alpha").orElseThrow(), false, "olga"));
+        List<VersionRow> first = store.tx(tx -> Queries.versions(tx, null, 2));
+        assertThat(first).extracting(VersionRow::taskName, VersionRow::change)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("alpha", "PAUSE"), org.assertj.core.groups.Tuple.tuple("beta", "CREATE"));
+        assertThat(first.getFirst().diff()).containsExactly(Map.of("path", "enabled", "from", true, "to", false));
+        VersionRow last = first.getLast();
+        AuditCursor cursor = AuditCursor.decode(new AuditCursor(last.at(), last.taskId(), last.version()).encode());
+        List<VersionRow> rest = store.tx(tx -> Queries.versions(tx, cursor, 10));
+        assertThat(rest).extracting(VersionRow::taskName, VersionRow::change)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("alpha", "CREATE"));
+    }
+
+    TaskRow task(String name) {
+        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", name, "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        return store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
+    }
+
+    long run(TaskRow t, Cause cause, InstanceState state, Duration age) {
+        return run(t, cause, state, age, Duration.ZERO);
+    }
+
+    /** A run created {@code age} ago, {@code lag} after its slot, now in {@code state} (set directly: these tests only read). */
+    long run(TaskRow t, Cause cause, InstanceState state, Duration age, Duration lag) {
+        Instant created = now.minus(age);
+        return store.tx(tx -> {
+            long id = store.instances().create(tx, new NewInstance(t.id(), t.name(), 1, cause, cause.wireName() + ":" + UUID.randomUUID(),
+                    created.minus(lag), Map.of(), InstanceState.READY, 1, "default", "test", "n1", null, null, null)).orElseThrow();
+            tx.update("UPDATE ax_instance SET state = ?, created_at = ? WHERE id = ?", state, created, id);
+            return id;
+        });
+    }
+}
