@@ -61,6 +61,11 @@ final class ServerCommand implements Callable<Integer> {
                     + "but the watchdog, anomaly detection, /healthz and /metrics still run.")
     Path alertsFile;
 
+    @Option(names = "--group-capacity", paramLabel = "GROUP=N",
+            description = "At most N running runs of an executor group, across all executors (repeatable), "
+                    + "so one group's flood cannot take every slot.")
+    java.util.Map<String, Integer> groupCapacity = new java.util.LinkedHashMap<>();
+
     @Option(names = "--node-id", paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
     String nodeId;
@@ -116,7 +121,8 @@ final class ServerCommand implements Callable<Integer> {
         }
         DbConfig chosen = db;
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
-        return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId, null, null));
+        return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
+                dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null));
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */
