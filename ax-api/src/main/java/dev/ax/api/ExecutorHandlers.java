@@ -52,6 +52,14 @@ final class ExecutorHandlers {
         report(ctx, api.dispatcher().complete(Bodies.read(ctx, api.json(), Completion.class)));
     }
 
+    void requestApproval(Context ctx) {
+        report(ctx, api.dispatcher().requestApproval(Bodies.read(ctx, api.json(), dev.ax.domain.protocol.ApprovalAsk.class)));
+    }
+
+    void runState(Context ctx) {
+        report(ctx, api.dispatcher().runState(Bodies.read(ctx, api.json(), dev.ax.domain.protocol.RunStateQuery.class)));
+    }
+
     private static void report(Context ctx, ReportAnswer answer) {
         ctx.status(answer.accepted() ? 200 : 409).json(answer);
     }

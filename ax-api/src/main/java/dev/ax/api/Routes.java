@@ -69,6 +69,8 @@ public final class Routes {
                 post("/api/executor/heartbeat", EXECUTOR, "Executor protocol: renew leases", e::heartbeat),
                 post("/api/executor/started", EXECUTOR, "Executor protocol: a run's process started", e::started),
                 post("/api/executor/log", EXECUTOR, "Executor protocol: output lines", e::log),
-                post("/api/executor/complete", EXECUTOR, "Executor protocol: how an attempt ended", e::complete));
+                post("/api/executor/complete", EXECUTOR, "Executor protocol: how an attempt ended", e::complete),
+                post("/api/executor/approval-request", EXECUTOR, "Executor protocol: a running handler asks for approval", e::requestApproval),
+                post("/api/executor/run-state", EXECUTOR, "Executor protocol: the state of a run the executor holds", e::runState));
     }
 }

@@ -34,6 +34,16 @@ public interface ExecutorChannel {
 
     ReportAnswer complete(Completion completion);
 
+    /** Asks for a person's approval mid-run; refused when the executor does not hold the run. */
+    default ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+        throw new ChannelException("this channel cannot ask for approval", null);
+    }
+
+    /** The state of a run this executor holds ({@code reason} = the state name); refused when it does not hold it. */
+    default ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+        throw new ChannelException("this channel cannot look up run states", null);
+    }
+
     /** The server could not be reached or answered with an error. */
     final class ChannelException extends RuntimeException {
         public ChannelException(String message, Throwable cause) {

@@ -114,6 +114,16 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         return call("complete", completion, ReportAnswer.class, CALL_TIMEOUT, true);
     }
 
+    @Override
+    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+        return call("approval-request", ask, ReportAnswer.class, CALL_TIMEOUT, true);
+    }
+
+    @Override
+    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+        return call("run-state", query, ReportAnswer.class, CALL_TIMEOUT, true);
+    }
+
     /** Stops the HTTP client; calls in flight fail with a {@link ChannelException}. */
     @Override
     public void close() {

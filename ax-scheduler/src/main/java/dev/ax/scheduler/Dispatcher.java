@@ -36,10 +36,13 @@ public final class Dispatcher {
     private final Definitions definitions;
     private final Outcomes outcomes;
 
-    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes) {
+    private final Approvals approvals;
+
+    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals) {
         this.ctx = ctx;
         this.definitions = definitions;
         this.outcomes = outcomes;
+        this.approvals = approvals;
     }
 
     private String actor(String executorId) {
@@ -235,6 +238,26 @@ public final class Dispatcher {
             return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
         });
         return answer;
+    }
+
+    /** A running handler asks for a person's approval (fenced: only the executor holding the run may). */
+    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+        boolean holds = ctx.store().tx(tx -> ctx.store().instances().holds(tx, ask.run(), ask.executorId()));
+        if (!holds) {
+            return ReportAnswer.refused("executor " + ask.executorId() + " does not hold attempt " + ask.run().attempt()
+                    + " of instance " + ask.run().instanceId());
+        }
+        approvals.requestMidRun(ask.run().instanceId(), actor(ask.executorId()), ask.summary());
+        return ReportAnswer.OK;
+    }
+
+    /** The state of a run the executor holds, in {@code reason}; refused when another attempt or executor has it. */
+    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery q) {
+        return ctx.store().tx(tx -> ctx.store().instances().find(tx, q.run().instanceId())
+                .filter(r -> r.attempt() == q.run().attempt() && q.executorId().equals(r.executorId()))
+                .map(r -> new ReportAnswer(true, r.state().name()))
+                .orElse(ReportAnswer.refused("executor " + q.executorId() + " does not hold attempt " + q.run().attempt()
+                        + " of instance " + q.run().instanceId())));
     }
 
     /**

@@ -35,8 +35,8 @@ public final class SchedulerNode implements AutoCloseable {
         FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
-        this.dispatcher = new Dispatcher(ctx, definitions, outcomes);
         this.approvals = new Approvals(ctx, gate);
+        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals);
         this.backfills = new Backfills(ctx, gate);
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);

@@ -56,4 +56,12 @@ public interface AxContext {
      * @throws IllegalStateException when the worker was built without an {@link IdempotencyStore}
      */
     String runOnce(TxWork work) throws Exception;
+
+    /**
+     * Asks a person to confirm before the handler goes on (seed §3.3: "preview the affected rows,
+     * then a person confirms") and blocks until they decide. The run waits in WAITING_APPROVAL,
+     * keeping its lease. Returns when approved; when rejected or expired the run is canceled and
+     * this throws {@link java.util.concurrent.CancellationException} (the thread is interrupted too).
+     */
+    void awaitApproval(String summary) throws InterruptedException;
 }

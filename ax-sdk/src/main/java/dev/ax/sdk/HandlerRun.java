@@ -51,7 +51,7 @@ final class HandlerRun {
         this.item = item;
         this.handler = handler;
         this.runLog = new RunLog(worker.channel(), worker.executorId(), item.ref(), reason -> abandon("log refused: " + reason));
-        this.context = new RunContext(item, runLog, this::cancelled, worker.idempotencyStore());
+        this.context = new RunContext(item, runLog, this::cancelled, worker.idempotencyStore(), worker.channel(), worker.executorId());
     }
 
     RunRef ref() {

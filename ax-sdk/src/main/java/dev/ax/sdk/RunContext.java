@@ -13,11 +13,46 @@ final class RunContext implements AxContext {
     private final BooleanSupplier cancelled;
     private final IdempotencyStore store; // null when the worker has none
 
-    RunContext(WorkItem item, RunLog log, BooleanSupplier cancelled, IdempotencyStore store) {
+    private final dev.ax.executor.ExecutorChannel channel;
+    private final String executorId;
+
+    RunContext(WorkItem item, RunLog log, BooleanSupplier cancelled, IdempotencyStore store,
+               dev.ax.executor.ExecutorChannel channel, String executorId) {
         this.item = item;
         this.log = log;
         this.cancelled = cancelled;
         this.store = store;
+        this.channel = channel;
+        this.executorId = executorId;
+    }
+
+    /** How often a waiting handler asks whether its approval came. */
+    static final long APPROVAL_POLL_MILLIS = 500;
+
+    @Override
+    public void awaitApproval(String summary) throws InterruptedException {
+        var asked = channel.requestApproval(new dev.ax.domain.protocol.ApprovalAsk(executorId, item.ref(), summary));
+        if (!asked.accepted()) {
+            throw new java.util.concurrent.CancellationException("approval request refused: " + asked.reason());
+        }
+        log("[ax] waiting for approval: " + (summary == null ? "" : summary));
+        while (true) {
+            if (cancelled.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+                throw new java.util.concurrent.CancellationException("the run was stopped while waiting for approval");
+            }
+            var state = channel.runState(new dev.ax.domain.protocol.RunStateQuery(executorId, item.ref()));
+            if (!state.accepted()) {
+                throw new java.util.concurrent.CancellationException(state.reason());
+            }
+            if ("RUNNING".equals(state.reason())) {
+                log("[ax] approved; going on");
+                return;
+            }
+            if (!"WAITING_APPROVAL".equals(state.reason())) {
+                throw new java.util.concurrent.CancellationException("approval not given: the run is " + state.reason());
+            }
+            Thread.sleep(APPROVAL_POLL_MILLIS);
+        }
     }
 
     @Override

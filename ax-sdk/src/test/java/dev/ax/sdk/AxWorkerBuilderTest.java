@@ -41,7 +41,7 @@ class AxWorkerBuilderTest {
 
     @Test
     void run_once_without_a_store_says_how_to_configure_one() {
-        RunContext ctx = new RunContext(FakeChannel.item(1, "h"), null, () -> false, null);
+        RunContext ctx = new RunContext(FakeChannel.item(1, "h"), null, () -> false, null, null, "w");
         assertThatThrownBy(() -> ctx.runOnce(tx -> "x")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("idempotencyStore(new IdempotencyStore(dataSource))");
     }

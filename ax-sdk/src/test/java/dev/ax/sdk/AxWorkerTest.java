@@ -260,4 +260,43 @@ class AxWorkerTest {
             bad.close();
         }
     }
+
+    @Test
+    void a_handler_waits_for_approval_mid_run_and_goes_on_when_approved() {
+        AtomicInteger afterApproval = new AtomicInteger();
+        worker = ax.worker("orders").handler("careful", ctx -> {
+            ctx.awaitApproval("1,234 rows will change");
+            afterApproval.incrementAndGet();
+            return "changed";
+        }).build().start();
+        ax.sdkTask("careful", "careful", "{}");
+        long id = ax.client.trigger("careful", Map.of());
+        await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));
+        assertThat(afterApproval).hasValue(0);
+
+        ax.server.node().approvals().approve(id, "olga", "operator", "expected");
+
+        await().atMost(WAIT).until(() -> ax.state(id).equals("SUCCESS"));
+        assertThat(afterApproval).hasValue(1);
+        assertThat(ax.client.log(id)).contains("waiting for approval: 1,234 rows will change", "approved; going on");
+    }
+
+    @Test
+    void a_rejected_approval_stops_the_handler() {
+        AtomicInteger afterApproval = new AtomicInteger();
+        worker = ax.worker("orders").handler("careful", ctx -> {
+            ctx.awaitApproval("drop the table?");
+            afterApproval.incrementAndGet();
+            return "dropped";
+        }).build().start();
+        ax.sdkTask("careful", "careful", "{}");
+        long id = ax.client.trigger("careful", Map.of());
+        await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));
+
+        ax.server.node().approvals().reject(id, "olga", "operator", "no");
+
+        await().atMost(WAIT).until(() -> worker.activeRuns().isEmpty());
+        assertThat(ax.state(id)).isEqualTo("CANCELED");
+        assertThat(afterApproval).hasValue(0);
+    }
 }

@@ -66,6 +66,16 @@ final class InProcessChannel implements ExecutorChannel {
         return call("complete", () -> dispatcher.complete(completion));
     }
 
+    @Override
+    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+        return call("approval-request", () -> dispatcher.requestApproval(ask));
+    }
+
+    @Override
+    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+        return call("run-state", () -> dispatcher.runState(query));
+    }
+
     private static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();

@@ -269,7 +269,9 @@ public final class InstanceStore {
 
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */
     public boolean holds(Tx tx, RunRef ref, String executorId) {
-        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",
+        // WAITING_APPROVAL with an executor: the job asked mid-run and keeps running (and logging) meanwhile.
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ?"
+                        + " AND state IN ('RUNNING', 'WAITING_APPROVAL')",
                 r -> 1, ref.instanceId(), ref.attempt(), executorId).isPresent();
     }
 
