@@ -8,6 +8,7 @@ public enum AlertKind {
     APPROVAL_WAITING(Severity.INFO),
     APPROVAL_EXPIRED(Severity.WARNING),
     RUN_RECOVERED(Severity.RESOLVED),
+    RUN_SUCCEEDED(Severity.INFO),
     DUPLICATE_EXECUTION(Severity.CRITICAL),
     MISSED_EXECUTION(Severity.CRITICAL),
     LONG_RUN(Severity.WARNING),

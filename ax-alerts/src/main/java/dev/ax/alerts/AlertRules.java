@@ -28,6 +28,12 @@ final class AlertRules {
      * @param failuresBefore for SUCCEEDED: how many final failures of the task came right before this run
      */
     static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore) {
+        return kindOf(type, to, failureKind, failuresBefore, dev.ax.domain.task.SuccessNotice.RECOVERY);
+    }
+
+    /** @param successes the task's {@code policy.notifyOnSuccess}: successes are opt-in per task */
+    static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore,
+                                      dev.ax.domain.task.SuccessNotice successes) {
         return switch (type) {
             case FAILED -> to == InstanceState.FAILED
                     ? Optional.of(FailureKind.TIMEOUT.name().equals(failureKind) ? AlertKind.RUN_TIMED_OUT : AlertKind.RUN_FAILED)
@@ -35,7 +41,9 @@ final class AlertRules {
             case EXECUTOR_LOST -> to == InstanceState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
             case APPROVAL_REQUESTED -> Optional.of(AlertKind.APPROVAL_WAITING);
             case APPROVAL_EXPIRED -> Optional.of(AlertKind.APPROVAL_EXPIRED);
-            case SUCCEEDED -> to == InstanceState.SUCCESS && failuresBefore > 0 ? Optional.of(AlertKind.RUN_RECOVERED) : Optional.empty();
+            case SUCCEEDED -> to != InstanceState.SUCCESS || successes == dev.ax.domain.task.SuccessNotice.NEVER ? Optional.empty()
+                    : failuresBefore > 0 ? Optional.of(AlertKind.RUN_RECOVERED)
+                    : successes == dev.ax.domain.task.SuccessNotice.ALWAYS ? Optional.of(AlertKind.RUN_SUCCEEDED) : Optional.empty();
             default -> Optional.empty();
         };
     }

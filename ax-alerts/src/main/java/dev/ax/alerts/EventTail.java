@@ -125,7 +125,8 @@ final class EventTail {
         }
         Object failureKind = e.data().get("failureKind");
         int failuresBefore = e.type() == EventType.SUCCEEDED && run.cause() != Cause.PREVIEW ? ctx.runAlerts().failuresBefore(tx, run) : 0;
-        Optional<AlertKind> kind = AlertRules.kindOf(e.type(), e.to(), failureKind == null ? null : failureKind.toString(), failuresBefore);
+        Optional<AlertKind> kind = AlertRules.kindOf(e.type(), e.to(), failureKind == null ? null : failureKind.toString(), failuresBefore,
+                def.policy().notifyOnSuccess());
         if (kind.isEmpty()) {
             return;
         }

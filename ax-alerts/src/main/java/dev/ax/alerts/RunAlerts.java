@@ -87,6 +87,11 @@ final class RunAlerts {
                 title = run.taskName() + " #" + id + " was canceled: nobody approved it in time";
                 next = "ax instance retry " + id + " to ask again";
             }
+            case RUN_SUCCEEDED -> {
+                f.put("Succeeded at", time(event.at(), zone));
+                title = run.taskName() + " succeeded (#" + id + ")";
+                next = null;
+            }
             case RUN_RECOVERED -> {
                 f.put("Succeeded at", time(event.at(), zone));
                 title = run.taskName() + " succeeded again after " + failuresBefore + (failuresBefore == 1 ? " failure" : " failures")

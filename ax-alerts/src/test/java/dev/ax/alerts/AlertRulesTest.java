@@ -37,7 +37,7 @@ class AlertRulesTest {
                 // success: only as a recovery after failures
                 Arguments.of(SUCCEEDED, SUCCESS, null, 0, null),
                 Arguments.of(SUCCEEDED, SUCCESS, null, 2, AlertKind.RUN_RECOVERED),
-                // everything else is quiet
+                // everything else is quiet (successes are opt-in: see successes_are_opt_in)
                 Arguments.of(CLAIMED, InstanceState.RUNNING, null, 0, null));
     }
 
@@ -45,6 +45,18 @@ class AlertRulesTest {
     @MethodSource("table")
     void decides_the_alert_of_an_event(EventType type, InstanceState to, String failureKind, int failuresBefore, AlertKind expected) {
         assertThat(AlertRules.kindOf(type, to, failureKind, failuresBefore)).isEqualTo(Optional.ofNullable(expected));
+    }
+
+    @org.junit.jupiter.api.Test
+    void successes_are_opt_in_per_task() {
+        var never = dev.ax.domain.task.SuccessNotice.NEVER;
+        var recovery = dev.ax.domain.task.SuccessNotice.RECOVERY;
+        var always = dev.ax.domain.task.SuccessNotice.ALWAYS;
+        assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 2, never)).isEmpty();
+        assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 2, recovery)).contains(AlertKind.RUN_RECOVERED);
+        assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 0, recovery)).isEmpty();
+        assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 0, always)).contains(AlertKind.RUN_SUCCEEDED);
+        assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 1, always)).contains(AlertKind.RUN_RECOVERED);
     }
 
     @org.junit.jupiter.api.Test

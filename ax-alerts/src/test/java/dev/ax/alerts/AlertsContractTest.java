@@ -92,9 +92,9 @@ abstract class AlertsContractTest {
     }
 
     @Test
-    void a_success_after_failures_is_a_recovery_notice() {
+    void a_success_after_failures_is_a_recovery_notice_when_the_task_opts_in() {
         Rig r = rig(Rig::hookConfig);
-        r.task("daily_report", event(), Map.of("notifyOnFailure", List.of("hook")));
+        r.task("daily_report", event(), Map.of("notifyOnFailure", List.of("hook"), "notifyOnSuccess", "RECOVERY"));
         r.finish(r.trigger("daily_report"), false);
         r.finish(r.trigger("daily_report"), false);
         long ok = r.trigger("daily_report");

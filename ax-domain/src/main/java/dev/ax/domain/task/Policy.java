@@ -14,6 +14,7 @@ import java.util.Map;
  * @param backoff        how the wait between attempts grows
  * @param onFailed       what happens once a run has failed for good
  * @param approval       a person approves each run before it starts; {@code null} = no gate
+ * @param notifyOnSuccess whether successes are told to the {@code notifyOnFailure} channels too
  */
 public record Policy(
         int maxRetries,
@@ -29,7 +30,8 @@ public record Policy(
         Integer queueLimit,
         RetryBackoff backoff,
         List<FollowUp> onFailed,
-        Approval approval) {
+        Approval approval,
+        SuccessNotice notifyOnSuccess) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
@@ -44,7 +46,7 @@ public record Policy(
     public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
                   RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null);
+                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null, SuccessNotice.NEVER);
     }
 
     public Policy {
@@ -55,6 +57,7 @@ public record Policy(
         overflow = overflow == null ? DEFAULT_OVERFLOW : overflow;
         backoff = backoff == null ? RetryBackoff.FIXED : backoff;
         onFailed = onFailed == null ? List.of() : List.copyOf(onFailed);
+        notifyOnSuccess = notifyOnSuccess == null ? SuccessNotice.NEVER : notifyOnSuccess;
     }
 
     /** True when a task may have any number of active runs. */

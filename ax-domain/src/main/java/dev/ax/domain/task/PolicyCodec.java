@@ -29,7 +29,7 @@ final class PolicyCodec {
 
     private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
             "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
-            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval"), LATER_FIELDS);
+            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval", "notifyOnSuccess"), LATER_FIELDS);
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost", "httpStatuses");
 
     private PolicyCodec() {
@@ -63,6 +63,7 @@ final class PolicyCodec {
         RetryBackoff backoff = backoff(in, p);
         List<FollowUp> onFailed = FollowUpCodec.read(in, p.get("onFailedActions"));
         Approval approval = ApprovalCodec.read(in, p.get("approval"));
+        SuccessNotice notifyOnSuccess = successNotice(in, p.get("notifyOnSuccess"));
         Map<String, Object> later = later(in, p);
         return new Policy(
                 maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
@@ -78,7 +79,8 @@ final class PolicyCodec {
                 queueLimit,
                 backoff,
                 onFailed,
-                approval);
+                approval,
+                notifyOnSuccess);
     }
 
     static Map<String, Object> toJson(Policy policy) {
@@ -98,6 +100,7 @@ final class PolicyCodec {
         p.put("retryJitter", policy.backoff().jitter());
         p.put("onFailedActions", FollowUpCodec.toJson(policy.onFailed()));
         p.put("approval", ApprovalCodec.toJson(policy.approval()));
+        p.put("notifyOnSuccess", policy.notifyOnSuccess().name());
         // Only the later fields that are set: they are not defaults AX applies, just kept text.
         for (String field : LATER_FIELDS) {
             if (policy.later().containsKey(field)) {
@@ -241,6 +244,19 @@ final class PolicyCodec {
             return Policy.DEFAULT_OVERFLOW;
         }
         return OverflowPolicy.valueOf(upper);
+    }
+
+    private static SuccessNotice successNotice(JsonReader in, Object value) {
+        String s = in.string(value, "policy.notifyOnSuccess");
+        if (s == null) {
+            return SuccessNotice.NEVER;
+        }
+        try {
+            return SuccessNotice.valueOf(s.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            in.error("policy.notifyOnSuccess", "must be one of NEVER, RECOVERY, ALWAYS");
+            return SuccessNotice.NEVER;
+        }
     }
 
     private static RetryBackoff backoff(JsonReader in, Map<String, Object> p) {

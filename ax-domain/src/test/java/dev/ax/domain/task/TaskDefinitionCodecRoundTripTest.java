@@ -59,7 +59,8 @@ class TaskDefinitionCodecRoundTripTest {
                                 Map.of("sharding", Map.of("shards", 2)), OverflowPolicy.QUEUE_ONE, 5,
                                 new RetryBackoff(true, 600L, 0.25),
                                 List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))),
-                                new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)))),
+                                new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)),
+                                SuccessNotice.RECOVERY)),
                 new TaskDefinition("http-call", null, null, new Trigger.Event(ZoneId.of("UTC")),
                         new Action.Http("POST", "https://svc.local/jobs/{{date}}", Map.of("X-K", "{{taskName}}"),
                                 Map.of("day", "{{date}}", "n", 3), true, "web"),
@@ -108,7 +109,8 @@ class TaskDefinitionCodecRoundTripTest {
                   "policy": { "maxRetries": 0, "retryIntervalSeconds": 60, "timeoutSeconds": null, "misfire": "FIRE_ONCE",
                               "maxConcurrency": 1, "retryable": true, "notifyOnFailure": [], "idempotencyKey": null,
                               "overflow": "QUEUE", "queueLimit": null, "retryBackoff": "FIXED",
-                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0, "onFailedActions": [], "approval": null } }
+                              "retryMaxIntervalSeconds": null, "retryJitter": 0.0, "onFailedActions": [], "approval": null,
+                              "notifyOnSuccess": "NEVER" } }
                 """)));
     }
 
