@@ -84,7 +84,8 @@ final class ConcurrencyGate {
 
     private Optional<Long> admitUnderLimit(Tx tx, TaskRow task, NewInstance run, Policy policy) {
         Store store = ctx.store();
-        Occupancy now = store.instances().occupancy(tx, task.id());
+        // ALLOW has no limit: counting a flood of active runs on every admission would only cost.
+        Occupancy now = policy.unlimited() ? new Occupancy(0, 0) : store.instances().occupancy(tx, task.id());
         Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
         Approval approval = policy.approval();
         InstanceState state = switch (decision.admission()) {
@@ -119,6 +120,10 @@ final class ConcurrencyGate {
     int release(Tx tx, TaskRow task) {
         Store store = ctx.store();
         Policy policy = task.definition().policy();
+        // The common case, nothing waits: one indexed look instead of counting every active run.
+        if (!store.instances().hasWaiting(tx, task.id())) {
+            return 0;
+        }
         Occupancy now = store.instances().occupancy(tx, task.id());
         int free = policy.unlimited() ? now.waiting() : policy.maxConcurrency() - now.active();
         if (free <= 0 || now.waiting() == 0) {

@@ -190,6 +190,12 @@ public final class InstanceStore {
         return new Occupancy(counts[0], counts[1]);
     }
 
+    /** True if some run of the task waits for a concurrency slot (BLOCKED). */
+    public boolean hasWaiting(Tx tx, long taskId) {
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE task_id = ? AND state = 'BLOCKED' FETCH FIRST 1 ROWS ONLY",
+                r -> 1, taskId).isPresent();
+    }
+
     /** The runs of a task in the given states, oldest first. */
     public List<InstanceRow> ofTaskInStates(Tx tx, long taskId, List<InstanceState> states, int limit) {
         String in = String.join(", ", Collections.nCopies(states.size(), "?"));
