@@ -1,0 +1,190 @@
+package dev.ax.bench;
+
+import dev.ax.domain.run.Cause;
+import dev.ax.executor.ExecutorConfig;
+import dev.ax.server.AxServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Shell runs of {@code true} through a full AX server with its in-process executor (real
+ * processes, output streamed, every run tracked), against the raw spawn rate of this machine
+ * measured in the same invocation with the same concurrency.
+ */
+@Command(name = "shell", description = "Shell runs of 'true' through AxServer's in-process executor vs the raw spawn rate")
+final class ShellCommand implements Callable<Integer> {
+    @Mixin
+    BenchOptions opts = new BenchOptions();
+
+    @Option(names = "--db", defaultValue = "pg", description = "pg or h2 (the embedded default) (default ${DEFAULT-VALUE})")
+    String db;
+
+    @Option(names = "--tasks", defaultValue = "1", description = "event tasks the runs are spread over, round robin (default ${DEFAULT-VALUE})")
+    int tasks = 1;
+
+    @Override
+    public Integer call() {
+        W1Command.Outcome o = run();
+        System.out.println(o.table().render());
+        System.out.println(Bar.table(o.bars()).render());
+        return 0;
+    }
+
+    W1Command.Outcome run() {
+        Pg pg = opts.pg();
+        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
+        int secs = opts.measure();
+        opts.awaitQuiet();
+        System.err.println("shell: raw spawn rates ...");
+        int rawSecs = Math.min(secs, 10);
+        double rawTrue = rawSpawn(concurrency, rawSecs, "/bin/true");
+        double rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
+        double bashLoop = bashLoop(Math.min(secs, 10));
+        System.err.println("shell: AX in-process executor ...");
+        Map<String, Object> ax = ax(pg, concurrency);
+        double axRate = W2Command.d(ax, "runsPerSecond");
+        Map<String, Object> raw = new LinkedHashMap<>();
+        raw.put("system", "raw spawn");
+        raw.put("javaProcessBuilderTruePerSecond", W1Stats.round(rawTrue));
+        raw.put("javaProcessBuilderSetsidShTruePerSecond", W1Stats.round(rawSetsid));
+        raw.put("bashLoopTruePerSecond", W1Stats.round(bashLoop));
+        raw.put("concurrency", concurrency);
+        Table t = new Table("Shell runs of 'true', " + secs + " s measured, single run", "what", "runs/s", "AX / this");
+        t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
+                + (tasks == 1 ? ")" : "s)"), Table.num(axRate), "1.0×");
+        t.row("raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads", Table.num(rawTrue), Table.ratio(axRate, rawTrue));
+        t.row("raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)", Table.num(rawSetsid),
+                Table.ratio(axRate, rawSetsid));
+        t.row("raw: bash loop of /bin/true, 1 process", Table.num(bashLoop), Table.ratio(axRate, bashLoop));
+        t.note("AX runs: SUCCESS recorded with finished_at inside the window; READY + RUNNING kept near " + 4 * concurrency
+                + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU " + Table.cores(W2Command.d(ax, "jvmCpuCores"))
+                + " cores, PG CPU " + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average "
+                + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
+        List<Map<String, Object>> results = List.of(ax, raw);
+        Map<String, Object> options = opts.toMap();
+        options.put("db", db);
+        System.err.println("results: " + Results.write(opts.resultsDir, "shell", options, results, t.render(), pg));
+        double pct = 100 * axRate / rawTrue;
+        List<Bar> bars = List.of(new Bar("shell runs (true), in-process executor", ">= 60 % of raw spawn rate",
+                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawTrue) + "/s", "-", "-", "-", "-",
+                Bar.yes(pct >= 60)));
+        return new W1Command.Outcome(t, bars, results);
+    }
+
+    /** Processes started and waited for per second, {@code threads} at a time, for {@code seconds}. */
+    static double rawSpawn(int threads, int seconds, String... command) {
+        AtomicLong n = new AtomicLong();
+        AtomicBoolean failed = new AtomicBoolean();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long start = System.nanoTime();
+        List<Thread> ts = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            ts.add(Thread.ofPlatform().start(() -> {
+                ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.DISCARD);
+                while (System.nanoTime() < end) {
+                    try {
+                        pb.start().waitFor();
+                        n.incrementAndGet();
+                    } catch (IOException e) {
+                        failed.set(true);
+                        return;
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }));
+        }
+        for (Thread t : ts) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return failed.get() ? Double.NaN : n.get() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** BENCH.md's "a shell loop spawns about 800 /bin/true per second". */
+    static double bashLoop(int seconds) {
+        try {
+            Process p = new ProcessBuilder("bash", "-c", "n=0; end=$((SECONDS+" + seconds + ")); while [ $SECONDS -lt $end ]; do /bin/true; n=$((n+1)); done; echo $n")
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            p.waitFor();
+            return Long.parseLong(out) / (double) seconds;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
+    Map<String, Object> ax(Pg pg, int concurrency) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("system", "AX");
+        boolean onPg = !"h2".equalsIgnoreCase(db);
+        out.put("database", onPg ? "PostgreSQL" : "H2");
+        out.put("tasks", tasks);
+        Path dir = AxServers.tempDir("ax-bench-shell");
+        Window w = new Window(pg, onPg ? "ax_bench" : "postgres");
+        try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true)) {
+            for (int k = 0; k < tasks; k++) {
+                server.node().tasks().create(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"), "bench");
+            }
+            AtomicBoolean running = new AtomicBoolean(true);
+            AtomicLong triggered = new AtomicLong();
+            AtomicLong samples = new AtomicLong();
+            AtomicLong activeSum = new AtomicLong();
+            // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency.
+            Thread feeder = Thread.ofPlatform().daemon(true).start(() -> {
+                while (running.get()) {
+                    long active = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
+                    samples.incrementAndGet();
+                    activeSum.addAndGet(active);
+                    for (long i = active; i < 4L * concurrency && running.get(); i++) {
+                        server.node().tasks().trigger("sh-" + (triggered.get() % tasks), Map.of(), Cause.EVENT, "bench");
+                        triggered.incrementAndGet();
+                    }
+                    Window.sleep(10);
+                }
+            });
+            w.measure(opts.warmup(), opts.measure());
+            long t0 = w.t0Millis;
+            long t1 = w.t1Millis;
+            long n = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state = 'SUCCESS' AND finished_at >= ? AND finished_at < ?",
+                    java.time.Instant.ofEpochMilli(t0), java.time.Instant.ofEpochMilli(t1));
+            long failed = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'READY', 'RUNNING')");
+            running.set(false);
+            feeder.join(5000);
+            out.put("runsInWindow", n);
+            out.put("runsPerSecond", W1Stats.round(n / w.seconds()));
+            out.put("notSucceeded", failed);
+            out.put("triggered", triggered.get());
+            // Close to 4 x concurrency means the executor, not the feeder, set the pace.
+            out.put("meanReadyOrRunning", W1Stats.round((double) activeSum.get() / Math.max(1, samples.get())));
+            out.put("loopErrors", server.node().loopErrors());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            AxServers.deleteTree(dir);
+        }
+        out.put("jvmCpuCores", Window.round2(w.jvmCores()));
+        out.put("postgresCpuCores", Window.round2(w.pgCores()));
+        out.put("jvmRssBytes", w.rssBytes);
+        out.put("loadAverageAtStart", w.loadAtStart);
+        return out;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.ax.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "w1", description = "W1 dense schedule: N recurring tasks each due every second, no-op body (AX, Quartz, db-scheduler)")
+final class W1Command implements Callable<Integer> {
+    @Mixin
+    BenchOptions opts = new BenchOptions();
+
+    @Option(names = "--tasks", defaultValue = "1000", description = "N, tasks each due every second (default ${DEFAULT-VALUE})")
+    int tasks;
+
+    @Option(names = "--systems", defaultValue = "ax,db-scheduler,quartz", description = "which systems (default ${DEFAULT-VALUE})")
+    String systems;
+
+    @Option(names = "--repeat", defaultValue = "1", description = "runs per system; the table shows medians (default ${DEFAULT-VALUE})")
+    int repeat;
+
+    @Option(names = "--ax-consumers", defaultValue = "4", description = "AX no-op consumer threads (default ${DEFAULT-VALUE})")
+    int axConsumers;
+
+    @Option(names = "--ax-batch", defaultValue = "100", description = "runs per AX poll, at most 100 (default ${DEFAULT-VALUE})")
+    int axBatch;
+
+    @Option(names = "--ax-overflow", defaultValue = "ALLOW",
+            description = "AX task policy.overflow; DEFAULT keeps AX's default (maxConcurrency 1, QUEUE) (default ${DEFAULT-VALUE})")
+    String axOverflow;
+
+    @Option(names = "--threads", defaultValue = "20", description = "Quartz and db-scheduler worker threads (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--quartz-batch", defaultValue = "20", description = "Quartz batchTriggerAcquisitionMaxCount (default ${DEFAULT-VALUE})")
+    int quartzBatch;
+
+    @Option(names = "--dbs-poll-ms", defaultValue = "100", description = "db-scheduler pollingInterval in ms (default ${DEFAULT-VALUE})")
+    long dbsPollMillis;
+
+    @Override
+    public Integer call() {
+        Outcome o = run();
+        System.out.println(o.table.render());
+        System.out.println(Bar.table(o.bars).render());
+        return 0;
+    }
+
+    record Outcome(Table table, List<Bar> bars, List<Map<String, Object>> results) {
+    }
+
+    Outcome run() {
+        Pg pg = opts.pg();
+        Set<String> which = W1Systems.systems(systems);
+        W1Systems.Settings s = new W1Systems.Settings(tasks, opts.warmup(), opts.measure(), axConsumers, axBatch,
+                "DEFAULT".equalsIgnoreCase(axOverflow) ? null : axOverflow.toUpperCase(), threads, quartzBatch, dbsPollMillis);
+        Map<String, List<Map<String, Object>>> bySystem = new LinkedHashMap<>();
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (int r = 0; r < repeat; r++) {
+            for (String sys : List.of("ax", "db-scheduler", "quartz")) {
+                if (!which.contains(sys)) {
+                    continue;
+                }
+                System.err.printf("w1 N=%,d: %s, run %d of %d ...%n", tasks, sys, r + 1, repeat);
+                opts.awaitQuiet();
+                System.gc();
+                Map<String, Object> res = switch (sys) {
+                    case "ax" -> W1Systems.ax(pg, s);
+                    case "quartz" -> W1Systems.quartz(pg, s);
+                    default -> W1Systems.dbScheduler(pg, s);
+                };
+                res.put("tasks", tasks);
+                res.put("run", r + 1);
+                System.err.printf("  %s: %s runs/s, lag p99 %s ms%n", sys, res.get("runsPerSecond"), res.get("lagP99Ms"));
+                all.add(res);
+                bySystem.computeIfAbsent((String) res.get("system"), k -> new ArrayList<>()).add(res);
+            }
+        }
+        Table t = new Table(String.format("W1 dense schedule, N = %,d tasks due every second, %d s measured after %d s warm-up%s",
+                tasks, s.seconds(), s.warmup(), repeat > 1 ? ", medians of " + repeat + " runs" : ", single run"),
+                "system", "runs/s", "demand", "lag p50", "lag p99", "lag max", "dup", "missed", "JVM CPU", "PG CPU",
+                "commits/run", "WAL/run", "tables", "load");
+        Map<String, Double> rate = new LinkedHashMap<>();
+        Map<String, Double> p99 = new LinkedHashMap<>();
+        for (var e : bySystem.entrySet()) {
+            List<Map<String, Object>> rs = e.getValue();
+            double runsPerSecond = med(rs, "runsPerSecond");
+            double lag99 = med(rs, "lagP99Ms");
+            rate.put(e.getKey(), runsPerSecond);
+            p99.put(e.getKey(), lag99);
+            t.row(e.getKey(), Table.num(runsPerSecond), Table.num(tasks), Table.ms(med(rs, "lagP50Ms")), Table.ms(lag99),
+                    Table.ms(med(rs, "lagMaxMs")), Table.num(med(rs, "duplicates")), Table.num(med(rs, "missedSlots")),
+                    Table.cores(med(rs, "jvmCpuCores")), Table.cores(med(rs, "postgresCpuCores")), Table.dec(med(rs, "dbCommitsPerRun"), 2),
+                    Table.num(med(rs, "walBytesPerRun")) + " B", Table.mb(med(rs, "tableBytesTotal")),
+                    Table.dec(med(rs, "loadAverageAtStart"), 1));
+        }
+        double ax = rate.getOrDefault("AX", Double.NaN);
+        t.note("runs/s: runs started inside the window; lag = start - scheduled slot; missed = slots in the window with no run started by its end + "
+                + W1Systems.GRACE_MILLIS / 1000 + " s; JVM/PG CPU in cores (PG = all postgres processes on this box).");
+        t.note("load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");
+        t.note("commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop, per run started in that span.");
+        t.note("runs/s AX / Quartz = " + Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN))
+                + ", AX / db-scheduler = " + Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN))
+                + "; lag p99 AX / Quartz = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("Quartz", Double.NaN))
+                + ", AX / db-scheduler = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("db-scheduler", Double.NaN))
+                + " (lag: lower is better)");
+        for (Map<String, Object> res : bySystem.getOrDefault("AX", List.of())) {
+            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + ", states at end " + res.get("statesAtEnd"));
+        }
+        Map<String, Object> options = opts.toMap();
+        options.put("tasks", tasks);
+        options.put("repeat", repeat);
+        options.put("settings", s.toString());
+        var file = Results.write(opts.resultsDir, "w1-" + tasks, options, all, t.render(), pg);
+        System.err.println("results: " + file);
+
+        List<Bar> bars = new ArrayList<>();
+        double lag99 = p99.getOrDefault("AX", Double.NaN);
+        long goalLag = tasks <= 1000 ? 20 : 100;
+        boolean hundredPercent = ax >= tasks * 0.99;
+        String goal = "100 % of demand, lag p99 <= " + goalLag + " ms" + (tasks > 1000 ? ", >= 2x db-scheduler" : "");
+        boolean met = hundredPercent && lag99 <= goalLag
+                && (tasks <= 1000 || ax >= 2 * rate.getOrDefault("db-scheduler", 0.0));
+        bars.add(new Bar(String.format("W1 N=%,d runs/s", tasks), goal,
+                Table.num(ax) + " (" + Table.num(100.0 * ax / tasks) + " %)",
+                Table.num(rate.getOrDefault("Quartz", Double.NaN)), Table.num(rate.getOrDefault("db-scheduler", Double.NaN)),
+                Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN)), Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN)),
+                which.contains("ax") ? Bar.yes(met) : "n/a"));
+        bars.add(new Bar(String.format("W1 N=%,d lag p99", tasks), "<= " + goalLag + " ms", Table.ms(lag99),
+                Table.ms(p99.getOrDefault("Quartz", Double.NaN)),
+                Table.ms(p99.getOrDefault("db-scheduler", Double.NaN)),
+                Table.ratio(lag99, p99.getOrDefault("Quartz", Double.NaN)), Table.ratio(lag99, p99.getOrDefault("db-scheduler", Double.NaN)),
+                which.contains("ax") ? Bar.yes(lag99 <= goalLag) : "n/a"));
+        return new Outcome(t, bars, all);
+    }
+
+    static double med(List<Map<String, Object>> rs, String key) {
+        return Table.median(rs.stream().mapToDouble(m -> m.get(key) instanceof Number n ? n.doubleValue() : Double.NaN).toArray());
+    }
+}
