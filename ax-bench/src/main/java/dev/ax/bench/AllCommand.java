@@ -10,7 +10,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Every workload in turn, then the summary against BENCH.md's bar. */
-@Command(name = "all", description = "Every workload (W1 at 1,000 and 10,000 tasks, W2, shell, api, startup, memory), then the bar")
+@Command(name = "all", description = "Every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup, memory), then the bar")
 final class AllCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
@@ -61,6 +61,18 @@ final class AllCommand implements Callable<Integer> {
         shell.opts = opts;
         shell.db = "pg";
         step("shell", shell::run, tables, bars, results, failures);
+
+        HttpCommand http = new HttpCommand();
+        http.opts = opts;
+        http.db = "pg";
+        http.tasks = 8;
+        step("http", () -> {
+            try {
+                return http.run();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, tables, bars, results, failures);
 
         ApiCommand api = new ApiCommand();
         api.opts = opts;

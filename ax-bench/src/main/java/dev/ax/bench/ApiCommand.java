@@ -77,7 +77,6 @@ final class ApiCommand implements Callable<Integer> {
             bars.add(new Bar("API POST /api/trigger (" + r.get("database") + ")", ">= 5,000 req/s, p99 <= 20 ms",
                     Table.num(rps) + " req/s, p99 " + Table.dec(p99, 1) + " ms", "-", "-", "-", "-", Bar.yes(rps >= 5000 && p99 <= 20)));
         }
-        bars.add(new Bar("HTTP runs against a local server", ">= 5,000 runs/s", "n/a: no http action yet", "-", "-", "-", "-", "n/a"));
         return new W1Command.Outcome(t, bars, results);
     }
 

@@ -4,7 +4,7 @@ import picocli.CommandLine.Command;
 
 @Command(name = "console", description = "Console pages with 10,000 tasks and 1,000,000 runs stored (not measurable yet)")
 final class ConsoleCommand implements Runnable {
-    static final String NOT_YET = "n/a: no console yet";
+    static final String NOT_YET = "n/a: console pages are not a workload of the harness yet";
 
     @Override
     public void run() {

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 /** {@code java -jar ax-bench.jar <workload>}: the benchmarks of BENCH.md, AX side by side with Quartz and db-scheduler. */
 @Command(name = "ax-bench", mixinStandardHelpOptions = true,
         description = "AX benchmarks (BENCH.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
-        subcommands = {W1Command.class, W2Command.class, ShellCommand.class, ApiCommand.class, StartupCommand.class,
+        subcommands = {W1Command.class, W2Command.class, ShellCommand.class, HttpCommand.class, ApiCommand.class, StartupCommand.class,
                 MemoryCommand.class, ConsoleCommand.class, AllCommand.class,
                 StartupCommand.Child.class, MemoryCommand.Child.class})
 public final class Main implements Runnable {

@@ -52,7 +52,7 @@ final class ShellCommand implements Callable<Integer> {
         double rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
         double bashLoop = bashLoop(Math.min(secs, 10));
         System.err.println("shell: AX in-process executor ...");
-        Map<String, Object> ax = ax(pg, concurrency);
+        Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"));
         double axRate = W2Command.d(ax, "runsPerSecond");
         Map<String, Object> raw = new LinkedHashMap<>();
         raw.put("system", "raw spawn");
@@ -132,35 +132,51 @@ final class ShellCommand implements Callable<Integer> {
         }
     }
 
-    Map<String, Object> ax(Pg pg, int concurrency) {
+    /**
+     * Runs of {@code action} through a full AxServer with its in-process executor: a feeder keeps
+     * about 4 x the executor's concurrency READY or RUNNING, spread round robin over {@code tasks}
+     * event tasks; the figure is SUCCESS rows finished inside the measured window, per second.
+     */
+    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action) {
+        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         boolean onPg = !"h2".equalsIgnoreCase(db);
         out.put("database", onPg ? "PostgreSQL" : "H2");
         out.put("tasks", tasks);
-        Path dir = AxServers.tempDir("ax-bench-shell");
+        Path dir = AxServers.tempDir("ax-bench-runs");
         Window w = new Window(pg, onPg ? "ax_bench" : "postgres");
         try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true)) {
             for (int k = 0; k < tasks; k++) {
-                server.node().tasks().create(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"), "bench");
+                Map<String, Object> json = new LinkedHashMap<>(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"));
+                json.put("action", action);
+                server.node().tasks().create(json, "bench");
             }
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicLong triggered = new AtomicLong();
             AtomicLong samples = new AtomicLong();
             AtomicLong activeSum = new AtomicLong();
-            // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency.
-            Thread feeder = Thread.ofPlatform().daemon(true).start(() -> {
-                while (running.get()) {
-                    long active = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
-                    samples.incrementAndGet();
-                    activeSum.addAndGet(active);
-                    for (long i = active; i < 4L * concurrency && running.get(); i++) {
-                        server.node().tasks().trigger("sh-" + (triggered.get() % tasks), Map.of(), Cause.EVENT, "bench");
-                        triggered.incrementAndGet();
+            // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency, from up to 4 feeder
+            // threads (one trigger is a transaction; a single feeder thread could become the limit).
+            int feeders = Math.min(tasks, 4);
+            List<Thread> feederThreads = new ArrayList<>();
+            for (int f = 0; f < feeders; f++) {
+                int first = f;
+                feederThreads.add(Thread.ofPlatform().daemon(true).start(() -> {
+                    long k = first;
+                    while (running.get()) {
+                        long active = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
+                        samples.incrementAndGet();
+                        activeSum.addAndGet(active);
+                        for (long i = active; i < 4L * concurrency && running.get(); i += feeders) {
+                            server.node().tasks().trigger("sh-" + (k % tasks), Map.of(), Cause.EVENT, "bench");
+                            k += feeders;
+                            triggered.incrementAndGet();
+                        }
+                        Window.sleep(5);
                     }
-                    Window.sleep(10);
-                }
-            });
+                }));
+            }
             w.measure(opts.warmup(), opts.measure());
             long t0 = w.t0Millis;
             long t1 = w.t1Millis;
@@ -168,7 +184,9 @@ final class ShellCommand implements Callable<Integer> {
                     java.time.Instant.ofEpochMilli(t0), java.time.Instant.ofEpochMilli(t1));
             long failed = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'READY', 'RUNNING')");
             running.set(false);
-            feeder.join(5000);
+            for (Thread feeder : feederThreads) {
+                feeder.join(5000);
+            }
             out.put("runsInWindow", n);
             out.put("runsPerSecond", W1Stats.round(n / w.seconds()));
             out.put("notSucceeded", failed);

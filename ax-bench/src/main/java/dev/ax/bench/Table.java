@@ -7,6 +7,8 @@ import java.util.Locale;
 
 /** A plain-text table with aligned columns, and the number formats every benchmark prints. */
 final class Table {
+    private static final java.util.regex.Pattern NUMBER =
+            java.util.regex.Pattern.compile("-?[0-9][0-9,.]*( ?(×|%|ms|s|B|MB|/s|req/s))?");
     private final String title;
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
@@ -78,9 +80,8 @@ final class Table {
             if (i > 0) {
                 sb.append(" | ");
             }
-            // Text left, numbers right.
-            boolean numeric = !c.isEmpty() && (Character.isDigit(c.charAt(0)) || c.charAt(0) == '-' || c.charAt(0) == '≤')
-                    && i > 0;
+            // Text left, numbers right ("1,000", "0.25×", "693 ms", "4,976/s").
+            boolean numeric = i > 0 && NUMBER.matcher(c).matches();
             sb.append(numeric ? " ".repeat(width[i] - c.length()) + c : c + " ".repeat(width[i] - c.length()));
         }
         // No trailing blanks.

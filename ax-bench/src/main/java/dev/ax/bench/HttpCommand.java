@@ -1,0 +1,126 @@
+package dev.ax.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.ax.executor.ExecutorConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * HTTP runs against a local server: an AxServer with its in-process executor runs event tasks
+ * whose action POSTs to a JDK HttpServer on loopback that answers 200 at once. Compared with a
+ * plain Java client doing the same requests with the same concurrency in the same invocation.
+ */
+@Command(name = "http", description = "HTTP runs (action type http) against a local server, through AxServer's in-process executor")
+final class HttpCommand implements Callable<Integer> {
+    @Mixin
+    BenchOptions opts = new BenchOptions();
+
+    @Option(names = "--db", defaultValue = "pg", description = "pg or h2 (default ${DEFAULT-VALUE})")
+    String db;
+
+    @Option(names = "--tasks", defaultValue = "8", description = "event tasks the runs are spread over (default ${DEFAULT-VALUE})")
+    int tasks = 8;
+
+    @Override
+    public Integer call() throws IOException {
+        W1Command.Outcome o = run();
+        System.out.println(o.table().render());
+        System.out.println(Bar.table(o.bars()).render());
+        return 0;
+    }
+
+    W1Command.Outcome run() throws IOException {
+        Pg pg = opts.pg();
+        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
+        AtomicLong hits = new AtomicLong();
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
+        target.createContext("/hook", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            hits.incrementAndGet();
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        target.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        target.start();
+        try {
+            String url = "http://127.0.0.1:" + target.getAddress().getPort() + "/hook";
+            opts.awaitQuiet();
+            System.err.println("http: raw client rate ...");
+            double raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
+            System.err.println("http: AX in-process executor ...");
+            Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url));
+            double axRate = W2Command.d(ax, "runsPerSecond");
+            Map<String, Object> rawM = new LinkedHashMap<>();
+            rawM.put("system", "raw java.net.http client");
+            rawM.put("requestsPerSecond", W1Stats.round(raw));
+            rawM.put("concurrency", concurrency);
+            rawM.put("serverHits", hits.get());
+            Table t = new Table("HTTP runs (POST to a local server answering 200), " + opts.measure() + " s measured, single run",
+                    "what", "runs/s", "AX / this");
+            t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
+                    + (tasks == 1 ? ")" : "s)"), Table.num(axRate), "1.0×");
+            t.row("raw: java.net.http client x" + concurrency + " threads, same server", Table.num(raw), Table.ratio(axRate, raw));
+            t.note("READY + RUNNING kept near " + 4 * concurrency + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU "
+                    + Table.cores(W2Command.d(ax, "jvmCpuCores")) + " cores (AX, executor and target server), PG CPU "
+                    + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average " + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
+            List<Map<String, Object>> results = List.of(ax, rawM);
+            Map<String, Object> options = opts.toMap();
+            options.put("db", db);
+            options.put("tasks", tasks);
+            System.err.println("results: " + Results.write(opts.resultsDir, "http", options, results, t.render(), pg));
+            List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 5,000 runs/s",
+                    Table.num(axRate) + "/s (raw client " + Table.num(raw) + "/s)", "-", "-", "-", "-", Bar.yes(axRate >= 5000)));
+            return new W1Command.Outcome(t, bars, results);
+        } finally {
+            target.stop(0);
+        }
+    }
+
+    /** Requests per second of a plain client, {@code threads} at a time, against the same server. */
+    static double rawRate(String url, int threads, int seconds) {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build();
+        AtomicLong n = new AtomicLong();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long start = System.nanoTime();
+        List<Thread> ts = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            ts.add(Thread.ofPlatform().start(() -> {
+                while (System.nanoTime() < end) {
+                    try {
+                        if (http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                            n.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        return;
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }));
+        }
+        for (Thread t : ts) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return n.get() / ((System.nanoTime() - start) / 1e9);
+    }
+}
