@@ -47,8 +47,12 @@ final class Queries {
                       String actor, Instant at) {
     }
 
-    /** Filters of the runs list; null = any. A task is matched by id when it still exists (indexed), else by name. */
-    record RunFilter(Long taskId, String taskName, InstanceState state, Cause cause) {
+    /**
+     * Filters of the runs list; null = any. {@code taskIds} are the ids a task name has had (one while
+     * the task exists, more if it was deleted and created again); {@code fromId} is the first run id
+     * of the time filter (0 = any time).
+     */
+    record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {
     }
 
     /**
@@ -116,14 +120,14 @@ final class Queries {
 
     /** Runs newest first, before {@code beforeId} (the page cursor). */
     static List<RunRow> runs(Tx tx, RunFilter f, long beforeId, int limit) {
-        StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE id < ?");
-        List<Object> args = new ArrayList<>(List.of(beforeId));
-        if (f.taskId() != null) {
-            sql.append(" AND task_id = ?");
-            args.add(f.taskId());
-        } else if (f.taskName() != null) {
-            sql.append(" AND task_name = ?");
-            args.add(f.taskName());
+        StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE id < ? AND id >= ?");
+        List<Object> args = new ArrayList<>(List.of(beforeId, f.fromId()));
+        if (f.taskIds() != null) {
+            if (f.taskIds().isEmpty()) {
+                return List.of();
+            }
+            sql.append(" AND task_id IN (").append(marks(f.taskIds().size())).append(")");
+            args.addAll(f.taskIds());
         }
         if (f.state() != null) {
             sql.append(" AND state = ?");
@@ -136,6 +140,11 @@ final class Queries {
         sql.append(" ORDER BY id DESC FETCH FIRST ? ROWS ONLY");
         args.add(limit);
         return tx.query(sql.toString(), Queries::run, args.toArray());
+    }
+
+    /** The ids a task name has had, from the version history (which outlives a deleted task). */
+    static List<Long> taskIdsNamed(Tx tx, String name) {
+        return tx.query("SELECT DISTINCT task_id FROM ax_task_version WHERE task_name = ?", r -> r.lng("task_id"), name);
     }
 
     /**

@@ -55,18 +55,22 @@ final class RunPages {
         String task = blankToNull(ctx.queryParam("task"));
         InstanceState state = enumParam(ctx, "state", InstanceState.class);
         Cause cause = enumParam(ctx, "cause", Cause.class);
+        Period since = Period.of(blankToNull(ctx.queryParam("since")));
         long before = longParam(ctx, "before", Long.MAX_VALUE);
         Store store = c.store();
         List<RunRow> rows = store.tx(tx -> {
-            Long taskId = task == null ? null : store.tasks().find(tx, task).map(TaskRow::id).orElse(null);
-            return Queries.runs(tx, new RunFilter(taskId, taskId == null ? task : null, state, cause), before, PAGE_SIZE + 1);
+            // A deleted task's runs are found by the ids its name had (its versions outlive it).
+            List<Long> taskIds = task == null ? null : store.tasks().find(tx, task).map(t -> List.of(t.id()))
+                    .orElseGet(() -> Queries.taskIdsNamed(tx, task));
+            long fromId = since == null ? 0 : Queries.firstIdSince(tx, tx.now().minus(since.length()));
+            return Queries.runs(tx, new RunFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
         });
         boolean more = rows.size() > PAGE_SIZE;
         List<RunRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
         String filter = query("task", task) + query("state", state == null ? null : state.name())
-                + query("cause", cause == null ? null : cause.name());
+                + query("cause", cause == null ? null : cause.name()) + query("since", since == null ? null : since.wire());
         c.templates().page(ctx, "runs.jte", new Page("Runs", "runs", who, Session.takeFlash(ctx)), new RunList(task,
-                options(InstanceState.values(), state), options(Cause.values(), cause), Items.runs(page),
+                options(InstanceState.values(), state), options(Cause.values(), cause), Period.options(since), Items.runs(page),
                 more ? String.valueOf(page.getLast().id()) : null, filter));
     }
 
@@ -262,6 +266,54 @@ final class RunPages {
             return Enum.valueOf(type, raw.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new BadRequest(name + ": '" + raw + "' is not one of " + Arrays.toString(type.getEnumConstants()));
+        }
+    }
+
+    /** The runs list's time filter: runs created in the last hour, day, … (by the database clock). */
+    enum Period {
+        HOUR("1h", "last hour", java.time.Duration.ofHours(1)),
+        SIX_HOURS("6h", "last 6 hours", java.time.Duration.ofHours(6)),
+        DAY("24h", "last 24 hours", java.time.Duration.ofHours(24)),
+        WEEK("7d", "last 7 days", java.time.Duration.ofDays(7)),
+        MONTH("30d", "last 30 days", java.time.Duration.ofDays(30));
+
+        private final String wire;
+        private final String label;
+        private final java.time.Duration length;
+
+        Period(String wire, String label, java.time.Duration length) {
+            this.wire = wire;
+            this.label = label;
+            this.length = length;
+        }
+
+        String wire() {
+            return wire;
+        }
+
+        java.time.Duration length() {
+            return length;
+        }
+
+        static Period of(String wire) {
+            if (wire == null) {
+                return null;
+            }
+            for (Period p : values()) {
+                if (p.wire.equals(wire)) {
+                    return p;
+                }
+            }
+            throw new BadRequest("since: one of " + Arrays.stream(values()).map(Period::wire).collect(Collectors.joining(", ")));
+        }
+
+        static List<Option> options(Period selected) {
+            List<Option> out = new ArrayList<>();
+            out.add(new Option("", "any time", selected == null));
+            for (Period p : values()) {
+                out.add(new Option(p.wire, p.label, p == selected));
+            }
+            return out;
         }
     }
 

@@ -78,7 +78,7 @@ final class TaskPages {
             var counts = dev.ax.api.Views.Counters.of(store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
             return new TaskDetail(t.name(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
                     def.trigger().timezone().getId(), def.group(), Fmt.prettyJson(TaskDefinitionCodec.toJson(def)), next, note,
-                    Items.runs(Queries.runs(tx, new RunFilter(t.id(), null, null, null), Long.MAX_VALUE, RECENT_RUNS)),
+                    Items.runs(Queries.runs(tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
                     store.tasks().versions(tx, name, VERSIONS).stream()
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
                     new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),

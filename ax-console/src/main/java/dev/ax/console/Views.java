@@ -65,7 +65,7 @@ public final class Views {
     public record Option(String value, String label, boolean selected) {
     }
 
-    public record RunList(String task, List<Option> states, List<Option> causes, List<RunItem> rows, String next,
+    public record RunList(String task, List<Option> states, List<Option> causes, List<Option> periods, List<RunItem> rows, String next,
                           String filterQuery) {
     }
 

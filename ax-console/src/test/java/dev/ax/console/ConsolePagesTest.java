@@ -177,6 +177,12 @@ class ConsolePagesTest {
         assertThat(web.get("/runs/abc").status()).isEqualTo(400);
         assertThat(web.get("/runs/99999").status()).isEqualTo(404);
         assertThat(web.get("/runs?state=SLEEPING").status()).isEqualTo(400);
+        WebClient.Page badPeriod = web.get("/runs?since=3w");
+        assertThat(badPeriod.status()).isEqualTo(400);
+        assertThat(badPeriod.body()).contains("since: one of 1h, 6h, 24h, 7d, 30d");
+        WebClient.Page lastHour = web.get("/runs?since=1h");
+        assertThat(lastHour.status()).isEqualTo(200);
+        assertThat(lastHour.serverTiming()).matches("app;dur=\\d+\\.\\d");
     }
 
     @Test

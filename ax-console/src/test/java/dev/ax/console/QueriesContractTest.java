@@ -118,13 +118,26 @@ abstract class QueriesContractTest {
         long a2 = run(a, Cause.MANUAL, InstanceState.FAILED, Duration.ZERO);
         long a3 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
         run(b, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        List<RunRow> page1 = store.tx(tx -> Queries.runs(tx, new RunFilter(a.id(), null, null, null), Long.MAX_VALUE, 2));
+        List<RunRow> page1 = store.tx(tx -> Queries.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
         assertThat(page1).extracting(RunRow::id).containsExactly(a3, a2);
-        List<RunRow> page2 = store.tx(tx -> Queries.runs(tx, new RunFilter(a.id(), null, null, null), a2, 2));
+        List<RunRow> page2 = store.tx(tx -> Queries.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
         assertThat(page2).extracting(RunRow::id).containsExactly(a1);
-        List<RunRow> failedCron = store.tx(tx -> Queries.runs(tx, new RunFilter(null, "alpha", InstanceState.FAILED, Cause.CRON),
+        List<RunRow> failedCron = store.tx(tx -> Queries.runs(tx, new RunFilter(Queries.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
                 Long.MAX_VALUE, 10));
         assertThat(failedCron).extracting(RunRow::id).containsExactly(a3);
+    }
+
+    @Test
+    void filters_runs_by_creation_time_through_the_first_id_since() {
+        run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(30));
+        long recent = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3));
+        long newest = run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
+        List<RunRow> lastDay = store.tx(tx -> Queries.runs(tx, new RunFilter(null, null, null,
+                Queries.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))), Long.MAX_VALUE, 10));
+        assertThat(lastDay).extracting(RunRow::id).containsExactly(newest, recent);
+        List<RunRow> unknownName = store.tx(tx -> Queries.runs(tx, new RunFilter(Queries.taskIdsNamed(tx, "nobody"), null, null, 0),
+                Long.MAX_VALUE, 10));
+        assertThat(unknownName).isEmpty();
     }
 
     @Test

@@ -26,7 +26,8 @@ final class WebClient {
         this.http = HttpClient.newBuilder().cookieHandler(new CookieManager()).followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
-    record Page(int status, String body, String location, String contentType) {
+    record Page(int status, String body, String location, String contentType, String serverTiming) {
+
         /** The CSRF field of the first form on the page. */
         String csrf() {
             Matcher m = CSRF.matcher(body);
@@ -70,7 +71,7 @@ final class WebClient {
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             return new Page(r.statusCode(), r.body(), r.headers().firstValue("Location").orElse(null),
-                    r.headers().firstValue("Content-Type").orElse(""));
+                    r.headers().firstValue("Content-Type").orElse(""), r.headers().firstValue("Server-Timing").orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
