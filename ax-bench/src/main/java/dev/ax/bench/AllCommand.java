@@ -10,7 +10,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Every workload in turn, then the summary against BENCH.md's bar. */
-@Command(name = "all", description = "Every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup, memory), then the bar")
+@Command(name = "all", description = "Every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup, memory, console), then the bar")
 final class AllCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
@@ -93,7 +93,12 @@ final class AllCommand implements Callable<Integer> {
         memory.settle = 10;
         step("memory", memory::run, tables, bars, results, failures);
 
-        bars.add(ConsoleCommand.bar());
+        ConsoleCommand console = new ConsoleCommand();
+        console.opts = opts;
+        console.tasks = 10_000;
+        console.runs = opts.quick ? 200_000 : 1_000_000;
+        console.requests = opts.quick ? 10 : 20;
+        step("console", console::run, tables, bars, results, failures);
 
         Table bar = Bar.table(bars);
         for (String f : failures) {

@@ -95,20 +95,25 @@ final class Queries {
      * over the window gives both the outcome counts and the chart.
      */
     static List<HourRow> hourly(Tx tx, long fromId) {
+        return hourly(tx, fromId, Long.MAX_VALUE);
+    }
+
+    /** {@link #hourly(Tx, long)} for the runs with {@code fromId <= id < toId}. */
+    static List<HourRow> hourly(Tx tx, long fromId, long toId) {
         String hour = "FLOOR(EXTRACT(EPOCH FROM created_at) / 3600)";
         return tx.query("SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
                 + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
-                + " FROM ax_instance WHERE id >= ? GROUP BY " + hour + ", state ORDER BY hr", r -> {
+                + " FROM ax_instance WHERE id >= ? AND id < ? GROUP BY " + hour + ", state ORDER BY hr", r -> {
                     String lag = r.str("lag");
                     return new HourRow(r.lng("hr"), r.enumOf(InstanceState.class, "state"), r.lng("n"),
                             lag == null ? null : Double.valueOf(lag));
-                }, fromId);
+                }, fromId, toId);
     }
 
     /** The newest runs in one state. */
     static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
-        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = ? ORDER BY id DESC FETCH FIRST ? ROWS ONLY",
-                Queries::run, state, limit);
+        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + literal(state)
+                + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY", Queries::run, limit);
     }
 
     /** FAILED runs since {@code fromId} that nobody has retried, re-run or compensated yet. */
@@ -130,12 +135,10 @@ final class Queries {
             args.addAll(f.taskIds());
         }
         if (f.state() != null) {
-            sql.append(" AND state = ?");
-            args.add(f.state());
+            sql.append(" AND state = ").append(literal(f.state()));
         }
         if (f.cause() != null) {
-            sql.append(" AND cause = ?");
-            args.add(f.cause());
+            sql.append(" AND cause = ").append(literal(f.cause()));
         }
         sql.append(" ORDER BY id DESC FETCH FIRST ? ROWS ONLY");
         args.add(limit);
@@ -204,6 +207,16 @@ final class Queries {
         } catch (JsonProcessingException e) {
             return List.of(Map.of("path", "?", "to", json));
         }
+    }
+
+    /**
+     * An enum constant as an SQL literal. States and kinds are written into the statement, not bound:
+     * a prepared statement run often gets PostgreSQL's generic plan, which cannot know that
+     * {@code state = 'RUNNING'} matches 40 rows of a million and walks the primary key newest-first
+     * through all of them (measured: 120 ms instead of 0.1 ms). Enum names are safe to inline.
+     */
+    private static String literal(Enum<?> value) {
+        return "'" + value.name() + "'";
     }
 
     private static String marks(int n) {
