@@ -34,6 +34,8 @@ public final class LoopRunner implements AutoCloseable {
     private final AtomicReference<Throwable> lastError = new AtomicReference<>();
     private volatile boolean stopping;
     private volatile boolean paused;
+    /** True while the loop waits between ticks (the only time close() may interrupt it). */
+    private volatile boolean waiting;
     /** System.nanoTime() of the last tick that returned normally (or of start()): the watchdog's heartbeat. */
     private volatile long lastTickNanos = System.nanoTime();
     private Thread thread;
@@ -65,6 +67,12 @@ public final class LoopRunner implements AutoCloseable {
                     LOG.error("{} loop: tick failed; going on", name, t);
                 }
             }
+            // Announce the wait before the last look at `stopping`: close() interrupts only a waiting
+            // loop, never a tick (an interrupt inside JDBC closes the connection under the tick).
+            waiting = true;
+            if (stopping) {
+                break;
+            }
             try {
                 pause.await();
             } catch (InterruptedException e) {
@@ -77,6 +85,8 @@ public final class LoopRunner implements AutoCloseable {
                 lastError.set(t);
                 LOG.error("{} loop: wait failed; going on", name, t);
                 backOff();
+            } finally {
+                waiting = false;
             }
         }
         LOG.debug("{} loop stopped", name);
@@ -122,13 +132,21 @@ public final class LoopRunner implements AutoCloseable {
             stopping = true;
             t = thread;
         }
-        if (t != null) {
+        if (t == null) {
+            return;
+        }
+        if (waiting) {
             t.interrupt();
-            try {
-                t.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        }
+        try {
+            t.join(5_000);
+            if (t.isAlive()) {
+                // A tick stuck for seconds (a hung database call): interrupt it after all.
+                t.interrupt();
+                t.join(1_000);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
