@@ -32,7 +32,7 @@ import java.util.Set;
  */
 public final class Backfills {
     static final Set<InstanceState> ACTIVE = Set.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING,
-            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL);
+            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
     static final Set<InstanceState> REDO_ON_FAILED = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final NodeContext ctx;
