@@ -82,31 +82,29 @@ public final class Backfills {
     private Started startOne(Tx tx, TaskRow task, BackfillRequest request, String actor, String field) {
         Store store = ctx.store();
         String taskName = task.name();
-        {
-            TaskDefinition def = task.definition();
-            if (!def.trigger().isScheduled()) {
-                throw new ValidationException(field, "task " + taskName + " has no schedule (" + def.trigger().type()
-                        + " trigger); trigger it with parameters instead");
-            }
-            List<Instant> slots;
-            try {
-                slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
-                        request.newestFirst());
-            } catch (IllegalArgumentException e) {
-                throw new ValidationException("to", e.getMessage());
-            }
-            List<SlotPlan> plan = new ArrayList<>();
-            for (Instant slot : slots) {
-                plan.add(planSlot(tx, task, slot, request.reprocess()));
-            }
-            if (request.dryRun()) {
-                return new Started(null, taskName, slots.size(), plan, List.of());
-            }
-            long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
-                    BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
-                    request.newestFirst(), request.params(), slots.size(), actor);
-            return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)), List.of());
+        TaskDefinition def = task.definition();
+        if (!def.trigger().isScheduled()) {
+            throw new ValidationException(field, "task " + taskName + " has no schedule (" + def.trigger().type()
+                    + " trigger); trigger it with parameters instead");
         }
+        List<Instant> slots;
+        try {
+            slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
+                    request.newestFirst());
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("to", e.getMessage());
+        }
+        List<SlotPlan> plan = new ArrayList<>();
+        for (Instant slot : slots) {
+            plan.add(planSlot(tx, task, slot, request.reprocess()));
+        }
+        if (request.dryRun()) {
+            return new Started(null, taskName, slots.size(), plan, List.of());
+        }
+        long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
+                BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
+                request.newestFirst(), request.params(), slots.size(), actor);
+        return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)), List.of());
     }
 
     private SlotPlan planSlot(Tx tx, TaskRow task, Instant slot, String reprocess) {
