@@ -256,20 +256,22 @@ public final class Dependencies {
 
     /** What a run waits for, live; empty when its task has no dependencies. */
     public List<WaitingFor> waitingFor(long instanceId) {
-        Store store = ctx.store();
-        return store.tx(tx -> {
-            Waiting w = store.dependencies().find(tx, instanceId).orElse(null);
-            if (w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
-                return List.<WaitingFor>of();
-            }
-            TaskDefinition def = definitions.at(tx, w.run().taskId(), w.run().taskVersion());
-            LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, w.run().scheduledAt());
-            List<WaitingFor> out = new ArrayList<>();
-            for (Dependency d : def.dependencies().dependsOn()) {
-                Upstream u = upstream(tx, w.run().taskId(), d, w.run().scheduledAt(), date);
-                out.add(new WaitingFor(d.task(), d.scope().wireName(), u.key(), u.met(), u.instanceId(), u.state(), u.describe()));
-            }
-            return out;
-        });
+        return ctx.store().tx(tx -> waitingFor(tx, instanceId));
+    }
+
+    /** As {@link #waitingFor(long)}, inside the caller's transaction. */
+    public List<WaitingFor> waitingFor(Tx tx, long instanceId) {
+        Waiting w = ctx.store().dependencies().find(tx, instanceId).orElse(null);
+        if (w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
+            return List.of();
+        }
+        TaskDefinition def = definitions.at(tx, w.run().taskId(), w.run().taskVersion());
+        LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, w.run().scheduledAt());
+        List<WaitingFor> out = new ArrayList<>();
+        for (Dependency d : def.dependencies().dependsOn()) {
+            Upstream u = upstream(tx, w.run().taskId(), d, w.run().scheduledAt(), date);
+            out.add(new WaitingFor(d.task(), d.scope().wireName(), u.key(), u.met(), u.instanceId(), u.state(), u.describe()));
+        }
+        return out;
     }
 }
