@@ -36,9 +36,11 @@ import java.util.Set;
  * {@link ConcurrencyGate#release(Tx, TaskRow)}, which calls {@link #upstreamEnded} first. There is
  * no polling for readiness: a timer looks only at deadlines ({@link #expire}).
  *
- * <p>Lock order: the ended run's task row is held; the dependent task's row is locked next, then
- * its instances. Dependencies form no cycle (checked on save), so two transactions never take two
- * task rows in opposite orders through here.
+ * <p>Lock order: the ended run's task row is held; the dependent tasks' rows are locked next (found
+ * in {@code ax_task_dependency}, by id), then their waiting runs are read. Parking a new run
+ * happens under its own task's lock, so a run parked while its upstream ends is either seen by
+ * the release or sees the upstream's success itself: no lost wake-up. Dependencies form no cycle
+ * (checked on save), so two transactions never take two task rows in opposite orders through here.
  *
  * <p>The decision itself is the pure {@link Readiness#decide}; this class reads its inputs and
  * applies its verdict.
@@ -128,23 +130,21 @@ public final class Dependencies {
 
     private void dependentsOf(Tx tx, String taskName, Set<String> seen) {
         Store store = ctx.store();
-        if (!seen.add(taskName) || !store.dependencies().anyWaiting(tx)) {
+        if (!seen.add(taskName)) {
             return;
         }
-        Set<Long> tasks = new LinkedHashSet<>();
-        for (long[] tv : store.dependencies().waitingTaskVersions(tx, BATCH)) {
-            TaskDefinition def = definitions.at(tx, tv[0], (int) tv[1]);
-            if (def.dependencies().waitsOn(def.taskName(), taskName)) {
-                tasks.add(tv[0]);
-            }
-        }
-        for (long taskId : tasks) {
+        // The dependent task's row is locked BEFORE its waiting runs are read: a run being parked
+        // right now (under that lock, having seen this upstream unfinished) is then seen here.
+        for (long taskId : store.dependencies().dependentTaskIds(tx, taskName)) {
             TaskRow task = store.tasks().lockById(tx, taskId).orElse(null);
             if (task == null) {
                 continue;
             }
             boolean someEnded = false;
             for (Waiting w : store.dependencies().waitingOfTask(tx, taskId, BATCH)) {
+                if (!definitions.at(tx, taskId, w.run().taskVersion()).dependencies().waitsOn(task.name(), taskName)) {
+                    continue; // an older version's run that did not wait for this task
+                }
                 Readiness r = evaluate(tx, w, false);
                 someEnded |= apply(tx, task, w.run().id(), r) && r.verdict() != Verdict.READY;
             }

@@ -44,6 +44,11 @@ final class DependencyChecks {
                 .map(Dependency::task).distinct().toList();
     }
 
+    /** What {@code ax_task_dependency} stores for a task: every task it waits for, its own name for previousSlot. */
+    static List<String> edges(TaskDefinition def) {
+        return def.dependencies().dependsOn().stream().map(Dependency::task).distinct().toList();
+    }
+
     /** Throws a 400 naming the field when {@code def}'s dependencies name a missing task or close a cycle. */
     static void check(Tx tx, Store store, TaskDefinition def) {
         if (def.dependencies().isEmpty()) {

@@ -52,6 +52,7 @@ public final class TaskService {
             }
             DependencyChecks.check(tx, store, def);
             TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
+            store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
                     "version 1 created", Map.of("version", 1)));
             return t;
@@ -78,6 +79,7 @@ public final class TaskService {
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
+            store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
                     "version " + t.version(), Map.of("version", t.version())));
             // A raised limit (or overflow ALLOW) lets waiting runs start now, not at the next housekeeping pass.
@@ -121,6 +123,7 @@ public final class TaskService {
             }
             store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
             store.tasks().delete(tx, current, actor);
+            store.dependencies().setUpstreams(tx, current.id(), List.of());
             store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),
                     "deleted at version " + current.version(), Map.of("version", current.version())));
             return null;

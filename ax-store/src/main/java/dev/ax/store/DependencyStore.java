@@ -22,6 +22,20 @@ public final class DependencyStore {
     public record Found(long instanceId, InstanceState state) {
     }
 
+    /** Replaces the upstream task names a task waits for (its current definition's dependsOn). */
+    public void setUpstreams(Tx tx, long taskId, List<String> upstreamNames) {
+        tx.update("DELETE FROM ax_task_dependency WHERE task_id = ?", taskId);
+        for (String name : upstreamNames) {
+            tx.update("INSERT INTO ax_task_dependency (task_id, upstream_name) VALUES (?, ?)", taskId, name);
+        }
+    }
+
+    /** The tasks whose current definition waits for {@code upstreamName}, by id (the order their rows are locked in). */
+    public List<Long> dependentTaskIds(Tx tx, String upstreamName) {
+        return tx.query("SELECT task_id FROM ax_task_dependency WHERE upstream_name = ? ORDER BY task_id",
+                r -> r.lng("task_id"), upstreamName);
+    }
+
     /** Records the business date of a new run (its scheduled time in its task's zone). */
     public void setBusinessDate(Tx tx, long instanceId, LocalDate date) {
         tx.update("UPDATE ax_instance SET business_date = ? WHERE id = ?", date, instanceId);
@@ -35,18 +49,6 @@ public final class DependencyStore {
     /** When a waiting run gives up. */
     public void setDeadline(Tx tx, long instanceId, Instant deadline) {
         tx.update("UPDATE ax_instance SET dependency_deadline = ? WHERE id = ?", deadline, instanceId);
-    }
-
-    /** True if any run waits for its dependencies: the cheap look before anything else when a run ends. */
-    public boolean anyWaiting(Tx tx) {
-        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE state = 'WAITING_DEPENDENCY' FETCH FIRST 1 ROWS ONLY",
-                r -> 1).isPresent();
-    }
-
-    /** The (task, version) pairs that have runs waiting for their dependencies. */
-    public List<long[]> waitingTaskVersions(Tx tx, int limit) {
-        return tx.query("SELECT DISTINCT task_id, task_version FROM ax_instance WHERE state = 'WAITING_DEPENDENCY'"
-                + " ORDER BY task_id, task_version LIMIT ?", r -> new long[] {r.lng("task_id"), r.integer("task_version")}, limit);
     }
 
     /** A task's runs waiting for their dependencies, oldest first. */
