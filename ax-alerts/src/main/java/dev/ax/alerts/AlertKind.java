@@ -7,6 +7,8 @@ public enum AlertKind {
     RUN_EXECUTOR_LOST(Severity.CRITICAL),
     APPROVAL_WAITING(Severity.INFO),
     APPROVAL_EXPIRED(Severity.WARNING),
+    /** A run waited for its dependsOn past its deadline and gave up. */
+    DEPENDENCY_DEADLINE(Severity.CRITICAL),
     RUN_RECOVERED(Severity.RESOLVED),
     RUN_SUCCEEDED(Severity.INFO),
     DUPLICATE_EXECUTION(Severity.CRITICAL),

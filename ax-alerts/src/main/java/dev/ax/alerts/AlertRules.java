@@ -18,7 +18,7 @@ import java.util.Set;
 final class AlertRules {
     /** The events worth reading anything more for. */
     static final Set<EventType> CANDIDATES = Set.of(EventType.FAILED, EventType.EXECUTOR_LOST, EventType.APPROVAL_REQUESTED,
-            EventType.APPROVAL_EXPIRED, EventType.SUCCEEDED);
+            EventType.APPROVAL_EXPIRED, EventType.SUCCEEDED, EventType.DEPENDENCY_DEADLINE);
 
     private AlertRules() {
     }
@@ -41,6 +41,7 @@ final class AlertRules {
             case EXECUTOR_LOST -> to == InstanceState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
             case APPROVAL_REQUESTED -> Optional.of(AlertKind.APPROVAL_WAITING);
             case APPROVAL_EXPIRED -> Optional.of(AlertKind.APPROVAL_EXPIRED);
+            case DEPENDENCY_DEADLINE -> Optional.of(AlertKind.DEPENDENCY_DEADLINE);
             case SUCCEEDED -> to != InstanceState.SUCCESS || successes == dev.ax.domain.task.SuccessNotice.NEVER ? Optional.empty()
                     : failuresBefore > 0 ? Optional.of(AlertKind.RUN_RECOVERED)
                     : successes == dev.ax.domain.task.SuccessNotice.ALWAYS ? Optional.of(AlertKind.RUN_SUCCEEDED) : Optional.empty();

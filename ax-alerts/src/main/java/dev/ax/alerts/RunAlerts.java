@@ -87,6 +87,12 @@ final class RunAlerts {
                 title = run.taskName() + " #" + id + " was canceled: nobody approved it in time";
                 next = "ax instance retry " + id + " to ask again";
             }
+            case DEPENDENCY_DEADLINE -> {
+                f.put("Gave up at", time(event.at(), zone));
+                f.put("Waiting for", nullToEmpty(event.message()));
+                title = run.taskName() + " #" + id + " did not run: its dependencies were not met in time";
+                next = "fix the upstream runs named above, then ax instance rerun " + id;
+            }
             case RUN_SUCCEEDED -> {
                 f.put("Succeeded at", time(event.at(), zone));
                 title = run.taskName() + " succeeded (#" + id + ")";

@@ -32,7 +32,7 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
         Map<String, Long> counts = new LinkedHashMap<>();
         Instant[] oldestReady = {null};
         tx.query("SELECT state, COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance"
-                + " WHERE state IN ('READY', 'RUNNING', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL') GROUP BY state", r -> {
+                + " WHERE state IN ('READY', 'RUNNING', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') GROUP BY state", r -> {
                     counts.put(r.str("state").toLowerCase(Locale.ROOT), r.lng("n"));
                     if (r.str("state").equals("READY")) {
                         oldestReady[0] = r.instant("oldest");

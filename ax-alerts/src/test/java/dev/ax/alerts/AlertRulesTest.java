@@ -34,6 +34,9 @@ class AlertRulesTest {
                 // approvals
                 Arguments.of(APPROVAL_REQUESTED, null, null, 0, AlertKind.APPROVAL_WAITING),
                 Arguments.of(APPROVAL_EXPIRED, CANCELED, null, 0, AlertKind.APPROVAL_EXPIRED),
+                // a run that waited for its dependencies past its deadline (a FAIL by policy is a plain FAILED above)
+                Arguments.of(EventType.DEPENDENCY_DEADLINE, InstanceState.FAILED, null, 0, AlertKind.DEPENDENCY_DEADLINE),
+                Arguments.of(EventType.DEPENDENCY_MET, InstanceState.BLOCKED, null, 0, null),
                 // success: only as a recovery after failures
                 Arguments.of(SUCCEEDED, SUCCESS, null, 0, null),
                 Arguments.of(SUCCEEDED, SUCCESS, null, 2, AlertKind.RUN_RECOVERED),

@@ -57,7 +57,8 @@ final class InstanceHandlers {
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
-        ctx.json(store.tx(tx -> new Explainer(tx).view(find(tx, id))));
+        InstanceView view = store.tx(tx -> new Explainer(tx).view(find(tx, id)));
+        ctx.json(view.state() == InstanceState.WAITING_DEPENDENCY ? view.withWaitingFor(api.node().dependencies().waitingFor(id)) : view);
     }
 
     /** {@code POST /api/instances/{id}/terminate}, body {@code {"reason":"..."}} or none. */
@@ -231,6 +232,7 @@ final class InstanceHandlers {
                         .map(n -> "waiting for a concurrency slot (maxConcurrency " + n + ")")
                         .orElse("waiting for a concurrency slot");
                 case WAITING_APPROVAL -> "waiting for a person to approve";
+                case WAITING_DEPENDENCY -> i.message() == null ? "waiting for its dependencies (dependsOn)" : i.message();
                 default -> null;
             };
         }

@@ -97,13 +97,21 @@ public final class Views {
                                String executorId, Long pid, Integer exitCode, String failureKind, String message,
                                String requestId, Map<String, Object> params, Instant readyAt, Instant leaseExpiresAt,
                                Instant createdAt, Instant startedAt, Instant finishedAt, String actor, String nodeId,
-                               List<ChainLink> triggerChain, String waitingReason) {
+                               List<ChainLink> triggerChain, String waitingReason,
+                               List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor) {
         public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason) {
             return new InstanceView(i.id(), i.taskName(), i.taskVersion(), i.cause().wireName(), i.fireKey(),
                     i.scheduledAt(), i.state(), i.attempt(), i.maxAttempts(), i.group(), i.executorId(), i.pid(),
                     i.exitCode(), i.failureKind() == null ? null : i.failureKind().name(), i.message(), i.requestId(),
                     i.params(), i.readyAt(), i.leaseExpiresAt(), i.createdAt(), i.startedAt(), i.finishedAt(), i.actor(),
-                    i.nodeId(), chain, waitingReason);
+                    i.nodeId(), chain, waitingReason, null);
+        }
+
+        /** With what a WAITING_DEPENDENCY run waits for: one entry per dependsOn entry. */
+        public InstanceView withWaitingFor(List<dev.ax.scheduler.Dependencies.WaitingFor> list) {
+            return new InstanceView(id, taskName, taskVersion, cause, fireKey, scheduledAt, state, attempt, maxAttempts, group,
+                    executorId, pid, exitCode, failureKind, message, requestId, params, readyAt, leaseExpiresAt, createdAt, startedAt,
+                    finishedAt, actor, nodeId, triggerChain, waitingReason, list);
         }
     }
 

@@ -191,6 +191,11 @@ final class InstanceCommand extends GroupCommand {
                     new String[] {"started", Output.instant(i, "startedAt")},
                     new String[] {"finished", Output.instant(i, "finishedAt")},
                     new String[] {"took", duration(i)}));
+            JsonNode waitingFor = i.path("waitingFor");
+            if (waitingFor.isArray() && !waitingFor.isEmpty()) {
+                out().println("dependencies:");
+                waitingFor.forEach(w -> out().println("  " + (w.path("met").asBoolean() ? "met      " : "waiting  ") + w.path("text").asText()));
+            }
             return ExitCodes.OK;
         }
     }

@@ -100,6 +100,23 @@ class RunControlCliTest {
     }
 
     @Test
+    void show_lists_what_a_run_waiting_for_its_dependencies_waits_for() throws IOException {
+        eventTask("cli_upstream", "true", "nowhere", "{}");
+        apply("cli_downstream", """
+                {"taskName":"cli_downstream","trigger":{"type":"event"},"action":{"type":"shell","command":"true"},
+                 "dependsOn":[{"task":"cli_upstream","scope":"sameDate"}]}
+                """);
+        String waiting = trigger("cli_downstream");
+        String upstream = trigger("cli_upstream");
+        Cli.Result show = ax("instance", "show", waiting);
+        assertThat(show.exitCode()).as(show.toString()).isZero();
+        assertThat(show.out()).contains("WAITING_DEPENDENCY").contains("dependencies:")
+                .contains("waiting  cli_upstream (sameDate ").contains("READY, instance " + upstream);
+        assertThat(ax("instance", "cancel", waiting).exitCode()).isZero();
+        assertThat(ax("instance", "cancel", upstream).exitCode()).isZero();
+    }
+
+    @Test
     void cancel_withdraws_a_blocked_run_and_terminate_of_a_waiting_run_says_cancel_it_instead() throws IOException {
         eventTask("stays_waiting", "true", "nowhere", "{}");
         String first = trigger("stays_waiting");

@@ -29,7 +29,8 @@ final class DashboardPage {
     static final int LIST_LIMIT = 10;
     private static final List<InstanceState> OUTCOME_ORDER = List.of(InstanceState.SUCCESS, InstanceState.FAILED,
             InstanceState.TERMINATED, InstanceState.CANCELED, InstanceState.SKIPPED, InstanceState.RUNNING,
-            InstanceState.RETRYING, InstanceState.READY, InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL);
+            InstanceState.RETRYING, InstanceState.READY, InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL,
+            InstanceState.WAITING_DEPENDENCY);
     private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter HOUR_LONG = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:00 'UTC'").withZone(ZoneOffset.UTC);
 

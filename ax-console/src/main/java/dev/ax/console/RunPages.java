@@ -42,7 +42,7 @@ final class RunPages {
     static final int MAX_CHAIN = 50;
     static final int PREVIEW_LINES = 50;
     private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
-            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
+            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
     private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final ConsoleContext c;
@@ -95,7 +95,7 @@ final class RunPages {
                 r.message(), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
                 waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
                 !r.state().isTerminal(), approval(tx, r, who), r.state() == InstanceState.RUNNING, CANCELABLE.contains(r.state()),
-                RETRYABLE.contains(r.state()), r.state().isTerminal());
+                RETRYABLE.contains(r.state()), r.state().isTerminal(), c.node().dependencies().waitingFor(tx, id));
     }
 
     /** From the root of the trigger chain to this run, following {@code parentId}. */
@@ -130,6 +130,7 @@ final class RunPages {
                     .map(t -> "waiting for a concurrency slot (maxConcurrency " + t.definition().policy().maxConcurrency() + ")")
                     .orElse("waiting for a concurrency slot");
             case WAITING_APPROVAL -> "waiting for a person to approve";
+            case WAITING_DEPENDENCY -> "waiting for its dependencies (see below)";
             default -> null;
         };
     }

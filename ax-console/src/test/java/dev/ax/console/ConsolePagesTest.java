@@ -167,6 +167,27 @@ class ConsolePagesTest {
     }
 
     @Test
+    void a_run_waiting_for_its_dependencies_shows_what_it_waits_for_and_can_be_canceled() {
+        server.node.tasks().create(Map.of("taskName", "upstream_sync", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "exit 3")), "test");
+        server.node.tasks().create(Map.of("taskName", "downstream_report", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true"),
+                "dependsOn", List.of(Map.of("task", "upstream_sync", "scope", "sameDate"))), "test");
+        long report = server.node.tasks().trigger("downstream_report", Map.of(), Cause.MANUAL, "test");
+        long sync = server.node.tasks().trigger("upstream_sync", Map.of(), Cause.MANUAL, "test");
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(sync) == InstanceState.FAILED);
+        WebClient web = web();
+        String csrf = web.login(ConsoleServer.OPERATOR);
+        String page = web.get("/runs/" + report).body();
+        assertThat(page).contains("WAITING_DEPENDENCY").contains("id=\"waiting-for\"").contains("Waiting for")
+                .contains("href=\"/tasks/upstream_sync\"").contains("href=\"/runs/" + sync + "\"").contains("FAILED")
+                .contains("id=\"cancel\"");
+        web.post("/runs/" + report + "/cancel", form("csrf", csrf));
+        assertThat(state(report)).isEqualTo(InstanceState.CANCELED);
+        assertThat(web.get("/runs/" + report).body()).doesNotContain("id=\"waiting-for\"");
+    }
+
+    @Test
     void missing_things_get_html_error_pages_not_the_api_json() {
         WebClient web = web();
         web.login(ConsoleServer.VIEWER);

@@ -32,7 +32,7 @@ import java.util.Set;
  */
 public final class Backfills {
     static final Set<InstanceState> ACTIVE = Set.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING,
-            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL);
+            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
     static final Set<InstanceState> REDO_ON_FAILED = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final NodeContext ctx;
@@ -47,8 +47,14 @@ public final class Backfills {
     public record SlotPlan(Instant slot, String action, Long existingInstanceId, InstanceState existingState) {
     }
 
-    /** @param backfillId {@code null} for a dry run */
-    public record Started(Long backfillId, String taskName, int slots, List<SlotPlan> plan) {
+    /**
+     * @param backfillId {@code null} for a dry run
+     * @param cascaded   with {@code cascade}: the backfills of the dependent tasks, in dependency order
+     */
+    public record Started(Long backfillId, String taskName, int slots, List<SlotPlan> plan, List<Started> cascaded) {
+        public Started {
+            cascaded = cascaded == null ? List.of() : List.copyOf(cascaded);
+        }
     }
 
     public record Progress(BackfillRow backfill, Map<InstanceState, Integer> runs, int pending) {
@@ -59,30 +65,46 @@ public final class Backfills {
         Store store = ctx.store();
         return store.tx(tx -> {
             TaskRow task = store.tasks().find(tx, taskName).orElseThrow(() -> new NotFoundException("no task named " + taskName));
-            TaskDefinition def = task.definition();
-            if (!def.trigger().isScheduled()) {
-                throw new ValidationException("taskName", "task " + taskName + " has no schedule (" + def.trigger().type()
-                        + " trigger); trigger it with parameters instead");
+            Started first = startOne(tx, task, request, actor, "taskName");
+            if (!request.cascade()) {
+                return first;
             }
-            List<Instant> slots;
-            try {
-                slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
-                        request.newestFirst());
-            } catch (IllegalArgumentException e) {
-                throw new ValidationException("to", e.getMessage());
+            // Dependency order, and increasing backfill ids: each tick advances an upstream backfill before its dependents.
+            List<Started> cascaded = new ArrayList<>();
+            for (String name : dev.ax.domain.policy.DependencyGraph.dependents(taskName, DependencyChecks.graph(tx, store))) {
+                TaskRow dependent = store.tasks().find(tx, name).orElseThrow();
+                cascaded.add(startOne(tx, dependent, request.forDependent(), actor, "cascade"));
             }
-            List<SlotPlan> plan = new ArrayList<>();
-            for (Instant slot : slots) {
-                plan.add(planSlot(tx, task, slot, request.reprocess()));
-            }
-            if (request.dryRun()) {
-                return new Started(null, taskName, slots.size(), plan);
-            }
-            long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
-                    BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
-                    request.newestFirst(), request.params(), slots.size(), actor);
-            return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)));
+            return new Started(first.backfillId(), first.taskName(), first.slots(), first.plan(), cascaded);
         });
+    }
+
+    private Started startOne(Tx tx, TaskRow task, BackfillRequest request, String actor, String field) {
+        Store store = ctx.store();
+        String taskName = task.name();
+        TaskDefinition def = task.definition();
+        if (!def.trigger().isScheduled()) {
+            throw new ValidationException(field, "task " + taskName + " has no schedule (" + def.trigger().type()
+                    + " trigger); trigger it with parameters instead");
+        }
+        List<Instant> slots;
+        try {
+            slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
+                    request.newestFirst());
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("to", e.getMessage());
+        }
+        List<SlotPlan> plan = new ArrayList<>();
+        for (Instant slot : slots) {
+            plan.add(planSlot(tx, task, slot, request.reprocess()));
+        }
+        if (request.dryRun()) {
+            return new Started(null, taskName, slots.size(), plan, List.of());
+        }
+        long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
+                BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
+                request.newestFirst(), request.params(), slots.size(), actor);
+        return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)), List.of());
     }
 
     private SlotPlan planSlot(Tx tx, TaskRow task, Instant slot, String reprocess) {

@@ -29,9 +29,16 @@ final class ConcurrencyGate {
             InstanceState.WAITING_APPROVAL);
 
     private final NodeContext ctx;
+    private final Dependencies dependencies;
 
     ConcurrencyGate(NodeContext ctx) {
         this.ctx = ctx;
+        this.dependencies = new Dependencies(ctx, this);
+    }
+
+    /** Task dependencies: runs waiting for upstream runs go through this gate when released. */
+    Dependencies dependencies() {
+        return dependencies;
     }
 
     /**
@@ -65,7 +72,11 @@ final class ConcurrencyGate {
                 return id;
             }
         }
-        Optional<Long> admitted = admitUnderLimit(tx, task, run, policy);
+        // dependsOn: a run whose upstream runs have not succeeded waits (WAITING_DEPENDENCY) before taking a slot.
+        dev.ax.domain.policy.Readiness deps = dependencies.check(tx, task, run);
+        Optional<Long> admitted = deps != null && deps.verdict() != dev.ax.domain.policy.Readiness.Verdict.READY
+                ? dependencies.park(tx, task, run, deps) : admitUnderLimit(tx, task, run, policy);
+        admitted.ifPresent(i -> dependencies.dated(tx, task, i, run));
         if (key != null) {
             admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
         }
@@ -118,6 +129,8 @@ final class ConcurrencyGate {
      * oldest first. Called whenever an active run ends; returns how many started.
      */
     int release(Tx tx, TaskRow task) {
+        // Every path that ends a run frees its slot here: the runs waiting on this task are re-evaluated first.
+        dependencies.upstreamEnded(tx, task);
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         // The common case, nothing waits: one indexed look instead of counting every active run.

@@ -48,6 +48,12 @@ public final class Housekeeping {
         followUps();
         expireApprovals();
         backfills();
+        dependencyDeadlines();
+    }
+
+    /** Ends the runs that waited for their dependencies past their deadline; returns how many. Readiness itself is never polled. */
+    public int dependencyDeadlines() {
+        return gate.dependencies().expire();
     }
 
     /** Carries out due failure follow-ups (compensation runs, pauses, webhooks); returns how many finished. */

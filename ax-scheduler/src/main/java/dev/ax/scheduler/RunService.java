@@ -24,7 +24,7 @@ import java.util.UUID;
  */
 public final class RunService {
     private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
-            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
+            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
     private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final NodeContext ctx;

@@ -20,6 +20,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final RunService runs;
     private final Approvals approvals;
     private final Backfills backfills;
+    private final Dependencies dependencies;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -32,6 +33,7 @@ public final class SchedulerNode implements AutoCloseable {
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
         this.definitions = new Definitions(store.tasks());
         ConcurrencyGate gate = new ConcurrencyGate(ctx);
+        this.dependencies = gate.dependencies();
         FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
@@ -97,6 +99,11 @@ public final class SchedulerNode implements AutoCloseable {
 
     public Backfills backfills() {
         return backfills;
+    }
+
+    /** Task dependencies: what a waiting run waits for. */
+    public Dependencies dependencies() {
+        return dependencies;
     }
 
     public Approvals approvals() {

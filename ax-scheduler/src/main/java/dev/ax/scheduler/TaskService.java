@@ -50,7 +50,9 @@ public final class TaskService {
             if (store.tasks().find(tx, def.taskName()).isPresent()) {
                 throw new ConflictException("task " + def.taskName() + " already exists; use PUT /api/tasks/" + def.taskName() + " to change it");
             }
+            DependencyChecks.check(tx, store, def);
             TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
+            store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
                     "version 1 created", Map.of("version", 1)));
             return t;
@@ -73,9 +75,11 @@ public final class TaskService {
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            DependencyChecks.check(tx, store, def);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
+            store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
                     "version " + t.version(), Map.of("version", t.version())));
             // A raised limit (or overflow ALLOW) lets waiting runs start now, not at the next housekeeping pass.
@@ -112,8 +116,14 @@ public final class TaskService {
         Store store = ctx.store();
         store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            List<String> dependents = DependencyChecks.dependentsOf(tx, store, name);
+            if (!dependents.isEmpty()) {
+                throw new ConflictException("task " + name + " is in the dependsOn of " + String.join(", ", dependents)
+                        + "; remove it there first");
+            }
             store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
             store.tasks().delete(tx, current, actor);
+            store.dependencies().setUpstreams(tx, current.id(), List.of());
             store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),
                     "deleted at version " + current.version(), Map.of("version", current.version())));
             return null;

@@ -42,6 +42,11 @@ final class ServerClient {
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
+    Response put(String path, String body) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
     JsonNode instance(long id) {
         return get("/api/instances/" + id).json();
     }

@@ -60,7 +60,7 @@ public final class BackfillStore {
     /** Runs of a backfill that have not started (READY, BLOCKED, WAITING_APPROVAL). */
     public List<InstanceRow> waitingRuns(Tx tx, long id) {
         return tx.query("SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE backfill_id = ?"
-                + " AND state IN ('READY', 'BLOCKED', 'WAITING_APPROVAL') ORDER BY id", InstanceStore::map, id);
+                + " AND state IN ('READY', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') ORDER BY id", InstanceStore::map, id);
     }
 
     /** Runs of a backfill by state. */

@@ -229,6 +229,11 @@ public final class InstanceStore {
                 InstanceStore::map, instanceId).stream().findFirst();
     }
 
+    /** Updates what a waiting run says about itself (no state change), e.g. what it waits for now. */
+    public void setMessage(Tx tx, long id, String message) {
+        tx.update("UPDATE ax_instance SET message = ? WHERE id = ?", message, id);
+    }
+
     /** Stores the rendered idempotency key, sent as X-AX-Request-ID / AX_REQUEST_ID. */
     public void setRequestKey(Tx tx, long id, String key) {
         tx.update("UPDATE ax_instance SET request_id = ? WHERE id = ?", key, id);
@@ -237,7 +242,7 @@ public final class InstanceStore {
     /** A run of the task with this idempotency key that succeeded or is still going, if any. */
     public Optional<InstanceRow> doneOrActiveWithKey(Tx tx, long taskId, String key) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND request_id = ?"
-                        + " AND state IN ('SUCCESS', 'READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') ORDER BY id LIMIT 1",
+                        + " AND state IN ('SUCCESS', 'READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED', 'WAITING_DEPENDENCY') ORDER BY id LIMIT 1",
                 InstanceStore::map, taskId, key).stream().findFirst();
     }
 
@@ -315,7 +320,7 @@ public final class InstanceStore {
     /** Cancels the READY/RETRYING/BLOCKED instances of a task (it was deleted): nothing waits for a recipe that is gone. */
     public int cancelWaiting(Tx tx, long taskId, String actor, String nodeId, String reason) {
         List<InstanceRow> waiting = tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ?"
-                + " AND state IN ('READY', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL') FOR UPDATE", InstanceStore::map, taskId);
+                + " AND state IN ('READY', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') FOR UPDATE", InstanceStore::map, taskId);
         int n = 0;
         for (InstanceRow row : waiting) {
             if (move(tx, Move.of(row.id(), row.state(), InstanceState.CANCELED).finished()

@@ -16,6 +16,8 @@ public enum EventType {
     FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
     // approval gates (policy.approval)
     APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
+    // task dependencies (dependsOn): released, or the wait deadline passed (an alert)
+    DEPENDENCY_MET, DEPENDENCY_DEADLINE,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // alert delivery (ax-alerts): on the instance or task the alert is about

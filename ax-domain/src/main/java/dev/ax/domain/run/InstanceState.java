@@ -15,6 +15,8 @@ public enum InstanceState {
     BLOCKED(false, false),
     /** Waits for a person to approve (before it starts, or mid-run when the job asked). */
     WAITING_APPROVAL(false, false),
+    /** Waits for its task's {@code dependsOn} (upstream runs, or its own previous slot) to succeed; holds no concurrency slot. */
+    WAITING_DEPENDENCY(false, false),
     /** Finished and the action reported success. */
     SUCCESS(true, true),
     /** Finished unsuccessfully: a non-retryable failure, or retries exhausted. */

@@ -15,7 +15,7 @@ public final class Transitions {
     private static final Map<InstanceState, Set<InstanceState>> ALLOWED = new EnumMap<>(InstanceState.class);
 
     /** States an instance may be created in. */
-    private static final Set<InstanceState> INITIAL = EnumSet.of(READY, BLOCKED, WAITING_APPROVAL, SKIPPED);
+    private static final Set<InstanceState> INITIAL = EnumSet.of(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY);
 
     static {
         ALLOWED.put(READY, EnumSet.of(RUNNING, BLOCKED, WAITING_APPROVAL, CANCELED, SKIPPED));
@@ -26,6 +26,9 @@ public final class Transitions {
         ALLOWED.put(BLOCKED, EnumSet.of(READY, WAITING_APPROVAL, CANCELED, SKIPPED));
         // WAITING_APPROVAL -> RUNNING: an approved mid-run request lets the same attempt go on.
         ALLOWED.put(WAITING_APPROVAL, EnumSet.of(READY, RUNNING, CANCELED));
+        // WAITING_DEPENDENCY -> BLOCKED: dependencies met, it queues for a concurrency slot like a new run;
+        // -> SKIPPED / FAILED: an upstream failed (policy SKIP / FAIL) or the wait deadline passed.
+        ALLOWED.put(WAITING_DEPENDENCY, EnumSet.of(READY, BLOCKED, SKIPPED, FAILED, CANCELED));
         for (InstanceState s : InstanceState.values()) {
             if (s.isTerminal()) {
                 ALLOWED.put(s, EnumSet.noneOf(InstanceState.class));

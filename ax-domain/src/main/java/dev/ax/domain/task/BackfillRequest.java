@@ -14,9 +14,11 @@ import java.util.Set;
  * @param reprocess   what to do with slots that already have a run: {@code none} (skip them),
  *                    {@code failed} (run again those whose run failed, was terminated or canceled),
  *                    {@code all} (run every slot again)
+ * @param cascade     also backfill the tasks that depend on this one ({@code dependsOn}, transitively), for the same
+ *                    dates; their runs wait for the same-date upstream runs like scheduled ones do
  */
 public record BackfillRequest(LocalDate from, LocalDate to, int parallelism, String reprocess, boolean newestFirst,
-                              Map<String, Object> params, boolean dryRun) {
+                              Map<String, Object> params, boolean dryRun, boolean cascade) {
     public static final int DEFAULT_PARALLELISM = 1;
     public static final int MAX_PARALLELISM = 100;
     static final Set<String> FIELDS = Set.of("from", "to", "parallelism", "reprocess", "order", "params", "dryRun", "cascade");
@@ -60,14 +62,21 @@ public record BackfillRequest(LocalDate from, LocalDate to, int parallelism, Str
         if (dryRun != null && !(dryRun instanceof Boolean)) {
             errors.add(new FieldError("dryRun", "must be true or false"));
         }
-        if (Boolean.TRUE.equals(body.get("cascade"))) {
-            errors.add(new FieldError("cascade", "not available in this version of AX (task dependencies are not built yet)"));
+        Object cascade = body.get("cascade");
+        if (cascade != null && !(cascade instanceof Boolean)) {
+            errors.add(new FieldError("cascade", "must be true or false"));
         }
         if (!errors.isEmpty()) {
             throw new ValidationException(errors);
         }
         return new BackfillRequest(from, to, parallelism, reprocess, order.equals("newest"),
-                params == null ? Map.of() : new LinkedHashMap<>((Map<String, Object>) params), Boolean.TRUE.equals(dryRun));
+                params == null ? Map.of() : new LinkedHashMap<>((Map<String, Object>) params), Boolean.TRUE.equals(dryRun),
+                Boolean.TRUE.equals(cascade));
+    }
+
+    /** The same range and pace for a dependent task of a cascade: without the parameters, which belong to the first task. */
+    public BackfillRequest forDependent() {
+        return new BackfillRequest(from, to, parallelism, reprocess, newestFirst, Map.of(), dryRun, false);
     }
 
     private static LocalDate date(Object value, String field, List<FieldError> errors) {

@@ -13,13 +13,20 @@ public record TaskDefinition(
         String owner,
         Trigger trigger,
         Action action,
-        Policy policy) {
+        Policy policy,
+        DependencyPolicy dependencies) {
 
     public TaskDefinition {
         Objects.requireNonNull(taskName, "taskName");
         Objects.requireNonNull(trigger, "trigger");
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(policy, "policy");
+        dependencies = dependencies == null ? DependencyPolicy.NONE : dependencies;
+    }
+
+    /** A definition without {@code dependsOn}. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
+        this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE);
     }
 
     /** The executor group that runs this task's action. */

@@ -38,7 +38,8 @@ public final class TaskDefinitionCodec {
     /** The executor sets AX_TASK_NAME, AX_INSTANCE_ID, ... itself; a task must not shadow them. */
     private static final String RESERVED_ENV_PREFIX = "AX_";
 
-    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy");
+    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
+            "dependsOn", "dependencyPolicy");
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
     private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
@@ -76,10 +77,11 @@ public final class TaskDefinitionCodec {
         Trigger trigger = trigger(in, root.get("trigger"));
         Action action = action(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
+        DependencyPolicy dependencies = DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy), in.warnings());
+        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies), in.warnings());
     }
 
     /**
@@ -106,6 +108,7 @@ public final class TaskDefinitionCodec {
         root.put("trigger", triggerJson(def.trigger()));
         root.put("action", actionJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
+        DependencyCodec.write(root, def.dependencies());
         return root;
     }
 

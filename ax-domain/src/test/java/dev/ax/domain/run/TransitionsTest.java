@@ -18,7 +18,9 @@ class TransitionsTest {
             "RUNNING, SUCCESS", "RUNNING, RETRYING", "RUNNING, FAILED", "RUNNING, TERMINATED", "RUNNING, WAITING_APPROVAL",
             "RETRYING, READY", "RETRYING, CANCELED",
             "BLOCKED, READY", "BLOCKED, WAITING_APPROVAL", "BLOCKED, CANCELED", "BLOCKED, SKIPPED",
-            "WAITING_APPROVAL, READY", "WAITING_APPROVAL, RUNNING", "WAITING_APPROVAL, CANCELED"})
+            "WAITING_APPROVAL, READY", "WAITING_APPROVAL, RUNNING", "WAITING_APPROVAL, CANCELED",
+            "WAITING_DEPENDENCY, BLOCKED", "WAITING_DEPENDENCY, READY", "WAITING_DEPENDENCY, SKIPPED", "WAITING_DEPENDENCY, FAILED",
+            "WAITING_DEPENDENCY, CANCELED"})
     void the_moves_of_the_design_are_allowed(InstanceState from, InstanceState to) {
         assertThat(Transitions.isAllowed(from, to)).isTrue();
     }
@@ -28,7 +30,7 @@ class TransitionsTest {
             "READY, SUCCESS", "READY, FAILED", "READY, RETRYING",
             "RUNNING, READY", "RUNNING, CANCELED", "RUNNING, SKIPPED",
             "RETRYING, RUNNING", "RETRYING, SUCCESS",
-            "BLOCKED, RUNNING", "WAITING_APPROVAL, SUCCESS"})
+            "BLOCKED, RUNNING", "WAITING_APPROVAL, SUCCESS", "WAITING_DEPENDENCY, RUNNING"})
     void shortcuts_are_refused_with_a_typed_exception(InstanceState from, InstanceState to) {
         assertThat(Transitions.isAllowed(from, to)).isFalse();
         assertThatThrownBy(() -> Transitions.check(from, to))
@@ -52,7 +54,7 @@ class TransitionsTest {
     @Test
     void runs_start_ready_blocked_waiting_or_skipped_never_running() {
         assertThat(Arrays.stream(InstanceState.values()).filter(Transitions::isInitial))
-                .containsExactlyInAnyOrder(READY, BLOCKED, WAITING_APPROVAL, SKIPPED);
+                .containsExactlyInAnyOrder(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY);
     }
 
     @Test

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2DependencyTest extends DependencyContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class PostgresDependencyTest extends DependencyContractTest {
+    @Override
+    boolean postgres() {
+        return true;
+    }
+}

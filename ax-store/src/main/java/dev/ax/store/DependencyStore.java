@@ -1,0 +1,115 @@
+package dev.ax.store;
+
+import dev.ax.domain.run.InstanceState;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The SQL of task dependencies ({@code dependsOn}): each run's business date, the runs that wait
+ * for their dependencies, and the few indexed looks that readiness is decided on.
+ */
+public final class DependencyStore {
+    /** Runs that count as the upstream's work: an approval preview does not. */
+    private static final String WORK = " AND cause <> 'PREVIEW'";
+
+    /** A run waiting for its dependencies, with what readiness is decided on. */
+    public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {
+    }
+
+    /** The newest upstream run that decides a dependency: its id and state. */
+    public record Found(long instanceId, InstanceState state) {
+    }
+
+    /** Replaces the upstream task names a task waits for (its current definition's dependsOn). */
+    public void setUpstreams(Tx tx, long taskId, List<String> upstreamNames) {
+        tx.update("DELETE FROM ax_task_dependency WHERE task_id = ?", taskId);
+        for (String name : upstreamNames) {
+            tx.update("INSERT INTO ax_task_dependency (task_id, upstream_name) VALUES (?, ?)", taskId, name);
+        }
+    }
+
+    /** The tasks whose current definition waits for {@code upstreamName}, by id (the order their rows are locked in). */
+    public List<Long> dependentTaskIds(Tx tx, String upstreamName) {
+        return tx.query("SELECT task_id FROM ax_task_dependency WHERE upstream_name = ? ORDER BY task_id",
+                r -> r.lng("task_id"), upstreamName);
+    }
+
+    /** Records the business date of a new run (its scheduled time in its task's zone). */
+    public void setBusinessDate(Tx tx, long instanceId, LocalDate date) {
+        tx.update("UPDATE ax_instance SET business_date = ? WHERE id = ?", date, instanceId);
+    }
+
+    public Optional<LocalDate> businessDate(Tx tx, long instanceId) {
+        return tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?", r -> r.str("business_date"), instanceId)
+                .map(s -> LocalDate.parse(s.substring(0, 10)));
+    }
+
+    /** When a waiting run gives up. */
+    public void setDeadline(Tx tx, long instanceId, Instant deadline) {
+        tx.update("UPDATE ax_instance SET dependency_deadline = ? WHERE id = ?", deadline, instanceId);
+    }
+
+    /** A task's runs waiting for their dependencies, oldest first. */
+    public List<Waiting> waitingOfTask(Tx tx, long taskId, int limit) {
+        return tx.query("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                + " WHERE task_id = ? AND state = 'WAITING_DEPENDENCY' ORDER BY id LIMIT ?", DependencyStore::waiting, taskId, limit);
+    }
+
+    /** One run with its business date and deadline, whatever its state. */
+    public Optional<Waiting> find(Tx tx, long instanceId) {
+        return tx.queryOne("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance WHERE id = ?",
+                DependencyStore::waiting, instanceId);
+    }
+
+    /** Waiting runs whose deadline passed by the database's clock. */
+    public List<Waiting> pastDeadline(Tx tx, int limit) {
+        return tx.query("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                + " WHERE state = 'WAITING_DEPENDENCY' AND dependency_deadline < CURRENT_TIMESTAMP ORDER BY dependency_deadline LIMIT ?",
+                DependencyStore::waiting, limit);
+    }
+
+    /** sameDate: the newest run of the upstream task for one business date (a retry or re-run is newer than what it repeats). */
+    public Optional<Found> newestOnDate(Tx tx, long taskId, LocalDate date) {
+        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND business_date = ?" + WORK
+                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, date);
+    }
+
+    /** latest: the newest success of the upstream that finished at or after {@code since}. */
+    public Optional<Found> successSince(Tx tx, long taskId, Instant since) {
+        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS' AND finished_at >= ?" + WORK
+                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, since);
+    }
+
+    /** latest, when nothing succeeded: the newest upstream run scheduled at or after {@code since}. */
+    public Optional<Found> newestSince(Tx tx, long taskId, Instant since) {
+        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ?" + WORK
+                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, since);
+    }
+
+    /**
+     * previousSlot: the run of the slot before {@code scheduledAt} (scheduled and backfill runs), or
+     * the newest retry / re-run of it: slot N+1 waits for slot N however slot N got done.
+     */
+    public Optional<Found> previousSlot(Tx tx, long taskId, Instant scheduledAt) {
+        Optional<Long> slotRun = tx.queryOne("SELECT id FROM ax_instance WHERE task_id = ? AND scheduled_at < ?"
+                + " AND cause IN ('CRON', 'INTERVAL', 'BACKFILL') ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
+                r -> r.lng("id"), taskId, scheduledAt);
+        if (slotRun.isEmpty()) {
+            return Optional.empty();
+        }
+        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND (id = ? OR parent_id = ?)" + WORK
+                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, slotRun.get(), slotRun.get());
+    }
+
+    private static Found found(Tx.Row r) throws java.sql.SQLException {
+        return new Found(r.lng("id"), r.enumOf(InstanceState.class, "state"));
+    }
+
+    private static Waiting waiting(Tx.Row r) throws java.sql.SQLException {
+        String date = r.str("business_date");
+        return new Waiting(InstanceStore.map(r), date == null ? null : LocalDate.parse(date.substring(0, 10)),
+                r.instant("dependency_deadline"));
+    }
+}
