@@ -20,6 +20,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final RunService runs;
     private final Approvals approvals;
     private final Backfills backfills;
+    private final WorkflowLoop workflows;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -41,6 +42,7 @@ public final class SchedulerNode implements AutoCloseable {
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
+        this.workflows = new WorkflowLoop(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -49,6 +51,7 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode start() {
         firingLoop.start();
         housekeepingLoop.start();
+        workflows.start();
         return this;
     }
 
@@ -103,6 +106,11 @@ public final class SchedulerNode implements AutoCloseable {
         return approvals;
     }
 
+    /** Workflows (DAGs of tasks): the service, backfills and the loop's tick. */
+    public WorkflowLoop workflows() {
+        return workflows;
+    }
+
     public RunService runs() {
         return runs;
     }
@@ -113,7 +121,7 @@ public final class SchedulerNode implements AutoCloseable {
 
     /** Loop errors since start; healthy nodes keep this at zero. */
     public long loopErrors() {
-        return firingLoop.errors() + housekeepingLoop.errors();
+        return firingLoop.errors() + housekeepingLoop.errors() + workflows.errors();
     }
 
     public LoopRunner firingLoop() {
@@ -125,5 +133,6 @@ public final class SchedulerNode implements AutoCloseable {
         ctx.signals().close();
         firingLoop.close();
         housekeepingLoop.close();
+        workflows.close();
     }
 }

@@ -11,6 +11,8 @@ public final class Store implements AutoCloseable {
     private final TokenStore tokens = new TokenStore();
     private final FollowUpStore followUps = new FollowUpStore();
     private final BackfillStore backfills = new BackfillStore();
+    private final WorkflowStore workflows = new WorkflowStore();
+    private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
 
     public Store(Database db) {
         this.db = db;
@@ -50,6 +52,14 @@ public final class Store implements AutoCloseable {
 
     public BackfillStore backfills() {
         return backfills;
+    }
+
+    public WorkflowStore workflows() {
+        return workflows;
+    }
+
+    public WorkflowRunStore workflowRuns() {
+        return workflowRuns;
     }
 
     public FollowUpStore followUps() {
