@@ -147,7 +147,9 @@ public final class WorkflowService {
             WorkflowDefinition.Node n = def.node(name);
             NodeRunRow row = rows.get(name);
             InstanceRow instance = row == null || row.instanceId() == null ? null : store.instances().find(tx, row.instanceId()).orElse(null);
-            String message = row != null && row.reason() != null ? row.reason() : instance == null ? null : instance.message();
+            // Why a node is where it is: the rule's reason, or what went wrong with its instance (a success needs no words).
+            String message = row != null && row.reason() != null ? row.reason()
+                    : instance == null || instance.state() == dev.ax.domain.run.InstanceState.SUCCESS ? null : instance.message();
             nodes.add(new NodeView(name, n.task(), n.rule().wireName(), row == null ? NodeState.PENDING : row.state(),
                     row == null ? null : row.instanceId(), instance == null ? null : instance.state().name(), message,
                     row == null ? 0 : row.attempts(), def.upstream(name), depths.get(name)));
