@@ -25,6 +25,7 @@ public final class Routes {
         ExecutorHandlers e = new ExecutorHandlers(api);
         ApprovalHandlers a = new ApprovalHandlers(api);
         BackfillHandlers b = new BackfillHandlers(api);
+        WorkflowHandlers w = new WorkflowHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
                 get("/metrics", PUBLIC, "Prometheus metrics of this node", s::metrics),
@@ -46,6 +47,18 @@ public final class Routes {
                 post("/api/backfills/{id}/resume", OPERATOR, "Resume a paused backfill", b::resume),
                 post("/api/backfills/{id}/cancel", OPERATOR, "Cancel a backfill and its runs that have not started", b::cancel),
                 post("/api/trigger", OPERATOR, "Run a task now, for an event from another system", t::triggerEvent),
+
+                post("/api/workflows", ADMIN, "Create a workflow: tasks as nodes, edges, one trigger", w::create),
+                get("/api/workflows", VIEWER, "List workflows by name", w::list),
+                get("/api/workflows/{name}", VIEWER, "One workflow", w::get),
+                put("/api/workflows/{name}", ADMIN, "Replace a workflow's definition (a new version)", w::update),
+                delete("/api/workflows/{name}", ADMIN, "Delete a workflow; its runs go on and stay readable", w::delete),
+                post("/api/workflows/{name}/trigger", OPERATOR, "Run a workflow now, by hand", w::trigger),
+                post("/api/workflows/{name}/backfill", OPERATOR, "Run a workflow for every slot of a date range (or a dry run)", w::backfill),
+                get("/api/workflow-backfills/{id}", VIEWER, "A workflow backfill's progress and runs", w::backfillProgress),
+                get("/api/workflow-runs", VIEWER, "List workflow runs, newest first", w::runs),
+                get("/api/workflow-runs/{id}", VIEWER, "A workflow run: its graph with node states", w::run),
+                post("/api/workflow-runs/{id}/rerun", OPERATOR, "Run a finished workflow run again from a node and its descendants", w::rerun),
 
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
                 get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),

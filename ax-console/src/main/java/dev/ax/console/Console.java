@@ -70,6 +70,7 @@ public final class Console {
         RunPages runs = new RunPages(c);
         LogStream logs = new LogStream(c);
         SystemPages system = new SystemPages(c);
+        WorkflowPages workflows = new WorkflowPages(c);
         return List.of(
                 new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
                 new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
@@ -98,6 +99,10 @@ public final class Console {
                 new Route(HandlerType.POST, "/runs/{id}/rerun", Kind.ACTION, runs::rerun),
                 new Route(HandlerType.POST, "/runs/{id}/approve", Kind.ACTION, runs::approve),
                 new Route(HandlerType.POST, "/runs/{id}/reject", Kind.ACTION, runs::reject),
+
+                new Route(HandlerType.GET, "/workflows", Kind.PAGE, workflows::list),
+                new Route(HandlerType.GET, "/workflow-runs/{id}", Kind.PAGE, workflows::show),
+                new Route(HandlerType.POST, "/workflow-runs/{id}/rerun", Kind.ACTION, workflows::rerun),
 
                 new Route(HandlerType.GET, "/executors", Kind.PAGE, system::executors),
                 new Route(HandlerType.GET, "/audit", Kind.PAGE, system::audit),

@@ -25,7 +25,8 @@ public final class Permissions {
         RETRY_RUN(Route.Method.POST, "/api/instances/{id}/retry"),
         RERUN_RUN(Route.Method.POST, "/api/instances/{id}/rerun"),
         APPROVE_RUN(Route.Method.POST, "/api/instances/{id}/approve"),
-        REJECT_RUN(Route.Method.POST, "/api/instances/{id}/reject");
+        REJECT_RUN(Route.Method.POST, "/api/instances/{id}/reject"),
+        RERUN_WORKFLOW(Route.Method.POST, "/api/workflow-runs/{id}/rerun");
 
         final Route.Method method;
         final String apiPath;

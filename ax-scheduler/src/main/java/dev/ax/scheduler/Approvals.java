@@ -132,6 +132,9 @@ public final class Approvals {
             if (!approve && task != null) {
                 gate.release(tx, task);
             }
+            if (!approve) {
+                Workflows.onInstanceEnded(ctx, tx, id, InstanceState.CANCELED);
+            }
             return store.instances().find(tx, id).orElseThrow();
         });
         if (approve) {
@@ -152,6 +155,9 @@ public final class Approvals {
                                 "nobody approved before " + run.approvalDeadline()));
                 if (moved && task != null) {
                     gate.release(tx, task);
+                }
+                if (moved) {
+                    Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.CANCELED);
                 }
                 return moved;
             });

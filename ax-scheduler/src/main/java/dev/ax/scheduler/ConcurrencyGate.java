@@ -169,11 +169,11 @@ final class ConcurrencyGate {
 
     private void dropWaiting(Tx tx, long taskId, long newId) {
         for (InstanceRow older : ctx.store().instances().ofTaskInStates(tx, taskId, List.of(InstanceState.BLOCKED), Integer.MAX_VALUE)) {
-            if (older.id() != newId) {
-                ctx.store().instances().move(tx, Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED).finished()
+            if (older.id() != newId && ctx.store().instances().move(tx, Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED).finished()
                         .event(EventType.QUEUE_DROPPED, ctx.schedulerActor(), ctx.nodeId(),
                                 "replaced in the queue by the newer run " + newId + " (overflow QUEUE_ONE)")
-                        .data(Map.of("replacedBy", newId)));
+                        .data(Map.of("replacedBy", newId)))) {
+                Workflows.onInstanceEnded(ctx, tx, older.id(), InstanceState.SKIPPED);
             }
         }
     }
@@ -185,9 +185,11 @@ final class ConcurrencyGate {
                 continue;
             }
             InstanceState to = old.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
-            ctx.store().instances().move(tx, Move.of(old.id(), old.state(), to).finished()
+            if (ctx.store().instances().move(tx, Move.of(old.id(), old.state(), to).finished()
                     .event(EventType.REPLACED, ctx.schedulerActor(), ctx.nodeId(), "replaced by the newer run " + newId + " (overflow REPLACE)")
-                    .data(Map.of("replacedBy", newId)));
+                    .data(Map.of("replacedBy", newId)))) {
+                Workflows.onInstanceEnded(ctx, tx, old.id(), to);
+            }
         }
     }
 

@@ -44,6 +44,7 @@ final class Outcomes {
                 .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
+            Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.SUCCESS);
         }
         return moved;
     }
@@ -84,6 +85,7 @@ final class Outcomes {
         }
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
+            Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.FAILED);
         }
         return moved;
     }

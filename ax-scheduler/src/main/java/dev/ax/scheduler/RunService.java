@@ -119,6 +119,7 @@ public final class RunService {
             if (task != null) {
                 gate.release(tx, task);
             }
+            Workflows.onInstanceEnded(ctx, tx, id, store.instances().find(tx, id).orElseThrow().state());
             return store.instances().find(tx, id).orElseThrow();
         });
     }

@@ -21,6 +21,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final Approvals approvals;
     private final Backfills backfills;
     private final Dependencies dependencies;
+    private final WorkflowLoop workflows;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -43,6 +44,7 @@ public final class SchedulerNode implements AutoCloseable {
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
+        this.workflows = new WorkflowLoop(ctx, gate);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -51,6 +53,7 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode start() {
         firingLoop.start();
         housekeepingLoop.start();
+        workflows.start();
         return this;
     }
 
@@ -110,6 +113,11 @@ public final class SchedulerNode implements AutoCloseable {
         return approvals;
     }
 
+    /** Workflows (DAGs of tasks): the service, backfills and the loop's tick. */
+    public WorkflowLoop workflows() {
+        return workflows;
+    }
+
     public RunService runs() {
         return runs;
     }
@@ -120,7 +128,7 @@ public final class SchedulerNode implements AutoCloseable {
 
     /** Loop errors since start; healthy nodes keep this at zero. */
     public long loopErrors() {
-        return firingLoop.errors() + housekeepingLoop.errors();
+        return firingLoop.errors() + housekeepingLoop.errors() + workflows.errors();
     }
 
     public LoopRunner firingLoop() {
@@ -132,5 +140,6 @@ public final class SchedulerNode implements AutoCloseable {
         ctx.signals().close();
         firingLoop.close();
         housekeepingLoop.close();
+        workflows.close();
     }
 }

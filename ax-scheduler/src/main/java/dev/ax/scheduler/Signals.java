@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Signals {
     private final Flag work = new Flag();
     private final Flag tasks = new Flag();
+    private final Flag workflows = new Flag();
     private volatile boolean closed;
 
     /** The node is stopping: waiters return at once, so no long poll outlives the database pool. */
@@ -19,6 +20,7 @@ public final class Signals {
         closed = true;
         work.raise();
         tasks.raise();
+        workflows.raise();
     }
 
     public boolean isClosed() {
@@ -48,6 +50,19 @@ public final class Signals {
 
     public void awaitTasks(long generationSeen, Duration max) throws InterruptedException {
         tasks.await(generationSeen, max);
+    }
+
+    /** A workflow node's instance ended, or a workflow changed: the workflow loop looks at once. */
+    public void workflowsChanged() {
+        workflows.raise();
+    }
+
+    public long workflowsGeneration() {
+        return workflows.generation();
+    }
+
+    public void awaitWorkflows(long generationSeen, Duration max) throws InterruptedException {
+        workflows.await(generationSeen, max);
     }
 
     /** A counter with a condition: waiters pass the generation they saw, so no raise is missed between a check and the wait. */

@@ -12,6 +12,8 @@ public final class Store implements AutoCloseable {
     private final FollowUpStore followUps = new FollowUpStore();
     private final BackfillStore backfills = new BackfillStore();
     private final DependencyStore dependencies = new DependencyStore();
+    private final WorkflowStore workflows = new WorkflowStore();
+    private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
 
     public Store(Database db) {
         this.db = db;
@@ -55,6 +57,14 @@ public final class Store implements AutoCloseable {
 
     public DependencyStore dependencies() {
         return dependencies;
+    }
+
+    public WorkflowStore workflows() {
+        return workflows;
+    }
+
+    public WorkflowRunStore workflowRuns() {
+        return workflowRuns;
     }
 
     public FollowUpStore followUps() {

@@ -6,7 +6,9 @@ import java.util.Locale;
 public enum Cause {
     CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION,
     /** Runs a task's approval preview action; its output goes with the approval request of its parent. */
-    PREVIEW;
+    PREVIEW,
+    /** Runs a node of a workflow run (its {@code workflow_run_id} says which). */
+    WORKFLOW;
 
     /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
     public boolean isScheduled() {

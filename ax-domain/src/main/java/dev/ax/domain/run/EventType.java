@@ -23,5 +23,8 @@ public enum EventType {
     // alert delivery (ax-alerts): on the instance or task the alert is about
     ALERT_SENT, ALERT_FAILED,
     // task life
-    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED
+    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED,
+    // workflows (no task, no instance: the workflow and its run are named in data)
+    WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_RUN_STARTED, WORKFLOW_NODE_SKIPPED,
+    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN
 }

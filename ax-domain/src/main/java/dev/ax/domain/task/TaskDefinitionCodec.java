@@ -114,6 +114,24 @@ public final class TaskDefinitionCodec {
 
     // ---- trigger ----
 
+    /**
+     * A trigger on its own, the way {@code trigger} spells it in a task: workflows have the same
+     * trigger JSON. Errors are reported under {@code trigger.*}.
+     */
+    public static Trigger parseTrigger(Object value) {
+        JsonReader in = new JsonReader();
+        Trigger trigger = trigger(in, value);
+        if (in.hasErrors()) {
+            throw new ValidationException(in.errors());
+        }
+        return trigger;
+    }
+
+    /** A trigger as JSON, the way {@code trigger} spells it. */
+    public static Map<String, Object> triggerToJson(Trigger trigger) {
+        return triggerJson(trigger);
+    }
+
     private static Trigger trigger(JsonReader in, Object value) {
         if (value == null) {
             in.error("trigger", "is required");

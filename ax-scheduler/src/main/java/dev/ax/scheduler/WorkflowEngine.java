@@ -1,0 +1,243 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.policy.Catchup;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.schedule.Schedules;
+import dev.ax.domain.task.MisfirePolicy;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.domain.task.Trigger;
+import dev.ax.domain.workflow.NodeState;
+import dev.ax.domain.workflow.WorkflowCodec;
+import dev.ax.domain.workflow.WorkflowDefinition;
+import dev.ax.domain.workflow.WorkflowPlan;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.NewInstance;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import dev.ax.store.WorkflowRunStore.NewRun;
+import dev.ax.store.WorkflowRunStore.NodeRunRow;
+import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowStore.WorkflowRow;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs workflows: creates a run with its node runs, gives ready nodes an instance through the
+ * concurrency gate (so concurrency limits, idempotency keys and {@code {{date}}} of the run's
+ * scheduled time apply as for any run), skips nodes that can never run, and finishes the run.
+ * What to do is {@link WorkflowPlan}'s pure decision; this class does the I/O.
+ *
+ * <p>Lock order: the workflow run row, then task rows in name order, then instances. The hook
+ * that reports an ended instance ({@link Workflows}) holds a task lock and touches only the
+ * node row of that instance, never the run row, so the two never wait for each other in a circle.
+ */
+final class WorkflowEngine {
+    static final int BATCH = 100;
+
+    private final NodeContext ctx;
+    private final ConcurrencyGate gate;
+    private final AtomicLong fired = new AtomicLong();
+    private final AtomicLong duplicatesPrevented = new AtomicLong();
+
+    WorkflowEngine(NodeContext ctx, ConcurrencyGate gate) {
+        this.ctx = ctx;
+        this.gate = gate;
+    }
+
+    /** The stored graph of a workflow or run; it was validated when saved (tasks are checked when a node starts). */
+    static WorkflowDefinition definition(Map<String, Object> json) {
+        return WorkflowCodec.parse(json, t -> true);
+    }
+
+    /** Creates a run and starts its first nodes; empty when the (workflow, fire key) slot already has a run. */
+    Optional<Long> createRun(Tx tx, WorkflowRow wf, String cause, String fireKey, Instant scheduledAt, Map<String, Object> params,
+                             Long backfillId, String actor) {
+        Store store = ctx.store();
+        WorkflowDefinition def = definition(wf.definition());
+        Optional<Long> id = store.workflowRuns().insert(tx, new NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), cause, fireKey,
+                scheduledAt, params, backfillId, actor, ctx.nodeId()));
+        if (id.isEmpty()) {
+            duplicatesPrevented.incrementAndGet();
+            return id;
+        }
+        fired.incrementAndGet();
+        for (WorkflowDefinition.Node n : def.nodes()) {
+            store.workflowRuns().insertNode(tx, id.get(), n.name(), n.task());
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("cause", cause);
+        data.put("scheduledAt", scheduledAt.toString());
+        data.put("version", wf.version());
+        store.workflowRuns().event(tx, id.get(), wf.name(), EventType.WORKFLOW_RUN_STARTED, actor, ctx.nodeId(),
+                "run of workflow " + wf.name() + " (" + cause + ") for " + scheduledAt, data);
+        advance(tx, store.workflowRuns().find(tx, id.get()).orElseThrow());
+        return id;
+    }
+
+    /**
+     * Acts on a RUNNING run whose row the caller has locked, until nothing changes: skips what can
+     * never run, starts what is ready (an instance the gate creates already final — skipped by an
+     * idempotency key, say — makes its node final at once, so the plan is asked again), and
+     * finishes the run when every node is final.
+     */
+    void advance(Tx tx, RunRow run) {
+        Store store = ctx.store();
+        WorkflowDefinition def = definition(run.definition());
+        store.workflowRuns().markNoticed(tx, run.id());
+        for (int round = 0; round <= def.nodes().size(); round++) {
+            Map<String, NodeRunRow> nodes = new LinkedHashMap<>();
+            store.workflowRuns().nodes(tx, run.id()).forEach(n -> nodes.put(n.node(), n));
+            Map<String, NodeState> states = new LinkedHashMap<>();
+            nodes.forEach((k, v) -> states.put(k, v.state()));
+            WorkflowPlan.Plan plan = WorkflowPlan.next(def, states);
+            plan.skip().forEach((node, reason) -> {
+                if (store.workflowRuns().setNode(tx, run.id(), node, NodeState.PENDING, NodeState.SKIPPED, reason)) {
+                    store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_NODE_SKIPPED, ctx.schedulerActor(),
+                            ctx.nodeId(), "node " + node + " skipped: " + reason, Map.of("node", node, "reason", reason));
+                }
+            });
+            boolean endedAtOnce = false;
+            // Task locks in name order: two runs starting nodes of the same tasks take them in one order.
+            List<WorkflowDefinition.Node> starting = plan.start().stream().map(def::node)
+                    .sorted(Comparator.comparing(WorkflowDefinition.Node::task)).toList();
+            for (WorkflowDefinition.Node node : starting) {
+                endedAtOnce |= start(tx, run, node, nodes.get(node.name()).attempts());
+            }
+            if (plan.outcome().isPresent()) {
+                var outcome = plan.outcome().get();
+                if (store.workflowRuns().setState(tx, run.id(), dev.ax.domain.workflow.WorkflowRunState.RUNNING, outcome)) {
+                    store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, ctx.schedulerActor(),
+                            ctx.nodeId(), "workflow run " + run.id() + " " + outcome, Map.of("state", outcome.name()));
+                    ctx.signals().workflowsChanged(); // a backfill may start its next run
+                }
+                return;
+            }
+            if (!endedAtOnce) {
+                return;
+            }
+        }
+    }
+
+    /** Gives a node a new instance; true if that instance is final already (its node too, then). */
+    private boolean start(Tx tx, RunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
+        Store store = ctx.store();
+        Optional<TaskRow> task = store.tasks().lock(tx, node.task());
+        if (task.isEmpty()) {
+            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.PENDING, NodeState.FAILED,
+                    "task " + node.task() + " no longer exists");
+            return true;
+        }
+        TaskDefinition def = task.get().definition();
+        String fireKey = "wf:" + run.id() + ":" + node.name() + "#" + (attemptsBefore + 1);
+        String why = "node " + node.name() + " of workflow run " + run.id() + " (" + run.workflowName() + ")";
+        long id = gate.admit(tx, task.get(), new NewInstance(task.get().id(), task.get().name(), task.get().version(), Cause.WORKFLOW,
+                        fireKey, run.scheduledAt(), run.params(), InstanceState.READY, def.policy().maxAttempts(), def.group(), run.actor(),
+                        ctx.nodeId(), null, null, why))
+                .or(() -> store.instances().findBySlot(tx, task.get().id(), fireKey).map(InstanceRow::id))
+                .orElseThrow();
+        store.workflowRuns().tagInstance(tx, id, run.id());
+        if (!store.workflowRuns().startNode(tx, run.id(), node.name(), id)) {
+            throw new IllegalStateException("node " + node.name() + " of workflow run " + run.id() + " was not PENDING under the run's lock");
+        }
+        ctx.signals().workAvailable();
+        InstanceRow created = store.instances().find(tx, id).orElseThrow();
+        if (created.state().isTerminal()) {
+            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.RUNNING, NodeState.of(created.state()), created.message());
+            return true;
+        }
+        return false;
+    }
+
+    /** One pass of the workflow loop: fire due workflows, advance runs with ended nodes, catch unreported ends. */
+    int tick() {
+        int n = fire();
+        n += advanceFlagged();
+        n += reconcile();
+        return n;
+    }
+
+    /** Creates the runs of due slots of scheduled workflows (one per slot, by the unique key); returns how many. */
+    int fire() {
+        Store store = ctx.store();
+        try (AutoCloseable ignored = store.db().dialect().claimLock()) {
+            return store.tx(tx -> {
+                int created = 0;
+                Instant now = tx.now();
+                for (WorkflowRow wf : store.workflows().lockDue(tx, ctx.config().fireBatch())) {
+                    WorkflowDefinition def = definition(wf.definition());
+                    Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), wf.nextFireAt(), now, ctx.config().scanWindow(),
+                            MisfirePolicy.FIRE_ONCE, Catchup.DEFAULT_MAX_SLOTS);
+                    String cause = (def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON).wireName();
+                    for (Catchup.Slot slot : plan.fire()) {
+                        if (createRun(tx, wf, cause, Firing.fireKey(slot.at()), slot.at(), Map.of(), null, ctx.schedulerActor()).isPresent()) {
+                            created++;
+                        }
+                    }
+                    if (plan.skippedTotal() > 0) {
+                        store.workflowRuns().event(tx, null, wf.name(), EventType.MISFIRE_SKIPPED, ctx.schedulerActor(), ctx.nodeId(),
+                                plan.skippedTotal() + " missed slots of workflow " + wf.name() + " not run (only the latest runs)",
+                                Map.of("count", plan.skippedTotal()));
+                    }
+                    if (!store.workflows().advance(tx, wf.id(), wf.version(), plan.nextFireAt())) {
+                        throw new IllegalStateException("workflow " + wf.name() + " changed while locked for firing");
+                    }
+                }
+                return created;
+            });
+        } catch (Exception e) {
+            throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        }
+    }
+
+    /** Advances the runs whose nodes ended since they were last looked at; returns how many runs. */
+    int advanceFlagged() {
+        Store store = ctx.store();
+        int n = 0;
+        for (long id : store.tx(tx -> store.workflowRuns().runsToAdvance(tx, BATCH))) {
+            n += store.tx(tx -> {
+                // Another node advancing this run holds its lock: it will see these ends itself.
+                Optional<RunRow> run = store.workflowRuns().lockRunningSkipLocked(tx, id);
+                if (run.isEmpty()) {
+                    if (store.workflowRuns().find(tx, id).map(r -> r.state().isFinished()).orElse(true)) {
+                        store.workflowRuns().markNoticed(tx, id);
+                    }
+                    return 0;
+                }
+                advance(tx, run.get());
+                return 1;
+            });
+        }
+        return n;
+    }
+
+    /** Node instances that ended by a path that did not report it (the safety net); returns how many. */
+    int reconcile() {
+        Store store = ctx.store();
+        int n = 0;
+        for (long[] row : store.tx(tx -> store.workflowRuns().endedUnreported(tx, BATCH))) {
+            n += store.tx(tx -> store.instances().find(tx, row[1])
+                    .map(i -> store.workflowRuns().instanceEnded(tx, i.id(), NodeState.of(i.state()), null)).orElse(0));
+        }
+        return n;
+    }
+
+    Optional<Instant> nextDue() {
+        return ctx.store().tx(tx -> ctx.store().workflows().earliestNextFire(tx));
+    }
+
+    long firedCount() {
+        return fired.get();
+    }
+
+    long duplicatesPrevented() {
+        return duplicatesPrevented.get();
+    }
+}

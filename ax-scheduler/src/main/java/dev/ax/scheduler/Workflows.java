@@ -1,0 +1,23 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.workflow.NodeState;
+import dev.ax.store.Tx;
+
+/**
+ * The one hook every path that ends an instance calls, in the transaction that ends it: when the
+ * instance is a workflow node's current one, the node takes the matching final state and is
+ * flagged for the workflow loop, which starts or skips the nodes below it right after the commit
+ * (in a separate transaction, so ending an instance never takes a second task's lock).
+ * For any other instance it is one indexed update that changes nothing.
+ */
+public final class Workflows {
+    private Workflows() {
+    }
+
+    public static void onInstanceEnded(NodeContext ctx, Tx tx, long instanceId, InstanceState state) {
+        if (ctx.store().workflowRuns().instanceEnded(tx, instanceId, NodeState.of(state), null) > 0) {
+            ctx.signals().workflowsChanged();
+        }
+    }
+}

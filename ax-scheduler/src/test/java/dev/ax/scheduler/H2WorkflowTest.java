@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2WorkflowTest extends WorkflowContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}
