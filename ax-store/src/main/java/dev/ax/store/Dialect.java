@@ -28,6 +28,11 @@ public enum Dialect {
         public boolean supportsSkipLocked() {
             return true;
         }
+
+        @Override
+        public boolean writesInWith() {
+            return true;
+        }
     },
     H2("h2") {
         @Override
@@ -44,6 +49,11 @@ public enum Dialect {
 
         @Override
         public boolean supportsSkipLocked() {
+            return false;
+        }
+
+        @Override
+        public boolean writesInWith() {
             return false;
         }
     };
@@ -76,6 +86,13 @@ public enum Dialect {
     public abstract String onSlotConflictDoNothing();
 
     public abstract boolean supportsSkipLocked();
+
+    /**
+     * True if a {@code WITH} may hold an INSERT or UPDATE whose {@code RETURNING} rows the main
+     * statement reads: a state change and its event, or a new run and its CREATED event, then
+     * cost one round trip instead of two (PostgreSQL; H2 has no data-modifying WITH).
+     */
+    public abstract boolean writesInWith();
 
     /** {@code FOR UPDATE SKIP LOCKED}, or plain {@code FOR UPDATE} where claims are serialised in the JVM. */
     public String forUpdateSkipLocked() {

@@ -31,6 +31,30 @@ public final class EventStore {
         }
     }
 
+    /**
+     * The same event for each of {@code instanceIds}, in one statement (a claim's CLAIMED events),
+     * in id order; returns how many were written.
+     */
+    public int appendForInstances(Tx tx, List<Long> instanceIds, EventType type, InstanceState from, InstanceState to,
+                                  String actor, String nodeId, String message, Map<String, Object> data) {
+        if (instanceIds.isEmpty()) {
+            return 0;
+        }
+        List<Object> args = new java.util.ArrayList<>(java.util.Arrays.asList(type, from, to, actor, nodeId));
+        args.add(message);
+        args.add(dataJson(data));
+        args.addAll(instanceIds);
+        return tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id IN ("
+                + String.join(", ", java.util.Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id", args.toArray());
+    }
+
+    /** The columns and values of an instance event read from {@code source}, a row set with the instance's columns. */
+    static String insertFrom(String source) {
+        return "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM " + source;
+    }
+
     public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
                 EventStore::map, instanceId, afterId, limit);
@@ -65,7 +89,7 @@ public final class EventStore {
         return counts;
     }
 
-    private static String dataJson(Map<String, Object> data) {
+    static String dataJson(Map<String, Object> data) {
         return data == null || data.isEmpty() ? null : Json.write(data);
     }
 

@@ -44,11 +44,21 @@ public final class InstanceStore {
                 + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, created_at, updated_at, finished_at)"
                 + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, " + finished + ")"
                 + tx.dialect().onSlotConflictDoNothing();
-        Optional<Long> id = tx.insertUnlessDuplicate(sql, n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
+        Object[] values = {n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
                 n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
-                n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId());
+                n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId()};
+        Map<String, Object> data = Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey());
+        if (tx.dialect().writesInWith()) {
+            // The run and its CREATED event in one round trip; a taken slot inserts neither.
+            List<Object> args = new ArrayList<>(java.util.Arrays.asList(values));
+            args.addAll(java.util.Arrays.asList(EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(),
+                    EventStore.dataJson(data)));
+            return tx.queryOne("WITH created AS (" + sql + " RETURNING id, task_id, task_name, attempt) "
+                    + EventStore.insertFrom("created") + " RETURNING instance_id", r -> r.lng("instance_id"), args.toArray());
+        }
+        Optional<Long> id = tx.insertUnlessDuplicate(sql, values);
         id.ifPresent(i -> events.appendForInstance(tx, i, EventType.CREATED, null, n.state(), n.actor(), n.nodeId(),
-                n.message(), Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey())));
+                n.message(), data));
         return id;
     }
 
@@ -83,6 +93,16 @@ public final class InstanceStore {
             sql.append(" AND attempt = ? AND executor_id = ?");
             args.add(m.fenceAttempt);
             args.add(m.fenceExecutor);
+        }
+        if (m.event != null && tx.dialect().writesInWith()) {
+            // The change and its event in one round trip: the event is written for the row moved, or not at all.
+            args.addAll(java.util.Arrays.asList(m.event, m.from, m.to, m.actor, m.nodeId, m.message, EventStore.dataJson(m.data)));
+            int n = tx.update("WITH moved AS (" + sql + " RETURNING id, task_id, task_name, attempt) " + EventStore.insertFrom("moved"),
+                    args.toArray());
+            if (n > 1) {
+                throw new StoreException("a state change of instance " + m.instanceId + " touched " + n + " rows");
+            }
+            return n == 1;
         }
         int n = tx.update(sql.toString(), args.toArray());
         if (n > 1) {
@@ -126,10 +146,8 @@ public final class InstanceStore {
         if (n != ids.size()) {
             throw new StoreException("claimed " + n + " of " + ids.size() + " locked instances");
         }
-        for (long id : ids) {
-            events.appendForInstance(tx, id, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING,
-                    "executor:" + executorId, nodeId, null, Map.of("executor", executorId));
-        }
+        events.appendForInstances(tx, ids, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING,
+                "executor:" + executorId, nodeId, null, Map.of("executor", executorId));
         return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
                 InstanceStore::map, ids.toArray());
     }
