@@ -54,7 +54,9 @@ final class ConcurrencyGate {
      * rendered key already has a SUCCESS or an active run is created SKIPPED, pointing at that
      * run, unless {@code force}.
      */
-    Optional<Long> admit(Tx tx, TaskRow task, NewInstance run, boolean force) {
+    Optional<Long> admit(Tx tx, TaskRow task, NewInstance undated, boolean force) {
+        // Written with the row (not by a second UPDATE of it): what sameDate dependencies match on.
+        NewInstance run = undated.withBusinessDate(Dependencies.businessDate(task.definition(), undated.scheduledAt()));
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         String key = idempotencyKey(task, run);
@@ -76,7 +78,6 @@ final class ConcurrencyGate {
         dev.ax.domain.policy.Readiness deps = dependencies.check(tx, task, run);
         Optional<Long> admitted = deps != null && deps.verdict() != dev.ax.domain.policy.Readiness.Verdict.READY
                 ? dependencies.park(tx, task, run, deps) : admitUnderLimit(tx, task, run, policy);
-        admitted.ifPresent(i -> dependencies.dated(tx, task, i, run));
         if (key != null) {
             admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
         }
@@ -205,6 +206,6 @@ final class ConcurrencyGate {
 
     private static NewInstance withState(NewInstance n, InstanceState state, String message) {
         return new NewInstance(n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(), n.scheduledAt(), n.params(), state,
-                n.maxAttempts(), n.group(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), message);
+                n.maxAttempts(), n.group(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), message, n.businessDate());
     }
 }

@@ -84,7 +84,7 @@ public final class Dependencies {
         String message = n.message() == null ? readiness.reason() : n.message() + "; " + readiness.reason();
         Optional<Long> id = store.instances().create(tx, new NewInstance(n.taskId(), n.taskName(), n.taskVersion(), n.cause(),
                 n.fireKey(), n.scheduledAt(), n.params(), InstanceState.WAITING_DEPENDENCY, n.maxAttempts(), n.group(), n.actor(),
-                n.nodeId(), n.parentId(), n.rootId(), message));
+                n.nodeId(), n.parentId(), n.rootId(), message, n.businessDate()));
         if (id.isEmpty()) {
             return id;
         }
@@ -92,17 +92,11 @@ public final class Dependencies {
         // A run created after its slot (a backfill, a catch-up) gets the whole wait from when it was created.
         Instant from = n.scheduledAt().isAfter(now) ? n.scheduledAt() : now;
         store.dependencies().setDeadline(tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
-        store.dependencies().setBusinessDate(tx, id.get(), businessDate(task.definition(), n.scheduledAt()));
         store.instances().setMessage(tx, id.get(), message);
         if (readiness.verdict() != Verdict.WAIT) {
             apply(tx, task, id.get(), readiness);
         }
         return id;
-    }
-
-    /** Records the business date of a new run, so that its dependents find it with one indexed look. */
-    void dated(Tx tx, TaskRow task, long instanceId, NewInstance run) {
-        ctx.store().dependencies().setBusinessDate(tx, instanceId, businessDate(task.definition(), run.scheduledAt()));
     }
 
     /** The business date of a run: its scheduled time in its task's zone, the date that {@code {{date}}} renders. */

@@ -44,7 +44,7 @@ final class Outcomes {
                 .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.SUCCESS);
+            Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
         }
         return moved;
     }
@@ -85,7 +85,7 @@ final class Outcomes {
         }
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.FAILED);
+            Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
         }
         return moved;
     }

@@ -9,10 +9,22 @@ import dev.ax.store.Tx;
  * instance is a workflow node's current one, the node takes the matching final state and is
  * flagged for the workflow loop, which starts or skips the nodes below it right after the commit
  * (in a separate transaction, so ending an instance never takes a second task's lock).
- * For any other instance it is one indexed update that changes nothing.
+ * For any other instance it is one indexed update that changes nothing, or, where the caller
+ * has the instance row, nothing at all ({@link #onRunEnded}).
  */
 public final class Workflows {
     private Workflows() {
+    }
+
+    /**
+     * As {@link #onInstanceEnded}, for a caller holding the run: only the workflow engine creates
+     * a node's instances (cause WORKFLOW), so a run of any other cause costs no statement — the
+     * completion of every scheduled run passes here.
+     */
+    public static void onRunEnded(NodeContext ctx, Tx tx, dev.ax.store.InstanceRow run, InstanceState state) {
+        if (run.cause() == dev.ax.domain.run.Cause.WORKFLOW) {
+            onInstanceEnded(ctx, tx, run.id(), state);
+        }
     }
 
     public static void onInstanceEnded(NodeContext ctx, Tx tx, long instanceId, InstanceState state) {

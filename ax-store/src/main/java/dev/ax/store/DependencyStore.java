@@ -36,11 +36,6 @@ public final class DependencyStore {
                 r -> r.lng("task_id"), upstreamName);
     }
 
-    /** Records the business date of a new run (its scheduled time in its task's zone). */
-    public void setBusinessDate(Tx tx, long instanceId, LocalDate date) {
-        tx.update("UPDATE ax_instance SET business_date = ? WHERE id = ?", date, instanceId);
-    }
-
     public Optional<LocalDate> businessDate(Tx tx, long instanceId) {
         return tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?", r -> r.str("business_date"), instanceId)
                 .map(s -> LocalDate.parse(s.substring(0, 10)));

@@ -41,12 +41,13 @@ public final class InstanceStore {
         }
         String finished = n.state().isTerminal() ? "CURRENT_TIMESTAMP" : "NULL";
         String sql = "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state,"
-                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, created_at, updated_at, finished_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, " + finished + ")"
+                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, business_date, created_at,"
+                + " updated_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP,"
+                + " CURRENT_TIMESTAMP, " + finished + ")"
                 + tx.dialect().onSlotConflictDoNothing();
         Object[] values = {n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
                 n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
-                n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId()};
+                n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), n.businessDate()};
         Map<String, Object> data = Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey());
         if (tx.dialect().writesInWith()) {
             // The run and its CREATED event in one round trip; a taken slot inserts neither.

@@ -134,8 +134,36 @@ public final class TaskStore {
         return TaskDefinitionCodec.parse(Json.readMap(json), Set.of()).definition();
     }
 
+    /** Parsed definitions by (task, version, text): the same stored text always parses to the same definition. */
+    private record Parsed(long taskId, int version, String text) {
+    }
+
+    private static final int PARSED_MAX = 50_000;
+    private static final java.util.concurrent.ConcurrentHashMap<Parsed, TaskDefinition> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The task row's definition, parsed once per (task, version, text) rather than on every read:
+     * every firing and every completion reads the task row, and parsing and validating its JSON
+     * (cron included) cost more CPU than the rest of the read. The text is part of the key, so an
+     * edit that kept the version number could not serve a stale definition.
+     */
+    private static TaskDefinition parseCached(long taskId, int version, String text) {
+        Parsed key = new Parsed(taskId, version, text);
+        TaskDefinition def = PARSED.get(key);
+        if (def == null) {
+            if (PARSED.size() >= PARSED_MAX) {
+                PARSED.clear(); // crude, and rare: far more task versions than any fleet keeps hot
+            }
+            def = parse(text);
+            PARSED.put(key, def);
+        }
+        return def;
+    }
+
     private static TaskRow map(Tx.Row r) throws SQLException {
-        return new TaskRow(r.lng("id"), r.str("name"), r.integer("version"), parse(r.str("definition")), r.bool("enabled"),
+        long id = r.lng("id");
+        int version = r.integer("version");
+        return new TaskRow(id, r.str("name"), version, parseCached(id, version, r.str("definition")), r.bool("enabled"),
                 r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"));
     }
 
