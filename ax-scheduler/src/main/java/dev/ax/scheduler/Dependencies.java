@@ -94,8 +94,8 @@ public final class Dependencies {
         store.dependencies().setDeadline(tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
         store.dependencies().setBusinessDate(tx, id.get(), businessDate(task.definition(), n.scheduledAt()));
         store.instances().setMessage(tx, id.get(), message);
-        if (readiness.verdict() != Verdict.WAIT) {
-            apply(tx, task, id.get(), readiness);
+        if (readiness.verdict() != Verdict.WAIT && apply(tx, task, id.get(), readiness)) {
+            upstreamEnded(tx, task); // ended at once (SKIP / FAIL): its own dependents may decide now too
         }
         return id;
     }
@@ -236,7 +236,7 @@ public final class Dependencies {
             Optional<Found> prev = deps.previousSlot(tx, selfId, scheduledAt);
             // The first run of a task has no previous slot to wait for.
             return prev.map(f -> new Upstream(d, "before " + scheduledAt, f.instanceId(), f.state()))
-                    .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ", none", null, InstanceState.SUCCESS));
+                    .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
         }
         Optional<TaskRow> up = ctx.store().tasks().find(tx, d.task());
         if (up.isEmpty()) {

@@ -208,6 +208,16 @@ abstract class DependencyContractTest {
         long late = trigger("skipper");
         assertThat(row(late).state()).isEqualTo(InstanceState.SKIPPED);
         assertThat(events(late)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.SKIPPED);
+
+        // ... and a run already waiting on that new run's task hears of it in the same transaction
+        node.tasks().create(task("x2", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
+        node.tasks().create(task("y2", TestNodes.event(), List.of(sameDate("x2")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
+        long y2 = trigger("y2");
+        assertThat(row(y2).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        long x2 = trigger("x2");
+        assertThat(row(x2).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(y2).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(y2).message()).contains("x2 (sameDate").contains("ended SKIPPED, instance " + x2);
     }
 
     @Test

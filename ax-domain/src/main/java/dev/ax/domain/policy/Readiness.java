@@ -52,7 +52,7 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
             if (state == null) {
                 return what + ": no run yet";
             }
-            return what + ": " + (failed() ? "ended " : "") + state + ", instance " + instanceId;
+            return what + ": " + (failed() ? "ended " : "") + state + (instanceId == null ? "" : ", instance " + instanceId);
         }
     }
 
