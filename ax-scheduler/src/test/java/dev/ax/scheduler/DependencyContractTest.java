@@ -180,6 +180,43 @@ abstract class DependencyContractTest {
     }
 
     @Test
+    void the_cron_fired_report_waits_for_the_layers_of_its_slots_date_and_goes_when_the_last_one_succeeds() throws Exception {
+        Map<String, Object> at1 = Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai");
+        for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
+            node.tasks().create(task(layer, at1, null, null, null), "test");
+        }
+        node.tasks().create(task("report", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")), null, null), "test");
+        // 02:00 has come: the report's latest slot is due (as after a restart), the layers' next slots are not.
+        var t = store.tx(tx -> store.tasks().find(tx, "report").orElseThrow());
+        var schedule = dev.ax.domain.schedule.Schedules.of(t.definition().trigger());
+        java.time.Instant now = store.tx(tx -> tx.now());
+        java.time.Instant slot = schedule.nextAfter(now.minus(Duration.ofDays(1))).orElseThrow();
+        store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ? WHERE id = ?", slot, t.id()));
+
+        assertThat(node.firing().tick()).isEqualTo(1);
+        InstanceRow fired = runs("report").getFirst();
+        assertThat(fired.cause()).isEqualTo(Cause.CRON);
+        assertThat(fired.state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        LocalDate day = date(slot);
+        assertThat(node.dependencies().waitingFor(fired.id())).extracting(Dependencies.WaitingFor::key).containsOnly(day.toString());
+        assertThat(claimAll()).isEmpty();
+
+        for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
+            node.backfills().start(layer, Map.of("from", day.toString(), "to", day.toString()), "ops");
+        }
+        assertThat(node.housekeeping().backfills()).isEqualTo(3);
+        List<WorkItem> layers = claimAll();
+        assertThat(layers).hasSize(3);
+        succeed(layers.get(0));
+        succeed(layers.get(1));
+        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        succeed(layers.get(2));
+        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.READY);
+        succeed(claimOnly(fired.id()));
+    }
+
+    @Test
     void an_upstream_failure_skips_or_fails_the_waiting_runs_by_policy_and_a_skip_reaches_their_own_dependents() throws Exception {
         node.tasks().create(task("src", TestNodes.event(), null, null, null), "test");
         node.tasks().create(task("skipper", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
