@@ -233,7 +233,7 @@ public final class Dependencies {
     private Upstream upstream(Tx tx, long selfId, Dependency d, Instant scheduledAt, LocalDate date) {
         DependencyStore deps = ctx.store().dependencies();
         if (d.scope() == Dependency.Scope.PREVIOUS_SLOT) {
-            Optional<Found> prev = deps.previousSlot(tx, selfId, scheduledAt);
+            Optional<Found> prev = decisive(deps.previousSlot(tx, selfId, scheduledAt));
             // The first run of a task has no previous slot to wait for.
             return prev.map(f -> new Upstream(d, "before " + scheduledAt, f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
@@ -244,14 +244,19 @@ public final class Dependencies {
         }
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
-            return deps.newestOnDate(tx, upId, date).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
+            return decisive(deps.onDate(tx, upId, date)).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, date.toString(), null, null));
         }
         Instant since = scheduledAt.minus(d.window());
         String key = "since " + since;
-        return deps.successSince(tx, upId, since).or(() -> deps.newestSince(tx, upId, since))
+        return deps.successSince(tx, upId, since).or(() -> decisive(deps.since(tx, upId, since)))
                 .map(f -> new Upstream(d, key, f.instanceId(), f.state()))
                 .orElseGet(() -> new Upstream(d, key, null, null));
+    }
+
+    private static Optional<Found> decisive(List<Found> newestFirst) {
+        return Readiness.decisive(newestFirst.stream().map(f -> new Readiness.Run(f.instanceId(), f.state())).toList())
+                .map(r -> new Found(r.id(), r.state()));
     }
 
     /** What a run waits for, live; empty when its task has no dependencies. */

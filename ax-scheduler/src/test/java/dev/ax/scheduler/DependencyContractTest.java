@@ -258,6 +258,22 @@ abstract class DependencyContractTest {
     }
 
     @Test
+    void an_upstream_run_skipped_because_its_task_was_busy_does_not_hide_the_run_still_going() throws Exception {
+        node.tasks().create(task("busy", TestNodes.event(), null, null, Map.of("overflow", "SKIP")), "test");
+        node.tasks().create(task("after_busy", TestNodes.event(), List.of(sameDate("busy")), Map.of("onUpstreamFailure", "FAIL"), null),
+                "test");
+        long first = trigger("busy");
+        WorkItem going = claimOnly(first);
+        long second = trigger("busy");
+        assertThat(row(second).state()).isEqualTo(InstanceState.SKIPPED);
+        long down = trigger("after_busy");
+        assertThat(row(down).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(down).message()).contains("RUNNING, instance " + first);
+        succeed(going);
+        assertThat(row(down).state()).isEqualTo(InstanceState.READY);
+    }
+
+    @Test
     void a_wait_past_its_deadline_ends_failed_with_a_deadline_event() throws Exception {
         node.tasks().create(task("src", TestNodes.event(), null, null, null), "test");
         node.tasks().create(task("report", TestNodes.event(), List.of(sameDate("src")), Map.of("waitDeadline", "PT1S"), null), "test");
