@@ -244,7 +244,12 @@ public final class Dependencies {
         }
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
-            return decisive(deps.onDate(tx, upId, date)).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
+            List<Found> onDate = deps.onDate(tx, upId, date);
+            if (onDate.isEmpty()) {
+                java.time.ZoneId zone = up.get().definition().trigger().timezone();
+                onDate = deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant());
+            }
+            return decisive(onDate).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, date.toString(), null, null));
         }
         Instant since = scheduledAt.minus(d.window());

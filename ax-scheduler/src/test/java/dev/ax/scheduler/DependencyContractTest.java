@@ -391,6 +391,25 @@ abstract class DependencyContractTest {
     }
 
     @Test
+    void an_upstream_run_from_before_business_dates_were_recorded_counts_for_its_date() throws Exception {
+        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null, null),
+                "test");
+        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                List.of(sameDate("up")), null, null), "test");
+        // 01:00 on 2026-10-01 in Shanghai, run and succeeded before the upgrade to V21: no business_date
+        long old = trigger("up");
+        succeed(claimOnly(old));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET business_date = NULL, scheduled_at = ? WHERE id = ?",
+                java.time.Instant.parse("2026-09-30T17:00:00Z"), old));
+
+        node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
+        assertThat(node.housekeeping().backfills()).isEqualTo(1);
+        InstanceRow down = runs("down").getFirst();
+        assertThat(down.state()).isEqualTo(InstanceState.READY);
+        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(InstanceState.READY);
+    }
+
+    @Test
     void saving_refuses_unknown_tasks_self_dependencies_and_cycles_and_changes_nothing() {
         node.tasks().create(task("a", TestNodes.event(), null, null, null), "test");
         node.tasks().create(task("b", TestNodes.event(), List.of(sameDate("a")), null, null), "test");

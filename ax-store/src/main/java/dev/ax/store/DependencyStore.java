@@ -79,6 +79,15 @@ public final class DependencyStore {
                 + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, date, CANDIDATES);
     }
 
+    /**
+     * sameDate for runs created before business dates were recorded (V21): the runs scheduled
+     * within the date in the upstream task's zone, {@code [from, to)}.
+     */
+    public List<Found> undatedBetween(Tx tx, long taskId, Instant from, Instant to) {
+        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ? AND scheduled_at < ?"
+                + " AND business_date IS NULL" + WORK + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, from, to, CANDIDATES);
+    }
+
     /** latest: the newest success of the upstream that finished at or after {@code since}. */
     public Optional<Found> successSince(Tx tx, long taskId, Instant since) {
         return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS' AND finished_at >= ?" + WORK
