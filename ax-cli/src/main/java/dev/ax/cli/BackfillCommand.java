@@ -44,6 +44,8 @@ final class BackfillCommand extends GroupCommand {
         Map<String, String> params = new LinkedHashMap<>();
         @Option(names = "--dry-run", description = "List the slots; create nothing.")
         boolean dryRun;
+        @Option(names = "--cascade", description = "Also backfill the tasks that depend on this one (dependsOn), same dates.")
+        boolean cascade;
 
         @Override
         protected int run(ApiClient api) {
@@ -55,10 +57,22 @@ final class BackfillCommand extends GroupCommand {
             body.put("order", order);
             body.put("params", params);
             body.put("dryRun", dryRun);
+            if (cascade) {
+                body.put("cascade", true);
+            }
             JsonNode r = api.post(TaskCommand.path(name) + "/backfill", body);
             if (printedJson(r)) {
                 return ExitCodes.OK;
             }
+            printStarted(r);
+            r.path("cascaded").forEach(c -> {
+                out().println("cascade: " + Output.text(c, "taskName"));
+                printStarted(c);
+            });
+            return ExitCodes.OK;
+        }
+
+        private void printStarted(JsonNode r) {
             if (dryRun) {
                 r.path("plan").forEach(p -> out().println(Output.text(p, "slot") + "  " + Output.text(p, "action")
                         + (p.hasNonNull("existingInstanceId") ? "  (instance " + Output.text(p, "existingInstanceId") + " "
@@ -67,7 +81,6 @@ final class BackfillCommand extends GroupCommand {
             } else {
                 out().println("backfill " + Output.text(r, "backfillId") + " started: " + Output.text(r, "slots") + " slots");
             }
-            return ExitCodes.OK;
         }
     }
 

@@ -117,6 +117,22 @@ class RunControlCliTest {
     }
 
     @Test
+    void a_cascade_dry_run_lists_the_slots_of_the_task_and_of_its_dependents() throws IOException {
+        apply("cli_up", """
+                {"taskName":"cli_up","trigger":{"type":"cron","expression":"0 1 * * *"},"action":{"type":"shell","command":"true"}}
+                """);
+        apply("cli_down", """
+                {"taskName":"cli_down","trigger":{"type":"cron","expression":"0 2 * * *"},"action":{"type":"shell","command":"true"},
+                 "dependsOn":[{"task":"cli_up"}]}
+                """);
+        Cli.Result dry = ax("backfill", "start", "cli_up", "--from", "2026-10-01", "--to", "2026-10-02", "--dry-run", "--cascade");
+        assertThat(dry.exitCode()).as(dry.toString()).isZero();
+        assertThat(dry.out()).contains("2026-10-01T01:00:00Z  run").contains("cascade: cli_down")
+                .contains("2026-10-02T02:00:00Z  run");
+        assertThat(dry.out().split("2 slots; nothing created").length).isEqualTo(3);
+    }
+
+    @Test
     void cancel_withdraws_a_blocked_run_and_terminate_of_a_waiting_run_says_cancel_it_instead() throws IOException {
         eventTask("stays_waiting", "true", "nowhere", "{}");
         String first = trigger("stays_waiting");

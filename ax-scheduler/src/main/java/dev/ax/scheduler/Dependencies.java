@@ -93,8 +93,8 @@ public final class Dependencies {
         Instant from = n.scheduledAt().isAfter(now) ? n.scheduledAt() : now;
         store.dependencies().setDeadline(tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
         store.instances().setMessage(tx, id.get(), message);
-        if (readiness.verdict() != Verdict.WAIT) {
-            apply(tx, task, id.get(), readiness);
+        if (readiness.verdict() != Verdict.WAIT && apply(tx, task, id.get(), readiness)) {
+            upstreamEnded(tx, task); // ended at once (SKIP / FAIL): its own dependents may decide now too
         }
         return id;
     }
@@ -227,10 +227,10 @@ public final class Dependencies {
     private Upstream upstream(Tx tx, long selfId, Dependency d, Instant scheduledAt, LocalDate date) {
         DependencyStore deps = ctx.store().dependencies();
         if (d.scope() == Dependency.Scope.PREVIOUS_SLOT) {
-            Optional<Found> prev = deps.previousSlot(tx, selfId, scheduledAt);
+            Optional<Found> prev = decisive(deps.previousSlot(tx, selfId, scheduledAt));
             // The first run of a task has no previous slot to wait for.
             return prev.map(f -> new Upstream(d, "before " + scheduledAt, f.instanceId(), f.state()))
-                    .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ", none", null, InstanceState.SUCCESS));
+                    .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
         }
         Optional<TaskRow> up = ctx.store().tasks().find(tx, d.task());
         if (up.isEmpty()) {
@@ -238,14 +238,24 @@ public final class Dependencies {
         }
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
-            return deps.newestOnDate(tx, upId, date).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
+            List<Found> onDate = deps.onDate(tx, upId, date);
+            if (onDate.isEmpty()) {
+                java.time.ZoneId zone = up.get().definition().trigger().timezone();
+                onDate = deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant());
+            }
+            return decisive(onDate).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, date.toString(), null, null));
         }
         Instant since = scheduledAt.minus(d.window());
         String key = "since " + since;
-        return deps.successSince(tx, upId, since).or(() -> deps.newestSince(tx, upId, since))
+        return deps.successSince(tx, upId, since).or(() -> decisive(deps.since(tx, upId, since)))
                 .map(f -> new Upstream(d, key, f.instanceId(), f.state()))
                 .orElseGet(() -> new Upstream(d, key, null, null));
+    }
+
+    private static Optional<Found> decisive(List<Found> newestFirst) {
+        return Readiness.decisive(newestFirst.stream().map(f -> new Readiness.Run(f.instanceId(), f.state())).toList())
+                .map(r -> new Found(r.id(), r.state()));
     }
 
     /** What a run waits for, live; empty when its task has no dependencies. */

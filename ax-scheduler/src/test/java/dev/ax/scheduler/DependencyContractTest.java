@@ -180,6 +180,43 @@ abstract class DependencyContractTest {
     }
 
     @Test
+    void the_cron_fired_report_waits_for_the_layers_of_its_slots_date_and_goes_when_the_last_one_succeeds() throws Exception {
+        Map<String, Object> at1 = Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai");
+        for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
+            node.tasks().create(task(layer, at1, null, null, null), "test");
+        }
+        node.tasks().create(task("report", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")), null, null), "test");
+        // 02:00 has come: the report's latest slot is due (as after a restart), the layers' next slots are not.
+        var t = store.tx(tx -> store.tasks().find(tx, "report").orElseThrow());
+        var schedule = dev.ax.domain.schedule.Schedules.of(t.definition().trigger());
+        java.time.Instant now = store.tx(tx -> tx.now());
+        java.time.Instant slot = schedule.nextAfter(now.minus(Duration.ofDays(1))).orElseThrow();
+        store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ? WHERE id = ?", slot, t.id()));
+
+        assertThat(node.firing().tick()).isEqualTo(1);
+        InstanceRow fired = runs("report").getFirst();
+        assertThat(fired.cause()).isEqualTo(Cause.CRON);
+        assertThat(fired.state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        LocalDate day = date(slot);
+        assertThat(node.dependencies().waitingFor(fired.id())).extracting(Dependencies.WaitingFor::key).containsOnly(day.toString());
+        assertThat(claimAll()).isEmpty();
+
+        for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
+            node.backfills().start(layer, Map.of("from", day.toString(), "to", day.toString()), "ops");
+        }
+        assertThat(node.housekeeping().backfills()).isEqualTo(3);
+        List<WorkItem> layers = claimAll();
+        assertThat(layers).hasSize(3);
+        succeed(layers.get(0));
+        succeed(layers.get(1));
+        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        succeed(layers.get(2));
+        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.READY);
+        succeed(claimOnly(fired.id()));
+    }
+
+    @Test
     void an_upstream_failure_skips_or_fails_the_waiting_runs_by_policy_and_a_skip_reaches_their_own_dependents() throws Exception {
         node.tasks().create(task("src", TestNodes.event(), null, null, null), "test");
         node.tasks().create(task("skipper", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
@@ -208,6 +245,32 @@ abstract class DependencyContractTest {
         long late = trigger("skipper");
         assertThat(row(late).state()).isEqualTo(InstanceState.SKIPPED);
         assertThat(events(late)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.SKIPPED);
+
+        // ... and a run already waiting on that new run's task hears of it in the same transaction
+        node.tasks().create(task("x2", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
+        node.tasks().create(task("y2", TestNodes.event(), List.of(sameDate("x2")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
+        long y2 = trigger("y2");
+        assertThat(row(y2).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        long x2 = trigger("x2");
+        assertThat(row(x2).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(y2).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(y2).message()).contains("x2 (sameDate").contains("ended SKIPPED, instance " + x2);
+    }
+
+    @Test
+    void an_upstream_run_skipped_because_its_task_was_busy_does_not_hide_the_run_still_going() throws Exception {
+        node.tasks().create(task("busy", TestNodes.event(), null, null, Map.of("overflow", "SKIP")), "test");
+        node.tasks().create(task("after_busy", TestNodes.event(), List.of(sameDate("busy")), Map.of("onUpstreamFailure", "FAIL"), null),
+                "test");
+        long first = trigger("busy");
+        WorkItem going = claimOnly(first);
+        long second = trigger("busy");
+        assertThat(row(second).state()).isEqualTo(InstanceState.SKIPPED);
+        long down = trigger("after_busy");
+        assertThat(row(down).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(down).message()).contains("RUNNING, instance " + first);
+        succeed(going);
+        assertThat(row(down).state()).isEqualTo(InstanceState.READY);
     }
 
     @Test
@@ -325,6 +388,25 @@ abstract class DependencyContractTest {
         node.housekeeping().backfills();
         assertThat(node.backfills().progress(started.cascaded().getFirst().backfillId()).backfill().state())
                 .isEqualTo(dev.ax.store.BackfillStore.State.DONE);
+    }
+
+    @Test
+    void an_upstream_run_from_before_business_dates_were_recorded_counts_for_its_date() throws Exception {
+        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null, null),
+                "test");
+        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                List.of(sameDate("up")), null, null), "test");
+        // 01:00 on 2026-10-01 in Shanghai, run and succeeded before the upgrade to V21: no business_date
+        long old = trigger("up");
+        succeed(claimOnly(old));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET business_date = NULL, scheduled_at = ? WHERE id = ?",
+                java.time.Instant.parse("2026-09-30T17:00:00Z"), old));
+
+        node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
+        assertThat(node.housekeeping().backfills()).isEqualTo(1);
+        InstanceRow down = runs("down").getFirst();
+        assertThat(down.state()).isEqualTo(InstanceState.READY);
+        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(InstanceState.READY);
     }
 
     @Test

@@ -65,10 +65,22 @@ public final class DependencyStore {
                 DependencyStore::waiting, limit);
     }
 
-    /** sameDate: the newest run of the upstream task for one business date (a retry or re-run is newer than what it repeats). */
-    public Optional<Found> newestOnDate(Tx tx, long taskId, LocalDate date) {
-        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND business_date = ?" + WORK
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, date);
+    /** How many of the newest matching upstream runs are read to find the one that decides. */
+    static final int CANDIDATES = 20;
+
+    /** sameDate: the newest runs of the upstream task for one business date, newest first. */
+    public List<Found> onDate(Tx tx, long taskId, LocalDate date) {
+        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND business_date = ?" + WORK
+                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, date, CANDIDATES);
+    }
+
+    /**
+     * sameDate for runs created before business dates were recorded (V21): the runs scheduled
+     * within the date in the upstream task's zone, {@code [from, to)}.
+     */
+    public List<Found> undatedBetween(Tx tx, long taskId, Instant from, Instant to) {
+        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ? AND scheduled_at < ?"
+                + " AND business_date IS NULL" + WORK + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, from, to, CANDIDATES);
     }
 
     /** latest: the newest success of the upstream that finished at or after {@code since}. */
@@ -77,25 +89,25 @@ public final class DependencyStore {
                 + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, since);
     }
 
-    /** latest, when nothing succeeded: the newest upstream run scheduled at or after {@code since}. */
-    public Optional<Found> newestSince(Tx tx, long taskId, Instant since) {
-        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ?" + WORK
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, since);
+    /** latest, when nothing succeeded: the newest upstream runs scheduled at or after {@code since}, newest first. */
+    public List<Found> since(Tx tx, long taskId, Instant since) {
+        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ?" + WORK
+                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, since, CANDIDATES);
     }
 
     /**
      * previousSlot: the run of the slot before {@code scheduledAt} (scheduled and backfill runs), or
      * the newest retry / re-run of it: slot N+1 waits for slot N however slot N got done.
      */
-    public Optional<Found> previousSlot(Tx tx, long taskId, Instant scheduledAt) {
+    public List<Found> previousSlot(Tx tx, long taskId, Instant scheduledAt) {
         Optional<Long> slotRun = tx.queryOne("SELECT id FROM ax_instance WHERE task_id = ? AND scheduled_at < ?"
                 + " AND cause IN ('CRON', 'INTERVAL', 'BACKFILL') ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
                 r -> r.lng("id"), taskId, scheduledAt);
         if (slotRun.isEmpty()) {
-            return Optional.empty();
+            return List.of();
         }
-        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND (id = ? OR parent_id = ?)" + WORK
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, slotRun.get(), slotRun.get());
+        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND (id = ? OR parent_id = ?)" + WORK
+                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, slotRun.get(), slotRun.get(), CANDIDATES);
     }
 
     private static Found found(Tx.Row r) throws java.sql.SQLException {

@@ -52,8 +52,31 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
             if (state == null) {
                 return what + ": no run yet";
             }
-            return what + ": " + (failed() ? "ended " : "") + state + ", instance " + instanceId;
+            return what + ": " + (failed() ? "ended " : "") + state + (instanceId == null ? "" : ", instance " + instanceId);
         }
+    }
+
+    /** One upstream run that may decide a dependency. */
+    public record Run(long id, InstanceState state) {
+    }
+
+    /**
+     * Which of the upstream runs matching a dependency (same date, same window, a slot and its
+     * retries; newest first) decides it: a run still going that is newer than the newest success
+     * (a re-run in progress); else the newest success; else a run still going (it may succeed);
+     * else the newest run, which ended without success. So a run skipped because its task was busy,
+     * or a failed attempt retried by a newer run, never hides the run that matters.
+     */
+    public static java.util.Optional<Run> decisive(List<Run> newestFirst) {
+        for (Run r : newestFirst) {
+            if (r.state() == InstanceState.SUCCESS) {
+                return java.util.Optional.of(r);
+            }
+            if (!r.state().isTerminal()) {
+                return java.util.Optional.of(r);
+            }
+        }
+        return newestFirst.stream().findFirst();
     }
 
     public static Readiness decide(List<Upstream> upstreams, OnUpstreamFailure onFailure, boolean deadlinePassed) {

@@ -71,6 +71,34 @@ class ReadinessTest {
         assertThat(u.describe()).isEqualTo(expected);
     }
 
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', nullValues = "-", value = {
+            // newest first; the id of the run that decides
+            "SUCCESS                     | 1",
+            "FAILED                      | 1",
+            "-                           | -",
+            // a retry (newer) succeeded after a failure
+            "SUCCESS, FAILED             | 1",
+            // a re-run is going: wait for it, not for the old success
+            "RUNNING, SUCCESS            | 1",
+            // the newest was skipped because the task was busy with an older run: that run decides
+            "SKIPPED, RUNNING            | 2",
+            "SKIPPED, RUNNING, FAILED    | 2",
+            // a failed re-run does not undo an earlier success
+            "FAILED, SUCCESS             | 2",
+            // nothing succeeded, nothing going: the newest failure
+            "CANCELED, FAILED            | 1"})
+    void the_decisive_upstream_run(String states, Long expected) {
+        List<Readiness.Run> runs = new ArrayList<>();
+        if (states != null) {
+            String[] s = states.split(",");
+            for (int i = 0; i < s.length; i++) {
+                runs.add(new Readiness.Run(i + 1, InstanceState.valueOf(s[i].strip())));
+            }
+        }
+        assertThat(Readiness.decisive(runs).map(Readiness.Run::id)).isEqualTo(java.util.Optional.ofNullable(expected));
+    }
+
     @org.junit.jupiter.api.Test
     void no_dependencies_is_ready() {
         assertThat(Readiness.decide(List.of(), OnUpstreamFailure.FAIL, true).verdict()).isEqualTo(Verdict.READY);
