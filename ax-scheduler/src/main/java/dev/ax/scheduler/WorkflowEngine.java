@@ -137,12 +137,13 @@ final class WorkflowEngine {
         List<NodeRunRow> open = store.workflowRuns().nodes(tx, run.id()).stream().filter(n -> !n.state().isFinal())
                 .sorted(Comparator.comparing(NodeRunRow::taskName)).toList();
         for (NodeRunRow n : open) {
-            // The node first: the instance's end below then finds no RUNNING node to report to.
-            store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why);
-            if (n.instanceId() == null) {
+            // The task before the node row: the order in which an instance's end takes them (the
+            // executor's report locks the task, then the hook updates the node), so the two never deadlock.
+            Optional<TaskRow> task = n.instanceId() == null ? Optional.empty() : store.tasks().lock(tx, n.taskName());
+            // The node before the instance: the instance's end below then finds no RUNNING node to report to.
+            if (!store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why) || n.instanceId() == null) {
                 continue;
             }
-            Optional<TaskRow> task = store.tasks().lock(tx, n.taskName());
             InstanceRow instance = store.instances().find(tx, n.instanceId()).orElse(null);
             if (instance == null || instance.state().isTerminal()) {
                 continue;
