@@ -59,6 +59,7 @@ public final class Routes {
                 get("/api/workflow-runs", VIEWER, "List workflow runs, newest first", w::runs),
                 get("/api/workflow-runs/{id}", VIEWER, "A workflow run: its graph with node states", w::run),
                 post("/api/workflow-runs/{id}/rerun", OPERATOR, "Run a finished workflow run again from a node and its descendants", w::rerun),
+                post("/api/workflow-runs/{id}/cancel", OPERATOR, "Cancel a running workflow run: what has not run is skipped", w::cancel),
 
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
                 get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),

@@ -90,6 +90,13 @@ final class WorkflowHandlers {
         ctx.json(view(workflows().rerun(Params.pathId(ctx, "id"), (String) from, Auth.actor(ctx))));
     }
 
+    /** {@code POST /api/workflow-runs/{id}/cancel}, body {@code {"reason":…}} or none. */
+    void cancel(Context ctx) {
+        Map<String, Object> body = Bodies.object(ctx, api.json());
+        Object reason = body.get("reason");
+        ctx.json(view(workflows().cancel(Params.pathId(ctx, "id"), Auth.actor(ctx), reason == null ? null : String.valueOf(reason))));
+    }
+
     void backfill(Context ctx) {
         WorkflowBackfills.Started s = api.node().workflows().backfills().start(ctx.pathParam("name"), Bodies.object(ctx, api.json()),
                 Auth.actor(ctx));

@@ -14,11 +14,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ax workflow apply|list|trigger|runs|run|rerun|backfill}: graphs of tasks and their runs. */
+/** {@code ax workflow apply|list|trigger|runs|run|rerun|cancel|backfill}: graphs of tasks and their runs. */
 @Command(name = "workflow", mixinStandardHelpOptions = true,
         description = "Workflows: tasks joined by edges into a graph with one trigger; runs with their node states; rerun from a node.",
         subcommands = {WorkflowCommand.Apply.class, WorkflowCommand.ListWorkflows.class, WorkflowCommand.Trigger.class,
-                WorkflowCommand.Runs.class, WorkflowCommand.Run.class, WorkflowCommand.Rerun.class, WorkflowCommand.Backfill.class})
+                WorkflowCommand.Runs.class, WorkflowCommand.Run.class, WorkflowCommand.Rerun.class, WorkflowCommand.Cancel.class,
+                WorkflowCommand.Backfill.class})
 final class WorkflowCommand extends GroupCommand {
 
     static String path(String name) {
@@ -187,6 +188,28 @@ final class WorkflowCommand extends GroupCommand {
                 body.put("from", from);
             }
             JsonNode r = api.post(runPath(id) + "/rerun", body);
+            if (!printedJson(r)) {
+                printRun(this, r);
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "cancel", mixinStandardHelpOptions = true,
+            description = "Cancel a running workflow run: what has not run is skipped, waiting runs canceled, running ones terminated.")
+    static final class Cancel extends ClientCommand {
+        @Parameters(paramLabel = "RUN_ID", description = "The workflow run id.")
+        String id;
+        @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded with the cancel.")
+        String reason;
+
+        @Override
+        protected int run(ApiClient api) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            if (reason != null) {
+                body.put("reason", reason);
+            }
+            JsonNode r = api.post(runPath(id) + "/cancel", body);
             if (!printedJson(r)) {
                 printRun(this, r);
             }

@@ -126,6 +126,42 @@ final class WorkflowEngine {
         }
     }
 
+    /**
+     * Cancels a RUNNING run whose row the caller has locked: nodes not yet final are SKIPPED (with
+     * who canceled), their waiting instances CANCELED and running ones TERMINATED (the executor
+     * kills the process tree at its next heartbeat), each through the state machine with its event.
+     */
+    void cancel(Tx tx, RunRow run, String actor, String reason) {
+        Store store = ctx.store();
+        String why = "workflow run " + run.id() + " canceled by " + actor + (reason == null || reason.isBlank() ? "" : ": " + reason);
+        List<NodeRunRow> open = store.workflowRuns().nodes(tx, run.id()).stream().filter(n -> !n.state().isFinal())
+                .sorted(Comparator.comparing(NodeRunRow::taskName)).toList();
+        for (NodeRunRow n : open) {
+            // The task before the node row: the order in which an instance's end takes them (the
+            // executor's report locks the task, then the hook updates the node), so the two never deadlock.
+            Optional<TaskRow> task = n.instanceId() == null ? Optional.empty() : store.tasks().lock(tx, n.taskName());
+            // The node before the instance: the instance's end below then finds no RUNNING node to report to.
+            if (!store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why) || n.instanceId() == null) {
+                continue;
+            }
+            InstanceRow instance = store.instances().find(tx, n.instanceId()).orElse(null);
+            if (instance == null || instance.state().isTerminal()) {
+                continue;
+            }
+            InstanceState to = instance.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
+            store.instances().move(tx, dev.ax.store.Move.of(instance.id(), instance.state(), to).finished()
+                    .set(dev.ax.store.Move.Column.MESSAGE, why)
+                    .event(to == InstanceState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED, actor, ctx.nodeId(), why));
+            task.ifPresent(t -> gate.release(tx, t));
+        }
+        if (store.workflowRuns().setState(tx, run.id(), dev.ax.domain.workflow.WorkflowRunState.RUNNING,
+                dev.ax.domain.workflow.WorkflowRunState.CANCELED)) {
+            store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, actor, ctx.nodeId(), why,
+                    Map.of("state", "CANCELED"));
+            ctx.signals().workflowsChanged();
+        }
+    }
+
     /** Gives a node a new instance; true if that instance is final already (its node too, then). */
     private boolean start(Tx tx, RunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
         Store store = ctx.store();

@@ -204,6 +204,19 @@ public final class WorkflowService {
         return view;
     }
 
+    /** Stops a RUNNING run: what has not finished is skipped, waiting instances canceled, running ones terminated. */
+    public RunView cancel(long id, String actor, String reason) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            RunRow run = store.workflowRuns().lock(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
+            if (run.state().isFinished()) {
+                throw new ConflictException("workflow run " + id + " is " + run.state() + "; only a RUNNING run can be canceled");
+            }
+            engine.cancel(tx, run, actor, reason);
+            return view(tx, store.workflowRuns().find(tx, id).orElseThrow());
+        });
+    }
+
     private WorkflowDefinition parse(Tx tx, Object json) {
         return WorkflowCodec.parse(json, task -> ctx.store().tasks().find(tx, task).isPresent());
     }

@@ -177,6 +177,39 @@ abstract class WorkflowContractTest {
     }
 
     @Test
+    void canceling_a_run_withdraws_its_waiting_instance_and_skips_what_has_not_run() throws Exception {
+        node.workflows().service().create(diamond("nightly", null), "test");
+        long run = node.workflows().service().trigger("nightly", Map.of(), "ops");
+        long first = node.workflows().service().run(run).nodes().getFirst().instanceId();
+        var canceled = node.workflows().service().cancel(run, "ops", "wrong day");
+        assertThat(canceled.run().state()).isEqualTo(WorkflowRunState.CANCELED);
+        assertThat(states(run).values()).containsOnly(NodeState.SKIPPED);
+        dev.ax.domain.run.InstanceState firstState = store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
+        assertThat(firstState).isEqualTo(dev.ax.domain.run.InstanceState.CANCELED);
+        runToRest();
+        assertThat(node.workflows().service().run(run).instancesPerTask()).isEqualTo(Map.of("t_a", 1));
+        assertThatThrownBy(() -> node.workflows().service().cancel(run, "ops", null)).isInstanceOf(ConflictException.class);
+        // a canceled run can be run again from a node
+        node.workflows().service().rerun(run, "a", "ops");
+        runToRest();
+        assertThat(node.workflows().service().run(run).run().state()).isEqualTo(WorkflowRunState.SUCCESS);
+    }
+
+    @Test
+    void a_slot_takes_one_run_whatever_inserts_it() {
+        var wf = node.workflows().service().create(diamond("nightly", null), "test").row();
+        var slot = java.time.Instant.parse("2026-10-01T02:00:00Z");
+        var newRun = new dev.ax.store.WorkflowRunStore.NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), "cron",
+                Firing.fireKey(slot), slot, Map.of(), null, "test", "n1");
+        java.util.Optional<Long> first = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
+        java.util.Optional<Long> second = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
+        assertThat(first).isPresent();
+        assertThat(second).isEmpty();
+        List<dev.ax.store.WorkflowRunStore.RunRow> runs = store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
+        assertThat(runs).hasSize(1);
+    }
+
+    @Test
     void a_cycle_is_refused_with_its_path_and_an_unknown_task_with_its_field() {
         Map<String, Object> cyclic = Map.of("name", "loop", "nodes", List.of(n("a", "t_a", null), n("b", "t_b", null), n("c", "t_c", null)),
                 "edges", List.of(e("a", "b"), e("b", "c"), e("c", "a")));
