@@ -16,6 +16,8 @@ public enum EventType {
     FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
     // approval gates (policy.approval)
     APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
+    // sharded runs (policy.sharding): the fan-out, then each shard's story; data.shard is the shard index
+    SHARDED, SHARD_CLAIMED, SHARD_STARTED, SHARD_SUCCEEDED, SHARD_FAILED, SHARD_RETRY_SCHEDULED, SHARD_LOST, SHARD_STOPPED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // alert delivery (ax-alerts): on the instance or task the alert is about
