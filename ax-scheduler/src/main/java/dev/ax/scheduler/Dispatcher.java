@@ -311,6 +311,13 @@ public final class Dispatcher {
         });
     }
 
+    /** {@link #completeFromService} for one shard of a sharded run ({@code shard} null: the run itself). */
+    public ReportAnswer completeFromService(long instanceId, Integer shard, int attempt, boolean success, Integer status, String message,
+                                            String actor) {
+        return shard == null ? completeFromService(instanceId, attempt, success, status, message, actor)
+                : shards.completeFromService(instanceId, shard, attempt, success, status, message, actor);
+    }
+
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
         String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()

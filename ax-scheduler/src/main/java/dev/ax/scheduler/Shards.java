@@ -209,6 +209,30 @@ final class Shards {
         return answer;
     }
 
+    /**
+     * An async HTTP shard's service reports the outcome itself ({@code POST /api/instances/{id}/complete}
+     * with {@code "shard"}): fenced by the shard's attempt like an executor's report.
+     */
+    ReportAnswer completeFromService(long instanceId, int index, int attempt, boolean success, Integer status, String message,
+                                     String actor) {
+        RunRef ref = new RunRef(instanceId, attempt, index);
+        boolean[] retrying = new boolean[1];
+        ReportAnswer answer = ctx.store().tx(tx -> {
+            ShardRow shard = shards().find(tx, instanceId, index).orElse(null);
+            if (shard == null || shard.attempt() != attempt || shard.state() != ShardState.RUNNING) {
+                return refuse(tx, ref, actor, "completion");
+            }
+            boolean applied = success
+                    ? succeed(tx, shard, status, message == null ? "reported by the service" : message, actor)
+                    : fail(tx, shard, status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status, message, actor, retrying);
+            return applied ? ReportAnswer.OK : refuse(tx, ref, actor, "completion");
+        });
+        if (retrying[0]) {
+            ctx.signals().workAvailable();
+        }
+        return answer;
+    }
+
     /** Where a shard the executor holds stands: {@code RUNNING} while it may go on; refused otherwise. */
     ReportAnswer runState(RunRef ref, String executorId) {
         return ctx.store().tx(tx -> shards().find(tx, ref.instanceId(), ref.shard())
