@@ -86,7 +86,12 @@ public final class Views {
                             String requestId, String params, Time readyAt, Time leaseExpires, String actor, String nodeId,
                             String waitingReason, List<ChainItem> chain, List<EventItem> events, List<LogItem> log,
                             long lastChunkId, int logAttempt, boolean logCut, boolean live, ApprovalItem approval, boolean canTerminate,
-                            boolean canCancel, boolean canRetry, boolean canRerun) {
+                            boolean canCancel, boolean canRetry, boolean canRerun, List<ShardItem> shards) {
+    }
+
+    /** One shard of a sharded run (policy.sharding), for the run page's shard table. */
+    public record ShardItem(int index, int total, String state, int attempt, String executor, String pid, String exitCode,
+                            String message, Time started, Time finished) {
     }
 
     /** A piece of a run's output: {@code css} tells stdout, stderr and the line that starts an attempt apart. */
