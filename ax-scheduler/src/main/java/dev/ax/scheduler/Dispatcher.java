@@ -111,7 +111,7 @@ public final class Dispatcher {
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
-            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups()) || shards.readyExists(tx, p.groups()))) {
+            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups()) || shards.readyFor(tx, p.executorId(), p.groups()))) {
                 return List.of();
             }
         }

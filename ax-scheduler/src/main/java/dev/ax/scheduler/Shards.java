@@ -97,7 +97,7 @@ final class Shards {
         if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
             throw new IllegalStateException("instance " + run.id() + " moved inside its own claim transaction");
         }
-        shards().create(tx, run.id(), total, run.group());
+        shards().create(tx, run.id(), total, run.group(), sharding.maxParallelShards());
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("shards", total);
         data.put("mode", sharding.broadcast() ? "broadcast" : "fixed");
@@ -156,8 +156,9 @@ final class Shards {
         return out;
     }
 
-    boolean readyExists(Tx tx, List<String> groups) {
-        return shards().readyExists(tx, groups);
+    /** For a waiting poll: is there a shard this executor could get now? (See {@link ShardStore#readyFor}.) */
+    boolean readyFor(Tx tx, String executorId, List<String> groups) {
+        return shards().readyFor(tx, executorId, groups, SPREAD_GRACE_MILLIS);
     }
 
     // ------------------------------------------------------------------------------------------- reports
@@ -203,8 +204,8 @@ final class Shards {
                     actor(c.executorId()), retrying);
             return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
         });
-        if (retrying[0]) {
-            ctx.signals().workAvailable();
+        if (retrying[0] || answer.accepted()) {
+            ctx.signals().workAvailable(); // a retry is due, or a shard's end made room (maxParallelShards, spreading)
         }
         return answer;
     }

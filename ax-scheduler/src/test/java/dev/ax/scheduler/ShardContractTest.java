@@ -291,4 +291,29 @@ abstract class ShardContractTest {
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.SHARD_LOST);
         assertThat(onA.ref()).isEqualTo(new RunRef(id, 1, onA.shardIndex()));
     }
+
+    @Test
+    void a_waiting_poll_sees_only_shards_it_could_get_so_a_turned_away_executor_does_not_spin() throws Exception {
+        register("a", "b");
+        long limited = trigger("limited", Map.of("sharding", Map.of("shards", 2, "maxParallelShards", 1)));
+        WorkItem first = poll("a", 4).getFirst();
+        // maxParallelShards reached: nobody could get the second shard, so a waiting poll keeps waiting.
+        assertThat(readyFor("a")).isFalse();
+        assertThat(readyFor("b")).isFalse();
+        complete("a", first, true);
+        assertThat(readyFor("b")).isTrue();
+        poll("b", 4).forEach(item -> complete("b", item, true));
+        assertThat(instance(limited).state()).isEqualTo(InstanceState.SUCCESS);
+
+        long spread = trigger("spread", Map.of("sharding", Map.of("shards", 3)));
+        assertThat(poll("a", 4)).hasSize(1);
+        // a already runs a shard of the run and b none: b should take the next one, a waits (for up to the spread grace).
+        assertThat(readyFor("a")).isFalse();
+        assertThat(readyFor("b")).isTrue();
+        assertThat(shards(spread)).hasSize(3);
+    }
+
+    boolean readyFor(String executor) {
+        return store.tx(tx -> store.shards().readyFor(tx, executor, List.of("default"), Shards.SPREAD_GRACE_MILLIS));
+    }
 }

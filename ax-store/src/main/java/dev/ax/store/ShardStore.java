@@ -28,11 +28,16 @@ public final class ShardStore {
         this.events = events;
     }
 
-    /** Creates shards 0..total-1 of a RUNNING instance, all READY now. */
-    public void create(Tx tx, long instanceId, int total, String group) {
+    /**
+     * Creates shards 0..total-1 of a RUNNING instance, all READY now. {@code maxParallel} (the
+     * policy's maxParallelShards, null for none) is kept on the rows so that {@link #readyFor} can
+     * tell in SQL whether a waiting poll could get a shard.
+     */
+    public void create(Tx tx, long instanceId, int total, String group, Integer maxParallel) {
         for (int i = 0; i < total; i++) {
-            tx.update("INSERT INTO ax_shard (instance_id, shard_index, shard_total, executor_group, state, attempt, ready_at, updated_at)"
-                    + " VALUES (?, ?, ?, ?, 'READY', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)", instanceId, i, total, group);
+            tx.update("INSERT INTO ax_shard (instance_id, shard_index, shard_total, max_parallel, executor_group, state, attempt, ready_at,"
+                    + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                    instanceId, i, total, maxParallel, group);
         }
     }
 
@@ -189,14 +194,28 @@ public final class ShardStore {
                 + " ORDER BY s.instance_id LIMIT ?", r -> r.lng("instance_id"), limit);
     }
 
-    /** True if a shard of one of the groups is claimable now: a cheap look that claims nothing. */
-    public boolean readyExists(Tx tx, List<String> groups) {
+    /**
+     * True if a shard of one of the groups is claimable now and {@code executorId} could probably
+     * get it: a cheap look that claims nothing, for a waiting poll. It leaves out shards of runs at
+     * their maxParallelShards, and shards of runs this executor already runs a shard of until they
+     * waited {@code spreadGraceMillis} (others should take them first) — so that an executor the
+     * spreading rule turns away waits instead of polling in a hot loop.
+     */
+    public boolean readyFor(Tx tx, String executorId, List<String> groups, long spreadGraceMillis) {
         if (groups.isEmpty()) {
             return false;
         }
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
-        return tx.queryOne("SELECT 1 AS one FROM ax_shard WHERE state IN ('READY', 'RETRYING') AND executor_group IN (" + in + ")"
-                + " AND ready_at <= CURRENT_TIMESTAMP FETCH FIRST 1 ROWS ONLY", r -> 1, groups.toArray()).isPresent();
+        List<Object> args = new ArrayList<>(groups);
+        args.add(executorId);
+        args.add(-spreadGraceMillis);
+        return tx.queryOne("SELECT 1 AS one FROM ax_shard s WHERE state IN ('READY', 'RETRYING') AND executor_group IN (" + in + ")"
+                + " AND ready_at <= CURRENT_TIMESTAMP"
+                + " AND (max_parallel IS NULL OR max_parallel > (SELECT COUNT(*) FROM ax_shard r"
+                + " WHERE r.instance_id = s.instance_id AND r.state = 'RUNNING'))"
+                + " AND (NOT EXISTS (SELECT 1 FROM ax_shard m WHERE m.instance_id = s.instance_id AND m.state = 'RUNNING'"
+                + " AND m.executor_id = ?) OR ready_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ")"
+                + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray()).isPresent();
     }
 
     public Optional<ShardRow> find(Tx tx, long instanceId, int index) {

@@ -5,6 +5,7 @@ CREATE TABLE ax_shard (
     instance_id       BIGINT NOT NULL,
     shard_index       INT NOT NULL,
     shard_total       INT NOT NULL,
+    max_parallel      INT,
     executor_group    VARCHAR(100) NOT NULL,
     state             VARCHAR(20) NOT NULL,
     attempt           INT NOT NULL DEFAULT 0,
