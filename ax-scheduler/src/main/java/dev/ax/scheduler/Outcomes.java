@@ -90,7 +90,7 @@ final class Outcomes {
         return moved;
     }
 
-    private static String describe(FailureKind kind, Integer exitCode, String message) {
+    static String describe(FailureKind kind, Integer exitCode, String message) {
         String base = switch (kind) {
             case EXIT_CODE -> exitCode == null ? "failed" : "exited with code " + exitCode;
             case TIMEOUT -> "timed out";

@@ -39,7 +39,7 @@ public final class SchedulerNode implements AutoCloseable {
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
         this.approvals = new Approvals(ctx, gate);
-        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals);
+        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals, new Shards(ctx, definitions, gate, followUps));
         this.backfills = new Backfills(ctx, gate);
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);

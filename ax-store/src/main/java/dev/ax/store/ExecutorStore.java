@@ -52,6 +52,13 @@ public final class ExecutorStore {
                 + " FETCH FIRST 1 ROWS ONLY", r -> 1, group, -aliveMillis).isPresent();
     }
 
+    /** Ids of the executors serving {@code group} heard from within {@code aliveMillis}, by the database's clock. */
+    public List<String> liveInGroup(Tx tx, String group, long aliveMillis) {
+        return tx.query("SELECT e.id FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY e.id",
+                r -> r.str("id"), group, -aliveMillis);
+    }
+
     private static List<ExecutorRow> withGroups(Tx tx, List<ExecutorRow> rows) {
         if (rows.isEmpty()) {
             return rows;

@@ -18,6 +18,8 @@ public enum EventType {
     APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
     // task dependencies (dependsOn): released, or the wait deadline passed (an alert)
     DEPENDENCY_MET, DEPENDENCY_DEADLINE,
+    // sharded runs (policy.sharding): the fan-out, then each shard's story; data.shard is the shard index
+    SHARDED, SHARD_CLAIMED, SHARD_STARTED, SHARD_SUCCEEDED, SHARD_FAILED, SHARD_RETRY_SCHEDULED, SHARD_LOST, SHARD_STOPPED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // alert delivery (ax-alerts): on the instance or task the alert is about
