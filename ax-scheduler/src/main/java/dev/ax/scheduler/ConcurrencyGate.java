@@ -29,9 +29,20 @@ final class ConcurrencyGate {
             InstanceState.WAITING_APPROVAL);
 
     private final NodeContext ctx;
+    private final Canaries canaries;
 
     ConcurrencyGate(NodeContext ctx) {
+        this(ctx, new Canaries(ctx, new Definitions(ctx.store().tasks())));
+    }
+
+    /** With {@code canaries}, every admitted run is first routed to the stable or the canary version of its task. */
+    ConcurrencyGate(NodeContext ctx, Canaries canaries) {
         this.ctx = ctx;
+        this.canaries = canaries;
+    }
+
+    Canaries canaries() {
+        return canaries;
     }
 
     /**
@@ -48,6 +59,7 @@ final class ConcurrencyGate {
      * run, unless {@code force}.
      */
     Optional<Long> admit(Tx tx, TaskRow task, NewInstance run, boolean force) {
+        run = canaries.route(tx, task, run);
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         String key = idempotencyKey(task, run);

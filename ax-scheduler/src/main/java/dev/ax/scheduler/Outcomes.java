@@ -44,6 +44,7 @@ final class Outcomes {
                 .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }
@@ -79,11 +80,12 @@ final class Outcomes {
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
-        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW) {
+        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW && run.cause() != dev.ax.domain.run.Cause.TEST) {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }

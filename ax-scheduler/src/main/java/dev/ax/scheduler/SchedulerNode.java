@@ -20,6 +20,8 @@ public final class SchedulerNode implements AutoCloseable {
     private final RunService runs;
     private final Approvals approvals;
     private final Backfills backfills;
+    private final Canaries canaries;
+    private final TestRuns testRuns;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -31,7 +33,7 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks) {
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
         this.definitions = new Definitions(store.tasks());
-        ConcurrencyGate gate = new ConcurrencyGate(ctx);
+        ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx, definitions));
         FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
@@ -41,6 +43,8 @@ public final class SchedulerNode implements AutoCloseable {
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
+        this.canaries = gate.canaries();
+        this.testRuns = new TestRuns(ctx, definitions);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -97,6 +101,14 @@ public final class SchedulerNode implements AutoCloseable {
 
     public Backfills backfills() {
         return backfills;
+    }
+
+    public Canaries canaries() {
+        return canaries;
+    }
+
+    public TestRuns testRuns() {
+        return testRuns;
     }
 
     public Approvals approvals() {

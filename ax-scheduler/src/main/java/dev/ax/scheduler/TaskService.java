@@ -73,6 +73,7 @@ public final class TaskService {
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+            gate.canaries().refuseEdit(tx, current);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
@@ -146,7 +147,7 @@ public final class TaskService {
         return id;
     }
 
-    private static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
+    static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
         TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check");
         try {
             WorkRenderer.check(def, tc);
@@ -163,7 +164,7 @@ public final class TaskService {
      * run exists: not the instance, its attempt or request id; and a scheduled run has no
      * parameters to put in it.
      */
-    private static void checkIdempotencyKey(TaskDefinition def) {
+    static void checkIdempotencyKey(TaskDefinition def) {
         String key = def.policy().idempotencyKey();
         if (key == null) {
             return;

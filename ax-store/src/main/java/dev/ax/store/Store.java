@@ -11,6 +11,7 @@ public final class Store implements AutoCloseable {
     private final TokenStore tokens = new TokenStore();
     private final FollowUpStore followUps = new FollowUpStore();
     private final BackfillStore backfills = new BackfillStore();
+    private final CanaryStore canaries = new CanaryStore();
 
     public Store(Database db) {
         this.db = db;
@@ -50,6 +51,10 @@ public final class Store implements AutoCloseable {
 
     public BackfillStore backfills() {
         return backfills;
+    }
+
+    public CanaryStore canaries() {
+        return canaries;
     }
 
     public FollowUpStore followUps() {

@@ -6,7 +6,9 @@ import java.util.Locale;
 public enum Cause {
     CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION,
     /** Runs a task's approval preview action; its output goes with the approval request of its parent. */
-    PREVIEW;
+    PREVIEW,
+    /** A draft definition run once before it is saved ({@code POST /api/tasks/{name}/test-run}); no follow-ups, no alerts. */
+    TEST;
 
     /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
     public boolean isScheduled() {

@@ -21,5 +21,9 @@ public enum EventType {
     // alert delivery (ax-alerts): on the instance or task the alert is about
     ALERT_SENT, ALERT_FAILED,
     // task life
-    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED
+    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED,
+    // canary rollout of a task change (PUT /api/tasks/{name}?rollout=canary)
+    CANARY_STARTED, CANARY_PROMOTED, CANARY_ROLLED_BACK,
+    // a draft definition run once as a test
+    TEST_RUN
 }

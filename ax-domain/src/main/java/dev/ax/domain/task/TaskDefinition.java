@@ -1,5 +1,6 @@
 package dev.ax.domain.task;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -13,13 +14,21 @@ public record TaskDefinition(
         String owner,
         Trigger trigger,
         Action action,
-        Policy policy) {
+        Policy policy,
+        List<String> environment) {
 
     public TaskDefinition {
         Objects.requireNonNull(taskName, "taskName");
+        // Executor labels a run of this task needs, ALL of them (e.g. ["prod"]); empty = any executor of the group.
+        environment = environment == null ? List.of() : List.copyOf(environment);
         Objects.requireNonNull(trigger, "trigger");
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(policy, "policy");
+    }
+
+    /** A definition without environment labels: it runs on any executor of its group. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
+        this(taskName, description, owner, trigger, action, policy, List.of());
     }
 
     /** The executor group that runs this task's action. */

@@ -38,7 +38,10 @@ public final class TaskDefinitionCodec {
     /** The executor sets AX_TASK_NAME, AX_INSTANCE_ID, ... itself; a task must not shadow them. */
     private static final String RESERVED_ENV_PREFIX = "AX_";
 
-    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy");
+    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
+            "environment");
+    /** At most this many environment labels per task. */
+    public static final int MAX_ENVIRONMENT_LABELS = 10;
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
     private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
@@ -76,10 +79,11 @@ public final class TaskDefinitionCodec {
         Trigger trigger = trigger(in, root.get("trigger"));
         Action action = action(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
+        List<String> environment = environment(in, root.get("environment"));
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy), in.warnings());
+        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, environment), in.warnings());
     }
 
     /**
@@ -106,7 +110,40 @@ public final class TaskDefinitionCodec {
         root.put("trigger", triggerJson(def.trigger()));
         root.put("action", actionJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
+        // Written only when set, so the stored form of the many tasks without labels stays as it was.
+        if (!def.environment().isEmpty()) {
+            root.put("environment", def.environment());
+        }
         return root;
+    }
+
+    // ---- environment ----
+
+    /**
+     * {@code environment}: the executor labels a run needs, all of them ({@code ["prod"]} runs only on
+     * executors labelled prod). Labels are names; duplicates are refused rather than silently merged.
+     */
+    private static List<String> environment(JsonReader in, Object value) {
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            in.error("environment", "must be a list of executor labels, e.g. [\"prod\"]");
+            return List.of();
+        }
+        if (list.size() > MAX_ENVIRONMENT_LABELS) {
+            in.error("environment", "at most " + MAX_ENVIRONMENT_LABELS + " labels");
+            return List.of();
+        }
+        java.util.LinkedHashSet<String> labels = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            String field = "environment[" + i + "]";
+            String label = name(in, list.get(i), field);
+            if (label != null && !labels.add(label)) {
+                in.error(field, "label '" + label + "' is listed twice");
+            }
+        }
+        return List.copyOf(labels);
     }
 
     // ---- trigger ----
