@@ -28,7 +28,7 @@ public final class CanaryStore {
     public long insert(Tx tx, long taskId, String taskName, int stableVersion, int canaryVersion, Integer percent, Integer runs,
                        int marginPoints, int minRuns, String actor) {
         return tx.insert("INSERT INTO ax_canary (task_id, task_name, stable_version, canary_version, percent, runs,"
-                        + " margin_points, min_runs, state, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, 'ACTIVE', CURRENT_TIMESTAMP, ?)",
+                        + " margin_points, min_runs, state, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', CURRENT_TIMESTAMP, ?)",
                 taskId, taskName, stableVersion, canaryVersion, percent, runs, marginPoints, minRuns, actor).orElseThrow();
     }
 
