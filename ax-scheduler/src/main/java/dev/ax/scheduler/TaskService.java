@@ -56,7 +56,7 @@ public final class TaskService {
             return t;
         });
         ctx.signals().tasksChanged();
-        return new Saved(row, parsed.warnings(), true);
+        return new Saved(row, EnvironmentCheck.warnings(ctx, def, parsed.warnings()), true);
     }
 
     /**
@@ -84,7 +84,7 @@ public final class TaskService {
             return t;
         });
         ctx.signals().tasksChanged();
-        return new Saved(row, parsed.warnings(), false);
+        return new Saved(row, EnvironmentCheck.warnings(ctx, def, parsed.warnings()), false);
     }
 
     /**
