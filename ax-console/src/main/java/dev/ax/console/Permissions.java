@@ -25,7 +25,10 @@ public final class Permissions {
         RETRY_RUN(Route.Method.POST, "/api/instances/{id}/retry"),
         RERUN_RUN(Route.Method.POST, "/api/instances/{id}/rerun"),
         APPROVE_RUN(Route.Method.POST, "/api/instances/{id}/approve"),
-        REJECT_RUN(Route.Method.POST, "/api/instances/{id}/reject");
+        REJECT_RUN(Route.Method.POST, "/api/instances/{id}/reject"),
+        PROMOTE_CANARY(Route.Method.POST, "/api/tasks/{name}/canary/promote"),
+        ROLLBACK_CANARY(Route.Method.POST, "/api/tasks/{name}/canary/rollback"),
+        TEST_RUN(Route.Method.POST, "/api/tasks/{name}/test-run");
 
         final Route.Method method;
         final String apiPath;
