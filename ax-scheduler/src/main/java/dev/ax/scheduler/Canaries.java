@@ -180,7 +180,7 @@ public final class Canaries {
             return run;
         }
         CanaryRow c = active.get();
-        boolean toCanary = c.percent() != null ? CanaryRouting.pick(run.fireKey(), c.percent())
+        boolean toCanary = c.percent() != null ? CanaryRouting.pick(routingKey(run), c.percent())
                 : CanaryRouting.pickByCount((int) ctx.store().canaries().runsOf(tx, task.id(), c.canaryVersion()), c.runs());
         if (!toCanary) {
             return run;
@@ -190,6 +190,15 @@ public final class Canaries {
         return new NewInstance(run.taskId(), run.taskName(), c.canaryVersion(), run.cause(), run.fireKey(), run.scheduledAt(), run.params(),
                 run.state(), def.policy().maxAttempts(), def.group(), run.actor(), run.nodeId(), run.parentId(), run.rootId(),
                 run.message() == null ? note : run.message() + "; " + note);
+    }
+
+    /**
+     * The key a run is routed by: its slot for scheduled and backfill runs (a backfill that
+     * reprocesses a slot has a fire key of its own, yet the same slot maps to the same version),
+     * the fire key otherwise.
+     */
+    static String routingKey(NewInstance run) {
+        return run.cause().isScheduled() || run.cause() == Cause.BACKFILL ? Firing.fireKey(run.scheduledAt()) : run.fireKey();
     }
 
     /**
@@ -205,9 +214,6 @@ public final class Canaries {
             return;
         }
         CanaryRow c = active.get();
-        if (run.taskVersion() != c.canaryVersion() && run.taskVersion() != c.stableVersion()) {
-            return;
-        }
         Status s = status(tx, c);
         CanaryVerdict v = CanaryVerdict.decide(s.canaryOk(), s.canaryFailed(), s.stableOk(), s.stableFailed(), c.marginPoints(), c.minRuns());
         if (!v.rollback()) {
@@ -268,7 +274,7 @@ public final class Canaries {
         data.put("canceledRuns", canceled);
         data.putAll(numbers);
         store.events().append(tx, new NewEvent(task.id(), task.name(), EventType.CANARY_ROLLED_BACK, actor, ctx.nodeId(),
-                "canary version " + c.canaryVersion() + " rolled back; new runs use version " + c.stableVersion() + " (" + reason + ")", data));
+                "canary version " + c.canaryVersion() + " rolled back; new runs use version " + task.version() + " (" + reason + ")", data));
     }
 
     private CanaryRow activeOrConflict(Tx tx, TaskRow task, String what) {
@@ -278,8 +284,8 @@ public final class Canaries {
 
     private Status status(Tx tx, CanaryRow c) {
         CanaryStore store = ctx.store().canaries();
-        CanaryStore.Outcomes stable = store.outcomes(tx, c.taskId(), c.stableVersion(), c.startedAt());
-        CanaryStore.Outcomes canary = store.outcomes(tx, c.taskId(), c.canaryVersion(), c.startedAt());
+        CanaryStore.Outcomes stable = store.stableOutcomes(tx, c.taskId(), c.canaryVersion(), c.startedAt());
+        CanaryStore.Outcomes canary = store.canaryOutcomes(tx, c.taskId(), c.canaryVersion(), c.startedAt());
         return new Status(c.id(), c.state().name(), c.stableVersion(), c.canaryVersion(), c.percent(), c.runs(),
                 store.runsOf(tx, c.taskId(), c.canaryVersion()), stable.ok(), stable.failed(), canary.ok(), canary.failed(),
                 c.marginPoints(), c.minRuns(), c.startedAt(), c.startedBy(), c.endedAt(), c.endedBy(), c.endReason());

@@ -171,6 +171,43 @@ abstract class CanaryContractTest {
     }
 
     @Test
+    void a_pause_during_a_canary_keeps_its_routing_and_counts_the_stable_runs_of_the_new_version_number() {
+        node.tasks().create(task("sync", event(), "true", Map.of("overflow", "ALLOW")), "alice");
+        node.canaries().start("sync", task("sync", event(), "exit 1", Map.of("overflow", "ALLOW")),
+                Canaries.Rollout.of(null, 2, 60, 2), "alice");
+        node.tasks().setPaused("sync", true, "bob");
+        node.tasks().setPaused("sync", false, "bob");
+        int current = taskRow().version();
+        assertThat(current).isEqualTo(4);
+        Recorder executor = new Recorder();
+        List<Integer> versions = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            versions.add(versionOf(trigger("sync")));
+        }
+        assertThat(versions).containsExactly(2, 2, current, current);
+        executor.runAll(true); // the stable runs end first, then the canary's
+        long taskId = taskRow().id();
+        List<EventRow> rolled = events("sync", EventType.CANARY_ROLLED_BACK);
+        assertThat(rolled).singleElement().satisfies(e -> {
+            assertThat(e.data()).containsEntry("stableOk", 2).containsEntry("canaryFailed", 2);
+            assertThat(e.message()).contains("new runs use version " + current);
+        });
+        java.util.Optional<Canaries.Status> active = store.tx(tx -> node.canaries().active(tx, taskId));
+        assertThat(active).isEmpty();
+    }
+
+    @Test
+    void a_slot_reprocessed_by_a_backfill_is_routed_by_its_slot_like_the_schedule() {
+        Instant slot = Instant.parse("2026-11-29T02:00:00Z");
+        var reprocessed = new dev.ax.store.NewInstance(1, "report", 1, Cause.BACKFILL, Firing.fireKey(slot) + "#backfill-7", slot, Map.of(),
+                dev.ax.domain.run.InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
+        var manual = new dev.ax.store.NewInstance(1, "report", 1, Cause.MANUAL, "manual:abc", slot, Map.of(),
+                dev.ax.domain.run.InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
+        assertThat(Canaries.routingKey(reprocessed)).isEqualTo(Firing.fireKey(slot));
+        assertThat(Canaries.routingKey(manual)).isEqualTo("manual:abc");
+    }
+
+    @Test
     void a_bad_rollout_request_is_refused_with_the_field_and_changes_nothing() {
         node.tasks().create(minutely("echo stable"), "alice");
         assertThatThrownBy(() -> Canaries.Rollout.of(0, null, null, null)).isInstanceOf(ValidationException.class)
@@ -261,7 +298,15 @@ abstract class CanaryContractTest {
         }
 
         void runAll() {
-            for (WorkItem w : claimAll(id)) {
+            runAll(false);
+        }
+
+        void runAll(boolean newestFirst) {
+            List<WorkItem> items = new java.util.ArrayList<>(claimAll(id));
+            if (newestFirst) {
+                java.util.Collections.reverse(items);
+            }
+            for (WorkItem w : items) {
                 boolean fail = w.command() != null && w.command().startsWith("exit ");
                 int code = fail ? Integer.parseInt(w.command().substring(5).trim()) : 0;
                 node.dispatcher().complete(new Completion(id, w.ref(), !fail, fail ? FailureKind.EXIT_CODE : null, code, null));

@@ -56,14 +56,26 @@ public final class CanaryStore {
                 + " WHERE id = ? AND state = 'ACTIVE'", to, actor, reason, id) == 1;
     }
 
-    /** How the runs of {@code version} created since {@code since} ended. */
-    public Outcomes outcomes(Tx tx, long taskId, int version, Instant since) {
+    /** How the runs of the canary version created since {@code since} ended. */
+    public Outcomes canaryOutcomes(Tx tx, long taskId, int canaryVersion, Instant since) {
+        return outcomes(tx, "task_version = ?", taskId, canaryVersion, since);
+    }
+
+    /**
+     * How the other runs of the task created since {@code since} ended: the stable version's, and
+     * those of versions a pause or resume wrote meanwhile (the same definition, a new number).
+     */
+    public Outcomes stableOutcomes(Tx tx, long taskId, int canaryVersion, Instant since) {
+        return outcomes(tx, "task_version <> ? AND task_version > 0", taskId, canaryVersion, since);
+    }
+
+    private static Outcomes outcomes(Tx tx, String version, long taskId, int canaryVersion, Instant since) {
         long[] n = new long[2];
-        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND task_version = ? AND created_at >= ?"
+        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND " + version + " AND created_at >= ?"
                 + " AND state IN ('SUCCESS', 'FAILED') AND cause NOT IN ('PREVIEW', 'TEST') GROUP BY state", r -> {
                     n[r.str("state").equals("SUCCESS") ? 0 : 1] += r.lng("n");
                     return null;
-                }, taskId, version, since);
+                }, taskId, canaryVersion, since);
         return new Outcomes(n[0], n[1]);
     }
 
