@@ -147,10 +147,15 @@ public final class Views {
         }
     }
 
+    /** @param labels the executor's environment labels (tasks naming {@code environment} labels need all of theirs) */
     public record ExecutorView(String id, List<String> groups, String host, Long pid, String version, Instant startedAt,
-                               Instant lastSeenAt, boolean online) {
+                               Instant lastSeenAt, boolean online, List<String> labels) {
         public static ExecutorView of(ExecutorRow e, boolean online) {
-            return new ExecutorView(e.id(), e.groups(), e.host(), e.pid(), e.version(), e.startedAt(), e.lastSeenAt(), online);
+            return of(e, online, List.of());
+        }
+
+        public static ExecutorView of(ExecutorRow e, boolean online, List<String> labels) {
+            return new ExecutorView(e.id(), e.groups(), e.host(), e.pid(), e.version(), e.startedAt(), e.lastSeenAt(), online, labels);
         }
     }
 

@@ -52,7 +52,7 @@ public final class Views {
     public record TaskDetail(String name, int version, boolean paused, String triggerType, String schedule, String timezone,
                              String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
                              List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
-                             String updatedBy, Time updatedAt) {
+                             String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary) {
     }
 
     /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */

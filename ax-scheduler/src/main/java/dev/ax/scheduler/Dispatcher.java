@@ -61,6 +61,7 @@ public final class Dispatcher {
         List<InstanceRow> lostRuns = new java.util.ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
             store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
+            store.executors().setLabels(tx, r.executorId(), r.labels());
             Set<RunRef> reported = new HashSet<>(r.held());
             for (InstanceRow run : store.instances().heldBy(tx, r.executorId())) {
                 if (!reported.contains(new RunRef(run.id(), run.attempt()))) {
@@ -111,7 +112,10 @@ public final class Dispatcher {
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
-            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups()) || shards.readyFor(tx, p.executorId(), p.groups()))) {
+            if (ctx.store().tx(tx -> {
+                List<String> labels = ctx.store().executors().labels(tx, p.executorId());
+                return ctx.store().instances().readyExists(tx, p.groups(), labels) || shards.readyFor(tx, p.executorId(), p.groups(), labels);
+            })) {
                 return List.of();
             }
         }
@@ -125,7 +129,8 @@ public final class Dispatcher {
         boolean[] fannedOut = new boolean[1];
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             items = store.tx(tx -> {
-                List<InstanceRow> claimed = claimFairly(tx, executorId, groups, max);
+                List<String> labels = store.executors().labels(tx, executorId);
+                List<InstanceRow> claimed = claimFairly(tx, executorId, groups, labels, max);
                 List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {
                     try {
@@ -142,7 +147,7 @@ public final class Dispatcher {
                         reasons.add(e.getMessage());
                     }
                 }
-                out.addAll(shards.claim(tx, executorId, groups, max - out.size()));
+                out.addAll(shards.claim(tx, executorId, groups, labels, max - out.size()));
                 return out;
             });
         } catch (Exception e) {
@@ -170,10 +175,10 @@ public final class Dispatcher {
      * goes to any group with work; a group with a configured capacity never gets more RUNNING
      * runs than that, across all executors (serialised per group by a database lock).
      */
-    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, int max) {
+    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
         long lease = ctx.config().leaseMillis();
         if (groups.size() == 1 && ctx.config().groupCapacity().isEmpty()) {
-            return ctx.store().instances().claim(tx, executorId, groups, max, lease, ctx.nodeId());
+            return ctx.store().instances().claim(tx, executorId, groups, labels, max, lease, ctx.nodeId());
         }
         List<String> order = new ArrayList<>(groups);
         java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
@@ -195,7 +200,7 @@ public final class Dispatcher {
                 if (want <= 0) {
                     continue;
                 }
-                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), want, lease, ctx.nodeId());
+                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId());
                 room.merge(g, -got.size(), Integer::sum);
                 claimed.addAll(got);
             }

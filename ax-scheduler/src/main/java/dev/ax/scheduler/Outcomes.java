@@ -45,6 +45,7 @@ final class Outcomes {
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.SUCCESS);
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }
@@ -80,12 +81,13 @@ final class Outcomes {
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
-        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW) {
+        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW && run.cause() != dev.ax.domain.run.Cause.TEST) {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.FAILED);
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }

@@ -91,8 +91,7 @@ final class Shards {
         if (sharding == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
             return false;
         }
-        int live = sharding.broadcast()
-                ? ctx.store().executors().liveInGroup(tx, run.group(), ctx.config().executorAlive().toMillis()).size() : 0;
+        int live = sharding.broadcast() ? able(tx, run.group(), def).size() : 0;
         int total = sharding.total(live);
         if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
             throw new IllegalStateException("instance " + run.id() + " moved inside its own claim transaction");
@@ -118,14 +117,14 @@ final class Shards {
      * Claims shards for an executor in the caller's claim transaction: at most one shard of each
      * instance per poll, and only where {@link ShardSpread} allows (spreading, maxParallelShards).
      */
-    List<WorkItem> claim(Tx tx, String executorId, List<String> groups, int max) {
+    List<WorkItem> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
         if (max <= 0) {
             return List.of();
         }
         List<WorkItem> out = new ArrayList<>();
         Set<Long> decided = new HashSet<>();
-        Map<String, List<String>> liveByGroup = new HashMap<>();
-        for (ShardStore.Candidate c : shards().claimable(tx, groups, max * CANDIDATES_PER_SLOT, SPREAD_GRACE_MILLIS)) {
+        Map<String, List<String>> ableByTask = new HashMap<>();
+        for (ShardStore.Candidate c : shards().claimable(tx, groups, labels, max * CANDIDATES_PER_SLOT, SPREAD_GRACE_MILLIS)) {
             ShardRow shard = c.shard();
             if (out.size() >= max) {
                 break;
@@ -142,8 +141,7 @@ final class Shards {
             TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
             Integer maxParallel = def.policy().sharding() == null ? null : def.policy().sharding().maxParallelShards();
             Map<String, Integer> running = shards().runningByExecutor(tx, run.id());
-            List<String> live = liveByGroup.computeIfAbsent(shard.group(),
-                    g -> ctx.store().executors().liveInGroup(tx, g, ctx.config().executorAlive().toMillis()));
+            List<String> live = ableByTask.computeIfAbsent(shard.group() + "/" + def.environment(), k -> able(tx, shard.group(), def));
             List<Integer> others = live.stream().filter(e -> !e.equals(executorId)).map(e -> running.getOrDefault(e, 0)).toList();
             ShardSpread spread = ShardSpread.decide(running.values().stream().mapToInt(Integer::intValue).sum(), maxParallel,
                     running.getOrDefault(executorId, 0), others, c.waitedPastGrace());
@@ -156,9 +154,26 @@ final class Shards {
         return out;
     }
 
-    /** For a waiting poll: is there a shard this executor could get now? (See {@link ShardStore#readyFor}.) */
-    boolean readyFor(Tx tx, String executorId, List<String> groups) {
-        return shards().readyFor(tx, executorId, groups, SPREAD_GRACE_MILLIS);
+    /**
+     * The live executors of {@code group} that may run {@code def} (they carry its environment
+     * labels): the ones a broadcast counts and the spreading rule waits for. An executor that
+     * could never take a shard must not hold the others back.
+     */
+    private List<String> able(Tx tx, String group, TaskDefinition def) {
+        List<String> live = ctx.store().executors().liveInGroup(tx, group, ctx.config().executorAlive().toMillis());
+        if (def.environment().isEmpty()) {
+            return live;
+        }
+        return live.stream().filter(e -> dev.ax.domain.policy.EnvironmentMatch.matches(def.environment(),
+                ctx.store().executors().labels(tx, e))).toList();
+    }
+
+    /**
+     * For a waiting poll: is there a shard this executor could get now? (See {@link ShardStore#readyFor}.)
+     * {@code labels} are the executor's environment labels: shards of a run whose task needs others are not for it.
+     */
+    boolean readyFor(Tx tx, String executorId, List<String> groups, List<String> labels) {
+        return shards().readyFor(tx, executorId, groups, labels, SPREAD_GRACE_MILLIS);
     }
 
     // ------------------------------------------------------------------------------------------- reports
@@ -306,6 +321,8 @@ final class Shards {
                     .set(Move.Column.EXIT_CODE, 0).set(Move.Column.MESSAGE, what).finished()
                     .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what).data(Map.of("shards", summary(all))))) {
                 task.ifPresent(t -> gate.release(tx, t));
+                Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.SUCCESS);
+                gate.canaries().afterRun(tx, run);
             }
         }
         return true;
@@ -363,6 +380,8 @@ final class Shards {
         if (moved) {
             followUps.enqueue(tx, run, def);
             task.ifPresent(t -> gate.release(tx, t));
+            Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.FAILED);
+            gate.canaries().afterRun(tx, run);
         }
         return true;
     }

@@ -95,6 +95,26 @@ abstract class ShardContractTest {
     }
 
     @Test
+    void the_shards_of_a_task_with_an_environment_go_only_to_executors_carrying_its_labels() throws Exception {
+        dispatcher.register(new Register("t1", "t1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("test")));
+        dispatcher.register(new Register("p1", "p1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("prod")));
+        Map<String, Object> def = new LinkedHashMap<>(task("prod_only", event(), "work", Map.of("sharding", Map.of("shards", 3))));
+        def.put("environment", List.of("prod"));
+        node.tasks().create(def, "test");
+        long id = node.tasks().trigger("prod_only", Map.of(), Cause.EVENT, "test");
+
+        List<WorkItem> taken = new ArrayList<>();
+        for (int turn = 0; turn < 12; turn++) {
+            assertThat(poll("t1", 4)).as("the test-only executor gets nothing of a prod task").isEmpty();
+            boolean readyForTest = store.tx(tx -> store.shards().readyFor(tx, "t1", List.of("default"), List.of("test"), 0));
+            assertThat(readyForTest).isFalse();
+            taken.addAll(poll("p1", 4));
+        }
+        assertThat(taken).extracting(WorkItem::shardIndex).containsExactlyInAnyOrder(0, 1, 2);
+        assertThat(shards(id)).allSatisfy(s -> assertThat(s.executorId()).isEqualTo("p1"));
+    }
+
+    @Test
     void a_failed_shard_retries_alone_and_the_run_succeeds_once_every_shard_has() throws Exception {
         register("a", "b");
         long id = trigger("four", Map.of("maxRetries", 2, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 4)));
@@ -314,6 +334,6 @@ abstract class ShardContractTest {
     }
 
     boolean readyFor(String executor) {
-        return store.tx(tx -> store.shards().readyFor(tx, executor, List.of("default"), Shards.SPREAD_GRACE_MILLIS));
+        return store.tx(tx -> store.shards().readyFor(tx, executor, List.of("default"), List.of(), Shards.SPREAD_GRACE_MILLIS));
     }
 }

@@ -58,7 +58,7 @@ public final class ShardStore {
      * READY or due RETRYING shards of RUNNING instances in the given groups, oldest first, locked
      * (SKIP LOCKED on PostgreSQL: concurrent claimers on other nodes take other shards).
      */
-    public List<Candidate> claimable(Tx tx, List<String> groups, int limit, long spreadGraceMillis) {
+    public List<Candidate> claimable(Tx tx, List<String> groups, List<String> labels, int limit, long spreadGraceMillis) {
         if (groups.isEmpty() || limit <= 0) {
             return List.of();
         }
@@ -66,11 +66,13 @@ public final class ShardStore {
         List<Object> args = new ArrayList<>();
         args.add(-spreadGraceMillis);
         args.addAll(groups);
+        args.addAll(labels);
         args.add(limit);
         return tx.query("SELECT " + COLUMNS + ", CASE WHEN ready_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                         + " THEN 1 ELSE 0 END AS waited FROM ax_shard s WHERE state IN ('READY', 'RETRYING') AND executor_group IN (" + in + ")"
                         + " AND ready_at <= CURRENT_TIMESTAMP"
-                        + " AND EXISTS (SELECT 1 FROM ax_instance i WHERE i.id = s.instance_id AND i.state = 'RUNNING')"
+                        + " AND EXISTS (SELECT 1 FROM ax_instance i WHERE i.id = s.instance_id AND i.state = 'RUNNING'"
+                        + InstanceStore.labelsAllow("i", labels) + ")"
                         + " ORDER BY ready_at, instance_id, shard_index LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
                 r -> new Candidate(map(r), r.integer("waited") == 1), args.toArray());
     }
@@ -201,16 +203,18 @@ public final class ShardStore {
      * waited {@code spreadGraceMillis} (others should take them first) — so that an executor the
      * spreading rule turns away waits instead of polling in a hot loop.
      */
-    public boolean readyFor(Tx tx, String executorId, List<String> groups, long spreadGraceMillis) {
+    public boolean readyFor(Tx tx, String executorId, List<String> groups, List<String> labels, long spreadGraceMillis) {
         if (groups.isEmpty()) {
             return false;
         }
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> args = new ArrayList<>(groups);
+        args.addAll(labels);
         args.add(executorId);
         args.add(-spreadGraceMillis);
         return tx.queryOne("SELECT 1 AS one FROM ax_shard s WHERE state IN ('READY', 'RETRYING') AND executor_group IN (" + in + ")"
                 + " AND ready_at <= CURRENT_TIMESTAMP"
+                + " AND EXISTS (SELECT 1 FROM ax_instance i WHERE i.id = s.instance_id" + InstanceStore.labelsAllow("i", labels) + ")"
                 + " AND (max_parallel IS NULL OR max_parallel > (SELECT COUNT(*) FROM ax_shard r"
                 + " WHERE r.instance_id = s.instance_id AND r.state = 'RUNNING'))"
                 + " AND (NOT EXISTS (SELECT 1 FROM ax_shard m WHERE m.instance_id = s.instance_id AND m.state = 'RUNNING'"

@@ -15,6 +15,7 @@ public final class Store implements AutoCloseable {
     private final WorkflowStore workflows = new WorkflowStore();
     private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
     private final ShardStore shards = new ShardStore(events);
+    private final CanaryStore canaries = new CanaryStore();
 
     public Store(Database db) {
         this.db = db;
@@ -70,6 +71,10 @@ public final class Store implements AutoCloseable {
 
     public ShardStore shards() {
         return shards;
+    }
+
+    public CanaryStore canaries() {
+        return canaries;
     }
 
     public FollowUpStore followUps() {

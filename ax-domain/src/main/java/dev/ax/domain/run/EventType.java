@@ -28,5 +28,9 @@ public enum EventType {
     TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED,
     // workflows (no task, no instance: the workflow and its run are named in data)
     WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_RUN_STARTED, WORKFLOW_NODE_SKIPPED,
-    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN
+    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN,
+    // canary rollout of a task change (PUT /api/tasks/{name}?rollout=canary)
+    CANARY_STARTED, CANARY_PROMOTED, CANARY_ROLLED_BACK,
+    // a draft definition run once as a test
+    TEST_RUN
 }
