@@ -18,6 +18,8 @@ public enum AlertKind {
     WATCHDOG_RECOVERED(Severity.RESOLVED),
     /** Many alerts of one channel within a minute, collapsed into this one. */
     STORM_SUMMARY(Severity.WARNING),
+    /** A canary rollout of a task change failed worse than the stable version and was rolled back automatically. */
+    CANARY_ROLLED_BACK(Severity.CRITICAL),
     /** Sent by hand to try a channel's configuration. */
     TEST(Severity.INFO);
 

@@ -110,13 +110,14 @@ final class EventTail {
     }
 
     private void handle(Tx tx, EventRow e) {
+        CanaryAlerts.handle(ctx, tx, e);
         if (!AlertRules.CANDIDATES.contains(e.type()) || e.instanceId() == null) {
             return;
         }
         Store store = ctx.store();
         InstanceRow run = store.instances().find(tx, e.instanceId()).orElse(null);
-        if (run == null) {
-            return;
+        if (run == null || run.cause() == Cause.TEST) {
+            return; // a test run of a draft is watched by whoever started it: no alert
         }
         TaskDefinition def = ctx.node().definitions().at(tx, run.taskId(), run.taskVersion());
         List<String> channels = ctx.channels().configured(def.policy().notifyOnFailure());

@@ -57,7 +57,7 @@ final class InstanceHandlers {
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
-        InstanceView view = store.tx(tx -> new Explainer(tx).view(find(tx, id)));
+        InstanceView view = store.tx(tx -> new Explainer(tx).full(find(tx, id)));
         ctx.json(view.state() == InstanceState.WAITING_DEPENDENCY ? view.withWaitingFor(api.node().dependencies().waitingFor(id)) : view);
     }
 
@@ -96,7 +96,11 @@ final class InstanceHandlers {
         if (message != null && !(message instanceof String)) {
             throw new ValidationException("message", "must be a string");
         }
-        var answer = api.dispatcher().completeFromService(id, attempt.intValue(), success,
+        Object shard = body.get("shard");
+        if (shard != null && !(shard instanceof Number)) {
+            throw new ValidationException("shard", "must be the shard index from the X-AX-Shard-Index header");
+        }
+        var answer = api.dispatcher().completeFromService(id, shard == null ? null : ((Number) shard).intValue(), attempt.intValue(), success,
                 status == null ? null : ((Number) status).intValue(), (String) message, Auth.actor(ctx));
         ctx.status(answer.accepted() ? 200 : 409).json(answer);
     }
@@ -124,7 +128,7 @@ final class InstanceHandlers {
     }
 
     private InstanceView view(InstanceRow row) {
-        return api.store().tx(tx -> new Explainer(tx).view(row));
+        return api.store().tx(tx -> new Explainer(tx).full(row));
     }
 
     /** Oldest first; {@code next} is the id to pass as {@code after} to follow a run as it goes. */
@@ -147,6 +151,8 @@ final class InstanceHandlers {
     void log(Context ctx) {
         long id = Params.pathId(ctx, "id");
         long after = Params.nonNegativeLong(ctx, "after", 0);
+        // ?shard=N: one shard's output of a sharded run (policy.sharding).
+        Integer shard = ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, dev.ax.domain.task.Sharding.MAX_SHARDS - 1);
         Store store = api.store();
         if (wantsText(ctx)) {
             StringBuilder text = new StringBuilder();
@@ -155,7 +161,7 @@ final class InstanceHandlers {
                 long cursor = after;
                 List<LogLine> chunk;
                 do {
-                    chunk = store.logs().read(tx, id, cursor, TEXT_PAGE);
+                    chunk = store.logs().read(tx, id, shard, cursor, TEXT_PAGE);
                     for (LogLine line : chunk) {
                         text.append(line.text()).append('\n');
                         cursor = line.chunkId();
@@ -169,7 +175,7 @@ final class InstanceHandlers {
         int limit = Params.limit(ctx, Params.MAX_LIMIT);
         List<LogLine> lines = store.tx(tx -> {
             find(tx, id);
-            return store.logs().read(tx, id, after, limit);
+            return store.logs().read(tx, id, shard, after, limit);
         });
         ctx.json(new Page<>(lines.stream().map(LogView::of).toList(), lines.isEmpty() ? after : lines.getLast().chunkId()));
     }
@@ -198,6 +204,11 @@ final class InstanceHandlers {
 
         InstanceView view(InstanceRow i) {
             return InstanceView.of(i, chain(i), waitingReason(i));
+        }
+
+        /** One run on its own, with the shards of a sharded run (not in lists: a query per run). */
+        InstanceView full(InstanceRow i) {
+            return InstanceView.of(i, chain(i), waitingReason(i), api.store().shards().ofInstance(tx, i.id()));
         }
 
         /** From the root to {@code i}, following {@code parentId}. */

@@ -26,6 +26,7 @@ public final class Routes {
         ApprovalHandlers a = new ApprovalHandlers(api);
         BackfillHandlers b = new BackfillHandlers(api);
         WorkflowHandlers w = new WorkflowHandlers(api);
+        CanaryHandlers c = new CanaryHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
                 get("/metrics", PUBLIC, "Prometheus metrics of this node", s::metrics),
@@ -34,7 +35,10 @@ public final class Routes {
                 post("/api/tasks", ADMIN, "Create a task from its JSON definition", t::create),
                 get("/api/tasks", VIEWER, "List tasks by name", t::list),
                 get("/api/tasks/{name}", VIEWER, "One task", t::get),
-                put("/api/tasks/{name}", ADMIN, "Replace a task's definition (a new version)", t::update),
+                put("/api/tasks/{name}", ADMIN, "Replace a task's definition (a new version); ?rollout=canary&percent=N|runs=N stages it as a canary", t::update),
+                post("/api/tasks/{name}/canary/promote", ADMIN, "Make a task's canary its current version", c::promote),
+                post("/api/tasks/{name}/canary/rollback", OPERATOR, "Drop a task's canary; new runs use the stable version", c::rollback),
+                post("/api/tasks/{name}/test-run", ADMIN, "Run a draft definition once as a test, without saving it", c::testRun),
                 delete("/api/tasks/{name}", ADMIN, "Delete a task; its waiting runs are canceled", t::delete),
                 post("/api/tasks/{name}/pause", OPERATOR, "Pause a task", t::pause),
                 post("/api/tasks/{name}/resume", OPERATOR, "Resume a task", t::resume),

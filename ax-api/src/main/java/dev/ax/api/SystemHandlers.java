@@ -114,7 +114,9 @@ final class SystemHandlers {
         List<ExecutorView> items = store.tx(tx -> {
             Instant cutoff = tx.now().minusMillis(alive);
             List<ExecutorRow> all = store.executors().all(tx);
-            return all.stream().map(e -> ExecutorView.of(e, e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff))).toList();
+            Map<String, List<String>> labels = store.executors().allLabels(tx);
+            return all.stream().map(e -> ExecutorView.of(e, e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff),
+                    labels.getOrDefault(e.id(), List.of()))).toList();
         });
         ctx.json(Page.of(items));
     }

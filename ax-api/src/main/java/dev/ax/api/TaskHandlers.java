@@ -52,11 +52,16 @@ final class TaskHandlers {
         Store store = api.store();
         ctx.json(store.tx(tx -> {
             TaskRow task = find(tx, name);
-            return TaskView.of(task, null, Counters.of(store.events().countByType(tx, task.id(), Counters.TYPES)));
+            return new CanaryHandlers.TaskWithCanary(TaskView.of(task, null, Counters.of(store.events().countByType(tx, task.id(), Counters.TYPES))),
+                    api.node().canaries().active(tx, task.id()).orElse(null));
         }));
     }
 
     void update(Context ctx) {
+        if (CanaryHandlers.isRollout(ctx)) {
+            new CanaryHandlers(api).startCanary(ctx);
+            return;
+        }
         Saved saved = api.tasks().update(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), Auth.actor(ctx));
         ctx.json(TaskView.of(saved.task(), saved.warnings()));
     }

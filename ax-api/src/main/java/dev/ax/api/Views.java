@@ -8,6 +8,7 @@ import dev.ax.store.EventRow;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.ShardRow;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
 import java.time.Instant;
@@ -98,20 +99,35 @@ public final class Views {
                                String requestId, Map<String, Object> params, Instant readyAt, Instant leaseExpiresAt,
                                Instant createdAt, Instant startedAt, Instant finishedAt, String actor, String nodeId,
                                List<ChainLink> triggerChain, String waitingReason,
-                               List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor) {
+                               List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor,
+                               @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ShardView> shards) {
         public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason) {
+            return of(i, chain, waitingReason, List.of());
+        }
+
+        /** @param shards a sharded run's shards ({@code policy.sharding}); empty otherwise, and then not shown */
+        public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason, List<ShardRow> shards) {
             return new InstanceView(i.id(), i.taskName(), i.taskVersion(), i.cause().wireName(), i.fireKey(),
                     i.scheduledAt(), i.state(), i.attempt(), i.maxAttempts(), i.group(), i.executorId(), i.pid(),
                     i.exitCode(), i.failureKind() == null ? null : i.failureKind().name(), i.message(), i.requestId(),
                     i.params(), i.readyAt(), i.leaseExpiresAt(), i.createdAt(), i.startedAt(), i.finishedAt(), i.actor(),
-                    i.nodeId(), chain, waitingReason, null);
+                    i.nodeId(), chain, waitingReason, null, shards.stream().map(ShardView::of).toList());
         }
 
         /** With what a WAITING_DEPENDENCY run waits for: one entry per dependsOn entry. */
         public InstanceView withWaitingFor(List<dev.ax.scheduler.Dependencies.WaitingFor> list) {
             return new InstanceView(id, taskName, taskVersion, cause, fireKey, scheduledAt, state, attempt, maxAttempts, group,
                     executorId, pid, exitCode, failureKind, message, requestId, params, readyAt, leaseExpiresAt, createdAt, startedAt,
-                    finishedAt, actor, nodeId, triggerChain, waitingReason, list);
+                    finishedAt, actor, nodeId, triggerChain, waitingReason, list, shards);
+        }
+    }
+
+    /** One shard of a sharded run: its own attempts, executor, pid, exit code and times. */
+    public record ShardView(int index, int total, String state, int attempt, String executor, Long pid, Integer exitCode,
+                            String failureKind, String message, Instant readyAt, Instant startedAt, Instant finishedAt) {
+        public static ShardView of(ShardRow s) {
+            return new ShardView(s.index(), s.total(), s.state().name(), s.attempt(), s.executorId(), s.pid(), s.exitCode(),
+                    s.failureKind() == null ? null : s.failureKind().name(), s.message(), s.readyAt(), s.startedAt(), s.finishedAt());
         }
     }
 
@@ -124,16 +140,22 @@ public final class Views {
         }
     }
 
-    public record LogView(int attempt, String stream, Instant at, String text) {
+    public record LogView(int attempt, String stream, Instant at, String text,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Integer shard) {
         public static LogView of(LogLine l) {
-            return new LogView(l.attempt(), l.stream(), l.at(), l.text());
+            return new LogView(l.attempt(), l.stream(), l.at(), l.text(), l.shard());
         }
     }
 
+    /** @param labels the executor's environment labels (tasks naming {@code environment} labels need all of theirs) */
     public record ExecutorView(String id, List<String> groups, String host, Long pid, String version, Instant startedAt,
-                               Instant lastSeenAt, boolean online) {
+                               Instant lastSeenAt, boolean online, List<String> labels) {
         public static ExecutorView of(ExecutorRow e, boolean online) {
-            return new ExecutorView(e.id(), e.groups(), e.host(), e.pid(), e.version(), e.startedAt(), e.lastSeenAt(), online);
+            return of(e, online, List.of());
+        }
+
+        public static ExecutorView of(ExecutorRow e, boolean online, List<String> labels) {
+            return new ExecutorView(e.id(), e.groups(), e.host(), e.pid(), e.version(), e.startedAt(), e.lastSeenAt(), online, labels);
         }
     }
 

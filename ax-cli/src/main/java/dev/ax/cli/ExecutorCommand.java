@@ -38,6 +38,11 @@ final class ExecutorCommand implements Callable<Integer> {
             description = "An executor group whose runs this executor takes; repeatable (default: ${DEFAULT-VALUE}).")
     List<String> groups;
 
+    @Option(names = {"-l", "--label"}, paramLabel = "LABEL",
+            description = "An environment label of this executor (e.g. prod); repeatable. A task whose \"environment\" "
+                    + "lists labels runs only on executors carrying all of them; tasks without one run anywhere in their group.")
+    List<String> labels = new java.util.ArrayList<>();
+
     @Option(names = "--id", paramLabel = "NAME",
             description = "This executor's name, stable across restarts so the server can match its runs (default: the host name).")
     String id;
@@ -68,7 +73,7 @@ final class ExecutorCommand implements Callable<Integer> {
         ExecutorConfig config;
         try {
             config = new ExecutorConfig(id != null ? id : hostName(), groups, concurrency,
-                    ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS, Duration.ofSeconds(killGraceSeconds), Version.get());
+                    ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS, Duration.ofSeconds(killGraceSeconds), Version.get(), labels);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -84,7 +89,8 @@ final class ExecutorCommand implements Callable<Integer> {
             return e.getCause() instanceof java.io.IOException ? ExitCodes.UNREACHABLE : ExitCodes.REFUSED;
         }
         spec.commandLine().getOut().println("executor " + config.executorId() + " serving groups "
-                + String.join(", ", config.groups()) + " from " + uri + " (concurrency " + config.concurrency() + ")");
+                + String.join(", ", config.groups()) + " from " + uri + " (concurrency " + config.concurrency() + ")"
+                + (config.labels().isEmpty() ? "" : " with labels " + String.join(", ", config.labels())));
         spec.commandLine().getOut().flush();
         Shutdown.awaitSignal("executor", () -> {
             agent.close();

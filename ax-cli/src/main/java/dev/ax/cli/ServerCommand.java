@@ -51,6 +51,11 @@ final class ServerCommand implements Callable<Integer> {
             description = "Groups served by the in-process executor, comma-separated (default: ${DEFAULT-VALUE}).")
     List<String> executorGroups;
 
+    @Option(names = "--executor-labels", paramLabel = "LABEL", split = ",",
+            description = "Environment labels of the in-process executor, comma-separated (e.g. test): tasks whose "
+                    + "\"environment\" lists labels run only on executors carrying all of them.")
+    List<String> executorLabels = new java.util.ArrayList<>();
+
     @Option(names = "--no-executor",
             description = "Run no in-process executor: runs wait for `ax executor` processes to claim them.")
     boolean noExecutor;
@@ -122,7 +127,8 @@ final class ServerCommand implements Callable<Integer> {
         DbConfig chosen = db;
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
         return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
-                dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null));
+                dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null)
+                .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList()));
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */

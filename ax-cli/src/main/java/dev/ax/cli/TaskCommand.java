@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "task", mixinStandardHelpOptions = true, description = "Create, list, show, pause, resume and delete tasks.",
         subcommands = {TaskCommand.Apply.class, TaskCommand.ListTasks.class, TaskCommand.Show.class,
                 TaskCommand.Pause.class, TaskCommand.Resume.class, TaskCommand.Delete.class, TaskCommand.Versions.class,
-                TaskCommand.Events.class})
+                TaskCommand.Events.class, StagedTaskCommands.TestRun.class, StagedTaskCommands.Canary.class,
+                StagedTaskCommands.Promote.class, StagedTaskCommands.Rollback.class})
 final class TaskCommand extends GroupCommand {
 
     static String path(String name) {

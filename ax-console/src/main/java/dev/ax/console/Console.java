@@ -88,6 +88,9 @@ public final class Console {
                 new Route(HandlerType.POST, "/tasks/{name}/delete", Kind.ACTION, tasks::delete),
                 new Route(HandlerType.POST, "/tasks/{name}/trigger", Kind.ACTION, tasks::trigger),
                 new Route(HandlerType.POST, "/tasks/{name}/pause", Kind.ACTION, tasks::pause),
+                new Route(HandlerType.POST, "/tasks/{name}/canary/promote", Kind.ACTION, tasks::promoteCanary),
+                new Route(HandlerType.POST, "/tasks/{name}/canary/rollback", Kind.ACTION, tasks::rollbackCanary),
+                new Route(HandlerType.POST, "/tasks/{name}/test-run", Kind.ACTION, tasks::testRun),
                 new Route(HandlerType.POST, "/tasks/{name}/resume", Kind.ACTION, tasks::resume),
 
                 new Route(HandlerType.GET, "/runs", Kind.PAGE, runs::list),

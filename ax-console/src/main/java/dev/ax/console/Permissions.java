@@ -26,7 +26,10 @@ public final class Permissions {
         RERUN_RUN(Route.Method.POST, "/api/instances/{id}/rerun"),
         APPROVE_RUN(Route.Method.POST, "/api/instances/{id}/approve"),
         REJECT_RUN(Route.Method.POST, "/api/instances/{id}/reject"),
-        RERUN_WORKFLOW(Route.Method.POST, "/api/workflow-runs/{id}/rerun");
+        RERUN_WORKFLOW(Route.Method.POST, "/api/workflow-runs/{id}/rerun"),
+        PROMOTE_CANARY(Route.Method.POST, "/api/tasks/{name}/canary/promote"),
+        ROLLBACK_CANARY(Route.Method.POST, "/api/tasks/{name}/canary/rollback"),
+        TEST_RUN(Route.Method.POST, "/api/tasks/{name}/test-run");
 
         final Route.Method method;
         final String apiPath;

@@ -95,7 +95,10 @@ final class RunPages {
                 r.message(), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
                 waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
                 !r.state().isTerminal(), approval(tx, r, who), r.state() == InstanceState.RUNNING, CANCELABLE.contains(r.state()),
-                RETRYABLE.contains(r.state()), r.state().isTerminal(), c.node().dependencies().waitingFor(tx, id));
+                RETRYABLE.contains(r.state()), r.state().isTerminal(), c.node().dependencies().waitingFor(tx, id),
+                store.shards().ofInstance(tx, id).stream()
+                .map(s -> new Views.ShardItem(s.index(), s.total(), s.state().name(), s.attempt(), s.executorId(), Fmt.num(s.pid()),
+                        Fmt.num(s.exitCode()), s.message(), Time.of(s.startedAt()), Time.of(s.finishedAt()))).toList());
     }
 
     /** From the root of the trigger chain to this run, following {@code parentId}. */

@@ -82,7 +82,8 @@ final class TaskPages {
                     store.tasks().versions(tx, name, VERSIONS).stream()
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
                     new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),
-                    t.createdBy(), Time.of(t.createdAt()), t.updatedBy(), Time.of(t.updatedAt()));
+                    t.createdBy(), Time.of(t.createdAt()), t.updatedBy(), Time.of(t.updatedAt()),
+                    c.node().canaries().active(tx, t.id()).orElse(null));
         });
         c.templates().page(ctx, "task.jte", new Page(name, "tasks", who, Session.takeFlash(ctx)), view);
     }
@@ -173,6 +174,36 @@ final class TaskPages {
         long id = c.node().tasks().trigger(name, params(ctx.formParam("params")), Cause.MANUAL, who.name());
         Session.flash(ctx, false, "triggered " + name + ": run " + id);
         ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
+    }
+
+    void promoteCanary(Context ctx, Who who) {
+        Console.require(who, Action.PROMOTE_CANARY);
+        String name = ctx.pathParam("name");
+        TaskRow t = c.node().canaries().promote(name, who.name());
+        Session.flash(ctx, false, "promoted the canary of " + name + ": now v" + t.version());
+        ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
+    }
+
+    void rollbackCanary(Context ctx, Who who) {
+        Console.require(who, Action.ROLLBACK_CANARY);
+        String name = ctx.pathParam("name");
+        TaskRow t = c.node().canaries().rollback(name, who.name());
+        Session.flash(ctx, false, "rolled back the canary of " + name + ": new runs use v" + t.version());
+        ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
+    }
+
+    /** The editor's "Test run" button: runs the text in the editor once, as a test, and saves nothing. */
+    void testRun(Context ctx, Who who) {
+        Console.require(who, Action.TEST_RUN);
+        String name = ctx.pathParam("name");
+        String text = ctx.formParam("definition");
+        try {
+            long id = c.node().testRuns().run(name, parse(text), Map.of(), who.name()).instanceId();
+            Session.flash(ctx, false, "test run " + id + " of the draft; nothing was saved");
+            ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
+        } catch (ValidationException e) {
+            editor(ctx, who, 400, new TaskEditor(name, text, e.errors(), List.of()));
+        }
     }
 
     void pause(Context ctx, Who who) {

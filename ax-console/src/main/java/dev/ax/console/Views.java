@@ -52,7 +52,7 @@ public final class Views {
     public record TaskDetail(String name, int version, boolean paused, String triggerType, String schedule, String timezone,
                              String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
                              List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
-                             String updatedBy, Time updatedAt) {
+                             String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary) {
     }
 
     /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */
@@ -87,7 +87,12 @@ public final class Views {
                             String waitingReason, List<ChainItem> chain, List<EventItem> events, List<LogItem> log,
                             long lastChunkId, int logAttempt, boolean logCut, boolean live, ApprovalItem approval, boolean canTerminate,
                             boolean canCancel, boolean canRetry, boolean canRerun,
-                            List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor) {
+                            List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor, List<ShardItem> shards) {
+    }
+
+    /** One shard of a sharded run (policy.sharding), for the run page's shard table. */
+    public record ShardItem(int index, int total, String state, int attempt, String executor, String pid, String exitCode,
+                            String message, Time started, Time finished) {
     }
 
     /** A piece of a run's output: {@code css} tells stdout, stderr and the line that starts an attempt apart. */

@@ -104,7 +104,7 @@ public final class ExecutorAgent implements AutoCloseable {
             }
             String newSession = UUID.randomUUID().toString();
             RegisterAnswer answer = channel.register(new Register(config.executorId(), newSession, config.groups(),
-                    hostName(), ProcessHandle.current().pid(), config.version(), List.copyOf(runs.keySet())));
+                    hostName(), ProcessHandle.current().pid(), config.version(), List.copyOf(runs.keySet()), config.labels()));
             session = newSession;
             leaseMillis = answer.leaseMillis();
             heartbeatMillis = heartbeatPeriod(answer);

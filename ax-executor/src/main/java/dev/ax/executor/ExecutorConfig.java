@@ -13,9 +13,11 @@ import java.util.List;
  * @param pollWaitMillis how long one long-poll may wait on the server for work
  * @param killGrace      time between SIGTERM and SIGKILL when a run is cancelled or times out
  * @param version        the executor's version, shown by the server next to the executor
+ * @param labels         environment labels (e.g. {@code prod}): a task naming {@code environment} labels runs only on
+ *                       executors carrying all of them; an executor without labels runs only tasks that name none
  */
 public record ExecutorConfig(String executorId, List<String> groups, int concurrency, long pollWaitMillis,
-                             Duration killGrace, String version) {
+                             Duration killGrace, String version, List<String> labels) {
 
     public static final int DEFAULT_CONCURRENCY = 8;
     public static final long DEFAULT_POLL_WAIT_MILLIS = 20_000;
@@ -47,6 +49,21 @@ public record ExecutorConfig(String executorId, List<String> groups, int concurr
         if (version == null || version.isBlank()) {
             throw new IllegalArgumentException("version is required");
         }
+        labels = labels == null ? List.of() : List.copyOf(labels);
+        for (String label : labels) {
+            if (label.isBlank() || !label.matches("[A-Za-z0-9][A-Za-z0-9_.-]*")) {
+                throw new IllegalArgumentException("labels: '" + label + "' must be letters, digits, '_', '.' or '-', starting with a letter or digit");
+            }
+        }
+    }
+
+    /** A config without environment labels. */
+    public ExecutorConfig(String executorId, List<String> groups, int concurrency, long pollWaitMillis, Duration killGrace, String version) {
+        this(executorId, groups, concurrency, pollWaitMillis, killGrace, version, List.of());
+    }
+
+    public ExecutorConfig withLabels(List<String> labels) {
+        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version, labels);
     }
 
     /** A config with every optional value at its default. */
@@ -56,19 +73,19 @@ public record ExecutorConfig(String executorId, List<String> groups, int concurr
     }
 
     public ExecutorConfig withConcurrency(int concurrency) {
-        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version);
+        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version, labels);
     }
 
     public ExecutorConfig withPollWaitMillis(long pollWaitMillis) {
-        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version);
+        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version, labels);
     }
 
     public ExecutorConfig withKillGrace(Duration killGrace) {
-        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version);
+        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version, labels);
     }
 
     public ExecutorConfig withVersion(String version) {
-        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version);
+        return new ExecutorConfig(executorId, groups, concurrency, pollWaitMillis, killGrace, version, labels);
     }
 
     /** The jar's Implementation-Version when packaged with one, "dev" when run from classes. */

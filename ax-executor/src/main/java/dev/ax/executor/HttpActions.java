@@ -23,7 +23,7 @@ import java.util.concurrent.ExecutionException;
 /**
  * The {@code http} action: one request per attempt, with {@code X-AX-Request-ID} (stable for the
  * instance across attempts and re-sends, so the service can deduplicate), {@code X-AX-Instance-ID}
- * and {@code X-AX-Attempt}. 2xx is success; whether a failure is worth another attempt is the
+ * and {@code X-AX-Attempt} (a shard of a sharded run also {@code X-AX-Shard-Index} and {@code X-AX-Shard-Total}). 2xx is success; whether a failure is worth another attempt is the
  * server's call (connection errors, timeouts, 429 and 5xx by default). The status, a few headers
  * and the start of the body go to the run's log.
  */
@@ -86,6 +86,10 @@ final class HttpActions {
             b.header("X-AX-Request-ID", item.requestId());
             b.header("X-AX-Instance-ID", Long.toString(item.instanceId()));
             b.header("X-AX-Attempt", Integer.toString(item.attempt()));
+            if (item.shardIndex() != null) {
+                b.header("X-AX-Shard-Index", item.shardIndex().toString());
+                b.header("X-AX-Shard-Total", String.valueOf(item.shardTotal()));
+            }
             sink.line(OutputSink.Stream.STDOUT, "[ax] " + http.method() + " " + http.url() + " (X-AX-Request-ID " + item.requestId() + ")");
             return new Call(client.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IllegalArgumentException e) {

@@ -37,6 +37,9 @@ final class ShellActions {
         putIfPresent(env, "AX_REQUEST_ID", item.requestId());
         putIfPresent(env, "AX_TASK_NAME", item.taskName());
         putIfPresent(env, "AX_SCHEDULED_AT", item.scheduledAt() == null ? null : item.scheduledAt().toString());
+        // A shard of a sharded run (policy.sharding): which part of the work is this process's.
+        putIfPresent(env, "AX_SHARD_INDEX", item.shardIndex() == null ? null : item.shardIndex().toString());
+        putIfPresent(env, "AX_SHARD_TOTAL", item.shardTotal() == null ? null : item.shardTotal().toString());
         Path workingDir = item.workingDir() == null || item.workingDir().isBlank() ? null : Path.of(item.workingDir());
         Duration timeout = item.timeoutSeconds() == null || item.timeoutSeconds() <= 0
                 ? null : Duration.ofSeconds(item.timeoutSeconds());

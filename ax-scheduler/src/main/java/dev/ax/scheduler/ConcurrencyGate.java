@@ -30,15 +30,26 @@ final class ConcurrencyGate {
 
     private final NodeContext ctx;
     private final Dependencies dependencies;
+    private final Canaries canaries;
 
     ConcurrencyGate(NodeContext ctx) {
+        this(ctx, new Canaries(ctx, new Definitions(ctx.store().tasks())));
+    }
+
+    /** With {@code canaries}, every admitted run is first routed to the stable or the canary version of its task. */
+    ConcurrencyGate(NodeContext ctx, Canaries canaries) {
         this.ctx = ctx;
+        this.canaries = canaries;
         this.dependencies = new Dependencies(ctx, this);
     }
 
     /** Task dependencies: runs waiting for upstream runs go through this gate when released. */
     Dependencies dependencies() {
         return dependencies;
+    }
+
+    Canaries canaries() {
+        return canaries;
     }
 
     /**
@@ -54,9 +65,11 @@ final class ConcurrencyGate {
      * rendered key already has a SUCCESS or an active run is created SKIPPED, pointing at that
      * run, unless {@code force}.
      */
-    Optional<Long> admit(Tx tx, TaskRow task, NewInstance undated, boolean force) {
-        // Written with the row (not by a second UPDATE of it): what sameDate dependencies match on.
-        NewInstance run = undated.withBusinessDate(Dependencies.businessDate(task.definition(), undated.scheduledAt()));
+    Optional<Long> admit(Tx tx, TaskRow task, NewInstance unrouted, boolean force) {
+        // Routed to the stable or the canary version, then dated with the row (not by a second
+        // UPDATE of it): the business date is what sameDate dependencies match on.
+        NewInstance routed = canaries.route(tx, task, unrouted);
+        NewInstance run = routed.withBusinessDate(Dependencies.businessDate(task.definition(), routed.scheduledAt()));
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         String key = idempotencyKey(task, run);

@@ -200,9 +200,14 @@ public final class Dependencies {
             return false;
         }
         boolean moved = store.instances().move(tx, move);
-        if (moved && r.verdict() == Verdict.READY) {
-            // Queues for a concurrency slot like any new run; the oldest waiting run goes first.
+        if (moved) {
+            // READY: queues for a concurrency slot like any new run, the oldest waiting run first.
+            // SKIPPED / FAILED: an ended run, so this task's own dependents look again (a chain
+            // A → B → C where B gives up tells C at once) and a workflow node moves on.
             gate.release(tx, task);
+            if (r.verdict() != Verdict.READY) {
+                Workflows.onInstanceEnded(ctx, tx, id, move.to());
+            }
         }
         return moved;
     }

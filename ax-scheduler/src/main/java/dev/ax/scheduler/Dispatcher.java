@@ -37,12 +37,14 @@ public final class Dispatcher {
     private final Outcomes outcomes;
 
     private final Approvals approvals;
+    private final Shards shards;
 
-    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals) {
+    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals, Shards shards) {
         this.ctx = ctx;
         this.definitions = definitions;
         this.outcomes = outcomes;
         this.approvals = approvals;
+        this.shards = shards;
     }
 
     private String actor(String executorId) {
@@ -59,13 +61,17 @@ public final class Dispatcher {
         List<InstanceRow> lostRuns = new java.util.ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
             store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
+            store.executors().setLabels(tx, r.executorId(), r.labels());
             Set<RunRef> reported = new HashSet<>(r.held());
             for (InstanceRow run : store.instances().heldBy(tx, r.executorId())) {
                 if (!reported.contains(new RunRef(run.id(), run.attempt()))) {
                     lostRuns.add(run);
                 }
             }
-            return store.instances().renewLeases(tx, r.executorId(), r.held(), ctx.config().leaseMillis());
+            List<RunRef> lost = new ArrayList<>(store.instances().renewLeases(tx, r.executorId(), Shards.plain(r.held()),
+                    ctx.config().leaseMillis()));
+            lost.addAll(shards.renewLeases(tx, r.executorId(), Shards.sharded(r.held())));
+            return lost;
         });
         // One transaction per lost run: failing one locks its task, and no transaction takes a
         // second task lock (the one lock order is a task, then its instances).
@@ -73,6 +79,7 @@ public final class Dispatcher {
             store.tx(tx -> outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
                     "executor " + r.executorId() + " restarted without this run", "server"));
         }
+        shards.registered(r.executorId(), r.held());
         ctx.signals().workAvailable();
         return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
     }
@@ -105,7 +112,10 @@ public final class Dispatcher {
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
-            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups()))) {
+            if (ctx.store().tx(tx -> {
+                List<String> labels = ctx.store().executors().labels(tx, p.executorId());
+                return ctx.store().instances().readyExists(tx, p.groups(), labels) || shards.readyFor(tx, p.executorId(), p.groups(), labels);
+            })) {
                 return List.of();
             }
         }
@@ -116,18 +126,28 @@ public final class Dispatcher {
         List<InstanceRow> unrenderable = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
         List<WorkItem> items;
+        boolean[] fannedOut = new boolean[1];
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             items = store.tx(tx -> {
-                List<InstanceRow> claimed = claimFairly(tx, executorId, groups, max);
+                List<String> labels = store.executors().labels(tx, executorId);
+                List<InstanceRow> claimed = claimFairly(tx, executorId, groups, labels, max);
                 List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {
                     try {
-                        out.add(WorkRenderer.render(run, definitions.at(tx, run.taskId(), run.taskVersion()), ctx.config().leaseMillis()));
+                        dev.ax.domain.task.TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+                        WorkItem item = WorkRenderer.render(run, def, ctx.config().leaseMillis());
+                        // A sharded run fans out here; its shards are handed out below, like shards of earlier runs.
+                        if (shards.fanOut(tx, run, def, executorId)) {
+                            fannedOut[0] = true;
+                        } else {
+                            out.add(item);
+                        }
                     } catch (IllegalArgumentException e) {
                         unrenderable.add(run);
                         reasons.add(e.getMessage());
                     }
                 }
+                out.addAll(shards.claim(tx, executorId, groups, labels, max - out.size()));
                 return out;
             });
         } catch (Exception e) {
@@ -141,6 +161,9 @@ public final class Dispatcher {
             // A template that cannot be rendered would fail the same way on every attempt.
             store.tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
         }
+        if (fannedOut[0]) {
+            ctx.signals().workAvailable(); // the other executors of the group take the other shards
+        }
         return items;
     }
 
@@ -152,10 +175,10 @@ public final class Dispatcher {
      * goes to any group with work; a group with a configured capacity never gets more RUNNING
      * runs than that, across all executors (serialised per group by a database lock).
      */
-    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, int max) {
+    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
         long lease = ctx.config().leaseMillis();
         if (groups.size() == 1 && ctx.config().groupCapacity().isEmpty()) {
-            return ctx.store().instances().claim(tx, executorId, groups, max, lease, ctx.nodeId());
+            return ctx.store().instances().claim(tx, executorId, groups, labels, max, lease, ctx.nodeId());
         }
         List<String> order = new ArrayList<>(groups);
         java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
@@ -177,7 +200,7 @@ public final class Dispatcher {
                 if (want <= 0) {
                     continue;
                 }
-                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), want, lease, ctx.nodeId());
+                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId());
                 room.merge(g, -got.size(), Integer::sum);
                 claimed.addAll(got);
             }
@@ -190,7 +213,9 @@ public final class Dispatcher {
         Store store = ctx.store();
         return store.tx(tx -> {
             store.executors().seen(tx, h.executorId());
-            List<RunRef> lost = store.instances().renewLeases(tx, h.executorId(), h.held(), ctx.config().leaseMillis());
+            List<RunRef> lost = new ArrayList<>(store.instances().renewLeases(tx, h.executorId(), Shards.plain(h.held()),
+                    ctx.config().leaseMillis()));
+            lost.addAll(shards.renewLeases(tx, h.executorId(), Shards.sharded(h.held())));
             List<RunRef> renewed = new ArrayList<>(h.held());
             renewed.removeAll(lost);
             return new HeartbeatAnswer(renewed, lost);
@@ -198,6 +223,9 @@ public final class Dispatcher {
     }
 
     public ReportAnswer started(Started s) {
+        if (s.run().sharded()) {
+            return shards.started(s);
+        }
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!store.instances().recordPid(tx, s.run(), s.executorId(), s.pid())) {
@@ -210,6 +238,9 @@ public final class Dispatcher {
     }
 
     public ReportAnswer log(LogChunk chunk) {
+        if (chunk.run().sharded()) {
+            return shards.log(chunk);
+        }
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!store.instances().holds(tx, chunk.run(), chunk.executorId())) {
@@ -222,6 +253,9 @@ public final class Dispatcher {
     }
 
     public ReportAnswer complete(Completion c) {
+        if (c.run().sharded()) {
+            return shards.complete(c);
+        }
         Store store = ctx.store();
         ReportAnswer answer = store.tx(tx -> {
             InstanceRow run = store.instances().find(tx, c.run().instanceId()).orElse(null);
@@ -253,6 +287,9 @@ public final class Dispatcher {
 
     /** The state of a run the executor holds, in {@code reason}; refused when another attempt or executor has it. */
     public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery q) {
+        if (q.run().sharded()) {
+            return shards.runState(q.run(), q.executorId());
+        }
         return ctx.store().tx(tx -> ctx.store().instances().find(tx, q.run().instanceId())
                 .filter(r -> r.attempt() == q.run().attempt() && q.executorId().equals(r.executorId()))
                 .map(r -> new ReportAnswer(true, r.state().name()))
@@ -279,6 +316,13 @@ public final class Dispatcher {
         });
     }
 
+    /** {@link #completeFromService} for one shard of a sharded run ({@code shard} null: the run itself). */
+    public ReportAnswer completeFromService(long instanceId, Integer shard, int attempt, boolean success, Integer status, String message,
+                                            String actor) {
+        return shard == null ? completeFromService(instanceId, attempt, success, status, message, actor)
+                : shards.completeFromService(instanceId, shard, attempt, success, status, message, actor);
+    }
+
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
         String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()
@@ -301,6 +345,6 @@ public final class Dispatcher {
                 n++;
             }
         }
-        return n;
+        return n + shards.reapExpiredLeases(limit);
     }
 }

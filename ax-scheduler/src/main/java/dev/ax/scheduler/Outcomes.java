@@ -45,6 +45,7 @@ final class Outcomes {
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }
@@ -80,17 +81,18 @@ final class Outcomes {
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
-        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW) {
+        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW && run.cause() != dev.ax.domain.run.Cause.TEST) {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
+            gate.canaries().afterRun(tx, run);
         }
         return moved;
     }
 
-    private static String describe(FailureKind kind, Integer exitCode, String message) {
+    static String describe(FailureKind kind, Integer exitCode, String message) {
         String base = switch (kind) {
             case EXIT_CODE -> exitCode == null ? "failed" : "exited with code " + exitCode;
             case TIMEOUT -> "timed out";

@@ -43,6 +43,8 @@ public final class RunService {
                         + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
             }
             String why = why("terminated by " + actor, reason);
+            // A sharded run's shards end with it (same transaction); their executors kill them at the next heartbeat.
+            ctx.store().shards().stopAll(tx, id, why, actor, ctx.nodeId());
             return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished().set(Move.Column.MESSAGE, why)
                     .event(EventType.TERMINATED, actor, ctx.nodeId(), why);
         });

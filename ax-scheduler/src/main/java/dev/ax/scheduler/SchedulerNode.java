@@ -22,6 +22,8 @@ public final class SchedulerNode implements AutoCloseable {
     private final Backfills backfills;
     private final Dependencies dependencies;
     private final WorkflowLoop workflows;
+    private final Canaries canaries;
+    private final TestRuns testRuns;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -33,18 +35,20 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks) {
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
         this.definitions = new Definitions(store.tasks());
-        ConcurrencyGate gate = new ConcurrencyGate(ctx);
+        ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx, definitions));
         this.dependencies = gate.dependencies();
         FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
         Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
         this.firing = new Firing(ctx, definitions, gate);
         this.approvals = new Approvals(ctx, gate);
-        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals);
+        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals, new Shards(ctx, definitions, gate, followUps));
         this.backfills = new Backfills(ctx, gate);
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
         this.workflows = new WorkflowLoop(ctx, gate);
+        this.canaries = gate.canaries();
+        this.testRuns = new TestRuns(ctx, definitions);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -107,6 +111,14 @@ public final class SchedulerNode implements AutoCloseable {
     /** Task dependencies: what a waiting run waits for. */
     public Dependencies dependencies() {
         return dependencies;
+    }
+
+    public Canaries canaries() {
+        return canaries;
+    }
+
+    public TestRuns testRuns() {
+        return testRuns;
     }
 
     public Approvals approvals() {

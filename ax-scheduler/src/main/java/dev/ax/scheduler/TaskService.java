@@ -58,7 +58,7 @@ public final class TaskService {
             return t;
         });
         ctx.signals().tasksChanged();
-        return new Saved(row, parsed.warnings(), true);
+        return new Saved(row, EnvironmentCheck.warnings(ctx, def, parsed.warnings()), true);
     }
 
     /**
@@ -76,6 +76,7 @@ public final class TaskService {
         TaskRow row = store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
             DependencyChecks.check(tx, store, def);
+            gate.canaries().refuseEdit(tx, current);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
@@ -87,7 +88,7 @@ public final class TaskService {
             return t;
         });
         ctx.signals().tasksChanged();
-        return new Saved(row, parsed.warnings(), false);
+        return new Saved(row, EnvironmentCheck.warnings(ctx, def, parsed.warnings()), false);
     }
 
     /**
@@ -156,7 +157,7 @@ public final class TaskService {
         return id;
     }
 
-    private static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
+    static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
         TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check");
         try {
             WorkRenderer.check(def, tc);
@@ -173,7 +174,7 @@ public final class TaskService {
      * run exists: not the instance, its attempt or request id; and a scheduled run has no
      * parameters to put in it.
      */
-    private static void checkIdempotencyKey(TaskDefinition def) {
+    static void checkIdempotencyKey(TaskDefinition def) {
         String key = def.policy().idempotencyKey();
         if (key == null) {
             return;

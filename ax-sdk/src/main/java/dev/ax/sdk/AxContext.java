@@ -22,6 +22,19 @@ public interface AxContext {
     /** 1 for the first attempt, 2 for the first retry, ... */
     int attempt();
 
+    /**
+     * Which shard of a sharded run ({@code policy.sharding}) this handler call is, from 0; 0 for a
+     * run that is not sharded. {@link #attempt()} is then the shard's own attempt.
+     */
+    default int shardIndex() {
+        return 0;
+    }
+
+    /** How many shards the run has; 1 for a run that is not sharded. */
+    default int shardTotal() {
+        return 1;
+    }
+
     String taskName();
 
     /** The schedule slot this run is for; {@code null} for a run without one (manual, event). */

@@ -72,6 +72,16 @@ final class RunContext implements AxContext {
     }
 
     @Override
+    public int shardIndex() {
+        return item.shardIndex() == null ? 0 : item.shardIndex();
+    }
+
+    @Override
+    public int shardTotal() {
+        return item.shardTotal() == null ? 1 : item.shardTotal();
+    }
+
+    @Override
     public String taskName() {
         return item.taskName();
     }

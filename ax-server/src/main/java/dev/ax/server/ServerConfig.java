@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param adminToken         {@code null} = take AX_ADMIN_TOKEN, else create one in {@code dataDir} on first start
  * @param clockSkew          added to this node's clock; only tests set it (to prove skew is harmless)
  * @param alerts             alert channels, watchdog and anomaly settings ({@code --alerts FILE}); null = no channels, defaults
+ * @param executorLabels     environment labels of the in-process executor ({@code --executor-labels prod}); empty = none
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                           String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts) {
+                           String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
+                           List<String> executorLabels) {
+    /** A node whose in-process executor carries no environment labels. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, List.of());
+    }
+
     /** A node without alert channels (the watchdog, anomaly detection and metrics still run). */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                         String nodeId, SchedulerConfig scheduler, Duration clockSkew) {
@@ -38,10 +46,15 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
         scheduler = scheduler == null ? SchedulerConfig.DEFAULT : scheduler;
         clockSkew = clockSkew == null ? Duration.ZERO : clockSkew;
         alerts = alerts == null ? AlertsConfig.NONE : alerts;
+        executorLabels = executorLabels == null ? List.of() : List.copyOf(executorLabels);
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels);
+    }
+
+    public ServerConfig withExecutorLabels(List<String> labels) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */

@@ -29,6 +29,40 @@ public final class ExecutorStore {
         return previous != null && !previous.equals(session);
     }
 
+    /** Replaces the environment labels of an executor (sent when it registers). */
+    public void setLabels(Tx tx, String id, List<String> labels) {
+        tx.update("DELETE FROM ax_executor_label WHERE executor_id = ?", id);
+        tx.batch("INSERT INTO ax_executor_label (executor_id, label) VALUES (?, ?)",
+                labels.stream().distinct().map(l -> new Object[] {id, l}).toList());
+    }
+
+    /** The labels an executor registered with; empty when it has none (it then runs only tasks without environment). */
+    public List<String> labels(Tx tx, String id) {
+        return tx.query("SELECT label FROM ax_executor_label WHERE executor_id = ? ORDER BY label", r -> r.str("label"), id);
+    }
+
+    /** Labels of every executor, by executor id. */
+    public Map<String, List<String>> allLabels(Tx tx) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        tx.query("SELECT executor_id, label FROM ax_executor_label ORDER BY executor_id, label", r -> {
+            out.computeIfAbsent(r.str("executor_id"), k -> new ArrayList<>()).add(r.str("label"));
+            return null;
+        });
+        return out;
+    }
+
+    /** True if an executor serving {@code group} and carrying all {@code labels} was heard from within {@code aliveMillis}. */
+    public boolean liveExecutorWithLabels(Tx tx, String group, List<String> labels, long aliveMillis) {
+        StringBuilder sql = new StringBuilder("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"));
+        List<Object> args = new ArrayList<>(List.of(group, -aliveMillis));
+        for (String label : labels) {
+            sql.append(" AND EXISTS (SELECT 1 FROM ax_executor_label l WHERE l.executor_id = e.id AND l.label = ?)");
+            args.add(label);
+        }
+        return tx.queryOne(sql + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray()).isPresent();
+    }
+
     public void seen(Tx tx, String id) {
         tx.update("UPDATE ax_executor SET last_seen_at = CURRENT_TIMESTAMP WHERE id = ?", id);
     }
@@ -50,6 +84,13 @@ public final class ExecutorStore {
         return tx.queryOne("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
                 + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                 + " FETCH FIRST 1 ROWS ONLY", r -> 1, group, -aliveMillis).isPresent();
+    }
+
+    /** Ids of the executors serving {@code group} heard from within {@code aliveMillis}, by the database's clock. */
+    public List<String> liveInGroup(Tx tx, String group, long aliveMillis) {
+        return tx.query("SELECT e.id FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY e.id",
+                r -> r.str("id"), group, -aliveMillis);
     }
 
     private static List<ExecutorRow> withGroups(Tx tx, List<ExecutorRow> rows) {

@@ -122,15 +122,27 @@ public final class InstanceStore {
      * on other nodes take other rows instead of waiting.
      */
     public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, int max, long leaseMillis, String nodeId) {
+        return claim(tx, executorId, groups, List.of(), max, leaseMillis, nodeId);
+    }
+
+    /**
+     * As above, for an executor carrying {@code labels}: a run whose task version names
+     * {@code environment} labels is claimed only by an executor carrying all of them
+     * ({@link dev.ax.domain.policy.EnvironmentMatch}); runs without labels go to any executor.
+     */
+    public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max, long leaseMillis,
+                                   String nodeId) {
         if (groups.isEmpty() || max <= 0) {
             return List.of();
         }
         Transitions.check(InstanceState.READY, InstanceState.RUNNING);
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> pick = new ArrayList<>(groups);
+        pick.addAll(labels);
         pick.add(max);
         List<Long> ids = tx.query("SELECT id FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
-                        + " AND ready_at <= CURRENT_TIMESTAMP ORDER BY ready_at, id LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
+                        + " AND ready_at <= CURRENT_TIMESTAMP" + lacksNoLabel(labels) + " ORDER BY ready_at, id LIMIT ?"
+                        + tx.dialect().forUpdateSkipLocked(),
                 r -> r.lng("id"), pick.toArray());
         if (ids.isEmpty()) {
             return List.of();
@@ -161,12 +173,37 @@ public final class InstanceStore {
 
     /** True if a READY instance of one of the groups is due: a cheap look that claims nothing. */
     public boolean readyExists(Tx tx, List<String> groups) {
+        return readyExists(tx, groups, List.of());
+    }
+
+    /** As above, counting only runs an executor with {@code labels} may claim (else it would poll again at once, forever). */
+    public boolean readyExists(Tx tx, List<String> groups, List<String> labels) {
         if (groups.isEmpty()) {
             return false;
         }
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
+        List<Object> args = new ArrayList<>(groups);
+        args.addAll(labels);
         return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
-                + " AND ready_at <= CURRENT_TIMESTAMP FETCH FIRST 1 ROWS ONLY", r -> 1, groups.toArray()).isPresent();
+                + " AND ready_at <= CURRENT_TIMESTAMP" + lacksNoLabel(labels) + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray()).isPresent();
+    }
+
+    /**
+     * The environment condition of a claim: the run's task version needs no label outside the
+     * executor's {@code labels} (bound in order after the groups).
+     */
+    private static String lacksNoLabel(List<String> labels) {
+        return labelsAllow("ax_instance", labels);
+    }
+
+    /**
+     * {@code AND …}: the run {@code alias} (a row of ax_instance) needs no environment label beyond
+     * {@code labels}; bind {@code labels} at its placeholders.
+     */
+    static String labelsAllow(String alias, List<String> labels) {
+        String outside = labels.isEmpty() ? "" : " AND l.label NOT IN (" + String.join(", ", Collections.nCopies(labels.size(), "?")) + ")";
+        return " AND NOT EXISTS (SELECT 1 FROM ax_task_label l WHERE l.task_id = " + alias + ".task_id"
+                + " AND l.version = " + alias + ".task_version" + outside + ")";
     }
 
     /** Extends the leases that {@code executorId} still holds; returns the ones it no longer holds. */
@@ -200,9 +237,9 @@ public final class InstanceStore {
 
     public Occupancy occupancy(Tx tx, long taskId) {
         int[] counts = new int[2];
-        // Preview runs (of an approval request) take no slot: they belong to a run that holds one.
+        // Preview runs (of an approval request) take no slot: they belong to a run that holds one; test runs of a draft neither.
         tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ?"
-                + " AND state IN ('READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') AND cause <> 'PREVIEW' GROUP BY state", r -> {
+                + " AND state IN ('READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED') AND cause NOT IN ('PREVIEW', 'TEST') GROUP BY state", r -> {
                     counts[r.str("state").equals("BLOCKED") ? 1 : 0] += r.integer("n");
                     return null;
                 }, taskId);

@@ -14,6 +14,8 @@ public final class Store implements AutoCloseable {
     private final DependencyStore dependencies = new DependencyStore();
     private final WorkflowStore workflows = new WorkflowStore();
     private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
+    private final ShardStore shards = new ShardStore(events);
+    private final CanaryStore canaries = new CanaryStore();
 
     public Store(Database db) {
         this.db = db;
@@ -65,6 +67,14 @@ public final class Store implements AutoCloseable {
 
     public WorkflowRunStore workflowRuns() {
         return workflowRuns;
+    }
+
+    public ShardStore shards() {
+        return shards;
+    }
+
+    public CanaryStore canaries() {
+        return canaries;
     }
 
     public FollowUpStore followUps() {

@@ -51,20 +51,25 @@ public final class TaskStore {
 
     /** Replaces the definition of a locked task; returns the new row. */
     public TaskRow update(Tx tx, TaskRow current, TaskDefinition def, Instant nextFireAt, String actor) {
+        return update(tx, current, def, nextFireAt, actor, "UPDATE");
+    }
+
+    /** As above, with the change recorded in the audit log ({@code PROMOTE} when a canary becomes current). */
+    public TaskRow update(Tx tx, TaskRow current, TaskDefinition def, Instant nextFireAt, String actor, String change) {
         Map<String, Object> before = TaskDefinitionCodec.toJson(current.definition());
         Map<String, Object> after = TaskDefinitionCodec.toJson(def);
-        int version = current.version() + 1;
+        int version = nextVersion(tx, current);
         int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, next_fire_at = ?,"
                         + " updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
                 version, Json.write(after), def.trigger().type(), def.group(), nextFireAt, actor, current.id(), current.version());
         expectOne(n, current);
-        appendVersion(tx, current.id(), current.name(), version, "UPDATE", after, JsonDiff.diff(before, after), actor);
+        appendVersion(tx, current.id(), current.name(), version, change, after, JsonDiff.diff(before, after), actor);
         return findById(tx, current.id()).orElseThrow();
     }
 
     /** Pauses or resumes a locked task. Resuming keeps {@code next_fire_at}: the misfire policy decides about the slots missed meanwhile. */
     public TaskRow setEnabled(Tx tx, TaskRow current, boolean enabled, String actor) {
-        int version = current.version() + 1;
+        int version = nextVersion(tx, current);
         int n = tx.update("UPDATE ax_task SET enabled = ?, version = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ?"
                 + " WHERE id = ? AND version = ?", enabled, version, actor, current.id(), current.version());
         expectOne(n, current);
@@ -77,13 +82,56 @@ public final class TaskStore {
     public void delete(Tx tx, TaskRow current, String actor) {
         int n = tx.update("DELETE FROM ax_task WHERE id = ? AND version = ?", current.id(), current.version());
         expectOne(n, current);
-        appendVersion(tx, current.id(), current.name(), current.version() + 1, "DELETE", null,
+        appendVersion(tx, current.id(), current.name(), nextVersion(tx, current), "DELETE", null,
                 JsonDiff.diff(TaskDefinitionCodec.toJson(current.definition()), Map.of()), actor);
     }
 
     public List<TaskVersionRow> versions(Tx tx, String name, int limit) {
         return tx.query("SELECT task_id, task_name, version, change, definition, diff, actor, created_at FROM ax_task_version"
-                + " WHERE task_name = ? ORDER BY task_id DESC, version DESC LIMIT ?", TaskStore::mapVersion, name, limit);
+                // Negative versions are test-run drafts (appendDraft): what a test ran, never a version of the task.
+                + " WHERE task_name = ? AND version > 0 ORDER BY task_id DESC, version DESC LIMIT ?", TaskStore::mapVersion, name, limit);
+    }
+
+    /**
+     * Writes a canary definition as the next version of a locked task without making it current:
+     * the task row keeps its definition and version (the stable one). Returns the canary's version.
+     */
+    public int appendCanary(Tx tx, TaskRow current, TaskDefinition canary, String actor) {
+        Map<String, Object> after = TaskDefinitionCodec.toJson(canary);
+        int version = nextVersion(tx, current);
+        appendVersion(tx, current.id(), current.name(), version, "CANARY", after,
+                JsonDiff.diff(TaskDefinitionCodec.toJson(current.definition()), after), actor);
+        return version;
+    }
+
+    /**
+     * Stores the draft definition of a test run under a negative version of {@code taskId} (0 for a
+     * task not saved yet), so the run records exactly what it ran and executors render it like any
+     * version, while the task's history and version count stay as they were. Callers serialise
+     * drafts of one task (the numbers are taken as one below the lowest).
+     */
+    public int appendDraft(Tx tx, long taskId, TaskDefinition draft, String actor) {
+        int version = tx.queryOne("SELECT MIN(version) AS v FROM ax_task_version WHERE task_id = ?", r -> r.nullableInt("v"), taskId)
+                .filter(v -> v != null && v < 0).map(v -> v - 1).orElse(-1);
+        Map<String, Object> json = TaskDefinitionCodec.toJson(draft);
+        appendVersion(tx, taskId, draft.taskName(), version, "TEST", json, List.of(), actor);
+        return version;
+    }
+
+    /**
+     * The next version number of a task: one above both the row's and the history's, since a canary
+     * writes a version to the history that the row does not take.
+     */
+    private static int nextVersion(Tx tx, TaskRow current) {
+        int highest = tx.queryOne("SELECT MAX(version) AS v FROM ax_task_version WHERE task_id = ?", r -> r.nullableInt("v"), current.id())
+                .filter(v -> v != null).orElse(0);
+        return Math.max(current.version(), highest) + 1;
+    }
+
+    /** The environment labels of a task version (empty: any executor). */
+    public List<String> labels(Tx tx, long taskId, int version) {
+        return tx.query("SELECT label FROM ax_task_label WHERE task_id = ? AND version = ? ORDER BY label", r -> r.str("label"),
+                taskId, version);
     }
 
     /** The definition of one version: instances run the version they were created with. */
@@ -122,6 +170,11 @@ public final class TaskStore {
                                List<Map<String, Object>> diff, String actor) {
         tx.update("INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
                 + " VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)", taskId, version, name, change, Json.write(def), Json.write(diff), actor);
+        // The claim query matches runs to executors by these rows (task, version): see InstanceStore#claim.
+        if (def != null && def.get("environment") instanceof List<?> labels && !labels.isEmpty()) {
+            tx.batch("INSERT INTO ax_task_label (task_id, version, label) VALUES (?, ?, ?)",
+                    labels.stream().map(l -> new Object[] {taskId, version, String.valueOf(l)}).toList());
+        }
     }
 
     private static void expectOne(int n, TaskRow current) {

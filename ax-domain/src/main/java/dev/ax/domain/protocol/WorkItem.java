@@ -13,14 +13,40 @@ import java.util.Map;
  * @param http           the rendered request ({@code http})
  * @param handler        the handler name ({@code sdk})
  * @param params         the run's parameters, for SDK handlers
+ * @param shardIndex     the shard (0-based) of a sharded run ({@code policy.sharding}); {@code null} when not sharded,
+ *                       and then {@code attempt} is the instance's attempt, else the shard's own
+ * @param shardTotal     how many shards the instance has; {@code null} when not sharded
  */
 public record WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
                        Instant scheduledAt, String actionType, String command, Map<String, String> env,
                        String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
-                       Map<String, Object> params) {
+                       Map<String, Object> params, Integer shardIndex, Integer shardTotal) {
     public WorkItem {
         env = env == null ? Map.of() : Map.copyOf(env);
         params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+    }
+
+    /** A work item of a run that is not sharded. */
+    public WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
+                    Instant scheduledAt, String actionType, String command, Map<String, String> env,
+                    String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
+                    Map<String, Object> params) {
+        this(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env, workingDir,
+                timeoutSeconds, leaseMillis, http, handler, params, null, null);
+    }
+
+    /** This item as one shard of a sharded run: its own attempt, index and total, and AX_SHARD_* in the environment. */
+    public WorkItem asShard(int shardAttempt, int index, int total, String shardRequestId) {
+        Map<String, String> shardEnv = new java.util.LinkedHashMap<>(env);
+        shardEnv.put("AX_ATTEMPT", Integer.toString(shardAttempt));
+        shardEnv.put("AX_SHARD_INDEX", Integer.toString(index));
+        shardEnv.put("AX_SHARD_TOTAL", Integer.toString(total));
+        if (shardRequestId != null) {
+            shardEnv.put("AX_REQUEST_ID", shardRequestId);
+        }
+        return new WorkItem(instanceId, shardAttempt, taskName, taskVersion, shardRequestId, scheduledAt, actionType, command,
+                "shell".equals(actionType) ? shardEnv : env, workingDir, timeoutSeconds, leaseMillis, http, handler, params,
+                index, total);
     }
 
     /** A shell work item. */
@@ -32,6 +58,6 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
     }
 
     public RunRef ref() {
-        return new RunRef(instanceId, attempt);
+        return new RunRef(instanceId, attempt, shardIndex);
     }
 }

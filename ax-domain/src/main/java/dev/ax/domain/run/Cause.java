@@ -8,7 +8,9 @@ public enum Cause {
     /** Runs a task's approval preview action; its output goes with the approval request of its parent. */
     PREVIEW,
     /** Runs a node of a workflow run (its {@code workflow_run_id} says which). */
-    WORKFLOW;
+    WORKFLOW,
+    /** A draft definition run once before it is saved ({@code POST /api/tasks/{name}/test-run}); no follow-ups, no alerts. */
+    TEST;
 
     /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
     public boolean isScheduled() {

@@ -18,6 +18,8 @@ public enum EventType {
     APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
     // task dependencies (dependsOn): released, or the wait deadline passed (an alert)
     DEPENDENCY_MET, DEPENDENCY_DEADLINE,
+    // sharded runs (policy.sharding): the fan-out, then each shard's story; data.shard is the shard index
+    SHARDED, SHARD_CLAIMED, SHARD_STARTED, SHARD_SUCCEEDED, SHARD_FAILED, SHARD_RETRY_SCHEDULED, SHARD_LOST, SHARD_STOPPED,
     // slots
     MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
     // alert delivery (ax-alerts): on the instance or task the alert is about
@@ -26,5 +28,9 @@ public enum EventType {
     TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED,
     // workflows (no task, no instance: the workflow and its run are named in data)
     WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_RUN_STARTED, WORKFLOW_NODE_SKIPPED,
-    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN
+    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN,
+    // canary rollout of a task change (PUT /api/tasks/{name}?rollout=canary)
+    CANARY_STARTED, CANARY_PROMOTED, CANARY_ROLLED_BACK,
+    // a draft definition run once as a test
+    TEST_RUN
 }

@@ -15,6 +15,7 @@ import java.util.Map;
  * @param onFailed       what happens once a run has failed for good
  * @param approval       a person approves each run before it starts; {@code null} = no gate
  * @param notifyOnSuccess whether successes are told to the {@code notifyOnFailure} channels too
+ * @param sharding       fan each run out into shards ({@code policy.sharding}); {@code null} = one process per run
  */
 public record Policy(
         int maxRetries,
@@ -31,7 +32,8 @@ public record Policy(
         RetryBackoff backoff,
         List<FollowUp> onFailed,
         Approval approval,
-        SuccessNotice notifyOnSuccess) {
+        SuccessNotice notifyOnSuccess,
+        Sharding sharding) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
@@ -47,6 +49,15 @@ public record Policy(
                   RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
                 idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null, SuccessNotice.NEVER);
+    }
+
+    /** A policy without sharding. */
+    public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
+                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later,
+                  OverflowPolicy overflow, Integer queueLimit, RetryBackoff backoff, List<FollowUp> onFailed, Approval approval,
+                  SuccessNotice notifyOnSuccess) {
+        this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
+                idempotencyKey, later, overflow, queueLimit, backoff, onFailed, approval, notifyOnSuccess, null);
     }
 
     public Policy {

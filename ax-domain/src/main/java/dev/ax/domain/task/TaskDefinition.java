@@ -1,5 +1,6 @@
 package dev.ax.domain.task;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -14,19 +15,35 @@ public record TaskDefinition(
         Trigger trigger,
         Action action,
         Policy policy,
-        DependencyPolicy dependencies) {
+        DependencyPolicy dependencies,
+        List<String> environment) {
 
     public TaskDefinition {
         Objects.requireNonNull(taskName, "taskName");
+        // Executor labels a run of this task needs, ALL of them (e.g. ["prod"]); empty = any executor of the group.
+        environment = environment == null ? List.of() : List.copyOf(environment);
         Objects.requireNonNull(trigger, "trigger");
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(policy, "policy");
         dependencies = dependencies == null ? DependencyPolicy.NONE : dependencies;
+        environment = environment == null ? List.of() : List.copyOf(environment);
+    }
+
+    /** A definition without {@code dependsOn} and without environment labels. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
+        this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE, List.of());
+    }
+
+    /** A definition without environment labels: it runs on any executor of its group. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
+                          DependencyPolicy dependencies) {
+        this(taskName, description, owner, trigger, action, policy, dependencies, List.of());
     }
 
     /** A definition without {@code dependsOn}. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
-        this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE);
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
+                          List<String> environment) {
+        this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE, environment);
     }
 
     /** The executor group that runs this task's action. */

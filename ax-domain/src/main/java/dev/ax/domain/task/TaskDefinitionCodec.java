@@ -39,7 +39,9 @@ public final class TaskDefinitionCodec {
     private static final String RESERVED_ENV_PREFIX = "AX_";
 
     private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
-            "dependsOn", "dependencyPolicy");
+            "dependsOn", "dependencyPolicy", "environment");
+    /** At most this many environment labels per task. */
+    public static final int MAX_ENVIRONMENT_LABELS = 10;
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
     private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
@@ -78,10 +80,12 @@ public final class TaskDefinitionCodec {
         Action action = action(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
         DependencyPolicy dependencies = DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
+        List<String> environment = environment(in, root.get("environment"));
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies), in.warnings());
+        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment),
+                in.warnings());
     }
 
     /**
@@ -109,7 +113,40 @@ public final class TaskDefinitionCodec {
         root.put("action", actionJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
         DependencyCodec.write(root, def.dependencies());
+        // Written only when set, so the stored form of the many tasks without labels stays as it was.
+        if (!def.environment().isEmpty()) {
+            root.put("environment", def.environment());
+        }
         return root;
+    }
+
+    // ---- environment ----
+
+    /**
+     * {@code environment}: the executor labels a run needs, all of them ({@code ["prod"]} runs only on
+     * executors labelled prod). Labels are names; duplicates are refused rather than silently merged.
+     */
+    private static List<String> environment(JsonReader in, Object value) {
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            in.error("environment", "must be a list of executor labels, e.g. [\"prod\"]");
+            return List.of();
+        }
+        if (list.size() > MAX_ENVIRONMENT_LABELS) {
+            in.error("environment", "at most " + MAX_ENVIRONMENT_LABELS + " labels");
+            return List.of();
+        }
+        java.util.LinkedHashSet<String> labels = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            String field = "environment[" + i + "]";
+            String label = name(in, list.get(i), field);
+            if (label != null && !labels.add(label)) {
+                in.error(field, "label '" + label + "' is listed twice");
+            }
+        }
+        return List.copyOf(labels);
     }
 
     // ---- trigger ----

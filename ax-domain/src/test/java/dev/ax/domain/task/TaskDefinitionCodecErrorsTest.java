@@ -140,7 +140,14 @@ class TaskDefinitionCodecErrorsTest {
                 broken("policy.retryMaxIntervalSeconds", "0", "policy.retryMaxIntervalSeconds", "between 1 and 86400"),
                 broken("policy.retryJitter", "1.5", "policy.retryJitter", "between 0 and 1"),
                 broken("policy.retryJitter", "\"x\"", "policy.retryJitter", "between 0 and 1"),
-                broken("policy.sharding", "5", "policy.sharding", "must be an object"));
+                broken("policy.sharding", "5", "policy.sharding", "must be an object"),
+                broken("policy.sharding", "{}", "policy.sharding.shards", "required"),
+                broken("policy.sharding", "{\"shards\":0}", "policy.sharding.shards", "between 1 and 1000"),
+                broken("policy.sharding", "{\"shards\":1001}", "policy.sharding.shards", "between 1 and 1000"),
+                broken("policy.sharding", "{\"mode\":\"all\"}", "policy.sharding.mode", "broadcast"),
+                broken("policy.sharding", "{\"mode\":\"broadcast\",\"shards\":2}", "policy.sharding.shards", "must not be set"),
+                broken("policy.sharding", "{\"shards\":2,\"maxParallelShards\":0}", "policy.sharding.maxParallelShards", "1 or more"),
+                broken("policy.sharding", "{\"shards\":2,\"every\":1}", "policy.sharding.every", "unknown field"));
     }
 
     private static Arguments broken(String path, String json, String field, String... reasonParts) {

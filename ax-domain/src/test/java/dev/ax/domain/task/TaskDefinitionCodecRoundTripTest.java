@@ -48,7 +48,7 @@ class TaskDefinitionCodecRoundTripTest {
                               "onFailedActions": [ { "type": "trigger", "taskName": "cleanup", "params": { "day": "{{date}}" } },
                                                   { "type": "pause", "tasks": ["report", "export"] },
                                                   { "type": "webhook", "url": "http://hooks.local/x", "headers": { "X-K": "v" } } ],
-                              "overflow": "replace", "queueLimit": 2147483647, "sharding": {} } }
+                              "overflow": "replace", "queueLimit": 2147483647, "sharding": { "mode": "broadcast" } } }
                 """).map(text -> TaskDefinitionCodec.parse(Json.parse(text), Set.of()).definition());
         Stream<TaskDefinition> built = Stream.of(
                 new TaskDefinition("built.by-code", "desc", "me",
@@ -56,11 +56,11 @@ class TaskDefinitionCodecRoundTripTest {
                         new Action.Shell("echo {{yesterday}}", Map.of("B", "2", "A", "1"), "/tmp", "default"),
                         new Policy(3, 15, 60L, MisfirePolicy.FIRE_ONCE, 2,
                                 new RetryRules(true, Set.of(2, 1), true, false), List.of("email"), null,
-                                Map.of("sharding", Map.of("shards", 2)), OverflowPolicy.QUEUE_ONE, 5,
+                                Map.of(), OverflowPolicy.QUEUE_ONE, 5,
                                 new RetryBackoff(true, 600L, 0.25),
                                 List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))),
                                 new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)),
-                                SuccessNotice.RECOVERY)),
+                                SuccessNotice.RECOVERY, new Sharding(2, false, 1))),
                 new TaskDefinition("http-call", null, null, new Trigger.Event(ZoneId.of("UTC")),
                         new Action.Http("POST", "https://svc.local/jobs/{{date}}", Map.of("X-K", "{{taskName}}"),
                                 Map.of("day", "{{date}}", "n", 3), true, "web"),

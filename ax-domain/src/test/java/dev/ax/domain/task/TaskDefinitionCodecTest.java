@@ -120,28 +120,16 @@ class TaskDefinitionCodecTest {
     }
 
     @Test
-    void fieldsForLaterVersionsAreStoredVerbatimWithAWarning() {
-        Object json = Json.with(BASE, "policy", """
-                { "sharding": { "shards": 4, "note": null } }
-                """);
+    void shardingIsReadAsAFixedCountOrBroadcast() {
+        Policy fixed = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"shards\": 4, \"maxParallelShards\": 2 } }")).policy();
+        Policy broadcast = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"Broadcast\" } }")).policy();
 
-        ParsedTask parsed = TaskDefinitionCodec.parse(json, Set.of());
-
-        Map<String, Object> later = parsed.definition().policy().later();
-        assertThat(later).containsOnlyKeys("sharding");
-        assertThat(later.get("sharding")).isEqualTo(Json.parse("{ \"shards\": 4, \"note\": null }"));
-        assertThat(parsed.warnings()).containsExactly("policy.sharding is stored; this version of AX does not act on it yet");
-    }
-
-    @Test
-    void storedValuesDoNotChangeWhenTheCallerReusesItsTree() {
-        Map<String, Object> json = Json.with(BASE, "policy.sharding", "{ \"owners\": [\"alice\"] }");
-        TaskDefinition d = parse(json);
-
+        assertThat(fixed.sharding()).isEqualTo(new Sharding(4, false, 2));
+        assertThat(broadcast.sharding()).isEqualTo(new Sharding(null, true, null));
+        assertThat(parse(BASE).policy().sharding()).isNull();
         @SuppressWarnings("unchecked")
-        Map<String, Object> sharding = (Map<String, Object>) ((Map<String, Object>) json.get("policy")).get("sharding");
-        sharding.put("owners", List.of("mallory"));
-
-        assertThat(d.policy().later().get("sharding")).isEqualTo(Map.of("owners", List.of("alice")));
+        Map<String, Object> written = (Map<String, Object>) ((Map<?, ?>) TaskDefinitionCodec.toJson(parse(
+                Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"broadcast\" } }"))).get("policy")).get("sharding");
+        assertThat(written).containsEntry("mode", "broadcast").doesNotContainKey("shards");
     }
 }

@@ -1,0 +1,435 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.policy.RetryDecision;
+import dev.ax.domain.policy.ShardSpread;
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.LogChunk;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.Started;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.ShardState;
+import dev.ax.domain.task.Sharding;
+import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
+import dev.ax.store.ShardRow;
+import dev.ax.store.ShardStore;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Sharded runs ({@code policy.sharding}), the server side.
+ *
+ * <p>An instance of a sharded task is claimed like any other (READY → RUNNING, attempt 1, so the
+ * concurrency gate, approvals and the trigger chain work unchanged). In the claim transaction it
+ * <b>fans out</b>: N shard rows become READY and the instance lets go of its own lease (executor and
+ * lease cleared), so from then on the instance is RUNNING until its shards decide how it ends and is
+ * never touched by the lease reaper or an executor's restart. Its {@code attempt} stays 1: the
+ * instance ran once; retries happen per shard.
+ *
+ * <p>Each shard is claimed by an executor with its own attempt (the fencing token, invariant 5),
+ * lease, pid, exit code and log. Reports about a shard carry {@link RunRef#shard()}. A failed shard
+ * follows the task's retry policy alone; shards that succeeded never run again. When a shard has no
+ * retries left the instance FAILS at once and every other shard still open is STOPPED (running ones
+ * are killed by their executors at the next heartbeat): the run's outcome is already known, so going
+ * on would only spend resources. The instance SUCCEEDS when every shard has.
+ *
+ * <p>Every shard step writes an instance event with {@code data.shard}; the final instance event
+ * carries {@code data.shards}, one entry per shard.
+ */
+final class Shards {
+    /**
+     * How long a claimable shard waits for an idle executor of its group before a busy one may
+     * take it (see {@link ShardSpread}). An idle executor on this node is woken at once and one on
+     * another node looks every {@code pollRecheck}, so a couple of seconds is plenty.
+     */
+    static final long SPREAD_GRACE_MILLIS = 2_000;
+    /** Candidates looked at per poll: several per instance, since a poll takes at most one shard of each. */
+    static final int CANDIDATES_PER_SLOT = 8;
+
+    private final NodeContext ctx;
+    private final Definitions definitions;
+    private final ConcurrencyGate gate;
+    private final FollowUps followUps;
+
+    Shards(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
+        this.ctx = ctx;
+        this.definitions = definitions;
+        this.gate = gate;
+        this.followUps = followUps;
+    }
+
+    private ShardStore shards() {
+        return ctx.store().shards();
+    }
+
+    private static String actor(String executorId) {
+        return "executor:" + executorId;
+    }
+
+    // ------------------------------------------------------------------------------------------- fan-out and claims
+
+    /**
+     * Called in the claim transaction for each instance just claimed: fans a sharded one out and
+     * returns true (the caller then hands out shards instead of the instance).
+     */
+    boolean fanOut(Tx tx, InstanceRow run, TaskDefinition def, String executorId) {
+        Sharding sharding = def.policy().sharding();
+        if (sharding == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
+            return false;
+        }
+        int live = sharding.broadcast() ? able(tx, run.group(), def).size() : 0;
+        int total = sharding.total(live);
+        if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
+            throw new IllegalStateException("instance " + run.id() + " moved inside its own claim transaction");
+        }
+        shards().create(tx, run.id(), total, run.group(), sharding.maxParallelShards());
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("shards", total);
+        data.put("mode", sharding.broadcast() ? "broadcast" : "fixed");
+        if (sharding.broadcast()) {
+            data.put("liveExecutors", live);
+        }
+        if (sharding.maxParallelShards() != null) {
+            data.put("maxParallelShards", sharding.maxParallelShards());
+        }
+        ctx.store().events().appendForInstance(tx, run.id(), EventType.SHARDED, null, null, ctx.schedulerActor(), ctx.nodeId(),
+                "fanned out into " + total + " shard" + (total == 1 ? "" : "s")
+                        + (sharding.broadcast() ? " (broadcast: " + live + " live executor" + (live == 1 ? "" : "s") + " of group "
+                        + run.group() + ")" : ""), data);
+        return true;
+    }
+
+    /**
+     * Claims shards for an executor in the caller's claim transaction: at most one shard of each
+     * instance per poll, and only where {@link ShardSpread} allows (spreading, maxParallelShards).
+     */
+    List<WorkItem> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
+        if (max <= 0) {
+            return List.of();
+        }
+        List<WorkItem> out = new ArrayList<>();
+        Set<Long> decided = new HashSet<>();
+        Map<String, List<String>> ableByTask = new HashMap<>();
+        for (ShardStore.Candidate c : shards().claimable(tx, groups, labels, max * CANDIDATES_PER_SLOT, SPREAD_GRACE_MILLIS)) {
+            ShardRow shard = c.shard();
+            if (out.size() >= max) {
+                break;
+            }
+            if (!decided.add(shard.instanceId())) {
+                continue; // one shard of an instance per poll: the next poll (of any executor) looks again
+            }
+            // Serialises the decision for one instance across nodes (maxParallelShards, spreading).
+            tx.lockKey("ax-shards:" + shard.instanceId());
+            InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElse(null);
+            if (run == null || run.state() != InstanceState.RUNNING) {
+                continue;
+            }
+            TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+            Integer maxParallel = def.policy().sharding() == null ? null : def.policy().sharding().maxParallelShards();
+            Map<String, Integer> running = shards().runningByExecutor(tx, run.id());
+            List<String> live = ableByTask.computeIfAbsent(shard.group() + "/" + def.environment(), k -> able(tx, shard.group(), def));
+            List<Integer> others = live.stream().filter(e -> !e.equals(executorId)).map(e -> running.getOrDefault(e, 0)).toList();
+            ShardSpread spread = ShardSpread.decide(running.values().stream().mapToInt(Integer::intValue).sum(), maxParallel,
+                    running.getOrDefault(executorId, 0), others, c.waitedPastGrace());
+            if (!spread.take() || !shards().claim(tx, shard, executorId, ctx.config().leaseMillis(), actor(executorId), ctx.nodeId())) {
+                continue;
+            }
+            WorkItem whole = WorkRenderer.render(run, def, ctx.config().leaseMillis());
+            out.add(whole.asShard(shard.attempt() + 1, shard.index(), shard.total(), run.requestId() + ":shard-" + shard.index()));
+        }
+        return out;
+    }
+
+    /**
+     * The live executors of {@code group} that may run {@code def} (they carry its environment
+     * labels): the ones a broadcast counts and the spreading rule waits for. An executor that
+     * could never take a shard must not hold the others back.
+     */
+    private List<String> able(Tx tx, String group, TaskDefinition def) {
+        List<String> live = ctx.store().executors().liveInGroup(tx, group, ctx.config().executorAlive().toMillis());
+        if (def.environment().isEmpty()) {
+            return live;
+        }
+        return live.stream().filter(e -> dev.ax.domain.policy.EnvironmentMatch.matches(def.environment(),
+                ctx.store().executors().labels(tx, e))).toList();
+    }
+
+    /**
+     * For a waiting poll: is there a shard this executor could get now? (See {@link ShardStore#readyFor}.)
+     * {@code labels} are the executor's environment labels: shards of a run whose task needs others are not for it.
+     */
+    boolean readyFor(Tx tx, String executorId, List<String> groups, List<String> labels) {
+        return shards().readyFor(tx, executorId, groups, labels, SPREAD_GRACE_MILLIS);
+    }
+
+    // ------------------------------------------------------------------------------------------- reports
+
+    ReportAnswer started(Started s) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            if (!shards().recordPid(tx, s.run(), s.executorId(), s.pid())) {
+                return refuse(tx, s.run(), s.executorId(), "started");
+            }
+            ShardRow shard = shards().find(tx, s.run().instanceId(), s.run().shard()).orElseThrow();
+            store.events().appendForInstance(tx, s.run().instanceId(), EventType.SHARD_STARTED, null, null, actor(s.executorId()),
+                    ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + ": pid " + s.pid()
+                            + " on executor " + s.executorId(),
+                    ShardStore.data(shard.index(), shard.attempt(), Map.of("pid", s.pid(), "executor", s.executorId())));
+            return ReportAnswer.OK;
+        });
+    }
+
+    ReportAnswer log(LogChunk chunk) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            if (!shards().holds(tx, chunk.run(), chunk.executorId())) {
+                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of shard " + chunk.run().shard() + " of instance "
+                        + chunk.run().instanceId() + " is not held by executor " + chunk.executorId());
+            }
+            store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
+            return ReportAnswer.OK;
+        });
+    }
+
+    ReportAnswer complete(Completion c) {
+        boolean[] retrying = new boolean[1];
+        ReportAnswer answer = ctx.store().tx(tx -> {
+            ShardRow shard = shards().find(tx, c.run().instanceId(), c.run().shard()).orElse(null);
+            if (shard == null || shard.attempt() != c.run().attempt() || !c.executorId().equals(shard.executorId())
+                    || shard.state() != ShardState.RUNNING) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
+            boolean applied = c.success()
+                    ? succeed(tx, shard, c.exitCode(), c.message(), actor(c.executorId()))
+                    : fail(tx, shard, c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(), c.exitCode(), c.message(),
+                    actor(c.executorId()), retrying);
+            return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
+        });
+        if (retrying[0] || answer.accepted()) {
+            ctx.signals().workAvailable(); // a retry is due, or a shard's end made room (maxParallelShards, spreading)
+        }
+        return answer;
+    }
+
+    /**
+     * An async HTTP shard's service reports the outcome itself ({@code POST /api/instances/{id}/complete}
+     * with {@code "shard"}): fenced by the shard's attempt like an executor's report.
+     */
+    ReportAnswer completeFromService(long instanceId, int index, int attempt, boolean success, Integer status, String message,
+                                     String actor) {
+        RunRef ref = new RunRef(instanceId, attempt, index);
+        boolean[] retrying = new boolean[1];
+        ReportAnswer answer = ctx.store().tx(tx -> {
+            ShardRow shard = shards().find(tx, instanceId, index).orElse(null);
+            if (shard == null || shard.attempt() != attempt || shard.state() != ShardState.RUNNING) {
+                return refuse(tx, ref, actor, "completion");
+            }
+            boolean applied = success
+                    ? succeed(tx, shard, status, message == null ? "reported by the service" : message, actor)
+                    : fail(tx, shard, status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status, message, actor, retrying);
+            return applied ? ReportAnswer.OK : refuse(tx, ref, actor, "completion");
+        });
+        if (retrying[0]) {
+            ctx.signals().workAvailable();
+        }
+        return answer;
+    }
+
+    /** Where a shard the executor holds stands: {@code RUNNING} while it may go on; refused otherwise. */
+    ReportAnswer runState(RunRef ref, String executorId) {
+        return ctx.store().tx(tx -> shards().find(tx, ref.instanceId(), ref.shard())
+                .filter(s -> s.attempt() == ref.attempt() && executorId.equals(s.executorId()))
+                .map(s -> new ReportAnswer(true, s.state().name()))
+                .orElse(ReportAnswer.refused("executor " + executorId + " does not hold attempt " + ref.attempt() + " of shard "
+                        + ref.shard() + " of instance " + ref.instanceId())));
+    }
+
+    /** Renews the shard leases among {@code held}; returns the shard refs the executor must abandon. */
+    List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held) {
+        return shards().renewLeases(tx, executorId, held, ctx.config().leaseMillis());
+    }
+
+    /** An executor restarted: the shards the server thinks it holds but it does not report are lost. */
+    void registered(String executorId, List<RunRef> reported) {
+        Set<RunRef> still = new HashSet<>(reported);
+        List<ShardRow> lost = ctx.store().tx(tx -> shards().heldBy(tx, executorId)).stream()
+                .filter(s -> !still.contains(s.ref())).toList();
+        for (ShardRow shard : lost) {
+            failLost(shard, "executor " + executorId + " restarted without this shard", "server");
+        }
+    }
+
+    /** Shards whose lease expired become EXECUTOR_LOST failures (the retry policy decides); returns how many. */
+    int reapExpiredLeases(int limit) {
+        int n = 0;
+        for (ShardRow shard : ctx.store().tx(tx -> shards().expiredLeases(tx, limit))) {
+            if (failLost(shard, "lease of executor " + shard.executorId() + " expired at " + shard.leaseExpiresAt()
+                    + " (no heartbeat)", "scheduler")) {
+                n++;
+            }
+        }
+        // A safety net: an instance that ended by a path that did not stop its shards.
+        for (long instanceId : ctx.store().tx(tx -> shards().endedWithOpenShards(tx, limit))) {
+            ctx.store().tx(tx -> shards().stopAll(tx, instanceId, "the run has ended", "scheduler", ctx.nodeId()));
+        }
+        return n;
+    }
+
+    private boolean failLost(ShardRow shard, String message, String actor) {
+        boolean[] retrying = new boolean[1];
+        boolean applied = ctx.store().tx(tx -> fail(tx, shard, FailureKind.EXECUTOR_LOST, null, message, actor, retrying));
+        if (retrying[0]) {
+            ctx.signals().workAvailable();
+        }
+        return applied;
+    }
+
+    // ------------------------------------------------------------------------------------------- outcomes
+
+    private boolean succeed(Tx tx, ShardRow shard, Integer exitCode, String message, String actor) {
+        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
+        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId()); // task first: the one lock order
+        Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of("executor", shard.executorId()));
+        if (exitCode != null) {
+            data.put("exitCode", exitCode);
+        }
+        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.SUCCESS, exitCode, null, message, null,
+                EventType.SHARD_SUCCEEDED, actor, ctx.nodeId(),
+                "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + " succeeded"
+                        + (message == null ? "" : ": " + message), data)) {
+            return false;
+        }
+        List<ShardRow> all = shards().ofInstance(tx, run.id());
+        if (all.stream().allMatch(s -> s.state() == ShardState.SUCCESS)) {
+            int attempts = all.stream().mapToInt(ShardRow::attempt).sum();
+            String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt" + (attempts == 1 ? "" : "s") + ")";
+            if (ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                    .set(Move.Column.EXIT_CODE, 0).set(Move.Column.MESSAGE, what).finished()
+                    .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what).data(Map.of("shards", summary(all))))) {
+                task.ifPresent(t -> gate.release(tx, t));
+                Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
+                gate.canaries().afterRun(tx, run);
+            }
+        }
+        return true;
+    }
+
+    private boolean fail(Tx tx, ShardRow shard, FailureKind kind, Integer exitCode, String message, String actor, boolean[] retrying) {
+        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
+        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
+        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+        RetryDecision decision = RetryDecision.decide(def.policy(), shard.attempt(), kind, exitCode,
+                java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+        String what = Outcomes.describe(kind, exitCode, message);
+        Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of());
+        if (shard.executorId() != null) {
+            data.put("executor", shard.executorId());
+        }
+        data.put("failureKind", kind.name());
+        if (exitCode != null) {
+            data.put("exitCode", exitCode);
+        }
+        data.put("decision", decision.reason());
+        String label = "shard " + ShardStore.label(shard) + " attempt " + shard.attempt();
+        boolean lost = kind == FailureKind.EXECUTOR_LOST;
+        if (decision.retry()) {
+            data.put("retryInSeconds", decision.delay().toSeconds());
+            boolean moved = shards().finish(tx, shard.ref(), shard.executorId(), ShardState.RETRYING, exitCode, kind, what,
+                    Math.max(1, decision.delay().toMillis()), lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED, actor,
+                    ctx.nodeId(), label + " " + what + "; " + decision.reason(), data);
+            retrying[0] = moved;
+            return moved;
+        }
+        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.FAILED, exitCode, kind, what, null,
+                lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED, actor, ctx.nodeId(), label + " " + what + "; " + decision.reason(),
+                data)) {
+            return false;
+        }
+        // The run cannot succeed any more: stop the other shards rather than let them spend their resources.
+        String why = "shard " + ShardStore.label(shard) + " failed after " + shard.attempt() + " attempt" + (shard.attempt() == 1 ? "" : "s");
+        shards().stopAll(tx, run.id(), why, ctx.schedulerActor(), ctx.nodeId());
+        List<ShardRow> all = shards().ofInstance(tx, run.id());
+        String instanceMessage = why + ": " + what + " (" + picture(all) + ")";
+        Map<String, Object> instanceData = new LinkedHashMap<>();
+        instanceData.put("failureKind", kind.name());
+        if (exitCode != null) {
+            instanceData.put("exitCode", exitCode);
+        }
+        instanceData.put("decision", decision.reason());
+        instanceData.put("failedShard", shard.index());
+        instanceData.put("shards", summary(all));
+        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, instanceMessage)
+                .finished()
+                .event(lost ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(), instanceMessage)
+                .data(instanceData));
+        if (moved) {
+            followUps.enqueue(tx, run, def);
+            task.ifPresent(t -> gate.release(tx, t));
+            Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
+            gate.canaries().afterRun(tx, run);
+        }
+        return true;
+    }
+
+    /** {@code 0 SUCCESS, 1 SUCCESS, 2 FAILED (3 attempts), 3 STOPPED}: the per-shard picture for messages. */
+    static String picture(List<ShardRow> shards) {
+        List<String> parts = new ArrayList<>();
+        for (ShardRow s : shards) {
+            parts.add("shard " + s.index() + " " + s.state() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : ""));
+        }
+        return String.join(", ", parts);
+    }
+
+    /** One entry per shard, for the final event's data. */
+    static List<Map<String, Object>> summary(List<ShardRow> shards) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (ShardRow s : shards) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("shard", s.index());
+            m.put("state", s.state().name());
+            m.put("attempts", s.attempt());
+            if (s.executorId() != null) {
+                m.put("executor", s.executorId());
+            }
+            if (s.exitCode() != null) {
+                m.put("exitCode", s.exitCode());
+            }
+            out.add(m);
+        }
+        return out;
+    }
+
+    private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
+        String reason = what + " for attempt " + ref.attempt() + " of shard " + ref.shard() + " of instance " + ref.instanceId()
+                + " refused: " + executorId + " does not hold its lease (the attempt is over)";
+        if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
+            ctx.store().events().appendForInstance(tx, ref.instanceId(), EventType.REPORT_REFUSED, null, null, actor(executorId),
+                    ctx.nodeId(), reason, ShardStore.data(ref.shard(), ref.attempt(), Map.of()));
+        }
+        return ReportAnswer.refused(reason);
+    }
+
+    /** The refs among {@code refs} that are about shards, and the others. */
+    static List<RunRef> sharded(List<RunRef> refs) {
+        return refs.stream().filter(RunRef::sharded).toList();
+    }
+
+    static List<RunRef> plain(List<RunRef> refs) {
+        return refs.stream().filter(r -> !r.sharded()).toList();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2ShardTest extends ShardContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

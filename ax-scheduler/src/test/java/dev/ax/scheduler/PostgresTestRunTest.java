@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class PostgresTestRunTest extends TestRunContractTest {
+    @Override
+    boolean postgres() {
+        return true;
+    }
+}
