@@ -235,6 +235,10 @@ final class InstanceHandlers {
                     if (!online) {
                         yield "no executor for group " + i.group() + " is online";
                     }
+                    List<String> labels = api.store().tasks().labels(tx, i.taskId(), i.taskVersion());
+                    if (!labels.isEmpty() && !api.store().executors().liveExecutorWithLabels(tx, i.group(), labels, api.executorAliveMillis())) {
+                        yield "no online executor of group " + i.group() + " carries the environment labels " + labels;
+                    }
                     yield i.readyAt() != null && i.readyAt().isAfter(now) ? "due at " + i.readyAt() : null;
                 }
                 case RETRYING -> "next attempt at " + i.readyAt();

@@ -124,7 +124,7 @@ class ConsoleBrowserTest {
         driver.get(url("/tasks/daily_report"));
         driver.findElement(By.id("edit")).click();
         // The task page has an element #definition too: wait for the editor before reading it.
-        waiting().until(ExpectedConditions.urlToBe(url("/tasks/daily_report/edit")));
+        waiting().until(ExpectedConditions.urlContains("/tasks/daily_report/edit"));
         String current = driver.findElement(By.id("definition")).getDomProperty("value");
         editor(current.replace("\"timeoutSeconds\" : 1200", "\"timeoutSeconds\" : 1800"));
         waiting().until(ExpectedConditions.urlToBe(url("/tasks/daily_report")));

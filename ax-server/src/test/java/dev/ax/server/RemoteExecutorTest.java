@@ -43,4 +43,47 @@ class RemoteExecutorTest {
             }
         }
     }
+
+    /** Environments: the same protocol over HTTP, two executors labelled test and prod, each running only its tasks. */
+    @Test
+    void a_prod_task_runs_only_on_the_prod_executor_and_a_test_task_only_on_the_test_one() {
+        try (AxServer server = AxServer.start(AxServerTest.config(dir, TestDatabases.h2(), List.of(), null))) {
+            server.store().tx(tx -> {
+                server.store().tokens().add(tx, "exec-remote", "exec-secret", "executor", "test");
+                return null;
+            });
+            ServerClient admin = new ServerClient(server.url(), server.adminToken());
+            for (String env : List.of("prod", "test")) {
+                admin.post("/api/tasks", """
+                        {"taskName":"deploy_%s","trigger":{"type":"event"},"action":{"type":"shell","command":"echo on-%s"},
+                         "policy":{"overflow":"ALLOW"},"environment":["%s"]}""".formatted(env, env, env));
+            }
+            List<Long> prod = new java.util.ArrayList<>();
+            List<Long> test = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                prod.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_prod\"}").json().get("instanceId").asLong());
+                test.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_test\"}").json().get("instanceId").asLong());
+            }
+            try (HttpExecutorChannel channel = new HttpExecutorChannel(server.url(), "exec-secret");
+                 ExecutorAgent testAgent = new ExecutorAgent(ExecutorConfig.of("exec-test", List.of("default")).withPollWaitMillis(2000)
+                         .withLabels(List.of("test")), channel)) {
+                testAgent.start();
+                await().atMost(Duration.ofSeconds(20)).until(() -> test.stream().allMatch(id -> admin.instance(id).get("state").asText().equals("SUCCESS")));
+                // Only a test executor is online: the prod runs wait, and say why.
+                assertThat(prod).allSatisfy(id -> {
+                    assertThat(admin.instance(id).get("state").asText()).isEqualTo("READY");
+                    assertThat(admin.instance(id).get("waitingReason").asText()).contains("environment labels [prod]");
+                });
+                try (HttpExecutorChannel prodChannel = new HttpExecutorChannel(server.url(), "exec-secret");
+                     ExecutorAgent prodAgent = new ExecutorAgent(ExecutorConfig.of("exec-prod", List.of("default")).withPollWaitMillis(2000)
+                             .withLabels(List.of("prod")), prodChannel)) {
+                    prodAgent.start();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> prod.stream().allMatch(id -> admin.instance(id).get("state").asText().equals("SUCCESS")));
+                    assertThat(admin.get("/api/executors").body()).contains("\"labels\":[\"prod\"]", "\"labels\":[\"test\"]");
+                }
+            }
+            assertThat(prod).allSatisfy(id -> assertThat(admin.instance(id).get("executorId").asText()).isEqualTo("exec-prod"));
+            assertThat(test).allSatisfy(id -> assertThat(admin.instance(id).get("executorId").asText()).isEqualTo("exec-test"));
+        }
+    }
 }
