@@ -8,6 +8,7 @@ import dev.ax.domain.run.ShardState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
+import dev.ax.store.ShardEnd;
 import dev.ax.store.ShardRow;
 import dev.ax.store.ShardStore;
 import dev.ax.store.TaskRow;
@@ -51,10 +52,9 @@ final class ShardOutcomes {
         if (exitCode != null) {
             data.put("exitCode", exitCode);
         }
-        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.SUCCESS, exitCode, null, message, null,
-                EventType.SHARD_SUCCEEDED, actor, ctx.nodeId(),
-                "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + " succeeded"
-                        + (message == null ? "" : ": " + message), data)) {
+        if (!shards().finish(tx, ShardEnd.of(shard, ShardState.SUCCESS).outcome(exitCode, null, message)
+                .event(EventType.SHARD_SUCCEEDED, actor, ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt()
+                        + " succeeded" + (message == null ? "" : ": " + message)).data(data))) {
             return false;
         }
         List<ShardRow> all = shards().ofInstance(tx, run.id());
@@ -90,15 +90,16 @@ final class ShardOutcomes {
         boolean lost = kind == FailureKind.EXECUTOR_LOST;
         if (decision.retry()) {
             data.put("retryInSeconds", decision.delay().toSeconds());
-            boolean moved = shards().finish(tx, shard.ref(), shard.executorId(), ShardState.RETRYING, exitCode, kind, what,
-                    Math.max(1, decision.delay().toMillis()), lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED, actor,
-                    ctx.nodeId(), label + " " + what + "; " + decision.reason(), data);
+            boolean moved = shards().finish(tx, ShardEnd.of(shard, ShardState.RETRYING).outcome(exitCode, kind, what)
+                    .retryIn(Math.max(1, decision.delay().toMillis()))
+                    .event(lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED, actor, ctx.nodeId(),
+                            label + " " + what + "; " + decision.reason()).data(data));
             retrying[0] = moved;
             return moved;
         }
-        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.FAILED, exitCode, kind, what, null,
-                lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED, actor, ctx.nodeId(), label + " " + what + "; " + decision.reason(),
-                data)) {
+        if (!shards().finish(tx, ShardEnd.of(shard, ShardState.FAILED).outcome(exitCode, kind, what)
+                .event(lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED, actor, ctx.nodeId(), label + " " + what + "; " + decision.reason())
+                .data(data))) {
             return false;
         }
         // The run cannot succeed any more: stop the other shards rather than let them spend their resources.
