@@ -196,6 +196,17 @@ final class InstanceCommand extends GroupCommand {
                 out().println("dependencies:");
                 waitingFor.forEach(w -> out().println("  " + (w.path("met").asBoolean() ? "met      " : "waiting  ") + w.path("text").asText()));
             }
+            JsonNode shards = i.path("shards");
+            if (shards.isArray() && !shards.isEmpty()) {
+                out().println();
+                List<List<String>> rows = new java.util.ArrayList<>();
+                for (JsonNode s : shards) {
+                    rows.add(List.of(Output.text(s, "index") + "/" + Output.text(s, "total"), Output.text(s, "state"),
+                            Output.text(s, "attempt"), Output.text(s, "executor"), Output.text(s, "pid"), Output.text(s, "exitCode"),
+                            Output.instant(s, "startedAt"), Output.instant(s, "finishedAt"), Output.text(s, "message")));
+                }
+                Output.table(out(), List.of("SHARD", "STATE", "ATTEMPT", "EXECUTOR", "PID", "EXIT", "STARTED", "FINISHED", "MESSAGE"), rows);
+            }
             return ExitCodes.OK;
         }
     }
@@ -223,13 +234,17 @@ final class InstanceCommand extends GroupCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
         String id;
 
+        @picocli.CommandLine.Option(names = "--shard", paramLabel = "N", description = "Only this shard's output (a sharded run).")
+        Integer shard;
+
         @Override
         protected int run(ApiClient api) {
+            String only = shard == null ? "" : "shard=" + shard;
             if (json()) {
-                Output.json(out(), api.get(path(id) + "/log"));
+                Output.json(out(), api.get(path(id) + "/log" + (only.isEmpty() ? "" : "?" + only)));
                 return ExitCodes.OK;
             }
-            String text = api.getText(path(id) + "/log?format=text");
+            String text = api.getText(path(id) + "/log?format=text" + (only.isEmpty() ? "" : "&" + only));
             out().print(text);
             if (!text.isEmpty() && !text.endsWith("\n")) {
                 out().println();

@@ -5,7 +5,7 @@ import dev.ax.store.LogStore.LogLine;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A run's output chunks as the page shows them: one item per chunk, a marker line where a new attempt begins. */
+/** A run's output chunks as the page shows them: one item per chunk, a marker line where a new attempt (or shard) begins. */
 final class LogText {
     private LogText() {
     }
@@ -18,8 +18,16 @@ final class LogText {
     static List<LogItem> of(List<LogLine> chunks, int previousAttempt) {
         List<LogItem> items = new ArrayList<>();
         int attempt = previousAttempt;
+        Integer shard = null;
         for (LogLine chunk : chunks) {
-            if (chunk.attempt() != attempt) {
+            if (chunk.shard() != null) {
+                // A sharded run: shards' chunks interleave, so each change of shard or attempt is marked.
+                if (!chunk.shard().equals(shard) || chunk.attempt() != attempt) {
+                    items.add(new LogItem("log-attempt", "── shard " + chunk.shard() + " · attempt " + chunk.attempt() + " ──\n"));
+                    shard = chunk.shard();
+                    attempt = chunk.attempt();
+                }
+            } else if (chunk.attempt() != attempt) {
                 items.add(new LogItem("log-attempt", "── attempt " + chunk.attempt() + " ──\n"));
                 attempt = chunk.attempt();
             }

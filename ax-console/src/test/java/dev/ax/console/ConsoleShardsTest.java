@@ -41,6 +41,7 @@ class ConsoleShardsTest {
 
         assertThat(page).contains("id=\"shards\"").contains("id=\"shard-0\"").contains("id=\"shard-1\"")
                 .contains("0 / 2").contains("state-success\">SUCCESS")
-                .contains("/api/instances/" + id + "/log?shard=1&amp;format=text");
+                .contains("/api/instances/" + id + "/log?shard=1&amp;format=text")
+                .contains("── shard 0 · attempt 1 ──").contains("── shard 1 · attempt 1 ──");
     }
 }

@@ -82,4 +82,18 @@ class ShellActionsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no command");
     }
+
+    @Test
+    void a_shard_gets_its_index_and_total_and_its_own_attempt_in_the_environment() {
+        WorkItem whole = new WorkItem(9, 1, "split", 2, "ax-9", Instant.parse("2024-03-01T02:00:00Z"), "shell", "run", Map.of(),
+                null, null, 30_000);
+        WorkItem shard = whole.asShard(2, 3, 4, "ax-9:shard-3");
+
+        ShellCommand cmd = ShellActions.command(shard);
+
+        assertThat(cmd.env()).containsEntry("AX_SHARD_INDEX", "3").containsEntry("AX_SHARD_TOTAL", "4")
+                .containsEntry("AX_ATTEMPT", "2").containsEntry("AX_REQUEST_ID", "ax-9:shard-3");
+        assertThat(shard.ref()).isEqualTo(new RunRef(9, 2, 3));
+        assertThat(ShellActions.command(whole).env()).doesNotContainKeys("AX_SHARD_INDEX", "AX_SHARD_TOTAL");
+    }
 }

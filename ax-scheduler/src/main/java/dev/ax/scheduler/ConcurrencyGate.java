@@ -199,6 +199,9 @@ final class ConcurrencyGate {
                 continue;
             }
             InstanceState to = old.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
+            if (to == InstanceState.TERMINATED) { // a sharded run's shards end with it
+                ctx.store().shards().stopAll(tx, old.id(), "replaced by the newer run " + newId, ctx.schedulerActor(), ctx.nodeId());
+            }
             if (ctx.store().instances().move(tx, Move.of(old.id(), old.state(), to).finished()
                     .event(EventType.REPLACED, ctx.schedulerActor(), ctx.nodeId(), "replaced by the newer run " + newId + " (overflow REPLACE)")
                     .data(Map.of("replacedBy", newId)))) {

@@ -1,6 +1,5 @@
 package dev.ax.scheduler;
 
-import dev.ax.domain.policy.RetryDecision;
 import dev.ax.domain.policy.ShardSpread;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.LogChunk;
@@ -15,11 +14,9 @@ import dev.ax.domain.run.ShardState;
 import dev.ax.domain.task.Sharding;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.Move;
 import dev.ax.store.ShardRow;
 import dev.ax.store.ShardStore;
 import dev.ax.store.Store;
-import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +24,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -48,7 +44,7 @@ import java.util.Set;
  * on would only spend resources. The instance SUCCEEDS when every shard has.
  *
  * <p>Every shard step writes an instance event with {@code data.shard}; the final instance event
- * carries {@code data.shards}, one entry per shard.
+ * carries {@code data.shards}, one entry per shard. How attempts end is {@link ShardOutcomes}.
  */
 final class Shards {
     /**
@@ -62,14 +58,12 @@ final class Shards {
 
     private final NodeContext ctx;
     private final Definitions definitions;
-    private final ConcurrencyGate gate;
-    private final FollowUps followUps;
+    private final ShardOutcomes outcomes;
 
     Shards(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
         this.definitions = definitions;
-        this.gate = gate;
-        this.followUps = followUps;
+        this.outcomes = new ShardOutcomes(ctx, definitions, gate, followUps);
     }
 
     private ShardStore shards() {
@@ -214,8 +208,8 @@ final class Shards {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             boolean applied = c.success()
-                    ? succeed(tx, shard, c.exitCode(), c.message(), actor(c.executorId()))
-                    : fail(tx, shard, c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(), c.exitCode(), c.message(),
+                    ? outcomes.succeed(tx, shard, c.exitCode(), c.message(), actor(c.executorId()))
+                    : outcomes.fail(tx, shard, c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(), c.exitCode(), c.message(),
                     actor(c.executorId()), retrying);
             return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
         });
@@ -239,8 +233,8 @@ final class Shards {
                 return refuse(tx, ref, actor, "completion");
             }
             boolean applied = success
-                    ? succeed(tx, shard, status, message == null ? "reported by the service" : message, actor)
-                    : fail(tx, shard, status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status, message, actor, retrying);
+                    ? outcomes.succeed(tx, shard, status, message == null ? "reported by the service" : message, actor)
+                    : outcomes.fail(tx, shard, status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status, message, actor, retrying);
             return applied ? ReportAnswer.OK : refuse(tx, ref, actor, "completion");
         });
         if (retrying[0]) {
@@ -291,127 +285,11 @@ final class Shards {
 
     private boolean failLost(ShardRow shard, String message, String actor) {
         boolean[] retrying = new boolean[1];
-        boolean applied = ctx.store().tx(tx -> fail(tx, shard, FailureKind.EXECUTOR_LOST, null, message, actor, retrying));
+        boolean applied = ctx.store().tx(tx -> outcomes.fail(tx, shard, FailureKind.EXECUTOR_LOST, null, message, actor, retrying));
         if (retrying[0]) {
             ctx.signals().workAvailable();
         }
         return applied;
-    }
-
-    // ------------------------------------------------------------------------------------------- outcomes
-
-    private boolean succeed(Tx tx, ShardRow shard, Integer exitCode, String message, String actor) {
-        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
-        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId()); // task first: the one lock order
-        Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of("executor", shard.executorId()));
-        if (exitCode != null) {
-            data.put("exitCode", exitCode);
-        }
-        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.SUCCESS, exitCode, null, message, null,
-                EventType.SHARD_SUCCEEDED, actor, ctx.nodeId(),
-                "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + " succeeded"
-                        + (message == null ? "" : ": " + message), data)) {
-            return false;
-        }
-        List<ShardRow> all = shards().ofInstance(tx, run.id());
-        if (all.stream().allMatch(s -> s.state() == ShardState.SUCCESS)) {
-            int attempts = all.stream().mapToInt(ShardRow::attempt).sum();
-            String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt" + (attempts == 1 ? "" : "s") + ")";
-            if (ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
-                    .set(Move.Column.EXIT_CODE, 0).set(Move.Column.MESSAGE, what).finished()
-                    .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what).data(Map.of("shards", summary(all))))) {
-                task.ifPresent(t -> gate.release(tx, t));
-                Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
-                gate.canaries().afterRun(tx, run);
-            }
-        }
-        return true;
-    }
-
-    private boolean fail(Tx tx, ShardRow shard, FailureKind kind, Integer exitCode, String message, String actor, boolean[] retrying) {
-        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
-        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
-        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
-        RetryDecision decision = RetryDecision.decide(def.policy(), shard.attempt(), kind, exitCode,
-                java.util.concurrent.ThreadLocalRandom.current().nextDouble());
-        String what = Outcomes.describe(kind, exitCode, message);
-        Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of());
-        if (shard.executorId() != null) {
-            data.put("executor", shard.executorId());
-        }
-        data.put("failureKind", kind.name());
-        if (exitCode != null) {
-            data.put("exitCode", exitCode);
-        }
-        data.put("decision", decision.reason());
-        String label = "shard " + ShardStore.label(shard) + " attempt " + shard.attempt();
-        boolean lost = kind == FailureKind.EXECUTOR_LOST;
-        if (decision.retry()) {
-            data.put("retryInSeconds", decision.delay().toSeconds());
-            boolean moved = shards().finish(tx, shard.ref(), shard.executorId(), ShardState.RETRYING, exitCode, kind, what,
-                    Math.max(1, decision.delay().toMillis()), lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED, actor,
-                    ctx.nodeId(), label + " " + what + "; " + decision.reason(), data);
-            retrying[0] = moved;
-            return moved;
-        }
-        if (!shards().finish(tx, shard.ref(), shard.executorId(), ShardState.FAILED, exitCode, kind, what, null,
-                lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED, actor, ctx.nodeId(), label + " " + what + "; " + decision.reason(),
-                data)) {
-            return false;
-        }
-        // The run cannot succeed any more: stop the other shards rather than let them spend their resources.
-        String why = "shard " + ShardStore.label(shard) + " failed after " + shard.attempt() + " attempt" + (shard.attempt() == 1 ? "" : "s");
-        shards().stopAll(tx, run.id(), why, ctx.schedulerActor(), ctx.nodeId());
-        List<ShardRow> all = shards().ofInstance(tx, run.id());
-        String instanceMessage = why + ": " + what + " (" + picture(all) + ")";
-        Map<String, Object> instanceData = new LinkedHashMap<>();
-        instanceData.put("failureKind", kind.name());
-        if (exitCode != null) {
-            instanceData.put("exitCode", exitCode);
-        }
-        instanceData.put("decision", decision.reason());
-        instanceData.put("failedShard", shard.index());
-        instanceData.put("shards", summary(all));
-        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
-                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, instanceMessage)
-                .finished()
-                .event(lost ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(), instanceMessage)
-                .data(instanceData));
-        if (moved) {
-            followUps.enqueue(tx, run, def);
-            task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
-            gate.canaries().afterRun(tx, run);
-        }
-        return true;
-    }
-
-    /** {@code 0 SUCCESS, 1 SUCCESS, 2 FAILED (3 attempts), 3 STOPPED}: the per-shard picture for messages. */
-    static String picture(List<ShardRow> shards) {
-        List<String> parts = new ArrayList<>();
-        for (ShardRow s : shards) {
-            parts.add("shard " + s.index() + " " + s.state() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : ""));
-        }
-        return String.join(", ", parts);
-    }
-
-    /** One entry per shard, for the final event's data. */
-    static List<Map<String, Object>> summary(List<ShardRow> shards) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (ShardRow s : shards) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("shard", s.index());
-            m.put("state", s.state().name());
-            m.put("attempts", s.attempt());
-            if (s.executorId() != null) {
-                m.put("executor", s.executorId());
-            }
-            if (s.exitCode() != null) {
-                m.put("exitCode", s.exitCode());
-            }
-            out.add(m);
-        }
-        return out;
     }
 
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {

@@ -142,4 +142,26 @@ class ShardedRunTest {
         assertThat(server.node().dispatcher().completeFromService(id, 1, 1, true, 200, "part 1 done", "svc").accepted()).isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
     }
+
+    @Test
+    void a_shard_out_of_retries_fails_the_run_and_the_other_shards_processes_end() throws Exception {
+        // Shard 1 fails (twice) once the other two are up and have written their pids.
+        String others = "[ -f " + dir.resolve("pid-0") + " ] && [ -f " + dir.resolve("pid-2") + " ]";
+        long id = run("one_bad", Map.of("type", "shell", "command", "if [ \"$AX_SHARD_INDEX\" = 1 ]; then until " + others
+                + "; do sleep 0.1; done; exit 3; fi; echo $$ > " + dir.resolve("pid-") + "$AX_SHARD_INDEX; sleep 120"),
+                Map.of("maxRetries", 1, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 3)));
+
+        InstanceRow run = awaitEnd(id);
+        assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+        assertThat(run.exitCode()).isEqualTo(3);
+        assertThat(run.message()).startsWith("shard 1/3 failed after 2 attempts: exited with code 3")
+                .contains("shard 1 FAILED (2 attempts)");
+        List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
+        assertThat(shards).extracting(ShardRow::state).containsExactly(ShardState.STOPPED, ShardState.FAILED, ShardState.STOPPED);
+        // The sleeping shards were running: their executor kills them at its next heartbeat.
+        List<Long> pids = List.of(Long.parseLong(Files.readString(dir.resolve("pid-0")).strip()),
+                Long.parseLong(Files.readString(dir.resolve("pid-2")).strip()));
+        await().atMost(Duration.ofSeconds(20)).until(() -> pids.stream()
+                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+    }
 }

@@ -103,31 +103,34 @@ public final class ShardStore {
     }
 
     /**
-     * Ends or pauses the RUNNING attempt of a shard, fenced by (attempt, executor): SUCCESS, FAILED,
-     * or RETRYING with {@code retryInMillis}. Writes {@code event} with {@code data}; false if fenced out.
+     * Ends or pauses the RUNNING attempt of a shard — SUCCESS, FAILED, or RETRYING until
+     * {@link ShardEnd#retryIn} — if it is still the attempt and executor the caller read (invariant
+     * 5), and writes its event. False when fenced out.
      */
-    public boolean finish(Tx tx, RunRef ref, String executorId, ShardState to, Integer exitCode, FailureKind kind, String message,
-                          Long retryInMillis, EventType event, String actor, String nodeId, String eventMessage,
-                          Map<String, Object> data) {
-        ShardState.check(ShardState.RUNNING, to);
-        List<Object> args = new ArrayList<>(List.of(to));
-        StringBuilder sql = new StringBuilder("UPDATE ax_shard SET state = ?, lease_expires_at = NULL, updated_at = CURRENT_TIMESTAMP");
-        sql.append(", exit_code = ?, failure_kind = ?, message = ?");
-        args.add(exitCode);
-        args.add(kind);
-        args.add(message);
-        if (to == ShardState.RETRYING) {
+    public boolean finish(Tx tx, ShardEnd end) {
+        List<Object> args = new ArrayList<>();
+        StringBuilder sql = new StringBuilder("UPDATE ax_shard SET state = ?, lease_expires_at = NULL, updated_at = CURRENT_TIMESTAMP,"
+                + " exit_code = ?, failure_kind = ?, message = ?");
+        args.add(end.to);
+        args.add(end.exitCode);
+        args.add(end.kind);
+        args.add(end.message);
+        if (end.to == ShardState.RETRYING) {
             sql.append(", ready_at = ").append(tx.dialect().plusMillis("CURRENT_TIMESTAMP"));
-            args.add(retryInMillis == null ? 0 : retryInMillis);
+            args.add(end.retryInMillis);
         } else {
             sql.append(", finished_at = CURRENT_TIMESTAMP");
         }
         sql.append(" WHERE instance_id = ? AND shard_index = ? AND state = 'RUNNING' AND attempt = ? AND executor_id = ?");
-        args.addAll(List.of(ref.instanceId(), ref.shard(), ref.attempt(), executorId));
+        ShardRow s = end.shard;
+        args.add(s.instanceId());
+        args.add(s.index());
+        args.add(s.attempt());
+        args.add(s.executorId());
         int n = tx.update(sql.toString(), args.toArray());
-        check(n, ref.instanceId(), ref.shard());
-        if (n == 1) {
-            events.appendForInstance(tx, ref.instanceId(), event, null, null, actor, nodeId, eventMessage, data);
+        check(n, s.instanceId(), s.index());
+        if (n == 1 && end.event != null) {
+            events.appendForInstance(tx, s.instanceId(), end.event, null, null, end.actor, end.nodeId, end.eventMessage, end.data);
         }
         return n == 1;
     }

@@ -1,0 +1,62 @@
+package dev.ax.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ax.server.AxServer;
+import dev.ax.server.ServerConfig;
+import dev.ax.store.TestDatabases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ax instance show} lists a sharded run's shards; {@code ax instance log --shard N} prints one shard's output. */
+class ShardCliTest {
+    @TempDir
+    static Path dir;
+    static AxServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
+                "cli-shard-test", null, Duration.ZERO));
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static Cli.Result ax(String... args) {
+        List<String> all = new ArrayList<>(Arrays.asList(args));
+        all.add("--server=" + server.url());
+        all.add("--token=" + server.adminToken());
+        return Cli.run(all.toArray(String[]::new));
+    }
+
+    @Test
+    void show_lists_the_shards_and_log_prints_one_shard() throws Exception {
+        Path task = Files.writeString(dir.resolve("split.json"), """
+                {"taskName":"split","trigger":{"type":"event"},"action":{"type":"shell","command":"echo part-$AX_SHARD_INDEX"},
+                 "policy":{"sharding":{"shards":2}}}
+                """);
+        assertThat(ax("task", "apply", "-f", task.toString()).exitCode()).isZero();
+        Cli.Result r = ax("trigger", "split", "--wait", "--timeout", "60");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        String id = r.out().lines().findFirst().orElseThrow();
+
+        Cli.Result show = ax("instance", "show", id);
+        assertThat(show.out()).as(show.toString()).contains("SHARD").containsPattern("0/2\\s+SUCCESS\\s+1")
+                .containsPattern("1/2\\s+SUCCESS\\s+1");
+        Cli.Result log = ax("instance", "log", id, "--shard", "1");
+        assertThat(log.out()).as(log.toString()).isEqualTo("part-1\n");
+    }
+}
