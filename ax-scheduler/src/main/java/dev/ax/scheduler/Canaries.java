@@ -177,7 +177,7 @@ public final class Canaries {
      * every admission, so firing, triggers, backfills and follow-ups all route the same way.
      */
     NewInstance route(Tx tx, TaskRow task, NewInstance run) {
-        if (!ROUTED.contains(run.cause()) || run.taskVersion() != task.version()) {
+        if (!task.canary() || !ROUTED.contains(run.cause()) || run.taskVersion() != task.version()) {
             return run;
         }
         Optional<CanaryRow> active = ctx.store().canaries().active(tx, task.id());
@@ -210,6 +210,14 @@ public final class Canaries {
      * After a run of a task under a canary ended (the caller holds the task's row lock): rolls the
      * canary back when {@link CanaryVerdict} says its failure rate exceeds the stable one's by the margin.
      */
+    /** As below, for a caller holding the task's row: a task without an active canary costs nothing. */
+    void afterRun(Tx tx, Optional<TaskRow> task, InstanceRow run) {
+        if (task.isPresent() && !task.get().canary()) {
+            return;
+        }
+        afterRun(tx, run);
+    }
+
     void afterRun(Tx tx, InstanceRow run) {
         if (run.cause() == Cause.TEST || run.cause() == Cause.PREVIEW) {
             return;

@@ -45,7 +45,7 @@ final class Outcomes {
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
-            gate.canaries().afterRun(tx, run);
+            gate.canaries().afterRun(tx, task, run);
         }
         return moved;
     }
@@ -87,7 +87,7 @@ final class Outcomes {
         if (moved) {
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
-            gate.canaries().afterRun(tx, run);
+            gate.canaries().afterRun(tx, task, run);
         }
         return moved;
     }

@@ -66,7 +66,7 @@ final class ShardOutcomes {
                     .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what).data(Map.of("shards", summary(all))))) {
                 task.ifPresent(t -> gate.release(tx, t));
                 Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
-                gate.canaries().afterRun(tx, run);
+                gate.canaries().afterRun(tx, task, run);
             }
         }
         return true;
@@ -126,7 +126,7 @@ final class ShardOutcomes {
             followUps.enqueue(tx, run, def);
             task.ifPresent(t -> gate.release(tx, t));
             Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
-            gate.canaries().afterRun(tx, run);
+            gate.canaries().afterRun(tx, task, run);
         }
         return true;
     }

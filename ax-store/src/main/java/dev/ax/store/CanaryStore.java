@@ -27,9 +27,11 @@ public final class CanaryStore {
 
     public long insert(Tx tx, long taskId, String taskName, int stableVersion, int canaryVersion, Integer percent, Integer runs,
                        int marginPoints, int minRuns, String actor) {
-        return tx.insert("INSERT INTO ax_canary (task_id, task_name, stable_version, canary_version, percent, runs,"
+        long id = tx.insert("INSERT INTO ax_canary (task_id, task_name, stable_version, canary_version, percent, runs,"
                         + " margin_points, min_runs, state, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', CURRENT_TIMESTAMP, ?)",
                 taskId, taskName, stableVersion, canaryVersion, percent, runs, marginPoints, minRuns, actor).orElseThrow();
+        tx.update("UPDATE ax_task SET canary = TRUE WHERE id = ?", taskId);
+        return id;
     }
 
     public Optional<CanaryRow> active(Tx tx, long taskId) {
@@ -52,8 +54,12 @@ public final class CanaryStore {
 
     /** Ends an ACTIVE rollout; false if it had already ended (a lost race with another node's decision). */
     public boolean end(Tx tx, long id, State to, String actor, String reason) {
-        return tx.update("UPDATE ax_canary SET state = ?, ended_at = CURRENT_TIMESTAMP, ended_by = ?, end_reason = ?"
+        boolean ended = tx.update("UPDATE ax_canary SET state = ?, ended_at = CURRENT_TIMESTAMP, ended_by = ?, end_reason = ?"
                 + " WHERE id = ? AND state = 'ACTIVE'", to, actor, reason, id) == 1;
+        if (ended) {
+            tx.update("UPDATE ax_task SET canary = FALSE WHERE id = (SELECT task_id FROM ax_canary WHERE id = ?)", id);
+        }
+        return ended;
     }
 
     /** How the runs of the canary version created since {@code since} ended. */

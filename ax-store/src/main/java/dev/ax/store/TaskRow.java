@@ -7,9 +7,10 @@ import java.time.Instant;
  * A task as stored: its current definition plus the columns the scheduler queries.
  *
  * @param nextFireAt the next slot to fire; {@code null} for event tasks and finished schedules
+ * @param canary     true while a canary rollout of the task is ACTIVE
  */
 public record TaskRow(long id, String name, int version, TaskDefinition definition, boolean enabled,
-                      Instant nextFireAt, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy) {
+                      Instant nextFireAt, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy, boolean canary) {
     public boolean paused() {
         return !enabled;
     }

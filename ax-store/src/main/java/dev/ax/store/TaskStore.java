@@ -12,7 +12,7 @@ import java.util.Set;
 /** Tasks and their audit log. Every write also appends a version row in the same transaction. */
 public final class TaskStore {
     private static final String COLUMNS =
-            "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by";
+            "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by, canary";
 
     public Optional<TaskRow> find(Tx tx, String name) {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?", TaskStore::map, name);
@@ -217,7 +217,8 @@ public final class TaskStore {
         long id = r.lng("id");
         int version = r.integer("version");
         return new TaskRow(id, r.str("name"), version, parseCached(id, version, r.str("definition")), r.bool("enabled"),
-                r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"));
+                r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"),
+                r.bool("canary"));
     }
 
     @SuppressWarnings("unchecked")
