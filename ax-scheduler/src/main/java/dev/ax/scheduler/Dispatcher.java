@@ -228,11 +228,9 @@ public final class Dispatcher {
         }
         Store store = ctx.store();
         return store.tx(tx -> {
-            if (!store.instances().recordPid(tx, s.run(), s.executorId(), s.pid())) {
+            if (!store.instances().recordStarted(tx, s.run(), s.executorId(), s.pid(), actor(s.executorId()), ctx.nodeId())) {
                 return refuse(tx, s.run(), s.executorId(), "started");
             }
-            store.events().appendForInstance(tx, s.run().instanceId(), EventType.STARTED, null, null, actor(s.executorId()),
-                    ctx.nodeId(), "pid " + s.pid() + " on executor " + s.executorId(), Map.of("pid", s.pid(), "executor", s.executorId()));
             return ReportAnswer.OK;
         });
     }

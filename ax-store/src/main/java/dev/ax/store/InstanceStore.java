@@ -334,6 +334,26 @@ public final class InstanceStore {
                 + " AND executor_id = ? AND state = 'RUNNING'", pid, ref.instanceId(), ref.attempt(), executorId) == 1;
     }
 
+    /**
+     * {@link #recordPid} and its STARTED event, fenced like it: false (and no event) when the
+     * executor no longer holds the attempt. One statement on PostgreSQL.
+     */
+    public boolean recordStarted(Tx tx, RunRef ref, String executorId, long pid, String actor, String nodeId) {
+        String message = "pid " + pid + " on executor " + executorId;
+        Map<String, Object> data = Map.of("pid", pid, "executor", executorId);
+        if (!tx.dialect().writesInWith()) {
+            if (!recordPid(tx, ref, executorId, pid)) {
+                return false;
+            }
+            events.appendForInstance(tx, ref.instanceId(), EventType.STARTED, null, null, actor, nodeId, message, data);
+            return true;
+        }
+        return tx.update("WITH started AS (UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
+                        + " AND executor_id = ? AND state = 'RUNNING' RETURNING id, task_id, task_name, attempt) "
+                        + EventStore.insertFrom("started"), pid, ref.instanceId(), ref.attempt(), executorId,
+                EventType.STARTED, null, null, actor, nodeId, message, EventStore.dataJson(data)) == 1;
+    }
+
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */
     public boolean holds(Tx tx, RunRef ref, String executorId) {
         // WAITING_APPROVAL with an executor: the job asked mid-run and keeps running (and logging) meanwhile.
