@@ -114,6 +114,7 @@ public final class TaskService {
         store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
             store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
+            gate.canaries().taskDeleted(tx, current, actor);
             store.tasks().delete(tx, current, actor);
             store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),
                     "deleted at version " + current.version(), Map.of("version", current.version())));
