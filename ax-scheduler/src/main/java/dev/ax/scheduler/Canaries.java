@@ -247,6 +247,12 @@ public final class Canaries {
         end(tx, task, c, ctx.schedulerActor(), "automatic " + v.reason(), true, numbers);
     }
 
+    /** A deleted task's canary ends with it (its waiting runs were canceled with the task's). */
+    void taskDeleted(Tx tx, TaskRow task, String actor) {
+        ctx.store().canaries().active(tx, task.id()).ifPresent(c ->
+                ctx.store().canaries().end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, "task " + task.name() + " was deleted"));
+    }
+
     /** While a canary is in progress the task's definition is not edited otherwise: one change at a time. */
     void refuseEdit(Tx tx, TaskRow task) {
         ctx.store().canaries().active(tx, task.id()).ifPresent(c -> {

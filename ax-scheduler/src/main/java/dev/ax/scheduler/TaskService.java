@@ -123,6 +123,7 @@ public final class TaskService {
                         + "; remove it there first");
             }
             store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
+            gate.canaries().taskDeleted(tx, current, actor);
             store.tasks().delete(tx, current, actor);
             store.dependencies().setUpstreams(tx, current.id(), List.of());
             store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),

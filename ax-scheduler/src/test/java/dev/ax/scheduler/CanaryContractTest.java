@@ -148,6 +148,19 @@ abstract class CanaryContractTest {
     }
 
     @Test
+    void deleting_a_task_ends_its_canary() {
+        node.tasks().create(task("sync", event(), "echo v1", null), "alice");
+        node.canaries().start("sync", task("sync", event(), "echo v2", null), Canaries.Rollout.of(10, null, null, null), "alice");
+        long taskId = taskRow().id();
+        node.tasks().delete("sync", "bob");
+        List<Canaries.Status> rollouts = store.tx(tx -> node.canaries().history(tx, taskId, 5));
+        assertThat(rollouts).singleElement().satisfies(s -> {
+            assertThat(s.state()).isEqualTo("ROLLED_BACK");
+            assertThat(s.endReason()).isEqualTo("task sync was deleted");
+        });
+    }
+
+    @Test
     void a_canary_failing_worse_than_stable_is_rolled_back_automatically_after_the_minimum_runs() {
         node.tasks().create(task("sync", event(), "true", Map.of("overflow", "ALLOW")), "alice");
         node.canaries().start("sync", task("sync", event(), "exit 1", Map.of("overflow", "ALLOW")),
