@@ -111,7 +111,8 @@ public final class Dependencies {
      * Called with {@code ended}'s row locked, inside the transaction that ended the run.
      */
     void upstreamEnded(Tx tx, TaskRow ended) {
-        if (busy.get()) {
+        if (!ended.hasDependents() || busy.get()) {
+            // Nothing waits for this task: known from its row, read by the statement that locked it.
             return;
         }
         busy.set(true);

@@ -12,7 +12,9 @@ import java.util.Set;
 /** Tasks and their audit log. Every write also appends a version row in the same transaction. */
 public final class TaskStore {
     private static final String COLUMNS =
-            "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by, canary";
+            "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by, canary,"
+            // Read with the row (and its lock): whether any task waits for this one (dependsOn).
+            + " EXISTS (SELECT 1 FROM ax_task_dependency d WHERE d.upstream_name = ax_task.name) AS has_dependents";
 
     public Optional<TaskRow> find(Tx tx, String name) {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?", TaskStore::map, name);
@@ -218,7 +220,7 @@ public final class TaskStore {
         int version = r.integer("version");
         return new TaskRow(id, r.str("name"), version, parseCached(id, version, r.str("definition")), r.bool("enabled"),
                 r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"),
-                r.bool("canary"));
+                r.bool("canary"), r.bool("has_dependents"));
     }
 
     @SuppressWarnings("unchecked")
