@@ -124,7 +124,7 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
     }
 
     /**
-     * Anomaly detection (seed §5.3).
+     * Anomaly detection.
      *
      * @param window        how far back runs are compared with the schedule
      * @param grace         a slot younger than this is not yet expected to have a run

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Anomaly detection (seed §5.3), a periodic check over every enabled time-triggered task: its
+ * Anomaly detection, a periodic check over every enabled time-triggered task: its
  * scheduled runs in the last {@code anomaly.window} against its slots ({@link SlotAudit}), and
  * every RUNNING run against the durations of its task's recent successes ({@link LongRuns}).
  * Each anomaly is reported once ({@code ax_anomaly}), new ones of a task grouped into one alert.

@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * Writes the content of a run's alert: what happened, to which run, the last lines of its output,
  * how it came to exist, and what to do now. "An alert is there to be acted on, not to start an
- * investigation" (seed §4.4): everything needed to decide is in the message.
+ * investigation": everything needed to decide is in the message.
  */
 final class RunAlerts {
     static final int TAIL_LINES = 20;

@@ -12,8 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Compares a task's scheduled runs with its schedule (seed §5.3: "watch for what should not have
- * happened but did"). Pure: the slots, the runs and the recorded skips go in, the findings come out.
+ * Compares a task's scheduled runs with its schedule. Pure: the slots, the runs and the recorded skips go in, the findings come out.
  *
  * <p>A slot with two runs is a duplicate execution (the unique (task, slot) key makes it
  * impossible, so seeing one means something bypassed it); a run at a time that is no slot is

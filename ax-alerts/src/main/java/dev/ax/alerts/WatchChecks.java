@@ -5,7 +5,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The watchdog's checks (seed §6.1, "the scheduler must be monitored first"): a pure function of
+ * The watchdog's checks ("the scheduler must be monitored first"): a pure function of
  * the facts and the thresholds, so /healthz and the watchdog loop judge alike and a table test
  * covers each.
  */

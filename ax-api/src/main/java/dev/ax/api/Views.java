@@ -90,7 +90,7 @@ public final class Views {
     }
 
     /**
-     * One run, with everything the seed asks to see: who fired it, when, on which node and
+     * One run, with everything an operator asks to see: who fired it, when, on which node and
      * executor, which pid, how it ended, and, while it waits, why.
      */
     public record InstanceView(long id, String taskName, int taskVersion, String cause, String fireKey,

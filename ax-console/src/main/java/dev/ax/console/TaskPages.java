@@ -252,7 +252,7 @@ final class TaskPages {
         return s == null || s.isBlank() ? null : s.strip();
     }
 
-    /** What the new-task editor starts with: the seed's example, to change rather than to remember. */
+    /** What the new-task editor starts with: the README's example, to change rather than to remember. */
     static final String TEMPLATE = """
             {
               "taskName": "daily_report",

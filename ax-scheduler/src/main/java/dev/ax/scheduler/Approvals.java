@@ -15,7 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Approval gates (seed §3.3, "preview the affected rows, then a person confirms"). A run of a
+ * Approval gates ("preview the affected rows, then a person confirms"). A run of a
  * task with {@code policy.approval} waits in WAITING_APPROVAL; its preview action, if any, runs
  * first as a child instance (cause {@code preview}) whose output goes with the request. Each
  * decision — approve, reject, expiry — is a state change with an event naming who and why.
@@ -55,8 +55,7 @@ public final class Approvals {
     }
 
     /**
-     * A running job asks a person to confirm before it goes on (seed §3.3: "preview the affected
-     * rows, then a person confirms"). The run moves RUNNING → WAITING_APPROVAL and keeps its
+     * A running job asks a person to confirm before it goes on. The run moves RUNNING → WAITING_APPROVAL and keeps its
      * executor and lease; the job waits (polling its instance) until it is RUNNING again
      * (approved) or CANCELED (rejected, expired: its process is then killed).
      */

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * one transaction.
  *
  * <p>"Is something RUNNING?" is never asked here: that question fired a job every scan for four
- * hours in the seed's §5 incident. Whether a slot fired is a fact in the unique index.
+ * hours in the duplicate-run incident. Whether a slot fired is a fact in the unique index.
  */
 public final class Firing {
     private static final Logger LOG = LoggerFactory.getLogger(Firing.class);

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * "Paste the command, set the time, test once" (the seed): runs a draft definition once, now,
+ * "Paste the command, set the time, test once": runs a draft definition once, now,
  * before it is saved ({@code POST /api/tasks/{name}/test-run}). The task may exist or not; nothing
  * about it changes — no version, no next slot. The draft is stored under a negative version of the
  * task (of task id 0 when it is not saved yet; see {@code TaskStore#appendDraft}), so the run records

@@ -112,7 +112,7 @@ abstract class DependencyContractTest {
                 .stream().sorted(Comparator.comparing(InstanceRow::scheduledAt).thenComparing(InstanceRow::id)).toList();
     }
 
-    // ---- the seed's chain ----
+    // ---- the classic chain ----
 
     @Test
     void the_report_waits_for_three_layers_of_its_date_says_which_failed_and_starts_in_the_transaction_of_the_last_success()

@@ -39,7 +39,7 @@ abstract class FiringContractTest {
         store.close();
     }
 
-    /** The seed's §5 incident: a job that finishes in milliseconds must not be fired again by the next scan. */
+    /** The duplicate-run incident: a job that finishes in milliseconds must not be fired again by the next scan. */
     @Test
     void fires_once_per_slot_when_run_finishes_in_milliseconds() throws Exception {
         node.tasks().create(task("daily_sync", cron("30 1 * * *"), "true", null), "test");

@@ -55,7 +55,7 @@ final class TestNodes {
 
     /**
      * An executor that claims through the dispatcher and reports success at once: the
-     * "finishes in milliseconds" job of the seed's §5 incident.
+     * "finishes in milliseconds" job of the duplicate-run incident.
      */
     static final class FastExecutor implements AutoCloseable {
         private final AtomicBoolean running = new AtomicBoolean(true);

@@ -71,8 +71,7 @@ public interface AxContext {
     String runOnce(TxWork work) throws Exception;
 
     /**
-     * Asks a person to confirm before the handler goes on (seed §3.3: "preview the affected rows,
-     * then a person confirms") and blocks until they decide. The run waits in WAITING_APPROVAL,
+     * Asks a person to confirm before the handler goes on and blocks until they decide. The run waits in WAITING_APPROVAL,
      * keeping its lease. Returns when approved; when rejected or expired the run is canceled and
      * this throws {@link java.util.concurrent.CancellationException} (the thread is interrupted too).
      */

@@ -18,8 +18,7 @@ import javax.sql.DataSource;
 /**
  * Exactly once with your own database: the request id of a run is recorded in the same transaction
  * as the work it stands for, so a work that committed is never done again, whatever happened to
- * the report afterwards (seed §4.1: the worker committed, its result report was lost, the scheduler
- * re-delivered the run).
+ * the report afterwards.
  *
  * <p>Needs the table {@value #TABLE} in the same database as the work (a migration ships in this jar:
  * {@code dev/ax/sdk/ax_idempotency-postgresql.sql} and {@code dev/ax/sdk/ax_idempotency-h2.sql};

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The seed's chain through a real server on PostgreSQL, real shell commands and the HTTP API:
+ * The classic chain through a real server on PostgreSQL, real shell commands and the HTTP API:
  * three sync layers and a report that waits for all three of its date; layer 2 fails on a flag
  * file, the report says so and waits; layer 2 is retried, succeeds, and the report starts at once.
  * Also: the deadline alert reaching a real webhook, and the 400s of bad definitions.

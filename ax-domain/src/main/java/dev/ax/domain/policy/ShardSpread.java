@@ -6,7 +6,7 @@ import java.util.Collection;
  * May this executor take one more shard of this instance now? A pure function of what the caller
  * reads in the claim transaction.
  *
- * <p>The rule (issue 9: "no executor takes two shards while another of the group is idle, when
+ * <p>The rule ("no executor takes two shards while another of the group is idle, when
  * possible"):
  * <ol>
  *   <li>never more RUNNING shards of the instance than {@code maxParallelShards};</li>

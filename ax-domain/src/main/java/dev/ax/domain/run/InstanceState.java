@@ -1,7 +1,7 @@
 package dev.ax.domain.run;
 
 /**
- * The states of one instance (one run of one task version). The names are the seed's; the
+ * The states of one instance (one run of one task version). The names are the ones operators know; the
  * meanings here are the only definition. Moves between them are listed in {@link Transitions}.
  */
 public enum InstanceState {

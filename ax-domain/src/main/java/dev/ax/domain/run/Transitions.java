@@ -19,7 +19,7 @@ public final class Transitions {
 
     static {
         ALLOWED.put(READY, EnumSet.of(RUNNING, BLOCKED, WAITING_APPROVAL, CANCELED, SKIPPED));
-        // RUNNING -> WAITING_APPROVAL: a running job asks a person to confirm (seed §3.3).
+        // RUNNING -> WAITING_APPROVAL: a running job asks a person to confirm.
         ALLOWED.put(RUNNING, EnumSet.of(SUCCESS, RETRYING, FAILED, TERMINATED, WAITING_APPROVAL));
         ALLOWED.put(RETRYING, EnumSet.of(READY, CANCELED));
         // BLOCKED -> WAITING_APPROVAL: a slot freed for a run that a person must approve first.

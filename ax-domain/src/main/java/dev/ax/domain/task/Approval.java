@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A person must approve each run before it starts ({@code policy.approval}, seed §3.3). An
+ * A person must approve each run before it starts ({@code policy.approval}). An
  * optional {@code preview} action runs first (e.g. "count the rows that would change") and its
  * output is shown with the request.
  *

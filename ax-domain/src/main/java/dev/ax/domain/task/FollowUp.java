@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What happens after a run has failed for good ({@code policy.onFailedActions}, seed §4.4):
+ * What happens after a run has failed for good ({@code policy.onFailedActions}):
  * the system reacts, then tells people. Each follow-up is recorded as an event of the failed
  * run, and a compensation run's trigger chain points back to it.
  */

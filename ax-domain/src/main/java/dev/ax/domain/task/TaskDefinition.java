@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The recipe of a task, as the user wrote it (the seed's JSON: {@code taskName}, {@code trigger},
+ * The recipe of a task, as the user wrote it (the task JSON: {@code taskName}, {@code trigger},
  * {@code action}, {@code policy}) after validation. Immutable; every change makes a new version.
  * {@link TaskDefinitionCodec} turns JSON trees into this and back.
  */

@@ -7,7 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DependencyGraphTest {
-    /** The seed's chain: three sync layers, a report on all three, a mail on the report; daily also waits for itself. */
+    /** The classic chain: three sync layers, a report on all three, a mail on the report; daily also waits for itself. */
     static final Map<String, List<String>> SEED = Map.of(
             "layer1", List.of(),
             "layer2", List.of("layer1"),

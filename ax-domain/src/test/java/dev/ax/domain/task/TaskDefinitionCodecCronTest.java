@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Cron triggers, starting with the seed's own definition. These need the real {@link CronSchedule}. */
+/** Cron triggers, starting with the README example. These need the real {@link CronSchedule}. */
 class TaskDefinitionCodecCronTest {
-    /** The seed's JSON, verbatim. */
+    /** The task JSON, verbatim. */
     static final String SEED = """
             {
               "taskName": "daily_report",

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class TemplatesTest {
-    /** The seed's 02:00 Shanghai slot: still the 29th in UTC, which is exactly what must not leak in. */
+    /** The 02:00 Shanghai slot: still the 29th in UTC, which is exactly what must not leak in. */
     private static final Instant SLOT = Instant.parse("2026-11-29T18:00:00Z");
     private static final ZoneId SHANGHAI = ZoneId.of("Asia/Shanghai");
 
