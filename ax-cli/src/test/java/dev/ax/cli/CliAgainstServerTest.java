@@ -2,22 +2,14 @@ package dev.ax.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.server.AxServer;
-import dev.ax.server.ServerConfig;
-import dev.ax.store.TestDatabases;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The ax client commands against a real server (embedded H2, in-process executor, any free port). */
 class CliAgainstServerTest {
@@ -29,33 +21,15 @@ class CliAgainstServerTest {
                        "notifyOnFailure":["dingtalk","email"]}}
             """;
 
-    @TempDir
-    static Path dir;
-    static AxServer server;
+    @RegisterExtension
+    static final CliServer cli = new CliServer("cli-test");
 
-    @BeforeAll
-    static void startServer() {
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
-                "cli-test", null, Duration.ZERO));
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    /** Runs ax with this server and its admin token. */
     static Cli.Result ax(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.add("--server=" + server.url());
-        all.add("--token=" + server.adminToken());
-        return Cli.run(all.toArray(String[]::new));
+        return cli.ax(args);
     }
 
     static Path file(String name, String content) throws IOException {
-        return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
+        return Files.writeString(cli.dir().resolve(name), content, StandardCharsets.UTF_8);
     }
 
     @Test
@@ -204,7 +178,7 @@ class CliAgainstServerTest {
 
     @Test
     void a_wrong_token_exits_1_and_says_how_to_pass_one() {
-        Cli.Result r = Cli.run("task", "list", "--server", server.url().toString(), "--token", "not-the-token");
+        Cli.Result r = Cli.run("task", "list", "--server", cli.server().url().toString(), "--token", "not-the-token");
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.REFUSED);
         assertThat(r.err()).contains("--token");

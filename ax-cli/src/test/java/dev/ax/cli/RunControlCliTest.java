@@ -4,22 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.InstanceState;
-import dev.ax.server.AxServer;
-import dev.ax.server.ServerConfig;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.TestDatabases;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code ax instance terminate|cancel|retry|rerun} and the task counters against a real server (embedded H2,
@@ -27,32 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
  * which no executor serves.
  */
 class RunControlCliTest {
-    @TempDir
-    static Path dir;
-    static AxServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
-                "cli-run-control", null, Duration.ZERO));
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final CliServer cli = new CliServer("cli-test");
 
     static Cli.Result ax(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.add("--server=" + server.url());
-        all.add("--token=" + server.adminToken());
-        return Cli.run(all.toArray(String[]::new));
+        return cli.ax(args);
     }
 
     static void apply(String name, String json) throws IOException {
-        Path file = Files.writeString(dir.resolve(name + ".json"), json, StandardCharsets.UTF_8);
+        Path file = Files.writeString(cli.dir().resolve(name + ".json"), json, StandardCharsets.UTF_8);
         Cli.Result r = ax("task", "apply", "-f", file.toString());
         assertThat(r.exitCode()).as(r.toString()).isZero();
     }
@@ -72,7 +48,7 @@ class RunControlCliTest {
     }
 
     static InstanceRow instance(String id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, Long.parseLong(id)).orElseThrow());
+        return cli.server().store().tx(tx -> cli.server().store().instances().find(tx, Long.parseLong(id)).orElseThrow());
     }
 
     @Test

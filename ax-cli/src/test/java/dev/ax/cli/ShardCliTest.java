@@ -2,49 +2,23 @@ package dev.ax.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.server.AxServer;
-import dev.ax.server.ServerConfig;
-import dev.ax.store.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code ax instance show} lists a sharded run's shards; {@code ax instance log --shard N} prints one shard's output. */
 class ShardCliTest {
-    @TempDir
-    static Path dir;
-    static AxServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
-                "cli-shard-test", null, Duration.ZERO));
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final CliServer cli = new CliServer("cli-shard-test");
 
     static Cli.Result ax(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.add("--server=" + server.url());
-        all.add("--token=" + server.adminToken());
-        return Cli.run(all.toArray(String[]::new));
+        return cli.ax(args);
     }
 
     @Test
     void show_lists_the_shards_and_log_prints_one_shard() throws Exception {
-        Path task = Files.writeString(dir.resolve("split.json"), """
+        Path task = Files.writeString(cli.dir().resolve("split.json"), """
                 {"taskName":"split","trigger":{"type":"event"},"action":{"type":"shell","command":"echo part-$AX_SHARD_INDEX"},
                  "policy":{"sharding":{"shards":2}}}
                 """);

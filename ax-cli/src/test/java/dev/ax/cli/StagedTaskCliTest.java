@@ -2,53 +2,26 @@ package dev.ax.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.server.AxServer;
-import dev.ax.server.ServerConfig;
-import dev.ax.store.TestDatabases;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** ax task test-run / canary / promote / rollback against a real server whose in-process executor runs the shell. */
 class StagedTaskCliTest {
-    @TempDir
-    static Path dir;
-    static AxServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
-                "cli-staged", null, Duration.ZERO));
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final CliServer cli = new CliServer("cli-test");
 
     static Cli.Result ax(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.add("--server=" + server.url());
-        all.add("--token=" + server.adminToken());
-        return Cli.run(all.toArray(String[]::new));
+        return cli.ax(args);
     }
 
     static String file(String name, String taskName, String command) throws IOException {
         String json = """
                 {"taskName":"%s","trigger":{"type":"cron","expression":"0 2 * * *"},"action":{"type":"shell","command":"%s"}}"""
                 .formatted(taskName, command);
-        return Files.writeString(dir.resolve(name), json, StandardCharsets.UTF_8).toString();
+        return Files.writeString(cli.dir().resolve(name), json, StandardCharsets.UTF_8).toString();
     }
 
     @Test

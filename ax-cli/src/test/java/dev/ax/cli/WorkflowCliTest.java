@@ -3,49 +3,26 @@ package dev.ax.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ax.server.AxServer;
-import dev.ax.server.ServerConfig;
-import dev.ax.store.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code ax workflow apply|trigger|run|rerun} against a real server running real shell commands. */
 class WorkflowCliTest {
-    @TempDir
-    Path dir;
-    AxServer server;
-
-    @BeforeEach
-    void start() {
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null,
-                "cli-wf-test", null, Duration.ZERO));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    final CliServer cli = new CliServer("cli-wf-test");
 
     Cli.Result ax(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.add("--server=" + server.url());
-        all.add("--token=" + server.adminToken());
-        return Cli.run(all.toArray(String[]::new));
+        return cli.ax(args);
     }
 
     Path file(String name, String content) throws Exception {
-        return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
+        return Files.writeString(cli.dir().resolve(name), content, StandardCharsets.UTF_8);
     }
 
     void task(String name, String command) throws Exception {
@@ -56,7 +33,7 @@ class WorkflowCliTest {
 
     @Test
     void apply_trigger_show_the_node_table_and_rerun_from_the_failed_node() throws Exception {
-        Path flag = dir.resolve("ok.flag");
+        Path flag = cli.dir().resolve("ok.flag");
         task("extract", "echo extract");
         task("load", "test -f " + flag + " || exit 3");
         Path wf = file("wf.json", """
