@@ -31,28 +31,58 @@ final class Outcomes {
         this.followUps = followUps;
     }
 
+    /** The task of an attempt that ends, and whether this transaction holds its row lock. */
+    private record TaskAtEnd(Optional<TaskRow> row, boolean locked) {
+    }
+
     /**
-     * Applies a success; false if the attempt no longer holds the lease (fenced out). The task
-     * row is locked first (the one lock order: task, then instances) so the freed slot can go
-     * to a waiting run in the same transaction.
+     * The task row for an attempt's end. Locked first (the one lock order: task, then instances)
+     * when the end may hand something to other runs in the same transaction: a slot under a
+     * concurrency limit, dependents to wake, a canary to judge. A task with none of these
+     * ({@code overflow: ALLOW} admits every run, so none waits for a slot) is only read: a flood
+     * of one task's runs then ends in parallel instead of in single file behind its row. A run
+     * that waits anyway (the policy changed meanwhile) gets its slot from the housekeeping loop's
+     * {@code unblock} within half a second.
      */
+    private TaskAtEnd taskAtEnd(Tx tx, InstanceRow run) {
+        if (definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited()) {
+            Optional<TaskRow> read = ctx.store().tasks().findById(tx, run.taskId());
+            if (read.isEmpty() || !handsOn(read.get())) {
+                return new TaskAtEnd(read, false);
+            }
+        }
+        return new TaskAtEnd(ctx.store().tasks().lockById(tx, run.taskId()), true);
+    }
+
+    private static boolean handsOn(TaskRow task) {
+        return !task.definition().policy().unlimited() || task.hasDependents() || task.canary();
+    }
+
+    /** What every end of a run does after its move: slots, dependents, workflow nodes, canaries. */
+    private void ended(Tx tx, TaskAtEnd task, InstanceRow run, InstanceState to) {
+        if (task.locked()) {
+            task.row().ifPresent(t -> gate.release(tx, t));
+        }
+        Workflows.onRunEnded(ctx, tx, run, to);
+        gate.canaries().afterRun(tx, task.row(), run);
+    }
+
+    /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
     boolean succeed(Tx tx, InstanceRow run, String executorId, Integer exitCode, String message, String actor) {
-        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
+        TaskAtEnd task = taskAtEnd(tx, run);
         boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
                 .fence(run.attempt(), executorId)
                 .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.MESSAGE, message).finished()
                 .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
         if (moved) {
-            task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
-            gate.canaries().afterRun(tx, task, run);
+            ended(tx, task, run, InstanceState.SUCCESS);
         }
         return moved;
     }
 
     /** Applies a failure, retrying if the policy says so; false if fenced out. */
     boolean fail(Tx tx, InstanceRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
-        Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
+        TaskAtEnd task = taskAtEnd(tx, run);
         TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
         // Jitter drawn per failure; the decision itself stays a pure function of it.
         RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode,
@@ -85,9 +115,7 @@ final class Outcomes {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {
-            task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
-            gate.canaries().afterRun(tx, task, run);
+            ended(tx, task, run, InstanceState.FAILED);
         }
         return moved;
     }

@@ -189,8 +189,11 @@ public final class TaskStore {
         return TaskDefinitionCodec.parse(Json.readMap(json), Set.of()).definition();
     }
 
-    /** Parsed definitions by (task, version, text): the same stored text always parses to the same definition. */
-    private record Parsed(long taskId, int version, String text) {
+    /**
+     * Parsed definitions by (task, version, and the text's length and hash): the same stored text
+     * always parses to the same definition. The text itself is not kept (thousands of tasks).
+     */
+    private record Parsed(long taskId, int version, int length, int hash) {
     }
 
     private static final int PARSED_MAX = 50_000;
@@ -199,11 +202,11 @@ public final class TaskStore {
     /**
      * The task row's definition, parsed once per (task, version, text) rather than on every read:
      * every firing and every completion reads the task row, and parsing and validating its JSON
-     * (cron included) cost more CPU than the rest of the read. The text is part of the key, so an
-     * edit that kept the version number could not serve a stale definition.
+     * (cron included) cost more CPU than the rest of the read. The text's hash is part of the key,
+     * so an edit that kept the version number does not serve a stale definition.
      */
     private static TaskDefinition parseCached(long taskId, int version, String text) {
-        Parsed key = new Parsed(taskId, version, text);
+        Parsed key = new Parsed(taskId, version, text.length(), text.hashCode());
         TaskDefinition def = PARSED.get(key);
         if (def == null) {
             if (PARSED.size() >= PARSED_MAX) {
