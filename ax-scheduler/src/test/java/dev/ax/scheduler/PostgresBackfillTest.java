@@ -20,7 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Issue 7's must-show: a 31-day backfill, parallelism 2, exactly 31 runs with the right dates, repeatable. */
+/** A 31-day backfill, parallelism 2, exactly 31 runs with the right dates, repeatable. */
 class PostgresBackfillTest {
     Store store;
     SchedulerNode node;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 7's must-show for workflows, on PostgreSQL with real shell commands and the in-process
+ * Workflows end to end, on PostgreSQL with real shell commands and the in-process
  * executor, driven over HTTP: a → {b, c} → d plus the cleanup node e (oneFailed). c fails
  * ({@code exit 3}, no retries), so d is skipped and e runs; after c's condition is fixed, a rerun
  * from c runs only c and d again (e is skipped by its rule) and the run ends SUCCESS.

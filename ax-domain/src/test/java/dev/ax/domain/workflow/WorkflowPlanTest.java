@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** a → {b, c} → d, and a cleanup node e (oneFailed) watching b and c: the example graph. */
+/** a → {b, c} → d, and a cleanup node e (oneFailed) watching b and c: a graph with a cleanup node. */
 class WorkflowPlanTest {
     static final WorkflowDefinition DEF = WorkflowCodec.parse(Map.of("name", "wf",
             "nodes", List.of(node("a"), node("b"), node("c"), node("d"), Map.of("name", "e", "task", "t", "triggerRule", "oneFailed")),
