@@ -96,11 +96,12 @@ public final class Dispatcher {
         int max = Math.clamp(p.max(), 0, MAX_POLL);
         long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS)).toNanos();
         long start = System.nanoTime();
-        ctx.store().tx(tx -> {
+        // The executor's environment labels change only when it registers again: read once per request.
+        List<String> labels = ctx.store().tx(tx -> {
             ctx.store().executors().seen(tx, p.executorId());
-            return null;
+            return ctx.store().executors().labels(tx, p.executorId());
         });
-        List<WorkItem> items = claim(p.executorId(), p.groups(), max);
+        List<WorkItem> items = claim(p.executorId(), p.groups(), labels, max);
         if (!items.isEmpty() || max == 0) {
             return items;
         }
@@ -112,16 +113,14 @@ public final class Dispatcher {
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
-            if (ctx.store().tx(tx -> {
-                List<String> labels = ctx.store().executors().labels(tx, p.executorId());
-                return ctx.store().instances().readyExists(tx, p.groups(), labels) || shards.readyFor(tx, p.executorId(), p.groups(), labels);
-            })) {
+            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups(), labels)
+                    || shards.readyFor(tx, p.executorId(), p.groups(), labels))) {
                 return List.of();
             }
         }
     }
 
-    List<WorkItem> claim(String executorId, List<String> groups, int max) {
+    List<WorkItem> claim(String executorId, List<String> groups, List<String> labels, int max) {
         Store store = ctx.store();
         List<InstanceRow> unrenderable = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
@@ -129,7 +128,6 @@ public final class Dispatcher {
         boolean[] fannedOut = new boolean[1];
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             items = store.tx(tx -> {
-                List<String> labels = store.executors().labels(tx, executorId);
                 List<InstanceRow> claimed = claimFairly(tx, executorId, groups, labels, max);
                 List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {

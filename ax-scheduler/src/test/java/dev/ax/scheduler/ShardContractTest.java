@@ -69,6 +69,16 @@ abstract class ShardContractTest {
         return dispatcher.poll(new Poll(executor, List.of("default"), max, 0));
     }
 
+    /** Polls until the executor gets something (a retry due by the database's clock), awaited, not slept. */
+    List<WorkItem> pollUntilSome(String executor) {
+        java.util.concurrent.atomic.AtomicReference<List<WorkItem>> got = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            got.set(poll(executor, 4));
+            return !got.get().isEmpty();
+        });
+        return got.get();
+    }
+
     void complete(String executor, WorkItem item, boolean success) {
         assertThat(dispatcher.started(new Started(executor, item.ref(), 1000 + item.shardIndex())).accepted()).isTrue();
         assertThat(dispatcher.log(new LogChunk(executor, item.ref(), "stdout",
@@ -146,13 +156,8 @@ abstract class ShardContractTest {
         }
         // Shard 2 failed its first attempt; it fails its second too and succeeds on the third.
         for (int attempt = 2; attempt <= 3; attempt++) {
-            List<WorkItem> again = List.of();
-            for (int i = 0; i < 50 && again.isEmpty(); i++) {
-                again = poll(attempt % 2 == 0 ? "b" : "a", 4);
-                if (again.isEmpty()) {
-                    Thread.sleep(20); // the retry is due 1 ms after the failure, by the database's clock
-                }
-            }
+            // The retry is due 1 ms after the failure, by the database's clock.
+            List<WorkItem> again = pollUntilSome(attempt % 2 == 0 ? "b" : "a");
             assertThat(again).singleElement().satisfies(item -> {
                 assertThat(item.shardIndex()).isEqualTo(2);
             });
@@ -203,11 +208,7 @@ abstract class ShardContractTest {
         WorkItem s2 = items.stream().filter(i -> i.shardIndex() == 2).findFirst().orElseThrow();
         complete(holder.get(0), s0, true);
         complete(holder.get(1), s1, false);
-        List<WorkItem> again = List.of();
-        for (int i = 0; i < 50 && again.isEmpty(); i++) {
-            again = poll(holder.get(1), 4);
-            Thread.sleep(again.isEmpty() ? 20 : 0);
-        }
+        List<WorkItem> again = pollUntilSome(holder.get(1));
         assertThat(again).singleElement().extracting(WorkItem::shardIndex).isEqualTo(1);
         complete(holder.get(1), again.getFirst(), false);
 
@@ -295,11 +296,7 @@ abstract class ShardContractTest {
             node.housekeeping().tick();
             return shards(id).get(onB.shardIndex()).state() == ShardState.RETRYING;
         });
-        List<WorkItem> again = List.of();
-        for (int i = 0; i < 100 && again.isEmpty(); i++) {
-            again = poll("a", 4);
-            Thread.sleep(again.isEmpty() ? 20 : 0);
-        }
+        List<WorkItem> again = pollUntilSome("a");
         assertThat(again).singleElement().satisfies(item -> {
             assertThat(item.shardIndex()).isEqualTo(onB.shardIndex());
             assertThat(item.attempt()).isEqualTo(2);
