@@ -68,6 +68,25 @@ public final class ApiClient {
         return parse(send("POST", path, body, "application/json"));
     }
 
+    /** What {@link #apply} did: the answer, and "created" or "updated". */
+    public record Applied(JsonNode view, String verb) {
+    }
+
+    /**
+     * Creates with a POST to {@code collection}; when that answers 409 (the name is taken) and
+     * {@code itemPath} is known, replaces with a PUT there instead: {@code ax … apply}.
+     */
+    public Applied apply(String collection, String itemPath, Object body) {
+        try {
+            return new Applied(post(collection, body), "created");
+        } catch (ApiException e) {
+            if (e.status() != 409 || itemPath == null) {
+                throw e;
+            }
+            return new Applied(put(itemPath, body), "updated");
+        }
+    }
+
     public JsonNode put(String path, Object body) {
         return parse(send("PUT", path, body, "application/json"));
     }

@@ -59,18 +59,9 @@ final class TaskCommand extends GroupCommand {
         protected int run(ApiClient api) {
             JsonNode definition = read(api);
             String name = definition.path("taskName").isTextual() ? definition.get("taskName").asText() : null;
-            JsonNode view;
-            String verb;
-            try {
-                view = api.post("/api/tasks", definition);
-                verb = "created";
-            } catch (ApiException e) {
-                if (e.status() != 409 || name == null) {
-                    throw e;
-                }
-                view = api.put(path(name), definition);
-                verb = "updated";
-            }
+            ApiClient.Applied applied = api.apply("/api/tasks", name == null ? null : path(name), definition);
+            JsonNode view = applied.view();
+            String verb = applied.verb();
             for (JsonNode w : view.path("warnings")) {
                 err().println("warning: " + warning(w));
             }

@@ -56,18 +56,9 @@ final class WorkflowCommand extends GroupCommand {
         protected int run(ApiClient api) {
             JsonNode definition = read(api);
             String name = definition.path("name").isTextual() ? definition.get("name").asText() : null;
-            JsonNode view;
-            String verb;
-            try {
-                view = api.post("/api/workflows", definition);
-                verb = "created";
-            } catch (ApiException e) {
-                if (e.status() != 409 || name == null) {
-                    throw e;
-                }
-                view = api.put(path(name), definition);
-                verb = "updated";
-            }
+            ApiClient.Applied applied = api.apply("/api/workflows", name == null ? null : path(name), definition);
+            JsonNode view = applied.view();
+            String verb = applied.verb();
             if (!printedJson(view)) {
                 out().println(verb + " workflow " + Output.text(view, "name") + " v" + Output.text(view, "version") + ", "
                         + view.path("nodes").size() + " nodes, next fire " + Output.instant(view, "nextFireAt"));
