@@ -121,7 +121,7 @@ public final class RunService {
             if (task != null) {
                 gate.release(tx, task);
             }
-            Workflows.onInstanceEnded(ctx, tx, id, store.instances().find(tx, id).orElseThrow().state());
+            Workflows.onRunEnded(ctx, tx, run, move.to());
             return store.instances().find(tx, id).orElseThrow();
         });
     }
