@@ -27,8 +27,9 @@ import java.util.function.IntFunction;
 /**
  * One AX scheduler node on a fresh PostgreSQL database, driven the way the in-process executor
  * drives it (register, poll, complete through the {@link Dispatcher}) but with a no-op body: each
- * claimed run is reported successful at once. Every run still takes AX's full path: instance
- * created, claimed under a lease, completed, every transition written with its event.
+ * claimed run is reported successful at once, from its own thread as the executor's run threads
+ * do. Every run still takes AX's full path: instance created, claimed under a lease, completed,
+ * every transition written with its event.
  */
 final class AxHarness implements AutoCloseable {
     static final String GROUP = "default";
@@ -139,11 +140,11 @@ final class AxHarness implements AutoCloseable {
             thread = Thread.ofPlatform().daemon(true).name(id).start(() -> {
                 while (running.get()) {
                     try {
-                        for (WorkItem item : dispatcher.poll(new Poll(id, List.of(GROUP), batch, 200))) {
-                            if (dispatcher.complete(new Completion(id, item.ref(), true, null, 0, null)).accepted()) {
-                                completed.incrementAndGet();
-                            } else {
-                                errors.incrementAndGet();
+                        List<WorkItem> items = dispatcher.poll(new Poll(id, List.of(GROUP), batch, 200));
+                        // Like the executor's run threads: each run reports its end on its own, at once.
+                        try (ExecutorService reports = Executors.newVirtualThreadPerTaskExecutor()) {
+                            for (WorkItem item : items) {
+                                reports.execute(() -> report(dispatcher, id, item));
                             }
                         }
                     } catch (InterruptedException e) {
@@ -155,6 +156,20 @@ final class AxHarness implements AutoCloseable {
                     }
                 }
             });
+        }
+
+        private void report(Dispatcher dispatcher, String id, WorkItem item) {
+            try {
+                if (dispatcher.complete(new Completion(id, item.ref(), true, null, 0, null)).accepted()) {
+                    completed.incrementAndGet();
+                } else {
+                    errors.incrementAndGet();
+                }
+            } catch (RuntimeException e) {
+                if (running.get()) {
+                    errors.incrementAndGet();
+                }
+            }
         }
 
         void stop() {

@@ -38,6 +38,7 @@ public final class Dispatcher {
 
     private final Approvals approvals;
     private final Shards shards;
+    private final Successes successes;
 
     Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals, Shards shards) {
         this.ctx = ctx;
@@ -45,6 +46,7 @@ public final class Dispatcher {
         this.outcomes = outcomes;
         this.approvals = approvals;
         this.shards = shards;
+        this.successes = new Successes(ctx, outcomes);
     }
 
     private String actor(String executorId) {
@@ -251,6 +253,13 @@ public final class Dispatcher {
     public ReportAnswer complete(Completion c) {
         if (c.run().sharded()) {
             return shards.complete(c);
+        }
+        if (c.success()) {
+            // Most reports are successes of runs whose end hands nothing on: committed in groups.
+            ReportAnswer grouped = successes.complete(c);
+            if (grouped != null) {
+                return grouped;
+            }
         }
         Store store = ctx.store();
         ReportAnswer answer = store.tx(tx -> {

@@ -58,7 +58,30 @@ final class Outcomes {
         return !task.definition().policy().unlimited() || task.hasDependents() || task.canary();
     }
 
-    /** What every end of a run does after its move: slots, dependents, workflow nodes, canaries. */
+    /**
+     * True when a success of {@code run} hands nothing on: its task (read, not locked) admits
+     * every run, nothing depends on it, it is no canary and the run is no workflow node — so
+     * {@link #ended} has nothing to do for it, and {@link #succeedAlone} may apply many such
+     * successes together. A deleted task is not alone (the single path knows what to do).
+     */
+    boolean endsAlone(Tx tx, InstanceRow run, Optional<TaskRow> task) {
+        return run.cause() != dev.ax.domain.run.Cause.WORKFLOW && task.isPresent() && !handsOn(task.get())
+                && definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited();
+    }
+
+    /**
+     * Applies successes of runs that {@link #endsAlone}, all moves and their events in one
+     * statement (PostgreSQL); returns the ids that moved. A run not moved lost a race or was
+     * fenced out: its report goes the single way, through {@link #succeed}, which refuses it.
+     */
+    java.util.Set<Long> succeedAlone(Tx tx, java.util.List<dev.ax.store.InstanceStore.Success> successes) {
+        return ctx.store().instances().succeedAll(tx, successes, ctx.nodeId());
+    }
+
+    /**
+     * What every end of a run does after its move: slots, dependents, workflow nodes, canaries.
+     * Whatever is added here must be nothing for a run that {@link #endsAlone}: batched successes skip it.
+     */
     private void ended(Tx tx, TaskAtEnd task, InstanceRow run, InstanceState to) {
         if (task.locked()) {
             task.row().ifPresent(t -> gate.release(tx, t));

@@ -116,6 +116,62 @@ public final class InstanceStore {
     }
 
     /**
+     * One RUNNING → SUCCESS move as an executor reported it: fenced by the attempt and executor
+     * like {@link Move#fence}, with the SUCCEEDED event's actor and message.
+     */
+    public record Success(long instanceId, int attempt, String executorId, Integer exitCode, String message, String actor,
+                          String eventMessage) {
+    }
+
+    /**
+     * Applies many {@link Success}es, each exactly as {@link #move} would (same columns, same
+     * fence, same event) and returns the ids that moved; a run no longer where its report says
+     * (lost a race) is left out, as {@code move} would return false for it. On PostgreSQL every
+     * move and its event in one statement, in id order; elsewhere one {@code move} per run.
+     */
+    public java.util.Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
+        Transitions.check(InstanceState.RUNNING, InstanceState.SUCCESS);
+        java.util.Set<Long> moved = new java.util.HashSet<>();
+        List<Success> sorted = runs.stream().sorted(java.util.Comparator.comparingLong(Success::instanceId)).toList();
+        if (!tx.dialect().writesInWith()) {
+            for (Success s : sorted) {
+                if (move(tx, Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS).fence(s.attempt(), s.executorId())
+                        .set(Move.Column.EXIT_CODE, s.exitCode()).set(Move.Column.MESSAGE, s.message()).finished()
+                        .event(EventType.SUCCEEDED, s.actor(), nodeId, s.eventMessage()))) {
+                    moved.add(s.instanceId());
+                }
+            }
+            return moved;
+        }
+        for (int from = 0; from < sorted.size(); from += SUCCESS_CHUNK) {
+            List<Success> chunk = sorted.subList(from, Math.min(sorted.size(), from + SUCCESS_CHUNK));
+            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
+            for (Success s : chunk) {
+                args.addAll(java.util.Arrays.asList(s.instanceId(), s.attempt(), s.executorId(), s.exitCode(), s.message(), s.actor(),
+                        s.eventMessage()));
+            }
+            args.add(nodeId);
+            // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
+            moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (VALUES "
+                    + String.join(", ", Collections.nCopies(chunk.size(),
+                    "(CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS VARCHAR), CAST(? AS INTEGER), CAST(? AS VARCHAR),"
+                            + " CAST(? AS VARCHAR), CAST(? AS VARCHAR))"))
+                    + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
+                    + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
+                    + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
+                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
+                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                    + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
+                    + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
+                    r -> r.lng("instance_id"), args.toArray()));
+        }
+        return moved;
+    }
+
+    /** Runs per {@link #succeedAll} statement: seven parameters each, far below PostgreSQL's 65,535. */
+    private static final int SUCCESS_CHUNK = 500;
+
+    /**
      * Claims up to {@code max} READY instances of the given groups that are due by the database's
      * clock, in one statement per dialect: each becomes RUNNING with a new attempt number (the
      * fencing token) and a lease held by {@code executorId}. SKIP LOCKED lets concurrent claimers
@@ -327,6 +383,15 @@ public final class InstanceStore {
 
     public Optional<InstanceRow> find(Tx tx, long id) {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE id = ?", InstanceStore::map, id);
+    }
+
+    /** The instances of {@code ids} that exist, in id order, in one statement. */
+    public List<InstanceRow> findAll(Tx tx, java.util.Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + String.join(", ", Collections.nCopies(ids.size(), "?"))
+                + ") ORDER BY id", InstanceStore::map, ids.toArray());
     }
 
     public Optional<InstanceRow> findBySlot(Tx tx, long taskId, String fireKey) {

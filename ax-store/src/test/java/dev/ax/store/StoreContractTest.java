@@ -116,6 +116,48 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void many_successes_move_like_single_moves_fenced_each_with_its_event() {
+        long a = newInstance("a");
+        long b = newInstance("b");
+        long c = newInstance("c");
+        long d = newInstance("d");
+        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        // d is not RUNNING any more when the successes arrive: a lost race, left out like a move that finds no row.
+        store.tx(tx -> store.instances().move(tx, Move.of(d, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
+                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+        Set<Long> moved = store.tx(tx -> store.instances().succeedAll(tx, List.of(
+                new InstanceStore.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
+                new InstanceStore.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
+                new InstanceStore.Success(b, 2, "e1", 0, null, "executor:e1", "exit 0"),        // a stale attempt: fenced out
+                new InstanceStore.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        assertThat(moved).containsExactlyInAnyOrder(a, c);
+        assertThat(row(a)).satisfies(r -> {
+            assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(r.exitCode()).isEqualTo(3);
+            assertThat(r.message()).isEqualTo("done, 3 rows");
+            assertThat(r.finishedAt()).isNotNull();
+            assertThat(r.leaseExpiresAt()).isNull();
+        });
+        assertThat(row(b).state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(row(d).state()).isEqualTo(InstanceState.TERMINATED);
+        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
+        assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
+        assertThat(events.getLast()).satisfies(e -> {
+            assertThat(e.from()).isEqualTo(InstanceState.RUNNING);
+            assertThat(e.to()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.actor()).isEqualTo("executor:e1");
+            assertThat(e.nodeId()).isEqualTo("n1");
+            assertThat(e.message()).isEqualTo("done, 3 rows");
+            assertThat(e.taskName()).isEqualTo("t");
+        });
+        List<EventRow> ofStale = store.tx(tx -> store.events().forInstance(tx, b, 0, 10));
+        List<EventRow> ofTerminated = store.tx(tx -> store.events().forInstance(tx, d, 0, 10));
+        assertThat(ofStale).extracting(EventRow::type).doesNotContain(EventType.SUCCEEDED);
+        assertThat(ofTerminated).extracting(EventRow::type).doesNotContain(EventType.SUCCEEDED);
+    }
+
+    @Test
     void other_groups_do_not_see_the_run() {
         newInstance("k1");
         List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("gpu"), 10, 30_000, "n1"));

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2SuccessGroupTest extends SuccessGroupContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

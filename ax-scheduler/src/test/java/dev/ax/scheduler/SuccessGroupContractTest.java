@@ -1,0 +1,148 @@
+package dev.ax.scheduler;
+
+import static dev.ax.scheduler.TestNodes.event;
+import static dev.ax.scheduler.TestNodes.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Poll;
+import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Store;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Successes reported at the same time are committed in groups ({@code Successes}); every report
+ * still gets the answer and the record the single way would give it, and what must go the single
+ * way (a limited task's freed slot, a refusal) still does.
+ */
+abstract class SuccessGroupContractTest {
+    Store store;
+    SchedulerNode node;
+    Dispatcher dispatcher;
+
+    abstract boolean postgres();
+
+    @BeforeEach
+    void open() {
+        store = Store.open(TestNodes.fresh(postgres()));
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT);
+        dispatcher = node.dispatcher();
+        dispatcher.register(new Register("e1", "e1-s1", List.of("default"), "test", 1, "t", List.of()));
+    }
+
+    @AfterEach
+    void close() {
+        node.close();
+        store.close();
+    }
+
+    List<WorkItem> claim(int max) throws InterruptedException {
+        List<WorkItem> items = new ArrayList<>();
+        for (int i = 0; i < 50 && items.size() < max; i++) {
+            items.addAll(dispatcher.poll(new Poll("e1", List.of("default"), max - items.size(), 200)));
+        }
+        return items;
+    }
+
+    /** Every completion at once, each from its own thread, as an executor's run threads report. */
+    List<ReportAnswer> completeAtOnce(List<Completion> completions) throws Exception {
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<ReportAnswer>> answers = new ArrayList<>();
+            for (Completion c : completions) {
+                answers.add(threads.submit(() -> dispatcher.complete(c)));
+            }
+            List<ReportAnswer> out = new ArrayList<>();
+            for (Future<ReportAnswer> a : answers) {
+                out.add(a.get());
+            }
+            return out;
+        }
+    }
+
+    InstanceRow instance(long id) {
+        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    }
+
+    List<EventRow> events(long id) {
+        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+    }
+
+    @Test
+    void successes_reported_together_are_each_applied_once_with_their_own_event() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 60; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(60);
+        assertThat(items).hasSize(60);
+        List<Completion> reports = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            reports.add(new Completion("e1", items.get(i).ref(), true, null, 0, i % 2 == 0 ? null : "wrote " + i + " rows"));
+        }
+        List<ReportAnswer> answers = completeAtOnce(reports);
+
+        assertThat(answers).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        for (int i = 0; i < items.size(); i++) {
+            long id = items.get(i).instanceId();
+            assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(instance(id).finishedAt()).isNotNull();
+            List<EventRow> succeeded = events(id).stream().filter(e -> e.type() == EventType.SUCCEEDED).toList();
+            String message = i % 2 == 0 ? "exit 0" : "wrote " + i + " rows";
+            assertThat(succeeded).singleElement().satisfies(e -> {
+                assertThat(e.actor()).isEqualTo("executor:e1");
+                assertThat(e.message()).isEqualTo(message);
+                assertThat(e.attempt()).isEqualTo(1);
+            });
+        }
+    }
+
+    @Test
+    void the_same_success_reported_twice_at_once_is_applied_once_and_the_other_refused_on_record() throws Exception {
+        node.tasks().create(task("job", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        WorkItem item = claim(1).getFirst();
+        Completion report = new Completion("e1", item.ref(), true, null, 0, null);
+        Completion stale = new Completion("e1", new RunRef(id, item.ref().attempt() + 1), true, null, 0, null);
+
+        List<ReportAnswer> answers = completeAtOnce(List.of(report, report, stale));
+
+        assertThat(answers).filteredOn(ReportAnswer::accepted).hasSize(1);
+        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(events(id)).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
+        assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(2);
+    }
+
+    @Test
+    void a_success_that_frees_a_slot_still_admits_the_queued_run() throws Exception {
+        node.tasks().create(task("one-at-a-time", event(), "true", Map.of("overflow", "QUEUE")), "test");
+        long first = node.tasks().trigger("one-at-a-time", Map.of(), Cause.EVENT, "test");
+        long second = node.tasks().trigger("one-at-a-time", Map.of(), Cause.EVENT, "test");
+        assertThat(instance(second).state()).isEqualTo(InstanceState.BLOCKED);
+        WorkItem item = claim(1).getFirst();
+        assertThat(item.instanceId()).isEqualTo(first);
+
+        assertThat(completeAtOnce(List.of(new Completion("e1", item.ref(), true, null, 0, null))))
+                .singleElement().satisfies(a -> assertThat(a.accepted()).isTrue());
+
+        // Released in the same transaction as the success: no loop tick needed.
+        assertThat(instance(first).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(second).state()).isEqualTo(InstanceState.READY);
+    }
+}
