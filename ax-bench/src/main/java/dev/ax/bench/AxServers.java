@@ -29,13 +29,18 @@ final class AxServers {
      * @param executor   true to run the in-process executor (group "default")
      */
     static AxServer start(Pg pg, String database, Path dataDir, boolean executor) {
+        return start(pg, database, dataDir, executor, dev.ax.executor.ExecutorConfig.DEFAULT_CONCURRENCY);
+    }
+
+    /** As above, the in-process executor running {@code concurrency} runs at a time. */
+    static AxServer start(Pg pg, String database, Path dataDir, boolean executor, int concurrency) {
         DbConfig db = null;
         if (database != null) {
             pg.recreate(database);
             db = new DbConfig(pg.url(database), pg.user(), pg.password(), DbConfig.DEFAULT_POOL_SIZE);
         }
         return AxServer.start(new ServerConfig(0, dataDir, db, executor ? List.of("default") : List.of(), TOKEN, "bench",
-                SchedulerConfig.DEFAULT, Duration.ZERO));
+                SchedulerConfig.DEFAULT, Duration.ZERO).withExecutorConcurrency(concurrency));
     }
 
     static Path tempDir(String prefix) {

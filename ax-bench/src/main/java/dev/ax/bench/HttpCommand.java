@@ -1,7 +1,6 @@
 package dev.ax.bench;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.ax.executor.ExecutorConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -36,6 +35,11 @@ final class HttpCommand implements Callable<Integer> {
     @Option(names = "--tasks", defaultValue = "8", description = "event tasks the runs are spread over (default ${DEFAULT-VALUE})")
     int tasks = 8;
 
+    /** HTTP calls mostly wait on the network: the executor runs many at once, as a user would configure it for them. */
+    @Option(names = "--concurrency", defaultValue = "64", description = "runs the in-process executor runs at a time"
+            + " (--executor-concurrency), and the raw client's threads (default ${DEFAULT-VALUE})")
+    int concurrency = 64;
+
     @Override
     public Integer call() throws IOException {
         W1Command.Outcome o = run();
@@ -46,7 +50,6 @@ final class HttpCommand implements Callable<Integer> {
 
     W1Command.Outcome run() throws IOException {
         Pg pg = opts.pg();
-        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
         AtomicLong hits = new AtomicLong();
         HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
         target.createContext("/hook", exchange -> {
@@ -63,7 +66,8 @@ final class HttpCommand implements Callable<Integer> {
             System.err.println("http: raw client rate ...");
             double raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
             System.err.println("http: AX in-process executor ...");
-            Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url));
+            Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url),
+                    concurrency);
             double axRate = W2Command.d(ax, "runsPerSecond");
             Map<String, Object> rawM = new LinkedHashMap<>();
             rawM.put("system", "raw java.net.http client");

@@ -33,6 +33,10 @@ final class ShellCommand implements Callable<Integer> {
     @Option(names = "--tasks", defaultValue = "1", description = "event tasks the runs are spread over, round robin (default ${DEFAULT-VALUE})")
     int tasks = 1;
 
+    @Option(names = "--concurrency", defaultValue = "8", description = "runs the in-process executor runs at a time, and the raw"
+            + " spawners' threads (default ${DEFAULT-VALUE}, the executor's default)")
+    int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
+
     @Override
     public Integer call() {
         W1Command.Outcome o = run();
@@ -43,7 +47,6 @@ final class ShellCommand implements Callable<Integer> {
 
     W1Command.Outcome run() {
         Pg pg = opts.pg();
-        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
         int secs = opts.measure();
         opts.awaitQuiet();
         System.err.println("shell: raw spawn rates ...");
@@ -52,7 +55,7 @@ final class ShellCommand implements Callable<Integer> {
         double rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
         double bashLoop = bashLoop(Math.min(secs, 10));
         System.err.println("shell: AX in-process executor ...");
-        Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"));
+        Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"), concurrency);
         double axRate = W2Command.d(ax, "runsPerSecond");
         Map<String, Object> raw = new LinkedHashMap<>();
         raw.put("system", "raw spawn");
@@ -137,16 +140,16 @@ final class ShellCommand implements Callable<Integer> {
      * about 4 x the executor's concurrency READY or RUNNING, spread round robin over {@code tasks}
      * event tasks; the figure is SUCCESS rows finished inside the measured window, per second.
      */
-    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action) {
-        int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
+    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action, int concurrency) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         boolean onPg = !"h2".equalsIgnoreCase(db);
         out.put("database", onPg ? "PostgreSQL" : "H2");
         out.put("tasks", tasks);
+        out.put("concurrency", concurrency);
         Path dir = AxServers.tempDir("ax-bench-runs");
         Window w = new Window(pg, onPg ? "ax_bench" : "postgres");
-        try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true)) {
+        try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true, concurrency)) {
             for (int k = 0; k < tasks; k++) {
                 Map<String, Object> json = new LinkedHashMap<>(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"));
                 json.put("action", action);

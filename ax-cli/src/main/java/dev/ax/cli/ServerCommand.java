@@ -56,6 +56,11 @@ final class ServerCommand implements Callable<Integer> {
                     + "\"environment\" lists labels run only on executors carrying all of them.")
     List<String> executorLabels = new java.util.ArrayList<>();
 
+    @Option(names = "--executor-concurrency", paramLabel = "N", defaultValue = "8",
+            description = "Runs the in-process executor runs at a time (default: ${DEFAULT-VALUE}); HTTP tasks that mostly wait "
+                    + "on the network want more.")
+    int executorConcurrency;
+
     @Option(names = "--no-executor",
             description = "Run no in-process executor: runs wait for `ax executor` processes to claim them.")
     boolean noExecutor;
@@ -128,7 +133,8 @@ final class ServerCommand implements Callable<Integer> {
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
         return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
                 dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null)
-                .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList()));
+                .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList())
+                .withExecutorConcurrency(executorConcurrency));
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */

@@ -38,7 +38,7 @@ public final class Dispatcher {
 
     private final Approvals approvals;
     private final Shards shards;
-    private final Successes successes;
+    private final GroupedReports grouped;
 
     Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals, Shards shards) {
         this.ctx = ctx;
@@ -46,10 +46,10 @@ public final class Dispatcher {
         this.outcomes = outcomes;
         this.approvals = approvals;
         this.shards = shards;
-        this.successes = new Successes(ctx, outcomes);
+        this.grouped = new GroupedReports(ctx, outcomes);
     }
 
-    private String actor(String executorId) {
+    static String actor(String executorId) {
         return "executor:" + executorId;
     }
 
@@ -226,6 +226,10 @@ public final class Dispatcher {
         if (s.run().sharded()) {
             return shards.started(s);
         }
+        ReportAnswer answer = grouped.started(s);
+        if (answer != null) {
+            return answer;
+        }
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!store.instances().recordStarted(tx, s.run(), s.executorId(), s.pid(), actor(s.executorId()), ctx.nodeId())) {
@@ -238,6 +242,10 @@ public final class Dispatcher {
     public ReportAnswer log(LogChunk chunk) {
         if (chunk.run().sharded()) {
             return shards.log(chunk);
+        }
+        ReportAnswer answer = grouped.logged(chunk);
+        if (answer != null) {
+            return answer;
         }
         Store store = ctx.store();
         return store.tx(tx -> {
@@ -256,9 +264,9 @@ public final class Dispatcher {
         }
         if (c.success()) {
             // Most reports are successes of runs whose end hands nothing on: committed in groups.
-            ReportAnswer grouped = successes.complete(c);
-            if (grouped != null) {
-                return grouped;
+            ReportAnswer answer = grouped.succeeded(c);
+            if (answer != null) {
+                return answer;
             }
         }
         Store store = ctx.store();

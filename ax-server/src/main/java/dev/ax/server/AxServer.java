@@ -87,7 +87,8 @@ public final class AxServer implements AutoCloseable {
             alerts = Alerts.start(node, cfg.alerts());
             api = ApiServer.start(node, null, cfg.port(), new AlertsObservability(alerts), Console.routes(node));
             if (!cfg.executorGroups().isEmpty()) {
-                executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()).withLabels(cfg.executorLabels()),
+                executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()).withLabels(cfg.executorLabels())
+                        .withConcurrency(cfg.executorConcurrency()),
                         new InProcessChannel(node.dispatcher()));
                 executor.start();
             }

@@ -1,6 +1,7 @@
 package dev.ax.server;
 
 import dev.ax.alerts.AlertsConfig;
+import dev.ax.executor.ExecutorConfig;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
 import java.nio.file.Path;
@@ -17,10 +18,18 @@ import java.util.Objects;
  * @param clockSkew          added to this node's clock; only tests set it (to prove skew is harmless)
  * @param alerts             alert channels, watchdog and anomaly settings ({@code --alerts FILE}); null = no channels, defaults
  * @param executorLabels     environment labels of the in-process executor ({@code --executor-labels prod}); empty = none
+ * @param executorConcurrency runs the in-process executor runs at a time ({@code --executor-concurrency})
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                            String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                           List<String> executorLabels) {
+                           List<String> executorLabels, int executorConcurrency) {
+    /** A node whose in-process executor runs {@link ExecutorConfig#DEFAULT_CONCURRENCY} runs at a time. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts, List<String> executorLabels) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                ExecutorConfig.DEFAULT_CONCURRENCY);
+    }
+
     /** A node whose in-process executor carries no environment labels. */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                         String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts) {
@@ -47,14 +56,23 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
         clockSkew = clockSkew == null ? Duration.ZERO : clockSkew;
         alerts = alerts == null ? AlertsConfig.NONE : alerts;
         executorLabels = executorLabels == null ? List.of() : List.copyOf(executorLabels);
+        if (executorConcurrency < 1) {
+            throw new IllegalArgumentException("executorConcurrency must be at least 1, was " + executorConcurrency);
+        }
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels, executorConcurrency);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels, executorConcurrency);
+    }
+
+    /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
+    public ServerConfig withExecutorConcurrency(int concurrency) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                concurrency);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */

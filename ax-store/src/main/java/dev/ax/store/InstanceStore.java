@@ -143,8 +143,8 @@ public final class InstanceStore {
             }
             return moved;
         }
-        for (int from = 0; from < sorted.size(); from += SUCCESS_CHUNK) {
-            List<Success> chunk = sorted.subList(from, Math.min(sorted.size(), from + SUCCESS_CHUNK));
+        for (int from = 0; from < sorted.size(); from += CHUNK) {
+            List<Success> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
             List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
             for (Success s : chunk) {
                 args.addAll(java.util.Arrays.asList(s.instanceId(), s.attempt(), s.executorId(), s.exitCode(), s.message(), s.actor(),
@@ -153,9 +153,7 @@ public final class InstanceStore {
             args.add(nodeId);
             // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
             moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (VALUES "
-                    + String.join(", ", Collections.nCopies(chunk.size(),
-                    "(CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS VARCHAR), CAST(? AS INTEGER), CAST(? AS VARCHAR),"
-                            + " CAST(? AS VARCHAR), CAST(? AS VARCHAR))"))
+                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR")
                     + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
                     + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
                     + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
@@ -168,8 +166,8 @@ public final class InstanceStore {
         return moved;
     }
 
-    /** Runs per {@link #succeedAll} statement: seven parameters each, far below PostgreSQL's 65,535. */
-    private static final int SUCCESS_CHUNK = 500;
+    /** Rows per statement of the many-run writes: seven parameters each, far below PostgreSQL's 65,535. */
+    private static final int CHUNK = 500;
 
     /**
      * Claims up to {@code max} READY instances of the given groups that are due by the database's
@@ -409,8 +407,8 @@ public final class InstanceStore {
      * executor no longer holds the attempt. One statement on PostgreSQL.
      */
     public boolean recordStarted(Tx tx, RunRef ref, String executorId, long pid, String actor, String nodeId) {
-        String message = "pid " + pid + " on executor " + executorId;
-        Map<String, Object> data = Map.of("pid", pid, "executor", executorId);
+        String message = startedMessage(executorId, pid);
+        Map<String, Object> data = startedData(executorId, pid);
         if (!tx.dialect().writesInWith()) {
             if (!recordPid(tx, ref, executorId, pid)) {
                 return false;
@@ -422,6 +420,62 @@ public final class InstanceStore {
                         + " AND executor_id = ? AND state = 'RUNNING' RETURNING id, task_id, task_name, attempt) "
                         + EventStore.insertFrom("started"), pid, ref.instanceId(), ref.attempt(), executorId,
                 EventType.STARTED, null, null, actor, nodeId, message, EventStore.dataJson(data)) == 1;
+    }
+
+    /** "Started" as an executor reported it: the attempt it holds and the pid of the action's process. */
+    public record Start(RunRef run, String executorId, long pid, String actor) {
+    }
+
+    /**
+     * Many {@link #recordStarted}s, each fenced like it and each with its STARTED event; returns
+     * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
+     * statement per chunk, in id order; elsewhere one {@code recordStarted} per report.
+     */
+    public java.util.Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
+        java.util.Set<Long> recorded = new java.util.HashSet<>();
+        List<Start> sorted = starts.stream().sorted(java.util.Comparator.comparingLong(s -> s.run().instanceId())).toList();
+        if (!tx.dialect().writesInWith()) {
+            for (Start s : sorted) {
+                if (recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
+                    recorded.add(s.run().instanceId());
+                }
+            }
+            return recorded;
+        }
+        for (int from = 0; from < sorted.size(); from += CHUNK) {
+            List<Start> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
+            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
+            for (Start s : chunk) {
+                args.addAll(java.util.Arrays.asList(s.run().instanceId(), s.run().attempt(), s.executorId(), s.pid(), s.actor(),
+                        startedMessage(s.executorId(), s.pid()), EventStore.dataJson(startedData(s.executorId(), s.pid()))));
+            }
+            args.add(nodeId);
+            recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (VALUES "
+                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR", "VARCHAR")
+                    + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
+                    + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i.state = 'RUNNING'"
+                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
+                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                    + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
+                    + " message, data FROM started ORDER BY id RETURNING instance_id",
+                    r -> r.lng("instance_id"), args.toArray()));
+        }
+        return recorded;
+    }
+
+    private static String startedMessage(String executorId, long pid) {
+        return "pid " + pid + " on executor " + executorId;
+    }
+
+    private static Map<String, Object> startedData(String executorId, long pid) {
+        return Map.of("pid", pid, "executor", executorId);
+    }
+
+    /** {@code count} rows of typed parameters for a {@code VALUES} list: PostgreSQL types a CTE's columns from the first row. */
+    private static String rows(int count, String... types) {
+        String row = java.util.Arrays.stream(types).map(t -> "CAST(? AS " + t + ")")
+                .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+        return String.join(", ", Collections.nCopies(count, row));
     }
 
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */

@@ -22,6 +22,21 @@ public final class LogStore {
                 run.instanceId(), run.attempt(), run.shard(), stream, String.join("\n", lines));
     }
 
+    /** One chunk of {@link #appendAll}. */
+    public record Chunk(RunRef run, String stream, List<String> lines) {
+    }
+
+    /** Many {@link #append}s in one JDBC batch (one round trip), in the order given: a run's chunks keep their order. */
+    public void appendAll(Tx tx, List<Chunk> chunks) {
+        List<Object[]> rows = new java.util.ArrayList<>(chunks.size());
+        for (Chunk c : chunks) {
+            if (!c.lines().isEmpty()) {
+                rows.add(new Object[] {c.run().instanceId(), c.run().attempt(), c.run().shard(), c.stream(), String.join("\n", c.lines())});
+            }
+        }
+        tx.batch("INSERT INTO ax_log (instance_id, attempt, shard_index, stream, at, text) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?)", rows);
+    }
+
     /** Chunks of an instance after {@code afterChunkId}, oldest first (for following a live log). */
     public List<LogLine> read(Tx tx, long instanceId, long afterChunkId, int limit) {
         return tx.query("SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",

@@ -158,6 +158,28 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void many_starts_record_each_pid_with_its_event_fenced_like_one() {
+        long a = newInstance("a");
+        long b = newInstance("b");
+        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        Set<Long> recorded = store.tx(tx -> store.instances().recordStartedAll(tx, List.of(
+                new InstanceStore.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
+                new InstanceStore.Start(new RunRef(a, 1), "e2", 43, "executor:e2")), "n1"));   // e2 does not hold a
+        assertThat(recorded).containsExactly(b);
+        assertThat(row(b).pid()).isEqualTo(42L);
+        assertThat(row(a).pid()).isNull();
+        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, b, 0, 10));
+        assertThat(events.getLast()).satisfies(e -> {
+            assertThat(e.type()).isEqualTo(EventType.STARTED);
+            assertThat(e.actor()).isEqualTo("executor:e1");
+            assertThat(e.message()).isEqualTo("pid 42 on executor e1");
+            assertThat(e.data()).containsEntry("executor", "e1").containsKey("pid");
+        });
+        List<EventRow> ofA = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
+        assertThat(ofA).extracting(EventRow::type).doesNotContain(EventType.STARTED);
+    }
+
+    @Test
     void other_groups_do_not_see_the_run() {
         newInstance("k1");
         List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("gpu"), 10, 30_000, "n1"));

@@ -1,6 +1,6 @@
 package dev.ax.scheduler;
 
-class H2SuccessGroupTest extends SuccessGroupContractTest {
+class H2GroupedReportTest extends GroupedReportContractTest {
     @Override
     boolean postgres() {
         return false;

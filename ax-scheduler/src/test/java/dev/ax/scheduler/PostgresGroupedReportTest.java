@@ -1,6 +1,6 @@
 package dev.ax.scheduler;
 
-class PostgresSuccessGroupTest extends SuccessGroupContractTest {
+class PostgresGroupedReportTest extends GroupedReportContractTest {
     @Override
     boolean postgres() {
         return true;

@@ -5,10 +5,12 @@ import static dev.ax.scheduler.TestNodes.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
@@ -28,11 +30,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Successes reported at the same time are committed in groups ({@code Successes}); every report
+ * "Started" and success reports sent at the same time are committed in groups ({@code GroupedReports}); every report
  * still gets the answer and the record the single way would give it, and what must go the single
  * way (a limited task's freed slot, a refusal) still does.
  */
-abstract class SuccessGroupContractTest {
+abstract class GroupedReportContractTest {
     Store store;
     SchedulerNode node;
     Dispatcher dispatcher;
@@ -127,6 +129,78 @@ abstract class SuccessGroupContractTest {
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(2);
+    }
+
+    @Test
+    void starts_reported_together_record_each_pid_once_and_refuse_an_attempt_not_held() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 40; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(40);
+        assertThat(items).hasSize(40);
+        List<Started> reports = new ArrayList<>();
+        for (WorkItem item : items) {
+            reports.add(new Started("e1", item.ref(), 1000 + item.instanceId()));
+        }
+        WorkItem first = items.getFirst();
+        reports.add(new Started("e1", first.ref(), 5));                                           // again, another pid
+        reports.add(new Started("stranger", items.get(1).ref(), 6));                              // not the holder
+
+        List<ReportAnswer> answers = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<ReportAnswer>> pending = new ArrayList<>();
+            for (Started s : reports) {
+                pending.add(threads.submit(() -> dispatcher.started(s)));
+            }
+            for (Future<ReportAnswer> f : pending) {
+                answers.add(f.get());
+            }
+        }
+
+        assertThat(answers.subList(1, 40)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.getLast().accepted()).isFalse();
+        for (WorkItem item : items.subList(1, 40)) {
+            assertThat(instance(item.instanceId()).pid()).isEqualTo(1000 + item.instanceId());
+            assertThat(events(item.instanceId())).filteredOn(e -> e.type() == EventType.STARTED).singleElement()
+                    .satisfies(e -> assertThat(e.message()).isEqualTo("pid " + (1000 + item.instanceId()) + " on executor e1"));
+        }
+        // The same attempt reporting twice is not refused (it holds the lease), whichever came first; both are on record.
+        assertThat(events(first.instanceId())).filteredOn(e -> e.type() == EventType.STARTED).hasSize(2);
+        assertThat(events(items.get(1).instanceId())).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(1);
+    }
+
+    @Test
+    void log_chunks_sent_together_are_each_stored_in_order_and_a_stranger_s_refused() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 20; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(20);
+        assertThat(items).hasSize(20);
+        List<LogChunk> chunks = new ArrayList<>();
+        for (WorkItem item : items) {
+            chunks.add(new LogChunk("e1", item.ref(), "stdout", List.of("line 1 of " + item.instanceId(), "line 2")));
+        }
+        chunks.add(new LogChunk("stranger", items.getFirst().ref(), "stdout", List.of("not mine")));
+
+        List<ReportAnswer> answers = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<ReportAnswer>> pending = new ArrayList<>();
+            for (LogChunk c : chunks) {
+                pending.add(threads.submit(() -> dispatcher.log(c)));
+            }
+            for (Future<ReportAnswer> f : pending) {
+                answers.add(f.get());
+            }
+        }
+
+        assertThat(answers.subList(0, 20)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.getLast().accepted()).isFalse();
+        for (WorkItem item : items) {
+            List<String> texts = store.tx(tx -> store.logs().read(tx, item.instanceId(), 0, 100)).stream().map(l -> l.text()).toList();
+            assertThat(texts).containsExactly("line 1 of " + item.instanceId() + "\nline 2");
+        }
     }
 
     @Test

@@ -1,0 +1,144 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.LogChunk;
+import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.Started;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore;
+import dev.ax.store.LogStore;
+import dev.ax.store.Store;
+import dev.ax.store.TaskRow;
+import dev.ax.store.Tx;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reports every run sends — "started", its log and, mostly, "succeeded" — committed in groups
+ * ({@link GroupCommit}): the reports that arrive while a group is being written go together in
+ * the next transaction, one statement and one commit for all of them. One commit per report was
+ * two thirds of PostgreSQL's busy time at 10,000 runs a second.
+ *
+ * <p>A success goes this way only when its run {@link Outcomes#endsAlone ends alone} (its end hands
+ * nothing to other runs, so the transaction locks no task row and the one lock order holds).
+ * Everything else — failures, limited tasks, dependents, canaries, workflow nodes, and every
+ * report refused or lost in a race — answers {@code null}: the caller takes the single way in its
+ * own transaction, which refuses with a REPORT_REFUSED event where it must. So does every report
+ * of a group whose transaction failed (a deadlock, a lost connection): nothing of it committed.
+ */
+final class GroupedReports {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupedReports.class);
+    /** Groups written at once: a second transaction keeps PostgreSQL busy while the next group forms. */
+    static final int WRITERS = 2;
+    static final int MAX_GROUP = 500;
+
+    private final NodeContext ctx;
+    private final Outcomes outcomes;
+    private final GroupCommit<Completion, ReportAnswer> successes;
+    private final GroupCommit<Started, ReportAnswer> starts;
+    private final GroupCommit<LogChunk, ReportAnswer> logs;
+
+    GroupedReports(NodeContext ctx, Outcomes outcomes) {
+        this.ctx = ctx;
+        this.outcomes = outcomes;
+        this.successes = new GroupCommit<>(group -> inOneTransaction(group, this::succeed), WRITERS, MAX_GROUP);
+        this.starts = new GroupCommit<>(group -> inOneTransaction(group, this::start), WRITERS, MAX_GROUP);
+        this.logs = new GroupCommit<>(group -> inOneTransaction(group, this::log), WRITERS, MAX_GROUP);
+    }
+
+    /** The answer to a successful completion of an unsharded run, or null when it must take the single way. */
+    ReportAnswer succeeded(Completion c) {
+        return successes.submit(c);
+    }
+
+    /** The answer to "started" of an unsharded run, or null when it must take the single way. */
+    ReportAnswer started(Started s) {
+        return starts.submit(s);
+    }
+
+    /** The answer to a chunk of an unsharded run's log, or null when it must take the single way. */
+    ReportAnswer logged(LogChunk chunk) {
+        return logs.submit(chunk);
+    }
+
+    private <R> List<ReportAnswer> inOneTransaction(List<R> group, BiFunction<Tx, List<R>, ReportAnswer[]> write) {
+        try {
+            return Arrays.asList(ctx.store().tx(tx -> write.apply(tx, group)));
+        } catch (RuntimeException e) {
+            LOG.debug("a group of {} reports takes the single way: {}", group.size(), e.toString());
+            return Arrays.asList(new ReportAnswer[group.size()]);
+        }
+    }
+
+    private ReportAnswer[] succeed(Tx tx, List<Completion> group) {
+        Store store = ctx.store();
+        Map<Long, InstanceRow> runs = store.instances().findAll(tx, group.stream().map(c -> c.run().instanceId()).collect(Collectors.toSet()))
+                .stream().collect(Collectors.toMap(InstanceRow::id, Function.identity()));
+        Map<Long, TaskRow> tasks = store.tasks().findAllById(tx, runs.values().stream().map(InstanceRow::taskId).collect(Collectors.toSet()));
+        List<InstanceStore.Success> alone = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        ReportAnswer[] answers = new ReportAnswer[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Completion c = group.get(i);
+            InstanceRow run = runs.get(c.run().instanceId());
+            if (run == null) {
+                answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
+            } else if (seen.add(run.id()) && run.attempt() == c.run().attempt() && c.executorId().equals(run.executorId())
+                    && run.state() == InstanceState.RUNNING && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
+                alone.add(new InstanceStore.Success(run.id(), run.attempt(), c.executorId(), c.exitCode(), c.message(),
+                        Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message()));
+            }
+        }
+        return answered(group, answers, outcomes.succeedAlone(tx, alone), c -> c.run().instanceId());
+    }
+
+    private ReportAnswer[] start(Tx tx, List<Started> group) {
+        // A report twice in one group: the first goes here, the other the single way (it is refused there).
+        Set<Long> seen = new HashSet<>();
+        List<Started> once = group.stream().filter(s -> seen.add(s.run().instanceId())).toList();
+        Set<Long> recorded = ctx.store().instances().recordStartedAll(tx, once.stream()
+                .map(s -> new InstanceStore.Start(s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId()))).toList(), ctx.nodeId());
+        return answered(group, new ReportAnswer[group.size()], recorded, s -> s.run().instanceId());
+    }
+
+    private ReportAnswer[] log(Tx tx, List<LogChunk> group) {
+        Map<Long, InstanceRow> runs = ctx.store().instances().findAll(tx, group.stream().map(c -> c.run().instanceId())
+                .collect(Collectors.toSet())).stream().collect(Collectors.toMap(InstanceRow::id, Function.identity()));
+        ReportAnswer[] answers = new ReportAnswer[group.size()];
+        List<LogStore.Chunk> held = new ArrayList<>();
+        for (int i = 0; i < group.size(); i++) {
+            LogChunk c = group.get(i);
+            InstanceRow run = runs.get(c.run().instanceId());
+            // The fencing of InstanceStore.holds: a job that asked for approval mid-run keeps logging meanwhile.
+            if (run != null && run.attempt() == c.run().attempt() && c.executorId().equals(run.executorId())
+                    && (run.state() == InstanceState.RUNNING || run.state() == InstanceState.WAITING_APPROVAL)) {
+                held.add(new LogStore.Chunk(c.run(), c.stream(), c.lines()));
+                answers[i] = ReportAnswer.OK;
+            }
+        }
+        ctx.store().logs().appendAll(tx, held);
+        return answers;
+    }
+
+    /** OK for the first report of each id applied; the rest keep what they have (null: the single way). */
+    private static <R> ReportAnswer[] answered(List<R> group, ReportAnswer[] answers, Set<Long> applied, Function<R, Long> id) {
+        Set<Long> left = new HashSet<>(applied);
+        for (int i = 0; i < group.size(); i++) {
+            if (answers[i] == null && left.remove(id.apply(group.get(i)))) {
+                answers[i] = ReportAnswer.OK;
+            }
+        }
+        return answers;
+    }
+}
