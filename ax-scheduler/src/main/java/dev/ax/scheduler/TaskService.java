@@ -145,8 +145,35 @@ public final class TaskService {
     /** As above; {@code force} runs it even if its idempotency key is already done. */
     public long trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force) {
         Store store = ctx.store();
-        long id = store.tx(tx -> {
-            TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
+        // Guessed from the task's last trigger; a wrong guess is found under the lock and taken again the other way.
+        boolean shared = sharedAdmission.contains(name);
+        Long id = admitTriggered(name, params, cause, actor, force, shared);
+        if (id == null) {
+            id = admitTriggered(name, params, cause, actor, force, !shared);
+        }
+        ctx.signals().workAvailable();
+        return id;
+    }
+
+    /**
+     * Tasks whose last trigger found that admitting a run needs no decision under the task's
+     * exclusive lock ({@link ConcurrencyGate#admitsUnderSharedLock}): their triggers only keep the
+     * task from being deleted or edited meanwhile, and run side by side instead of one by one.
+     */
+    private final java.util.Set<String> sharedAdmission = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** One trigger with the task locked shared or exclusively; null (nothing written) when that was the wrong lock. */
+    private Long admitTriggered(String name, Map<String, Object> params, Cause cause, String actor, boolean force, boolean shared) {
+        Store store = ctx.store();
+        return store.tx(tx -> {
+            TaskRow task = (shared ? store.tasks().lockShared(tx, name) : store.tasks().lock(tx, name)).orElseThrow(() -> notFound(name));
+            if (ConcurrencyGate.admitsUnderSharedLock(task) != shared) {
+                if (shared) {
+                    sharedAdmission.remove(name);
+                    return null; // needs the exclusive lock: nothing written yet, taken again
+                }
+                sharedAdmission.add(name); // this time under the exclusive lock anyway; the next one shares
+            }
             TaskDefinition def = task.definition();
             Instant now = tx.now();
             checkParams(def, params, now);
@@ -154,8 +181,6 @@ public final class TaskService {
                     cause.wireName() + ":" + UUID.randomUUID(), now, params, InstanceState.READY, def.policy().maxAttempts(),
                     def.group(), actor, ctx.nodeId(), null, null, "triggered by " + actor + (force ? " (force)" : "")), force).orElseThrow();
         });
-        ctx.signals().workAvailable();
-        return id;
     }
 
     static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {

@@ -157,6 +157,27 @@ class PostgresConcurrencyTest {
     }
 
     @Test
+    void triggers_of_an_unlimited_task_run_side_by_side_and_a_limit_added_later_holds_at_once() throws Exception {
+        a.tasks().create(task("job", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");   // the first trigger learns the task needs no exclusive lock
+        b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<Long>> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                SchedulerNode node = i % 2 == 0 ? a : b;
+                ids.add(threads.submit(() -> node.tasks().trigger("job", Map.of(), Cause.EVENT, "test")));
+            }
+            for (var id : ids) {
+                assertThat(state(id.get())).isEqualTo(InstanceState.READY);
+            }
+        }
+        // Edited to one at a time: the nodes' guess (shared lock) is wrong now, found under the lock, and corrected.
+        a.tasks().update("job", task("job", event(), "true", Map.of("overflow", "SKIP")), "test");
+        long skipped = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        assertThat(state(skipped)).isEqualTo(InstanceState.SKIPPED);
+    }
+
+    @Test
     void a_queue_limit_drops_the_newcomer_when_full() {
         a.tasks().create(task("job", event(), "true", Map.of("overflow", "QUEUE", "queueLimit", 1)), "test");
         long running = a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");

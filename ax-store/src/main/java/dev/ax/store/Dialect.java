@@ -111,6 +111,15 @@ public enum Dialect {
         return claimLock::unlock;
     }
 
+    /**
+     * A row lock that keeps the row from being deleted (or its key changed) but lets other
+     * transactions take the same lock, and plain updates go on: {@code FOR KEY SHARE} on
+     * PostgreSQL; {@code FOR UPDATE} where there is no such lock.
+     */
+    public String forKeyShare() {
+        return this == POSTGRES ? " FOR KEY SHARE" : " FOR UPDATE";
+    }
+
     public boolean isUniqueViolation(SQLException e) {
         return "23505".equals(e.getSQLState());
     }

@@ -42,6 +42,15 @@ public final class TaskStore {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ? FOR UPDATE", TaskStore::map, name);
     }
 
+    /**
+     * Keeps a task from being deleted or edited until the transaction ends, without serialising
+     * the transactions that do the same ({@link Dialect#forKeyShare}): for admitting runs of a task
+     * whose admission needs no decision under its lock.
+     */
+    public Optional<TaskRow> lockShared(Tx tx, String name) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?" + tx.dialect().forKeyShare(), TaskStore::map, name);
+    }
+
     /** Locks a task row by id (the concurrency gate's serialisation point); empty if it was deleted. */
     public Optional<TaskRow> lockById(Tx tx, long id) {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ? FOR UPDATE", TaskStore::map, id);
