@@ -29,8 +29,9 @@ final class MemoryCommand implements Callable<Integer> {
     @Option(names = "--settle", defaultValue = "10", description = "seconds the node runs with its tasks before measuring")
     int settle;
 
-    @Option(names = "--child-jvm-opts", defaultValue = "", description = "JVM options for the measured JVM, e.g. '-Xmx128m -XX:+UseSerialGC' (default: none)")
-    String childJvmOpts = "";
+    @Option(names = "--child-jvm-opts", description = "JVM options for the measured JVM, e.g. '-Xmx128m -XX:+UseSerialGC'"
+            + " (default: those of jvm.options, which ./ax starts AX with; '' for the JVM's own defaults)")
+    String childJvmOpts = String.join(" ", JvmOptions.ofAx());
 
     @Override
     public Integer call() {
@@ -52,7 +53,8 @@ final class MemoryCommand implements Callable<Integer> {
                 pg.recreate("ax_bench");
                 args.addAll(List.of("--pg-url", pg.url("ax_bench"), "--pg-user", pg.user()));
             }
-            ChildJvm.Answer a = ChildJvm.run("MEMORY", 600_000, Pg.split(childJvmOpts.replace(' ', ',')), args.toArray(String[]::new));
+            ChildJvm.Answer a = ChildJvm.run("MEMORY", 600_000, Pg.split(childJvmOpts.strip().replace(' ', ',')),
+                    args.toArray(String[]::new));
             for (String kv : a.line().split(" ")) {
                 String[] p = kv.split("=");
                 m.put(p[0], Long.parseLong(p[1]));
@@ -62,7 +64,7 @@ final class MemoryCommand implements Callable<Integer> {
         }
         m.put("tasks", tasks);
         m.put("database", "pg".equalsIgnoreCase(db) ? "PostgreSQL" : "H2");
-        m.put("jvmOptions", childJvmOpts.isBlank() ? "default" : childJvmOpts);
+        m.put("jvmOptions", childJvmOpts.isBlank() ? "the JVM's defaults" : childJvmOpts);
         long rss = ((Number) m.get("rssAfterGcBytes")).longValue();
         Table t = new Table(String.format("Memory: %,d cron tasks on a running node (%s, in-process executor, JVM options: %s), single run",
                 tasks, m.get("database"), m.get("jvmOptions")), "measure", "value");
@@ -73,7 +75,9 @@ final class MemoryCommand implements Callable<Integer> {
         t.row("max heap", Table.mb(((Number) m.get("heapMaxBytes")).longValue()));
         t.row("task creation", m.get("createMillis") + " ms");
         System.err.println("results: " + Results.write(opts.resultsDir, "memory", opts.toMap(), List.of(m), t.render(), pg));
-        List<Bar> bars = List.of(new Bar(String.format("memory at %,d tasks", tasks) + (childJvmOpts.isBlank() ? "" : " (" + childJvmOpts + ")"), "RSS <= 256 MB", Table.mb(rss), "-", "-", "-", "-",
+        List<Bar> bars = List.of(new Bar(String.format("memory at %,d tasks", tasks) + (childJvmOpts.equals(String.join(" ", JvmOptions.ofAx()))
+                ? " (./ax's jvm.options)" : " (JVM options: " + m.get("jvmOptions") + ")"), "RSS <= 256 MB",
+                Table.mb(rss) + " after GC (" + Table.mb(((Number) m.get("rssBeforeGcBytes")).longValue()) + " before)", "-", "-", "-", "-",
                 Bar.yes(rss <= 256L * 1024 * 1024)));
         return new W1Command.Outcome(t, bars, List.of(m));
     }

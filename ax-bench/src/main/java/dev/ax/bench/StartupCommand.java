@@ -46,7 +46,7 @@ final class StartupCommand implements Callable<Integer> {
             opts.awaitQuiet();
             Path dir = AxServers.tempDir("ax-bench-startup");
             try {
-                ChildJvm.Answer a = ChildJvm.run("STARTUP", 60_000, List.of(), "startup-child", "--data-dir", dir.toString());
+                ChildJvm.Answer a = ChildJvm.run("STARTUP", 60_000, JvmOptions.ofAx(), "startup-child", "--data-dir", dir.toString());
                 Map<String, Object> m = new LinkedHashMap<>();
                 for (String kv : a.line().split(" ")) {
                     String[] p = kv.split("=");
