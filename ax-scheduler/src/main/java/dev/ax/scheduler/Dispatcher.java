@@ -107,19 +107,32 @@ public final class Dispatcher {
         if (!items.isEmpty() || max == 0) {
             return items;
         }
+        long recheck = ctx.config().pollRecheck().toNanos();
+        // A run fired ahead of its slot is READY but not due yet: the wait ends when it is due.
+        Duration untilDue = untilDue(p, labels);
         while (true) {
             long generation = ctx.signals().workGeneration();
             long left = waitNanos - (System.nanoTime() - start);
             if (left <= 0 || ctx.signals().isClosed()) {
                 return List.of();
             }
+            long wait = Math.min(left, recheck);
+            if (untilDue != null && !untilDue.isZero()) {
+                wait = Math.min(wait, untilDue.toNanos());
+            }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
-            ctx.signals().awaitWork(generation, Duration.ofNanos(Math.min(left, ctx.config().pollRecheck().toNanos())));
-            if (ctx.store().tx(tx -> ctx.store().instances().readyExists(tx, p.groups(), labels)
-                    || shards.readyFor(tx, p.executorId(), p.groups(), labels))) {
+            ctx.signals().awaitWork(generation, Duration.ofNanos(wait));
+            untilDue = untilDue(p, labels);
+            if (untilDue != null && untilDue.isZero()) {
                 return List.of();
             }
         }
+    }
+
+    /** Zero when work for this executor is due now, the time until the earliest run fired ahead is, or null when none waits. */
+    private Duration untilDue(Poll p, List<String> labels) {
+        return ctx.store().tx(tx -> shards.readyFor(tx, p.executorId(), p.groups(), labels) ? Duration.ZERO
+                : ctx.store().instances().untilReady(tx, p.groups(), labels).orElse(null));
     }
 
     List<WorkItem> claim(String executorId, List<String> groups, List<String> labels, int max) {

@@ -17,10 +17,13 @@ import java.util.Set;
  * @param channels         alert channels configured on this server (tasks may name others, with a warning)
  * @param groupCapacity    at most this many RUNNING runs per executor group, across all executors
  *                         (groups not named: no limit), so one group's flood cannot take every slot
+ * @param fireAhead        how long before its slot a run of a task that fires ahead ({@code overflow: ALLOW}) is
+ *                         created; it waits READY for its slot, so creating it takes nothing from its start time.
+ *                         Zero: every run is created at its slot
  */
 public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
                               Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels,
-                              java.util.Map<String, Integer> groupCapacity) {
+                              java.util.Map<String, Integer> groupCapacity, Duration fireAhead) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
     public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
@@ -29,9 +32,12 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     public static final Duration DEFAULT_HOUSEKEEPING = Duration.ofMillis(500);
     /** Long polls look at the database this often for work created by other nodes. */
     public static final Duration DEFAULT_POLL_RECHECK = Duration.ofMillis(250);
+    /** Long enough to create a thousand runs due at the same second on a small machine before that second. */
+    public static final Duration DEFAULT_FIRE_AHEAD = Duration.ofSeconds(1);
 
     public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
-            DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of());
+            DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of(),
+            java.util.Map.of(), DEFAULT_FIRE_AHEAD);
 
     public SchedulerConfig {
         positive("scanWindow", scanWindow);
@@ -47,6 +53,10 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
         }
         channels = Set.copyOf(channels);
         groupCapacity = groupCapacity == null ? java.util.Map.of() : java.util.Map.copyOf(groupCapacity);
+        Objects.requireNonNull(fireAhead, "fireAhead");
+        if (fireAhead.isNegative() || fireAhead.compareTo(scanWindow) >= 0) {
+            throw new IllegalArgumentException("fireAhead must be zero or more and less than scanWindow (" + scanWindow + "), was " + fireAhead);
+        }
         groupCapacity.forEach((group, n) -> {
             if (n == null || n < 1) {
                 throw new IllegalArgumentException("groupCapacity." + group + " must be at least 1, was " + n);
@@ -56,17 +66,18 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
 
     public SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis, Duration executorAlive,
                            Duration housekeeping, Duration pollRecheck, Set<String> channels) {
-        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, java.util.Map.of());
+        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, java.util.Map.of(),
+                DEFAULT_FIRE_AHEAD);
     }
 
     public SchedulerConfig withChannels(Set<String> names) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, names,
-                groupCapacity);
+                groupCapacity, fireAhead);
     }
 
     public SchedulerConfig withGroupCapacity(java.util.Map<String, Integer> capacity) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                capacity);
+                capacity, fireAhead);
     }
 
     /**
@@ -79,12 +90,17 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
 
     public SchedulerConfig withLeaseMillis(long lease) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity);
+                groupCapacity, fireAhead);
     }
 
     public SchedulerConfig withScanWindow(Duration window) {
         return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity);
+                groupCapacity, fireAhead);
+    }
+
+    public SchedulerConfig withFireAhead(Duration ahead) {
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
+                groupCapacity, ahead);
     }
 
     private static void positive(String field, Duration d) {

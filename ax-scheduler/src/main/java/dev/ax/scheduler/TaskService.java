@@ -10,10 +10,13 @@ import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.TemplateContext;
 import dev.ax.domain.task.Templates;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
+import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
 import java.time.Instant;
 import java.util.List;
@@ -81,14 +84,42 @@ public final class TaskService {
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
             store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
+            String ahead = firedAhead(tx, current, t, actor);
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
-                    "version " + t.version(), Map.of("version", t.version())));
+                    "version " + t.version() + ahead, Map.of("version", t.version())));
             // A raised limit (or overflow ALLOW) lets waiting runs start now, not at the next housekeeping pass.
             gate.release(tx, t);
             return t;
         });
         ctx.signals().tasksChanged();
         return new Saved(row, EnvironmentCheck.warnings(ctx, def, parsed.warnings()), false);
+    }
+
+    /**
+     * What becomes of the runs fired ahead of their slot (not due yet) when their task is edited:
+     * the slot's run does what the edit says. Same trigger and still firing ahead: they take the
+     * new version. Otherwise their slots are not the new definition's to run that way (another
+     * trigger, or a policy that must decide at the slot): they are canceled, each with the reason.
+     * Returns what was done, for the TASK_UPDATED event ("" when nothing was fired ahead).
+     */
+    private String firedAhead(Tx tx, TaskRow before, TaskRow after, String actor) {
+        List<InstanceRow> ahead = ctx.store().instances().lockFiredAhead(tx, before.id());
+        if (ahead.isEmpty()) {
+            return "";
+        }
+        TaskDefinition def = after.definition();
+        boolean keep = Objects.equals(before.definition().trigger(), def.trigger()) && TaskStore.firesAhead(def);
+        for (InstanceRow run : ahead) {
+            if (keep) {
+                ctx.store().instances().repoint(tx, run.id(), after.version(), def.group(), def.policy().maxAttempts());
+            } else {
+                ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED).finished()
+                        .event(EventType.CANCELED, actor, ctx.nodeId(), "task edited before the slot " + run.scheduledAt()
+                                + " (version " + after.version() + " changes the trigger or needs the slot's own admission)"));
+            }
+        }
+        return "; " + ahead.size() + (ahead.size() == 1 ? " run" : " runs") + " created ahead of the slot "
+                + (keep ? "now run" + (ahead.size() == 1 ? "s" : "") + " this version" : "canceled");
     }
 
     /**
@@ -103,6 +134,12 @@ public final class TaskService {
                 return current;
             }
             TaskRow t = store.tasks().setEnabled(tx, current, !paused, actor);
+            if (paused) {
+                for (InstanceRow run : store.instances().lockFiredAhead(tx, current.id())) {
+                    store.instances().move(tx, Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED).finished()
+                            .event(EventType.CANCELED, actor, ctx.nodeId(), "task paused before the slot " + run.scheduledAt()));
+                }
+            }
             store.events().append(tx, new NewEvent(t.id(), t.name(), paused ? EventType.TASK_PAUSED : EventType.TASK_RESUMED,
                     actor, ctx.nodeId(), paused ? "paused" : "resumed; missed slots follow misfire policy "
                     + t.definition().policy().misfire(), Map.of("version", t.version())));

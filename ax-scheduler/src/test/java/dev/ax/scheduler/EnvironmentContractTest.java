@@ -71,10 +71,10 @@ abstract class EnvironmentContractTest {
 
         // Work only a prod executor may take is not "ready" for the test executor: its long poll waits instead of spinning.
         trigger("deploy_prod");
-        boolean forTest = store.tx(tx -> store.instances().readyExists(tx, List.of("default"), List.of("test")));
-        boolean forProd = store.tx(tx -> store.instances().readyExists(tx, List.of("default"), List.of("prod")));
-        assertThat(forTest).isFalse();
-        assertThat(forProd).isTrue();
+        var forTest = store.tx(tx -> store.instances().untilReady(tx, List.of("default"), List.of("test")));
+        var forProd = store.tx(tx -> store.instances().untilReady(tx, List.of("default"), List.of("prod")));
+        assertThat(forTest).isEmpty();
+        assertThat(forProd).hasValue(java.time.Duration.ZERO);
         boolean prodLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod"), 60_000));
         boolean prodEuLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod", "eu"), 60_000));
         assertThat(prodLive).isTrue();

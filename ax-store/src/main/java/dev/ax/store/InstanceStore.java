@@ -230,21 +230,24 @@ public final class InstanceStore {
                 r -> r.integer("n"), group).orElse(0);
     }
 
-    /** True if a READY instance of one of the groups is due: a cheap look that claims nothing. */
-    public boolean readyExists(Tx tx, List<String> groups) {
-        return readyExists(tx, groups, List.of());
-    }
-
-    /** As above, counting only runs an executor with {@code labels} may claim (else it would poll again at once, forever). */
-    public boolean readyExists(Tx tx, List<String> groups, List<String> labels) {
+    /**
+     * How long until the earliest READY run these groups (and labels) may claim is due, by the
+     * database's clock: zero when one is due now, empty when none waits. Runs fired ahead of their
+     * slot wait READY with {@code ready_at} in the future; a waiting poll sleeps until then.
+     */
+    public Optional<java.time.Duration> untilReady(Tx tx, List<String> groups, List<String> labels) {
         if (groups.isEmpty()) {
-            return false;
+            return Optional.empty();
         }
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> args = new ArrayList<>(groups);
         args.addAll(labels);
-        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
-                + " AND ready_at <= CURRENT_TIMESTAMP" + lacksNoLabel(labels) + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray()).isPresent();
+        return tx.queryOne("SELECT ready_at, CURRENT_TIMESTAMP AS now FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in
+                        + ")" + lacksNoLabel(labels) + " ORDER BY ready_at FETCH FIRST 1 ROWS ONLY",
+                r -> {
+                    java.time.Duration d = java.time.Duration.between(r.instant("now"), r.instant("ready_at"));
+                    return d.isNegative() ? java.time.Duration.ZERO : d;
+                }, args.toArray());
     }
 
     /**
@@ -529,6 +532,21 @@ public final class InstanceStore {
             }
         }
         return n;
+    }
+
+    /** The scheduled runs of a task fired ahead of their slot that are not due yet (READY, {@code ready_at} ahead), locked. */
+    public List<InstanceRow> lockFiredAhead(Tx tx, long taskId) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND state = 'READY'"
+                + " AND ready_at > CURRENT_TIMESTAMP AND cause IN ('CRON', 'INTERVAL') ORDER BY id FOR UPDATE", InstanceStore::map, taskId);
+    }
+
+    /**
+     * Moves a run fired ahead, not due yet, to another version of its task (the task was edited
+     * before the slot and the slot's run should do what the edit says); false if it is due or gone.
+     */
+    public boolean repoint(Tx tx, long id, int version, String group, int maxAttempts) {
+        return tx.update("UPDATE ax_instance SET task_version = ?, executor_group = ?, max_attempts = ?, updated_at = CURRENT_TIMESTAMP"
+                + " WHERE id = ? AND state = 'READY' AND ready_at > CURRENT_TIMESTAMP", version, group, maxAttempts, id) == 1;
     }
 
     static InstanceRow map(Tx.Row r) throws SQLException {

@@ -65,10 +65,11 @@ public final class TaskStore {
 
     public TaskRow insert(Tx tx, TaskDefinition def, Instant nextFireAt, String actor) {
         Map<String, Object> json = TaskDefinitionCodec.toJson(def);
-        long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, enabled, next_fire_at,"
-                        + " created_at, created_by, updated_at, updated_by)"
-                        + " VALUES (?, 1, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
-                def.taskName(), Json.write(json), def.trigger().type(), def.group(), nextFireAt, actor, actor).orElseThrow();
+        long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, fires_ahead, enabled,"
+                        + " next_fire_at, created_at, created_by, updated_at, updated_by)"
+                        + " VALUES (?, 1, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
+                def.taskName(), Json.write(json), def.trigger().type(), def.group(), firesAhead(def), nextFireAt, actor, actor)
+                .orElseThrow();
         appendVersion(tx, id, def.taskName(), 1, "CREATE", json, JsonDiff.diff(Map.of(), json), actor);
         return findById(tx, id).orElseThrow();
     }
@@ -83,9 +84,10 @@ public final class TaskStore {
         Map<String, Object> before = TaskDefinitionCodec.toJson(current.definition());
         Map<String, Object> after = TaskDefinitionCodec.toJson(def);
         int version = nextVersion(tx, current);
-        int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, next_fire_at = ?,"
-                        + " updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
-                version, Json.write(after), def.trigger().type(), def.group(), nextFireAt, actor, current.id(), current.version());
+        int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, fires_ahead = ?,"
+                        + " next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
+                version, Json.write(after), def.trigger().type(), def.group(), firesAhead(def), nextFireAt, actor, current.id(),
+                current.version());
         expectOne(n, current);
         appendVersion(tx, current.id(), current.name(), version, change, after, JsonDiff.diff(before, after), actor);
         return findById(tx, current.id()).orElseThrow();
@@ -172,9 +174,28 @@ public final class TaskStore {
      * find them advanced afterwards.
      */
     public List<TaskRow> lockDue(Tx tx, int limit) {
+        return lockDue(tx, limit, 0);
+    }
+
+    /**
+     * As above, with the tasks that {@link #firesAhead fire ahead} locked already {@code aheadMillis}
+     * before their next slot.
+     */
+    public List<TaskRow> lockDue(Tx tx, int limit, long aheadMillis) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
-                + " AND next_fire_at <= CURRENT_TIMESTAMP ORDER BY next_fire_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
-                TaskStore::map, limit);
+                + " AND next_fire_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                + " AND (fires_ahead OR next_fire_at <= CURRENT_TIMESTAMP) ORDER BY next_fire_at LIMIT ?"
+                + tx.dialect().forUpdateSkipLocked(), TaskStore::map, aheadMillis, limit);
+    }
+
+    /**
+     * Whether a task's runs may be created before their slot and wait for it ({@code ready_at}):
+     * when admitting one decides nothing that could change meanwhile — no concurrency limit to find
+     * full ({@code overflow: ALLOW}). A {@code SKIP} task's run admitted early would be skipped for
+     * a run that ends in the last moment before the slot.
+     */
+    public static boolean firesAhead(TaskDefinition def) {
+        return def.policy().unlimited();
     }
 
     /** Moves a locked task's next slot forward; the version check guards against an edit that raced with firing. */
@@ -184,8 +205,19 @@ public final class TaskStore {
 
     /** The earliest slot of any enabled task: when the firing loop should wake up next. */
     public Optional<Instant> earliestNextFire(Tx tx) {
-        return tx.queryOne("SELECT MIN(next_fire_at) AS t FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL",
-                r -> r.instant("t")).filter(t -> t != null);
+        return earliestNextFire(tx, 0);
+    }
+
+    /**
+     * When the firing loop should look again: the earliest next slot, {@code aheadMillis} early
+     * for the tasks that {@link #firesAhead fire ahead} (database time).
+     */
+    public Optional<Instant> earliestNextFire(Tx tx, long aheadMillis) {
+        return tx.queryOne("SELECT MIN(t) AS t FROM (SELECT MIN(next_fire_at) AS t FROM ax_task WHERE enabled = TRUE"
+                        + " AND next_fire_at IS NOT NULL AND NOT fires_ahead UNION ALL SELECT MIN("
+                        + tx.dialect().plusMillis("next_fire_at") + ") AS t FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
+                        + " AND fires_ahead) due",
+                r -> r.instant("t"), -aheadMillis).filter(t -> t != null);
     }
 
     // ---- mapping ------------------------------------------------------------------------

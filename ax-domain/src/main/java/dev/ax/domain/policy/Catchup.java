@@ -51,13 +51,27 @@ public final class Catchup {
 
     public static Plan plan(Schedule schedule, Instant firstDue, Instant now, Duration window,
                             MisfirePolicy policy, int maxSlots) {
+        return plan(schedule, firstDue, now, Duration.ZERO, window, policy, maxSlots);
+    }
+
+    /**
+     * As above, also firing the slots due within {@code ahead} after {@code now}: their runs are
+     * created early and wait for their slot ({@code ready_at}), so they start on time instead of
+     * after the time it takes to create them. Lateness is still measured from {@code now}.
+     */
+    public static Plan plan(Schedule schedule, Instant firstDue, Instant now, Duration ahead, Duration window,
+                            MisfirePolicy policy, int maxSlots) {
         Objects.requireNonNull(firstDue, "firstDue");
+        if (ahead.isNegative()) {
+            throw new IllegalArgumentException("ahead must not be negative, was " + ahead);
+        }
         Instant lateBefore = now.minus(window);
+        Instant horizon = now.plus(ahead);
         List<Slot> fire = new ArrayList<>();
         List<Instant> missed = new ArrayList<>();
         Instant slot = firstDue;
         int looked = 0;
-        while (slot != null && !slot.isAfter(now) && looked < maxSlots) {
+        while (slot != null && !slot.isAfter(horizon) && looked < maxSlots) {
             if (slot.isBefore(lateBefore)) {
                 missed.add(slot);
             } else {

@@ -43,6 +43,29 @@ class CatchupTest {
     }
 
     @Test
+    void a_slot_within_the_lookahead_fires_early_and_on_time_one_beyond_it_waits() {
+        // NOW is 10:00:30; the 10:01:00 slot is 30 s ahead.
+        Catchup.Plan inside = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T10:01:00Z"), NOW, Duration.ofSeconds(30), WINDOW,
+                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        assertThat(fired(inside)).containsExactly(Instant.parse("2026-11-29T10:01:00Z"));
+        assertThat(inside.fire().getFirst().late()).isFalse();
+        assertThat(inside.nextFireAt()).isEqualTo(Instant.parse("2026-11-29T10:02:00Z"));
+        Catchup.Plan beyond = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T10:01:00Z"), NOW, Duration.ofSeconds(29), WINDOW,
+                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        assertThat(beyond.fire()).isEmpty();
+        assertThat(beyond.nextFireAt()).isEqualTo(Instant.parse("2026-11-29T10:01:00Z"));
+    }
+
+    @Test
+    void lateness_is_measured_from_now_not_from_the_lookahead() {
+        Catchup.Plan p = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T09:59:00Z"), NOW, Duration.ofSeconds(30), WINDOW,
+                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        // 09:59:00 is 90 s before NOW (missed, skipped by the policy); 10:00 is on time; 10:01 is within the lookahead.
+        assertThat(p.skipped()).containsExactly(Instant.parse("2026-11-29T09:59:00Z"));
+        assertThat(fired(p)).containsExactly(Instant.parse("2026-11-29T10:00:00Z"), Instant.parse("2026-11-29T10:01:00Z"));
+    }
+
+    @Test
     void fire_once_runs_only_the_latest_missed_slot() {
         Catchup.Plan p = plan(Instant.parse("2026-11-29T09:55:00Z"), MisfirePolicy.FIRE_ONCE);
         // 09:55 .. 09:59 are older than the 60 s window; 10:00 is on time.

@@ -1,0 +1,134 @@
+package dev.ax.scheduler;
+
+import static dev.ax.scheduler.TestNodes.cron;
+import static dev.ax.scheduler.TestNodes.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ax.domain.protocol.Poll;
+import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.EventRow;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.Store;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs of a task whose admission cannot change with time ({@code overflow: ALLOW}) are created
+ * before their slot and wait READY for it: they start on time, never early, and an edit or a
+ * pause before the slot still decides what the slot does.
+ */
+abstract class FireAheadContractTest {
+    /** Far more than the firing takes, so the runs fired ahead are still ahead when the test looks. */
+    static final Duration AHEAD = Duration.ofSeconds(10);
+
+    Store store;
+    SchedulerNode node;
+
+    abstract boolean postgres();
+
+    @BeforeEach
+    void open() {
+        store = Store.open(TestNodes.fresh(postgres()));
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD));
+    }
+
+    @AfterEach
+    void close() {
+        node.close();
+        store.close();
+    }
+
+    List<InstanceRow> runs(String task) {
+        return store.tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000));
+    }
+
+    List<InstanceRow> ahead(String task) {
+        Instant now = store.tx(tx -> tx.now());
+        return runs(task).stream().filter(r -> r.scheduledAt().isAfter(now)).toList();
+    }
+
+    @Test
+    void runs_of_an_unlimited_task_are_created_ahead_and_start_at_their_slot_never_before() throws Exception {
+        node.tasks().create(task("pulse", cron("*/2 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.firing().tick();
+        List<InstanceRow> ahead = ahead("pulse");
+        assertThat(ahead).hasSizeGreaterThanOrEqualTo(3).allSatisfy(r -> {
+            assertThat(r.state()).isEqualTo(InstanceState.READY);
+            assertThat(r.readyAt()).isEqualTo(r.scheduledAt());
+        });
+        // A second tick fires nothing again: the slots are taken, the task's next slot is past the lookahead.
+        int before = runs("pulse").size();
+        node.firing().tick();
+        assertThat(runs("pulse").size()).isLessThanOrEqualTo(before + 1);
+
+        node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
+        long first = ahead.getFirst().id();
+        List<WorkItem> claimed = new ArrayList<>();
+        while (claimed.stream().noneMatch(w -> w.instanceId() == first)) {
+            claimed.addAll(node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000)));
+        }
+        for (WorkItem w : claimed) {
+            InstanceRow r = store.tx(tx -> store.instances().find(tx, w.instanceId()).orElseThrow());
+            assertThat(r.startedAt()).as("run %d claimed before its slot", r.id()).isAfterOrEqualTo(r.scheduledAt());
+        }
+    }
+
+    @Test
+    void a_task_with_a_concurrency_limit_is_fired_at_its_slot_not_ahead() {
+        node.tasks().create(task("one_at_a_time", cron("*/2 * * * * *"), "true", Map.of("overflow", "SKIP")), "test");
+        node.firing().tick();
+        assertThat(ahead("one_at_a_time")).isEmpty();
+    }
+
+    @Test
+    void pausing_before_the_slot_cancels_the_runs_fired_ahead_each_with_the_reason() {
+        node.tasks().create(task("pulse", cron("*/2 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.firing().tick();
+        List<InstanceRow> ahead = ahead("pulse");
+        assertThat(ahead).isNotEmpty();
+
+        node.tasks().setPaused("pulse", true, "ops");
+
+        for (InstanceRow r : ahead) {
+            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(InstanceState.CANCELED);
+            List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, r.id(), 0, 10));
+            assertThat(events.getLast().type()).isEqualTo(EventType.CANCELED);
+            assertThat(events.getLast().message()).contains("paused before the slot");
+        }
+    }
+
+    @Test
+    void an_edit_before_the_slot_is_what_the_slot_runs() {
+        node.tasks().create(task("pulse", cron("*/2 * * * * *"), "echo v1", Map.of("overflow", "ALLOW")), "test");
+        node.firing().tick();
+        List<InstanceRow> ahead = ahead("pulse");
+        assertThat(ahead).isNotEmpty();
+
+        int v2 = node.tasks().update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v2", Map.of("overflow", "ALLOW")), "ops")
+                .task().version();
+        for (InstanceRow r : ahead) {
+            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(InstanceState.READY);
+            assertThat(now.taskVersion()).isEqualTo(v2);
+        }
+
+        // Now one at a time: whether a slot runs is decided at the slot, so the runs fired ahead are canceled.
+        node.tasks().update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v3", Map.of("overflow", "SKIP")), "ops");
+        for (InstanceRow r : ahead) {
+            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(InstanceState.CANCELED);
+        }
+        assertThat(ahead("pulse")).allSatisfy(r -> assertThat(r.state()).isNotEqualTo(InstanceState.READY));
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2FireAheadTest extends FireAheadContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class PostgresFireAheadTest extends FireAheadContractTest {
+    @Override
+    boolean postgres() {
+        return true;
+    }
+}
