@@ -125,13 +125,8 @@ final class ConcurrencyGate {
         Occupancy now = policy.unlimited() ? new Occupancy(0, 0) : store.instances().occupancy(tx, task.id());
         Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
         Approval approval = policy.approval();
-        InstanceState state = switch (decision.admission()) {
-            case RUN, REPLACE_ACTIVE -> approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
-            case QUEUE, QUEUE_REPLACING_WAITING -> InstanceState.BLOCKED;
-            case SKIP, DROP_QUEUE_FULL -> InstanceState.SKIPPED;
-        };
-        String message = run.message() == null ? decision.reason() : run.message() + "; " + decision.reason();
-        Optional<Long> id = store.instances().create(tx, withState(run, state, message));
+        InstanceState state = stateOf(decision, approval);
+        Optional<Long> id = store.instances().create(tx, decided(run, state, decision));
         if (id.isEmpty()) {
             return id;
         }
@@ -148,6 +143,56 @@ final class ConcurrencyGate {
             case QUEUE -> release(tx, task); // a slot may be free while older runs wait: they go first
         }
         return id;
+    }
+
+    private static InstanceState stateOf(Overflow decision, Approval approval) {
+        return switch (decision.admission()) {
+            case RUN, REPLACE_ACTIVE -> approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
+            case QUEUE, QUEUE_REPLACING_WAITING -> InstanceState.BLOCKED;
+            case SKIP, DROP_QUEUE_FULL -> InstanceState.SKIPPED;
+        };
+    }
+
+    /** The run as admitted: in {@code state}, its message saying why. */
+    private static NewInstance decided(NewInstance run, InstanceState state, Overflow decision) {
+        return withState(run, state, run.message() == null ? decision.reason() : run.message() + "; " + decision.reason());
+    }
+
+    /**
+     * True when {@link #admit} would only create a new scheduled run of {@code task} READY, whatever
+     * else the database holds: no limit to count against (overflow ALLOW), no approval, no
+     * idempotency key to look up, no {@code dependsOn} to wait for, and no canary rollout to route
+     * by (routing by a count of runs must see each run before the next). Sharding is no exception:
+     * a run fans out when claimed, not when admitted.
+     */
+    static boolean admitsBySlotAlone(TaskRow task) {
+        Policy policy = task.definition().policy();
+        return policy.unlimited() && policy.approval() == null && policy.idempotencyKey() == null
+                && task.definition().dependencies().isEmpty() && !task.canary();
+    }
+
+    /** A new run of a task the caller has locked, for {@link #admitAll}. */
+    record Admission(TaskRow task, NewInstance run) {
+    }
+
+    /**
+     * {@link #admit} for runs of tasks that {@link #admitsBySlotAlone}: the same rows and events,
+     * written together (see {@code InstanceStore.createAll}). The id of each run created, aligned
+     * with {@code runs}; empty where the slot already has a run.
+     */
+    List<Optional<Long>> admitAll(Tx tx, List<Admission> runs) {
+        List<NewInstance> rows = new java.util.ArrayList<>(runs.size());
+        for (Admission a : runs) {
+            if (!admitsBySlotAlone(a.task())) {
+                throw new IllegalArgumentException("task " + a.task().name() + " needs a look at the database to admit a run");
+            }
+            Policy policy = a.task().definition().policy();
+            // As admitUnderLimit decides for an unlimited task, which counts nothing.
+            Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), 0, 0);
+            NewInstance dated = a.run().withBusinessDate(Dependencies.businessDate(a.task().definition(), a.run().scheduledAt()));
+            rows.add(decided(dated, stateOf(decision, policy.approval()), decision));
+        }
+        return ctx.store().instances().createAll(tx, rows);
     }
 
     /**

@@ -11,9 +11,11 @@ import dev.ax.store.NewEvent;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
+import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * SKIP LOCKED, the database's clock), plans each task's slots with {@link Catchup}, inserts one
  * instance per slot to fire — keyed by (task, slot), so a second insert for the same slot is
  * impossible — records every missed slot, and moves the task's {@code next_fire_at} on, all in
- * one transaction.
+ * one transaction. Tasks that admit a run by its slot alone have their runs written together
+ * ({@code fireTogether}); the others go through the concurrency gate one task at a time.
  *
  * <p>"Is something RUNNING?" is never asked here: that question fired a job every scan for four
  * hours in the duplicate-run incident. Whether a slot fired is a fact in the unique index.
@@ -76,49 +79,115 @@ public final class Firing {
                 }
                 Instant now = tx.now();
                 int created = 0;
+                List<Planned> together = new ArrayList<>();
                 for (TaskRow task : due) {
-                    created += fireTask(tx, task, now);
+                    Planned p = plan(task, now);
+                    if (ConcurrencyGate.admitsBySlotAlone(task)) {
+                        together.add(p);
+                    } else {
+                        created += fireTask(tx, p, now);
+                    }
                 }
-                return new Batch(due.size(), created);
+                return new Batch(due.size(), created + fireTogether(tx, together, now));
             });
         } catch (Exception e) {
             throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
         }
     }
 
-    private int fireTask(Tx tx, TaskRow task, Instant now) {
-        Store store = ctx.store();
+    /** A locked task, what its slots are, and the run to create for each slot to fire (aligned with {@code plan.fire()}). */
+    private record Planned(TaskRow task, Catchup.Plan plan, List<NewInstance> runs) {
+    }
+
+    private Planned plan(TaskRow task, Instant now) {
         TaskDefinition def = task.definition();
         definitions.remember(task.id(), task.version(), def);
         Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), task.nextFireAt(), now, ctx.config().scanWindow(),
                 def.policy().misfire(), Catchup.DEFAULT_MAX_SLOTS);
         Cause cause = def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON;
-        int created = 0;
+        List<NewInstance> runs = new ArrayList<>(plan.fire().size());
         for (Catchup.Slot slot : plan.fire()) {
-            String message = slot.late()
-                    ? "missed slot " + slot.at() + " fired " + Duration.between(slot.at(), now).toSeconds() + "s late by misfire policy " + def.policy().misfire()
-                    : null;
-            Optional<Long> id = gate.admit(tx, task, new NewInstance(task.id(), task.name(), task.version(), cause,
-                    fireKey(slot.at()), slot.at(), Map.of(), InstanceState.READY, def.policy().maxAttempts(), def.group(),
-                    ctx.schedulerActor(), ctx.nodeId(), null, null, message));
-            if (id.isPresent()) {
+            runs.add(new NewInstance(task.id(), task.name(), task.version(), cause, fireKey(slot.at()), slot.at(), Map.of(),
+                    InstanceState.READY, def.policy().maxAttempts(), def.group(), ctx.schedulerActor(), ctx.nodeId(), null, null,
+                    lateNote(slot, now, def)));
+        }
+        return new Planned(task, plan, runs);
+    }
+
+    private static String lateNote(Catchup.Slot slot, Instant now, TaskDefinition def) {
+        return slot.late()
+                ? "missed slot " + slot.at() + " fired " + Duration.between(slot.at(), now).toSeconds() + "s late by misfire policy " + def.policy().misfire()
+                : null;
+    }
+
+    /** Fires one task's slots through the concurrency gate, which may count, queue, wait or ask. */
+    private int fireTask(Tx tx, Planned p, Instant now) {
+        TaskRow task = p.task();
+        int created = 0;
+        for (int i = 0; i < p.runs().size(); i++) {
+            if (fired(tx, task, p.plan().fire().get(i), p.runs().get(i), gate.admit(tx, task, p.runs().get(i)))) {
                 created++;
-                fired.incrementAndGet();
-                if (slot.late()) {
-                    store.events().append(tx, new NewEvent(task.id(), task.name(), EventType.MISFIRE_CAUGHT_UP, ctx.schedulerActor(),
-                            ctx.nodeId(), message, Map.of("slot", slot.at().toString(), "instanceId", id.get())));
-                }
-            } else {
-                // The unique (task, fire key) index refused a second instance for this slot.
-                duplicatesPrevented.incrementAndGet();
-                LOG.info("slot {} of task {} already has an instance; not fired again", slot.at(), task.name());
             }
         }
-        recordSkips(tx, task, def, plan, now);
-        if (!store.tasks().advance(tx, task.id(), task.version(), plan.nextFireAt())) {
+        recordSkips(tx, task, task.definition(), p.plan(), now);
+        if (!ctx.store().tasks().advance(tx, task.id(), task.version(), p.plan().nextFireAt())) {
             throw new IllegalStateException("task " + task.name() + " changed while locked for firing");
         }
         return created;
+    }
+
+    /**
+     * Fires the slots of tasks whose runs need no look at the database to admit
+     * ({@link ConcurrencyGate#admitsBySlotAlone}) together: their runs and CREATED events in one
+     * statement, their tasks moved on in one batch, where one task at a time took two round trips
+     * per task — at 10,000 tasks due every second, more than anything but commits. The same
+     * transaction as the rest of the batch, so a crash leaves neither a run without its task
+     * moved on nor the other way round.
+     */
+    private int fireTogether(Tx tx, List<Planned> tasks, Instant now) {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        List<ConcurrencyGate.Admission> admissions = new ArrayList<>();
+        for (Planned p : tasks) {
+            p.runs().forEach(run -> admissions.add(new ConcurrencyGate.Admission(p.task(), run)));
+        }
+        List<Optional<Long>> ids = gate.admitAll(tx, admissions);
+        int created = 0;
+        int at = 0;
+        List<TaskStore.Advance> advances = new ArrayList<>(tasks.size());
+        for (Planned p : tasks) {
+            for (int i = 0; i < p.runs().size(); i++, at++) {
+                if (fired(tx, p.task(), p.plan().fire().get(i), p.runs().get(i), ids.get(at))) {
+                    created++;
+                }
+            }
+            recordSkips(tx, p.task(), p.task().definition(), p.plan(), now);
+            advances.add(new TaskStore.Advance(p.task().id(), p.task().version(), p.plan().nextFireAt()));
+        }
+        List<TaskStore.Advance> stale = ctx.store().tasks().advanceAll(tx, advances);
+        if (!stale.isEmpty()) {
+            String names = tasks.stream().filter(p -> stale.stream().anyMatch(a -> a.id() == p.task().id()))
+                    .map(p -> p.task().name()).collect(java.util.stream.Collectors.joining(", "));
+            throw new IllegalStateException("task " + names + " changed while locked for firing");
+        }
+        return created;
+    }
+
+    /** Counts a slot's outcome and records a late one; true if it created a run. */
+    private boolean fired(Tx tx, TaskRow task, Catchup.Slot slot, NewInstance run, Optional<Long> id) {
+        if (id.isEmpty()) {
+            // The unique (task, fire key) index refused a second instance for this slot.
+            duplicatesPrevented.incrementAndGet();
+            LOG.info("slot {} of task {} already has an instance; not fired again", slot.at(), task.name());
+            return false;
+        }
+        fired.incrementAndGet();
+        if (slot.late()) {
+            ctx.store().events().append(tx, new NewEvent(task.id(), task.name(), EventType.MISFIRE_CAUGHT_UP, ctx.schedulerActor(),
+                    ctx.nodeId(), run.message(), Map.of("slot", slot.at().toString(), "instanceId", id.get())));
+        }
+        return true;
     }
 
     private void recordSkips(Tx tx, TaskRow task, TaskDefinition def, Catchup.Plan plan, Instant now) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
@@ -145,6 +146,181 @@ abstract class FiringContractTest {
         assertThat(taskRow("daily").nextFireAt()).isEqualTo(before);
         assertThat(taskRow("daily").version()).isEqualTo(2);
         assertThat(node.firing().tick()).isZero();
+    }
+
+    /**
+     * One firing batch holding tasks whose runs are written together (overflow ALLOW) and tasks
+     * whose runs go through the gate one by one (a limit with SKIP, an idempotency key): each slot
+     * gets one run, decided as the gate decides it.
+     */
+    @Test
+    void a_batch_of_unlimited_and_gated_tasks_gives_each_slot_one_run_decided_by_its_policy() {
+        node.tasks().create(task("unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.tasks().create(task("skipping", cron("* * * * * *"), "true", Map.of("overflow", "SKIP", "maxConcurrency", 1)), "test");
+        node.tasks().create(task("keyed", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}")),
+                "test");
+        Map<String, Instant> from = new java.util.HashMap<>();
+        for (String name : List.of("unlimited", "skipping", "keyed")) {
+            moveNextFireTo(name, Duration.ofSeconds(-1));
+            from.put(name, taskRow(name).nextFireAt());
+        }
+        int created = node.firing().tick();
+
+        long slots = 0;
+        for (String name : List.of("unlimited", "skipping", "keyed")) {
+            List<InstanceRow> runs = instancesOf(name);
+            // From the slot it stood at to the one it stands at now: every slot once, and at least two.
+            assertOneInstancePerConsecutiveSecond(runs);
+            assertThat(runs).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).min(Instant::compareTo)).contains(from.get(name));
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo)).contains(taskRow(name).nextFireAt().minusSeconds(1));
+            slots += runs.size();
+        }
+        assertThat(created).isEqualTo(slots);
+        assertThat(node.firing().firedCount()).isEqualTo(slots);
+        assertThat(node.firing().duplicatesPrevented()).isZero();
+
+        assertThat(instancesOf("unlimited")).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.READY));
+        List<EventRow> created1 = events("unlimited", EventType.CREATED);
+        assertThat(created1).hasSize(instancesOf("unlimited").size()).allSatisfy(e -> {
+            assertThat(e.message()).isEqualTo("overflow ALLOW: no limit");
+            assertThat(e.to()).isEqualTo(InstanceState.READY);
+            assertThat(e.actor()).isEqualTo(node.context().schedulerActor());
+            assertThat(e.nodeId()).isEqualTo("n1");
+            assertThat(e.data()).containsEntry("cause", "cron").containsKey("fireKey");
+        });
+        assertThat(created1.stream().map(e -> e.data().get("fireKey")).distinct()).hasSize(created1.size());
+
+        // SKIP with one slot: the oldest slot runs, the others are skipped as overlapping it.
+        List<InstanceRow> skipping = instancesOf("skipping").stream().sorted(java.util.Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        assertThat(skipping.getFirst().state()).isEqualTo(InstanceState.READY);
+        assertThat(skipping.subList(1, skipping.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+        assertThat(events("skipping", EventType.OVERLAP_SKIPPED)).hasSize(skipping.size() - 1);
+
+        // One key for every slot: the first run does the work, the others are deduplicated against it.
+        List<InstanceRow> keyed = instancesOf("keyed").stream().sorted(java.util.Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        assertThat(keyed).allSatisfy(r -> assertThat(r.requestId()).isEqualTo("keyed"));
+        assertThat(keyed.getFirst().state()).isEqualTo(InstanceState.READY);
+        assertThat(keyed.subList(1, keyed.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+        assertThat(events("keyed", EventType.DEDUPLICATED)).hasSize(keyed.size() - 1);
+    }
+
+    /** The runs written together are the runs the gate writes one by one: row, business date and CREATED event. */
+    @Test
+    void admitting_together_writes_what_admitting_one_by_one_writes() {
+        node.tasks().create(task("unlimited", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "maxRetries", 2)), "test");
+        ConcurrencyGate gate = new ConcurrencyGate(node.context());
+        TaskRow t = taskRow("unlimited");
+        assertThat(ConcurrencyGate.admitsBySlotAlone(t)).isTrue();
+        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "missed slot fired late"))).orElseThrow();
+        List<java.util.Optional<Long>> together = store.tx(tx -> gate.admitAll(tx, List.of(
+                new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "missed slot fired late")),
+                new ConcurrencyGate.Admission(t, slot(t, "2026-11-28T02:00:00Z", "again")))));
+        assertThat(together.get(1)).as("the slot admitted one by one").isEmpty();
+        long two = together.getFirst().orElseThrow();
+        InstanceRow a = store.tx(tx -> store.instances().find(tx, one).orElseThrow());
+        InstanceRow b = store.tx(tx -> store.instances().find(tx, two).orElseThrow());
+        assertThat(b).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
+                .isEqualTo(a);
+        assertThat(b.maxAttempts()).isEqualTo(3);
+        assertThat(businessDate(two)).isEqualTo(java.time.LocalDate.parse("2026-11-29"));
+        assertThat(businessDate(one)).isEqualTo(java.time.LocalDate.parse("2026-11-28"));
+        EventRow ea = store.tx(tx -> store.events().forInstance(tx, one, 0, 10)).getFirst();
+        List<EventRow> eb = store.tx(tx -> store.events().forInstance(tx, two, 0, 10));
+        assertThat(eb).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data").isEqualTo(ea);
+        assertThat(ea.message()).isEqualTo("missed slot fired late; overflow ALLOW: no limit");
+        assertThat(eb.getFirst().data()).isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
+    }
+
+    @Test
+    void only_a_run_that_no_policy_looks_at_is_admitted_together() {
+        Map<String, Map<String, Object>> gated = Map.of(
+                "default", Map.of(),
+                "limited", Map.of("overflow", "QUEUE", "maxConcurrency", 3),
+                "approved", Map.of("overflow", "ALLOW", "approval", Map.of()),
+                "keyed", Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}:{{date}}"));
+        gated.forEach((name, policy) -> {
+            node.tasks().create(task(name, cron("0 2 * * *"), "true", policy), "test");
+            assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow(name))).as(name).isFalse();
+        });
+        Map<String, Object> waits = new java.util.LinkedHashMap<>(task("waits", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")));
+        waits.put("dependsOn", List.of(Map.of("task", "default", "scope", "sameDate")));
+        node.tasks().create(waits, "test");
+        assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow("waits"))).isFalse();
+        node.tasks().create(task("sharded", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "sharding", Map.of("shards", 3))), "test");
+        assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow("sharded"))).isTrue();
+        TaskRow rollingOut = taskRow("sharded");
+        TaskRow canary = new TaskRow(rollingOut.id(), rollingOut.name(), rollingOut.version(), rollingOut.definition(), true,
+                rollingOut.nextFireAt(), rollingOut.createdAt(), rollingOut.createdBy(), rollingOut.updatedAt(), rollingOut.updatedBy(),
+                true, false);
+        assertThat(ConcurrencyGate.admitsBySlotAlone(canary)).isFalse();
+    }
+
+    /** A slot that already has a run (another node, a crash mid-fire) gets no second one, in a batch written together too. */
+    @Test
+    void a_slot_that_already_has_a_run_is_not_fired_again_by_a_batch() {
+        node.tasks().create(task("unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.tasks().create(task("queued", cron("* * * * * *"), "true", null), "test");
+        List<String> names = List.of("unlimited", "queued");
+        for (String name : names) {
+            moveNextFireTo(name, Duration.ofSeconds(-1));
+            TaskRow t = taskRow(name);
+            store.tx(tx -> store.instances().create(tx, slot(t, t.nextFireAt().toString(), "fired by another node")));
+        }
+        node.firing().tick();
+        for (String name : names) {
+            List<InstanceRow> runs = instancesOf(name);
+            assertOneInstancePerConsecutiveSecond(runs);
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo)).contains(taskRow(name).nextFireAt().minusSeconds(1));
+            InstanceRow taken = runs.stream().min(java.util.Comparator.comparing(InstanceRow::scheduledAt)).orElseThrow();
+            List<EventRow> takenEvents = store.tx(tx -> store.events().forInstance(tx, taken.id(), 0, 10));
+            assertThat(takenEvents).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("fired by another node"));
+        }
+        assertThat(node.firing().duplicatesPrevented()).isEqualTo(2);
+        assertThat(node.firing().firedCount()).isEqualTo(instancesOf("unlimited").size() + instancesOf("queued").size() - 2);
+    }
+
+    @Test
+    void fire_all_of_an_unlimited_task_runs_every_missed_slot_and_says_each_was_late() {
+        node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ALL", "overflow", "ALLOW")), "test");
+        moveNextFireTo("minutely", Duration.ofMinutes(-10));
+        node.firing().tick();
+        List<InstanceRow> runs = instancesOf("minutely");
+        assertThat(runs).hasSizeBetween(10, 11);
+        List<EventRow> caughtUp = events("minutely", EventType.MISFIRE_CAUGHT_UP);
+        // Every slot but the one inside the 60 s window was late.
+        assertThat(caughtUp).hasSizeBetween(runs.size() - 1, runs.size());
+        assertThat(caughtUp.stream().map(e -> ((Number) e.data().get("instanceId")).longValue()))
+                .doesNotHaveDuplicates().allSatisfy(id -> assertThat(runs).extracting(InstanceRow::id).contains(id));
+        for (EventRow e : caughtUp) {
+            long id = ((Number) e.data().get("instanceId")).longValue();
+            EventRow made = store.tx(tx -> store.events().forInstance(tx, id, 0, 10)).getFirst();
+            assertThat(made.type()).isEqualTo(EventType.CREATED);
+            assertThat(made.message()).isEqualTo(e.message() + "; overflow ALLOW: no limit").contains("missed slot " + e.data().get("slot"));
+        }
+        assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).isEmpty();
+    }
+
+    @Test
+    void fire_once_of_an_unlimited_task_records_the_slots_it_skips() {
+        node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ONCE", "overflow", "ALLOW")), "test");
+        moveNextFireTo("minutely", Duration.ofMinutes(-10));
+        node.firing().tick();
+        assertThat(instancesOf("minutely")).hasSizeBetween(1, 2);
+        assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).hasSizeBetween(8, 10);
+        assertThat(events("minutely", EventType.MISFIRE_CAUGHT_UP)).hasSize(1);
+        assertThat(taskRow("minutely").nextFireAt()).isAfter(dbNow().minusSeconds(1));
+    }
+
+    dev.ax.store.NewInstance slot(TaskRow t, String fireKey, String message) {
+        return new dev.ax.store.NewInstance(t.id(), t.name(), t.version(), dev.ax.domain.run.Cause.CRON, fireKey, Instant.parse(fireKey),
+                Map.of(), InstanceState.READY, t.definition().policy().maxAttempts(), t.definition().group(), node.context().schedulerActor(),
+                "n1", null, null, message);
+    }
+
+    java.time.LocalDate businessDate(long id) {
+        return store.tx(tx -> tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?",
+                r -> java.time.LocalDate.parse(r.str("business_date")), id)).orElseThrow();
     }
 
     static void assertOneInstancePerConsecutiveSecond(List<InstanceRow> runs) {

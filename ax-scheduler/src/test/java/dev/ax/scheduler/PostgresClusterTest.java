@@ -51,6 +51,8 @@ class PostgresClusterTest {
         SchedulerNode slow = TestNodes.node(storeB, "node-behind", Duration.ofSeconds(-15), SchedulerConfig.DEFAULT);
         try (fast; slow) {
             fast.tasks().create(task("every_second", cron("* * * * * *"), "true", null), "test");
+            // Its runs are written together with the rest of a firing batch's (overflow ALLOW): the same invariants.
+            fast.tasks().create(task("every_second_unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
             fast.start();
             slow.start();
             try (var e1 = new TestNodes.FastExecutor(fast.dispatcher(), "exec-a");
@@ -60,12 +62,14 @@ class PostgresClusterTest {
             }
             fast.close();
             slow.close();
-            List<InstanceRow> runs = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter("every_second", null, null, null),
-                    Long.MAX_VALUE, 10_000));
-            FiringContractTest.assertOneInstancePerConsecutiveSecond(runs);
-            // Never early: each instance was created at or after its slot by the database's clock.
-            assertThat(runs).allSatisfy(r -> assertThat(r.createdAt()).isAfterOrEqualTo(r.scheduledAt()));
-            assertThat(runs.stream().map(InstanceRow::nodeId).distinct()).isNotEmpty();
+            for (String name : List.of("every_second", "every_second_unlimited")) {
+                List<InstanceRow> runs = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter(name, null, null, null),
+                        Long.MAX_VALUE, 10_000));
+                FiringContractTest.assertOneInstancePerConsecutiveSecond(runs);
+                // Never early: each instance was created at or after its slot by the database's clock.
+                assertThat(runs).allSatisfy(r -> assertThat(r.createdAt()).isAfterOrEqualTo(r.scheduledAt()));
+                assertThat(runs.stream().map(InstanceRow::nodeId).distinct()).isNotEmpty();
+            }
             assertThat(fast.loopErrors() + slow.loopErrors()).isZero();
         }
     }

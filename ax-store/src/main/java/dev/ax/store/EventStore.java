@@ -55,6 +55,16 @@ public final class EventStore {
                 + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM " + source;
     }
 
+    /**
+     * An instance event for each row of {@code source}, every column read from it (named as in
+     * ax_event): for events that differ per row, such as a batch of runs' CREATED events.
+     */
+    static String insertEachFrom(String source) {
+        return "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                + " SELECT id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, CURRENT_TIMESTAMP, message, data FROM "
+                + source;
+    }
+
     public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
                 EventStore::map, instanceId, afterId, limit);

@@ -93,6 +93,106 @@ abstract class StoreContractTest {
         assertThat(again).isEmpty();
     }
 
+    NewInstance slot(String fireKey, InstanceState state, String message) {
+        return new NewInstance(task.id(), "t", 1, Cause.CRON, fireKey, Instant.parse(fireKey), Map.of("x", 1), state, 3, "default",
+                "scheduler", "n1", null, null, message, java.time.LocalDate.parse(fireKey.substring(0, 10)));
+    }
+
+    List<EventRow> eventsOf(long id) {
+        return store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+    }
+
+    java.time.LocalDate businessDate(long id) {
+        return store.tx(tx -> tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?",
+                r -> r.str("business_date") == null ? null : java.time.LocalDate.parse(r.str("business_date")), id)).orElseThrow();
+    }
+
+    @Test
+    void create_all_writes_the_rows_and_created_events_that_create_writes_one_by_one() {
+        long alone = store.tx(tx -> store.instances().create(tx, slot("2026-11-28T02:00:00Z", InstanceState.READY, "on time"))).orElseThrow();
+        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, List.of(
+                slot("2026-11-29T02:00:00Z", InstanceState.READY, "on time"),
+                slot("2026-11-30T02:00:00Z", InstanceState.READY, "missed slot 2026-11-30T02:00:00Z fired 5s late"),
+                slot("2026-12-01T02:00:00Z", InstanceState.SKIPPED, null))));
+        assertThat(ids).allSatisfy(id -> assertThat(id).isPresent());
+        long together = ids.get(0).orElseThrow();
+        assertThat(row(together)).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
+                .isEqualTo(row(alone));
+        assertThat(row(together).readyAt()).isEqualTo(Instant.parse("2026-11-29T02:00:00Z"));
+        assertThat(businessDate(together)).isEqualTo(java.time.LocalDate.parse("2026-11-29"));
+        assertThat(eventsOf(together)).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data")
+                .isEqualTo(eventsOf(alone).getFirst());
+        assertThat(eventsOf(together).getFirst().data()).isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
+        // Each run's own message and fire key, not the first one's.
+        long late = ids.get(1).orElseThrow();
+        assertThat(eventsOf(late)).singleElement().satisfies(e -> {
+            assertThat(e.message()).isEqualTo("missed slot 2026-11-30T02:00:00Z fired 5s late");
+            assertThat(e.data()).containsEntry("fireKey", "2026-11-30T02:00:00Z");
+            assertThat(e.instanceId()).isEqualTo(late);
+        });
+        long skipped = ids.get(2).orElseThrow();
+        assertThat(row(skipped).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(skipped).finishedAt()).isNotNull();
+        assertThat(row(together).finishedAt()).isNull();
+        assertThat(eventsOf(skipped)).singleElement().satisfies(e -> {
+            assertThat(e.to()).isEqualTo(InstanceState.SKIPPED);
+            assertThat(e.message()).isNull();
+        });
+    }
+
+    @Test
+    void create_all_creates_nothing_for_a_taken_slot_and_the_rest_around_it() {
+        long taken = store.tx(tx -> store.instances().create(tx, slot("2026-11-29T02:00:00Z", InstanceState.READY, "first"))).orElseThrow();
+        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, List.of(
+                slot("2026-11-28T02:00:00Z", InstanceState.READY, "new before"),
+                slot("2026-11-29T02:00:00Z", InstanceState.READY, "second"),
+                slot("2026-11-30T02:00:00Z", InstanceState.READY, "new after"),
+                slot("2026-11-30T02:00:00Z", InstanceState.READY, "same slot again"))));
+        assertThat(ids.get(1)).isEmpty();
+        assertThat(ids.get(3)).as("a slot an earlier entry took").isEmpty();
+        assertThat(eventsOf(taken)).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("first"));
+        assertThat(eventsOf(ids.get(0).orElseThrow())).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("new before"));
+        assertThat(eventsOf(ids.get(2).orElseThrow())).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("new after"));
+        List<InstanceRow> all = store.tx(tx -> store.instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 10));
+        assertThat(all).extracting(InstanceRow::fireKey)
+                .containsExactlyInAnyOrder("2026-11-28T02:00:00Z", "2026-11-29T02:00:00Z", "2026-11-30T02:00:00Z");
+        long events = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_event WHERE type = 'CREATED'", r -> r.lng("n"), new Object[0]))
+                .orElseThrow();
+        assertThat(events).isEqualTo(3);
+        List<Optional<Long>> none = store.tx(tx -> store.instances().createAll(tx, List.of()));
+        assertThat(none).isEmpty();
+    }
+
+    @Test
+    void create_all_takes_more_runs_than_one_statement_holds() {
+        int n = InstanceStore.CREATE_CHUNK + 3;
+        Instant first = Instant.parse("2026-11-29T00:00:00Z");
+        List<NewInstance> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            runs.add(slot(first.plusSeconds(i).toString(), InstanceState.READY, "run " + i));
+        }
+        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, runs));
+        assertThat(ids).hasSize(n).allSatisfy(id -> assertThat(id).isPresent());
+        assertThat(ids.stream().map(Optional::orElseThrow).distinct()).hasSize(n);
+        long last = ids.getLast().orElseThrow();
+        assertThat(row(last).fireKey()).isEqualTo(first.plusSeconds(n - 1).toString());
+        assertThat(eventsOf(last)).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("run " + (n - 1)));
+    }
+
+    @Test
+    void advance_all_moves_every_task_whose_version_is_unchanged_and_names_the_others() {
+        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "u", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskRow other = store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
+        Instant next = Instant.parse("2026-11-29T02:00:00Z");
+        List<TaskStore.Advance> stale = store.tx(tx -> store.tasks().advanceAll(tx, List.of(
+                new TaskStore.Advance(task.id(), task.version(), next),
+                new TaskStore.Advance(other.id(), other.version() + 1, next))));
+        assertThat(stale).extracting(TaskStore.Advance::id).containsExactly(other.id());
+        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id())).orElseThrow().nextFireAt()).isEqualTo(next);
+        assertThat(store.tx(tx -> store.tasks().findById(tx, other.id())).orElseThrow().nextFireAt()).isNull();
+    }
+
     @Test
     void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
         long id = newInstance("k1");
