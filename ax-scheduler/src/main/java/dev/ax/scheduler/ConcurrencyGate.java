@@ -53,19 +53,8 @@ final class ConcurrencyGate {
     }
 
     /**
-     * True when admitting a run of {@code task} decides nothing that another admission or a run's
-     * end could change meanwhile: no concurrency limit ({@code overflow: ALLOW}), no idempotency
-     * key, no {@code dependsOn}, no canary. Such a run may be admitted with the task row locked
-     * only against deletion and edits ({@code TaskStore.lockShared}), side by side with others.
-     */
-    static boolean admitsUnderSharedLock(TaskRow task) {
-        Policy policy = task.definition().policy();
-        return policy.unlimited() && policy.idempotencyKey() == null && task.definition().dependencies().isEmpty() && !task.canary();
-    }
-
-    /**
-     * Creates a run of a task whose row the caller has locked (shared will do when
-     * {@link #admitsUnderSharedLock}), in the state the overflow policy decides.
+     * Creates a run of a task whose row the caller has locked (shared will do when it
+     * {@link #admitsBySlotAlone}), in the state the overflow policy decides.
      * {@code run.state()} is ignored. Empty when the slot already has a run.
      */
     Optional<Long> admit(Tx tx, TaskRow task, NewInstance run) {

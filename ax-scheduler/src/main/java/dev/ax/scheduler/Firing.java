@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * SKIP LOCKED, the database's clock), plans each task's slots with {@link Catchup}, inserts one
  * instance per slot to fire — keyed by (task, slot), so a second insert for the same slot is
  * impossible — records every missed slot, and moves the task's {@code next_fire_at} on, all in
- * one transaction. Tasks that admit a run by its slot alone have their runs written together
+ * one transaction. A task that {@link TaskStore#firesAhead fires ahead} has its runs created up to
+ * {@code fireAhead} before their slot: they wait READY with {@code ready_at} = the slot, so the time
+ * it takes to create a thousand runs due at the same second is not taken from their start.
+ * Tasks that admit a run by its slot alone have their runs written together
  * ({@code fireTogether}); the others go through the concurrency gate one task at a time.
  *
  * <p>"Is something RUNNING?" is never asked here: that question fired a job every scan for four
@@ -73,7 +76,7 @@ public final class Firing {
         Store store = ctx.store();
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             return store.tx(tx -> {
-                List<TaskRow> due = store.tasks().lockDue(tx, ctx.config().fireBatch());
+                List<TaskRow> due = store.tasks().lockDue(tx, ctx.config().fireBatch(), ctx.config().fireAhead().toMillis());
                 if (due.isEmpty()) {
                     return new Batch(0, 0);
                 }
@@ -102,7 +105,9 @@ public final class Firing {
     private Planned plan(TaskRow task, Instant now) {
         TaskDefinition def = task.definition();
         definitions.remember(task.id(), task.version(), def);
-        Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), task.nextFireAt(), now, ctx.config().scanWindow(),
+        // A run fired ahead waits READY for its slot (ready_at), so creating it takes nothing from its start time.
+        Duration ahead = TaskStore.firesAhead(def) ? ctx.config().fireAhead() : Duration.ZERO;
+        Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), task.nextFireAt(), now, ahead, ctx.config().scanWindow(),
                 def.policy().misfire(), Catchup.DEFAULT_MAX_SLOTS);
         Cause cause = def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON;
         List<NewInstance> runs = new ArrayList<>(plan.fire().size());
@@ -218,7 +223,7 @@ public final class Firing {
 
     /** When the loop should look again: the earliest next slot of any enabled task (database time). */
     public Optional<Instant> nextDue() {
-        return ctx.store().tx(tx -> ctx.store().tasks().earliestNextFire(tx));
+        return ctx.store().tx(tx -> ctx.store().tasks().earliestNextFire(tx, ctx.config().fireAhead().toMillis()));
     }
 
     public long firedCount() {

@@ -194,7 +194,7 @@ public final class TaskService {
 
     /**
      * Tasks whose last trigger found that admitting a run needs no decision under the task's
-     * exclusive lock ({@link ConcurrencyGate#admitsUnderSharedLock}): their triggers only keep the
+     * exclusive lock ({@link ConcurrencyGate#admitsBySlotAlone}): their triggers only keep the
      * task from being deleted or edited meanwhile, and run side by side instead of one by one.
      */
     private final java.util.Set<String> sharedAdmission = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -204,7 +204,7 @@ public final class TaskService {
         Store store = ctx.store();
         return store.tx(tx -> {
             TaskRow task = (shared ? store.tasks().lockShared(tx, name) : store.tasks().lock(tx, name)).orElseThrow(() -> notFound(name));
-            if (ConcurrencyGate.admitsUnderSharedLock(task) != shared) {
+            if (ConcurrencyGate.admitsBySlotAlone(task) != shared) {
                 if (shared) {
                     sharedAdmission.remove(name);
                     return null; // needs the exclusive lock: nothing written yet, taken again

@@ -306,7 +306,8 @@ abstract class FiringContractTest {
         node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ONCE", "overflow", "ALLOW")), "test");
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
-        assertThat(instancesOf("minutely")).hasSizeBetween(1, 2);
+        // The latest missed slot, perhaps the current one, and the next one too when it is less than fireAhead away.
+        assertThat(instancesOf("minutely")).hasSizeBetween(1, 3);
         assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).hasSizeBetween(8, 10);
         assertThat(events("minutely", EventType.MISFIRE_CAUGHT_UP)).hasSize(1);
         assertThat(taskRow("minutely").nextFireAt()).isAfter(dbNow().minusSeconds(1));

@@ -190,12 +190,15 @@ public final class TaskStore {
 
     /**
      * Whether a task's runs may be created before their slot and wait for it ({@code ready_at}):
-     * when admitting one decides nothing that could change meanwhile — no concurrency limit to find
-     * full ({@code overflow: ALLOW}). A {@code SKIP} task's run admitted early would be skipped for
-     * a run that ends in the last moment before the slot.
+     * when admitting one decides nothing that could change meanwhile and nothing can make it ready
+     * before its slot. So: no concurrency limit to find full ({@code overflow: ALLOW}; a {@code SKIP}
+     * task's run admitted early would be skipped for a run that ends just before the slot), no
+     * approval and no {@code dependsOn} (an approval or an upstream run arriving early would make the
+     * run ready at once, before its slot), no idempotency key (looked up at the slot).
      */
     public static boolean firesAhead(TaskDefinition def) {
-        return def.policy().unlimited();
+        return def.policy().unlimited() && def.policy().approval() == null && def.policy().idempotencyKey() == null
+                && def.dependencies().isEmpty();
     }
 
     /** Moves a locked task's next slot forward; the version check guards against an edit that raced with firing. */
