@@ -66,8 +66,17 @@ class PostgresClusterTest {
                 List<InstanceRow> runs = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter(name, null, null, null),
                         Long.MAX_VALUE, 10_000));
                 FiringContractTest.assertOneInstancePerConsecutiveSecond(runs);
-                // Never early: each instance was created at or after its slot by the database's clock.
-                assertThat(runs).allSatisfy(r -> assertThat(r.createdAt()).isAfterOrEqualTo(r.scheduledAt()));
+                // Never early, by the database's clock: no run starts before its slot. A limited task's run is not even
+                // created before it; an unlimited one's may be (fired ahead), waiting READY for its slot.
+                assertThat(runs).allSatisfy(r -> {
+                    assertThat(r.readyAt()).isEqualTo(r.scheduledAt());
+                    if (r.startedAt() != null) {
+                        assertThat(r.startedAt()).isAfterOrEqualTo(r.scheduledAt());
+                    }
+                    if (name.equals("every_second")) {
+                        assertThat(r.createdAt()).isAfterOrEqualTo(r.scheduledAt());
+                    }
+                });
                 assertThat(runs.stream().map(InstanceRow::nodeId).distinct()).isNotEmpty();
             }
             assertThat(fast.loopErrors() + slow.loopErrors()).isZero();
