@@ -81,6 +81,7 @@ public final class Dispatcher {
             store.tx(tx -> outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
                     "executor " + r.executorId() + " restarted without this run", "server"));
         }
+        seen.remove(r.executorId()); // its labels may have changed
         shards.registered(r.executorId(), r.held());
         ctx.signals().workAvailable();
         return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
@@ -98,11 +99,7 @@ public final class Dispatcher {
         int max = Math.clamp(p.max(), 0, MAX_POLL);
         long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS)).toNanos();
         long start = System.nanoTime();
-        // The executor's environment labels change only when it registers again: read once per request.
-        List<String> labels = ctx.store().tx(tx -> {
-            ctx.store().executors().seen(tx, p.executorId());
-            return ctx.store().executors().labels(tx, p.executorId());
-        });
+        List<String> labels = seenAndLabels(p.executorId());
         List<WorkItem> items = claim(p.executorId(), p.groups(), labels, max);
         if (!items.isEmpty() || max == 0) {
             return items;
@@ -127,6 +124,33 @@ public final class Dispatcher {
                 return List.of();
             }
         }
+    }
+
+    /** When an executor's poll last wrote its {@code last_seen_at}, and its environment labels read then. */
+    private record Seen(long atNanos, List<String> labels) {
+    }
+
+    private final java.util.concurrent.ConcurrentHashMap<String, Seen> seen = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final long SEEN_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /**
+     * Marks the executor seen and returns its labels, at most once a second per executor: a busy
+     * executor polls hundreds of times a second, and a commit for each would only move a timestamp
+     * whose use ("offline after 60 s") needs seconds. Labels change only when an executor registers
+     * again: on this node that drops the cached ones at once, on another within a second.
+     */
+    private List<String> seenAndLabels(String executorId) {
+        long now = System.nanoTime();
+        Seen last = seen.get(executorId);
+        if (last != null && now - last.atNanos() < SEEN_EVERY_NANOS) {
+            return last.labels();
+        }
+        List<String> labels = ctx.store().tx(tx -> {
+            ctx.store().executors().seen(tx, executorId);
+            return ctx.store().executors().labels(tx, executorId);
+        });
+        seen.put(executorId, new Seen(now, labels));
+        return labels;
     }
 
     /** Zero when work for this executor is due now, the time until the earliest run fired ahead is, or null when none waits. */

@@ -77,8 +77,9 @@ public final class EventStore {
     }
 
     public List<EventRow> ofType(Tx tx, long taskId, EventType type) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND type = ? ORDER BY id",
-                EventStore::map, taskId, type);
+        // A literal, as in countByType: the (task_id, type) index leaves the events every run writes out.
+        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND type = '" + type.name() + "' ORDER BY id",
+                EventStore::map, taskId);
     }
 
     /** How many events of each type a task has: the per-task counters (overlap-skipped, queue-dropped, …). */
@@ -88,14 +89,12 @@ public final class EventStore {
         if (types.isEmpty()) {
             return counts;
         }
-        String in = String.join(", ", java.util.Collections.nCopies(types.size(), "?"));
-        java.util.List<Object> args = new java.util.ArrayList<>();
-        args.add(taskId);
-        args.addAll(types);
+        // Literals (enum names), not parameters: a generic plan could not use the partial (task_id, type) index (V29).
+        String in = types.stream().map(t -> "'" + t.name() + "'").collect(java.util.stream.Collectors.joining(", "));
         tx.query("SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type", r -> {
             counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
             return null;
-        }, args.toArray());
+        }, taskId);
         return counts;
     }
 

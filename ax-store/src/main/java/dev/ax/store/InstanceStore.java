@@ -300,15 +300,28 @@ public final class InstanceStore {
         // transaction ends. A "state = 'READY'" here was not just redundant: with statistics that
         // lag a fast-growing backlog the planner bitmap-scanned every READY run (166,000 of them,
         // 77 ms, half of PostgreSQL's CPU at 10,000 tasks a second) to find these hundred.
-        int n = tx.update("UPDATE ax_instance SET state = 'RUNNING', attempt = attempt + 1, executor_id = ?,"
+        String update = "UPDATE ax_instance SET state = 'RUNNING', attempt = attempt + 1, executor_id = ?,"
                 + " lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ", started_at = CURRENT_TIMESTAMP,"
                 + " pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL, updated_at = CURRENT_TIMESTAMP"
-                + " WHERE id IN (" + idList + ")", args.toArray());
+                + " WHERE id IN (" + idList + ")";
+        String actor = "executor:" + executorId;
+        Map<String, Object> data = Map.of("executor", executorId);
+        if (tx.dialect().writesInWith()) {
+            // The moves, their CLAIMED events and the rows as claimed, in one round trip.
+            args.addAll(java.util.Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, actor, nodeId, null,
+                    EventStore.dataJson(data)));
+            List<InstanceRow> rows = tx.query("WITH claimed AS (" + update + " RETURNING " + COLUMNS + "), events AS ("
+                    + EventStore.insertFrom("claimed") + ") SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map, args.toArray());
+            if (rows.size() != ids.size()) {
+                throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
+            }
+            return rows;
+        }
+        int n = tx.update(update, args.toArray());
         if (n != ids.size()) {
             throw new StoreException("claimed " + n + " of " + ids.size() + " locked instances");
         }
-        events.appendForInstances(tx, ids, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING,
-                "executor:" + executorId, nodeId, null, Map.of("executor", executorId));
+        events.appendForInstances(tx, ids, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, actor, nodeId, null, data);
         return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
                 InstanceStore::map, ids.toArray());
     }
