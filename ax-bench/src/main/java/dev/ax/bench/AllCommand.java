@@ -36,7 +36,7 @@ final class AllCommand implements Callable<Integer> {
             w1.tasks = n;
             w1.systems = "ax,db-scheduler,quartz";
             w1.repeat = repeat;
-            w1.axConsumers = 4;
+            w1.axConsumers = 20; // as many poll threads as the anchors have workers
             w1.axBatch = 100;
             w1.axOverflow = "ALLOW";
             w1.threads = 20;
@@ -48,7 +48,7 @@ final class AllCommand implements Callable<Integer> {
         w2.opts = opts;
         w2.runs = 100_000;
         w2.systems = "ax,db-scheduler";
-        w2.axConsumers = 4;
+        w2.axConsumers = 20;
         w2.axBatch = 100;
         w2.triggerThreads = 4;
         w2.triggerSeconds = opts.quick ? 5 : 10;

@@ -24,7 +24,9 @@ final class W1Command implements Callable<Integer> {
     @Option(names = "--repeat", defaultValue = "1", description = "runs per system; the table shows medians (default ${DEFAULT-VALUE})")
     int repeat;
 
-    @Option(names = "--ax-consumers", defaultValue = "4", description = "AX no-op consumer threads (default ${DEFAULT-VALUE})")
+    /** As many as the anchors' worker threads (--threads): each polls for up to --ax-batch runs and reports each from its own thread. */
+    @Option(names = "--ax-consumers", defaultValue = "20", description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE},"
+            + " the anchors' --threads)")
     int axConsumers;
 
     @Option(names = "--ax-batch", defaultValue = "100", description = "runs per AX poll, at most 100 (default ${DEFAULT-VALUE})")

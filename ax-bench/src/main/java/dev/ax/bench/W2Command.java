@@ -44,7 +44,8 @@ final class W2Command implements Callable<Integer> {
     @Option(names = "--systems", defaultValue = "ax,db-scheduler", description = "default ${DEFAULT-VALUE}")
     String systems;
 
-    @Option(names = "--ax-consumers", defaultValue = "4")
+    @Option(names = "--ax-consumers", defaultValue = "20", description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE},"
+            + " db-scheduler's --threads)")
     int axConsumers;
 
     @Option(names = "--ax-batch", defaultValue = "100")

@@ -32,8 +32,12 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     public static final Duration DEFAULT_HOUSEKEEPING = Duration.ofMillis(500);
     /** Long polls look at the database this often for work created by other nodes. */
     public static final Duration DEFAULT_POLL_RECHECK = Duration.ofMillis(250);
-    /** Long enough to create a thousand runs due at the same second on a small machine before that second. */
-    public static final Duration DEFAULT_FIRE_AHEAD = Duration.ofSeconds(1);
+    /**
+     * Long enough to create a thousand runs due at the same second on a small machine before that
+     * second; and half of one, not all: slots fall on whole seconds, so with a full second the runs
+     * of the next slot would be created just when the runs of this one are being claimed.
+     */
+    public static final Duration DEFAULT_FIRE_AHEAD = Duration.ofMillis(500);
 
     public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
             DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of(),
