@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -141,12 +142,20 @@ final class AxHarness implements AutoCloseable {
                 while (running.get()) {
                     try {
                         List<WorkItem> items = dispatcher.poll(new Poll(id, List.of(GROUP), batch, 200));
-                        // Like the executor's run threads: each run reports its end on its own, at once.
-                        try (ExecutorService reports = Executors.newVirtualThreadPerTaskExecutor()) {
-                            for (WorkItem item : items) {
-                                reports.execute(() -> report(dispatcher, id, item));
-                            }
+                        // Like the executor's run threads: each run reports its end on its own, at once; the next poll
+                        // waits for them (a consumer holds at most one batch). Not interruptible: stop() must not cut a
+                        // report off in the middle of its statement (its connection would be broken, and logged).
+                        CountDownLatch reported = new CountDownLatch(items.size());
+                        for (WorkItem item : items) {
+                            Thread.ofVirtual().start(() -> {
+                                try {
+                                    report(dispatcher, id, item);
+                                } finally {
+                                    reported.countDown();
+                                }
+                            });
                         }
+                        awaitUninterruptibly(reported);
                     } catch (InterruptedException e) {
                         return;
                     } catch (RuntimeException e) {
@@ -169,6 +178,21 @@ final class AxHarness implements AutoCloseable {
                 if (running.get()) {
                     errors.incrementAndGet();
                 }
+            }
+        }
+
+        private static void awaitUninterruptibly(CountDownLatch latch) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    latch.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt(); // the loop ends at its next poll
             }
         }
 
