@@ -166,7 +166,7 @@ final class ConcurrencyGate {
 
     /**
      * {@link #admit} for runs of tasks that {@link #admitsBySlotAlone}: the same rows and events,
-     * written together (see {@code InstanceStore.createAll}). The id of each run created, aligned
+     * written together (see {@code RunBatches.createAll}). The id of each run created, aligned
      * with {@code runs}; empty where the slot already has a run.
      */
     List<Optional<Long>> admitAll(Tx tx, List<Admission> runs) {
@@ -181,7 +181,7 @@ final class ConcurrencyGate {
             NewInstance dated = a.run().withBusinessDate(Dependencies.businessDate(a.task().definition(), a.run().scheduledAt()));
             rows.add(decided(dated, stateOf(decision, policy.approval()), decision));
         }
-        return ctx.store().instances().createAll(tx, rows);
+        return ctx.store().runBatches().createAll(tx, rows);
     }
 
     /**

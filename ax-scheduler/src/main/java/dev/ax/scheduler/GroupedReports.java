@@ -6,7 +6,7 @@ import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore;
+import dev.ax.store.RunBatches;
 import dev.ax.store.LogStore;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -86,7 +86,7 @@ final class GroupedReports {
         Map<Long, InstanceRow> runs = store.instances().findAll(tx, group.stream().map(c -> c.run().instanceId()).collect(Collectors.toSet()))
                 .stream().collect(Collectors.toMap(InstanceRow::id, Function.identity()));
         Map<Long, TaskRow> tasks = store.tasks().findAllById(tx, runs.values().stream().map(InstanceRow::taskId).collect(Collectors.toSet()));
-        List<InstanceStore.Success> alone = new ArrayList<>();
+        List<RunBatches.Success> alone = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         ReportAnswer[] answers = new ReportAnswer[group.size()];
         for (int i = 0; i < group.size(); i++) {
@@ -96,7 +96,7 @@ final class GroupedReports {
                 answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
             } else if (seen.add(run.id()) && run.attempt() == c.run().attempt() && c.executorId().equals(run.executorId())
                     && run.state() == InstanceState.RUNNING && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
-                alone.add(new InstanceStore.Success(run.id(), run.attempt(), c.executorId(), c.exitCode(), c.message(),
+                alone.add(new RunBatches.Success(run.id(), run.attempt(), c.executorId(), c.exitCode(), c.message(),
                         Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message()));
             }
         }
@@ -107,8 +107,8 @@ final class GroupedReports {
         // A report twice in one group: the first goes here, the other the single way (it is refused there).
         Set<Long> seen = new HashSet<>();
         List<Started> once = group.stream().filter(s -> seen.add(s.run().instanceId())).toList();
-        Set<Long> recorded = ctx.store().instances().recordStartedAll(tx, once.stream()
-                .map(s -> new InstanceStore.Start(s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId()))).toList(), ctx.nodeId());
+        Set<Long> recorded = ctx.store().runBatches().recordStartedAll(tx, once.stream()
+                .map(s -> new RunBatches.Start(s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId()))).toList(), ctx.nodeId());
         return answered(group, new ReportAnswer[group.size()], recorded, s -> s.run().instanceId());
     }
 

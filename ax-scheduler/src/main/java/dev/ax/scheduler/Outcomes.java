@@ -74,8 +74,8 @@ final class Outcomes {
      * statement (PostgreSQL); returns the ids that moved. A run not moved lost a race or was
      * fenced out: its report goes the single way, through {@link #succeed}, which refuses it.
      */
-    java.util.Set<Long> succeedAlone(Tx tx, java.util.List<dev.ax.store.InstanceStore.Success> successes) {
-        return ctx.store().instances().succeedAll(tx, successes, ctx.nodeId());
+    java.util.Set<Long> succeedAlone(Tx tx, java.util.List<dev.ax.store.RunBatches.Success> successes) {
+        return ctx.store().runBatches().succeedAll(tx, successes, ctx.nodeId());
     }
 
     /**

@@ -63,95 +63,6 @@ public final class InstanceStore {
         return id;
     }
 
-    /** Runs per statement in {@link #createAll}: 20 parameters each, well under PostgreSQL's 65,535 per statement. */
-    static final int CREATE_CHUNK = 1000;
-
-    /**
-     * {@link #create} for many runs: the id of each run created, aligned with {@code runs}; empty where
-     * the (task, fire key) slot already had an instance, or an earlier entry of {@code runs} took it.
-     * The same rows and CREATED events as {@code create} writes one by one, in one statement per
-     * {@link #CREATE_CHUNK} runs on PostgreSQL: a firing batch of 200 tasks due every second spent
-     * more of its time in one round trip per run than in anything but commits.
-     */
-    public List<Optional<Long>> createAll(Tx tx, List<NewInstance> runs) {
-        List<Optional<Long>> ids = new ArrayList<>(Collections.nCopies(runs.size(), Optional.<Long>empty()));
-        if (!tx.dialect().writesInWith()) {
-            for (int i = 0; i < runs.size(); i++) {
-                ids.set(i, create(tx, runs.get(i)));
-            }
-            return ids;
-        }
-        // The first entry for a slot is the one that may create it, as with create called in order.
-        Map<Slot, Integer> firstOfSlot = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < runs.size(); i++) {
-            NewInstance n = runs.get(i);
-            if (!Transitions.isInitial(n.state())) {
-                throw new IllegalArgumentException("an instance cannot start in " + n.state());
-            }
-            firstOfSlot.putIfAbsent(new Slot(n.taskId(), n.fireKey()), i);
-        }
-        List<Integer> order = new ArrayList<>(firstOfSlot.values());
-        for (int from = 0; from < order.size(); from += CREATE_CHUNK) {
-            List<Integer> chunk = order.subList(from, Math.min(order.size(), from + CREATE_CHUNK));
-            createChunk(tx, runs, chunk, firstOfSlot).forEach((at, id) -> ids.set(at, Optional.of(id)));
-        }
-        return ids;
-    }
-
-    private record Slot(long taskId, String fireKey) {
-    }
-
-    /**
-     * One statement: the runs at {@code chunk} (distinct slots), and a CREATED event for each run
-     * inserted, with that run's own message and data (joined back by slot: RETURNING cannot name
-     * the VALUES row it came from). A taken slot inserts neither. Returns position to new id.
-     */
-    private static Map<Integer, Long> createChunk(Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
-        StringBuilder rows = new StringBuilder();
-        StringBuilder said = new StringBuilder();
-        List<Object> args = new ArrayList<>();
-        List<Object> saidArgs = new ArrayList<>();
-        for (int i : chunk) {
-            NewInstance n = runs.get(i);
-            rows.append(rows.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP,"
-                    + " CURRENT_TIMESTAMP, ").append(n.state().isTerminal() ? "CURRENT_TIMESTAMP" : "NULL").append(')');
-            args.addAll(java.util.Arrays.asList(n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
-                    n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
-                    n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), n.businessDate()));
-            // Typed here: a VALUES list outside an INSERT has no target columns to take the types from.
-            said.append(said.isEmpty() ? "" : ", ").append("(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))");
-            saidArgs.addAll(java.util.Arrays.asList(n.taskId(), n.fireKey(), n.message(),
-                    EventStore.dataJson(Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey()))));
-        }
-        args.addAll(saidArgs);
-        args.add(EventType.CREATED);
-        String sql = "WITH created AS (INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params,"
-                + " state, attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, business_date, created_at,"
-                + " updated_at, finished_at) VALUES " + rows + tx.dialect().onSlotConflictDoNothing()
-                + " RETURNING id, task_id, task_name, attempt, fire_key, state, actor, node_id),"
-                + " said (task_id, fire_key, message, data) AS (VALUES " + said + "),"
-                + " logged AS (" + EventStore.insertEachFrom("(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
-                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, s.message, s.data"
-                + " FROM created c JOIN said s ON s.task_id = c.task_id AND s.fire_key = c.fire_key) e ORDER BY e.id")
-                + " RETURNING instance_id)"
-                + " SELECT c.id, c.task_id, c.fire_key, (SELECT COUNT(*) FROM logged) AS events FROM created c";
-        long[] events = {0};
-        Map<Integer, Long> created = new java.util.HashMap<>();
-        tx.query(sql, r -> {
-            Integer at = firstOfSlot.get(new Slot(r.lng("task_id"), r.str("fire_key")));
-            if (at == null || created.put(at, r.lng("id")) != null) {
-                throw new StoreException("creating " + chunk.size() + " runs returned an unexpected one: task " + r.lng("task_id")
-                        + " slot " + r.str("fire_key"));
-            }
-            events[0] = r.lng("events");
-            return null;
-        }, args.toArray());
-        if (!created.isEmpty() && events[0] != created.size()) {
-            throw new StoreException("created " + created.size() + " runs but " + events[0] + " CREATED events");
-        }
-        return created;
-    }
-
     /**
      * Applies one state change if the instance is still where the caller saw it. Returns false
      * when it is not (another node or a report got there first: a lost race, which is normal);
@@ -203,60 +114,6 @@ public final class InstanceStore {
         }
         return n == 1;
     }
-
-    /**
-     * One RUNNING → SUCCESS move as an executor reported it: fenced by the attempt and executor
-     * like {@link Move#fence}, with the SUCCEEDED event's actor and message.
-     */
-    public record Success(long instanceId, int attempt, String executorId, Integer exitCode, String message, String actor,
-                          String eventMessage) {
-    }
-
-    /**
-     * Applies many {@link Success}es, each exactly as {@link #move} would (same columns, same
-     * fence, same event) and returns the ids that moved; a run no longer where its report says
-     * (lost a race) is left out, as {@code move} would return false for it. On PostgreSQL every
-     * move and its event in one statement, in id order; elsewhere one {@code move} per run.
-     */
-    public java.util.Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
-        Transitions.check(InstanceState.RUNNING, InstanceState.SUCCESS);
-        java.util.Set<Long> moved = new java.util.HashSet<>();
-        List<Success> sorted = runs.stream().sorted(java.util.Comparator.comparingLong(Success::instanceId)).toList();
-        if (!tx.dialect().writesInWith()) {
-            for (Success s : sorted) {
-                if (move(tx, Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS).fence(s.attempt(), s.executorId())
-                        .set(Move.Column.EXIT_CODE, s.exitCode()).set(Move.Column.MESSAGE, s.message()).finished()
-                        .event(EventType.SUCCEEDED, s.actor(), nodeId, s.eventMessage()))) {
-                    moved.add(s.instanceId());
-                }
-            }
-            return moved;
-        }
-        for (int from = 0; from < sorted.size(); from += CHUNK) {
-            List<Success> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
-            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
-            for (Success s : chunk) {
-                args.addAll(java.util.Arrays.asList(s.instanceId(), s.attempt(), s.executorId(), s.exitCode(), s.message(), s.actor(),
-                        s.eventMessage()));
-            }
-            args.add(nodeId);
-            // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
-            moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (VALUES "
-                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR")
-                    + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                    + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
-                    + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
-                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
-                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                    + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
-                    + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
-                    r -> r.lng("instance_id"), args.toArray()));
-        }
-        return moved;
-    }
-
-    /** Rows per statement of the many-run writes: seven parameters each, far below PostgreSQL's 65,535. */
-    private static final int CHUNK = 500;
 
     /**
      * Claims up to {@code max} READY instances of the given groups that are due by the database's
@@ -527,60 +384,12 @@ public final class InstanceStore {
                 EventType.STARTED, null, null, actor, nodeId, message, EventStore.dataJson(data)) == 1;
     }
 
-    /** "Started" as an executor reported it: the attempt it holds and the pid of the action's process. */
-    public record Start(RunRef run, String executorId, long pid, String actor) {
-    }
-
-    /**
-     * Many {@link #recordStarted}s, each fenced like it and each with its STARTED event; returns
-     * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
-     * statement per chunk, in id order; elsewhere one {@code recordStarted} per report.
-     */
-    public java.util.Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
-        java.util.Set<Long> recorded = new java.util.HashSet<>();
-        List<Start> sorted = starts.stream().sorted(java.util.Comparator.comparingLong(s -> s.run().instanceId())).toList();
-        if (!tx.dialect().writesInWith()) {
-            for (Start s : sorted) {
-                if (recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
-                    recorded.add(s.run().instanceId());
-                }
-            }
-            return recorded;
-        }
-        for (int from = 0; from < sorted.size(); from += CHUNK) {
-            List<Start> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
-            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
-            for (Start s : chunk) {
-                args.addAll(java.util.Arrays.asList(s.run().instanceId(), s.run().attempt(), s.executorId(), s.pid(), s.actor(),
-                        startedMessage(s.executorId(), s.pid()), EventStore.dataJson(startedData(s.executorId(), s.pid()))));
-            }
-            args.add(nodeId);
-            recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (VALUES "
-                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR", "VARCHAR")
-                    + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                    + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i.state = 'RUNNING'"
-                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
-                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                    + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
-                    + " message, data FROM started ORDER BY id RETURNING instance_id",
-                    r -> r.lng("instance_id"), args.toArray()));
-        }
-        return recorded;
-    }
-
-    private static String startedMessage(String executorId, long pid) {
+    static String startedMessage(String executorId, long pid) {
         return "pid " + pid + " on executor " + executorId;
     }
 
-    private static Map<String, Object> startedData(String executorId, long pid) {
+    static Map<String, Object> startedData(String executorId, long pid) {
         return Map.of("pid", pid, "executor", executorId);
-    }
-
-    /** {@code count} rows of typed parameters for a {@code VALUES} list: PostgreSQL types a CTE's columns from the first row. */
-    private static String rows(int count, String... types) {
-        String row = java.util.Arrays.stream(types).map(t -> "CAST(? AS " + t + ")")
-                .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
-        return String.join(", ", Collections.nCopies(count, row));
     }
 
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */

@@ -6,6 +6,7 @@ public final class Store implements AutoCloseable {
     private final TaskStore tasks = new TaskStore();
     private final EventStore events = new EventStore();
     private final InstanceStore instances = new InstanceStore(events);
+    private final RunBatches runBatches = new RunBatches(instances);
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
@@ -39,6 +40,11 @@ public final class Store implements AutoCloseable {
 
     public InstanceStore instances() {
         return instances;
+    }
+
+    /** Many runs written at once: firing batches and grouped reports. */
+    public RunBatches runBatches() {
+        return runBatches;
     }
 
     public EventStore events() {

@@ -110,7 +110,7 @@ abstract class StoreContractTest {
     @Test
     void create_all_writes_the_rows_and_created_events_that_create_writes_one_by_one() {
         long alone = store.tx(tx -> store.instances().create(tx, slot("2026-11-28T02:00:00Z", InstanceState.READY, "on time"))).orElseThrow();
-        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, List.of(
+        List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, List.of(
                 slot("2026-11-29T02:00:00Z", InstanceState.READY, "on time"),
                 slot("2026-11-30T02:00:00Z", InstanceState.READY, "missed slot 2026-11-30T02:00:00Z fired 5s late"),
                 slot("2026-12-01T02:00:00Z", InstanceState.SKIPPED, null))));
@@ -143,7 +143,7 @@ abstract class StoreContractTest {
     @Test
     void create_all_creates_nothing_for_a_taken_slot_and_the_rest_around_it() {
         long taken = store.tx(tx -> store.instances().create(tx, slot("2026-11-29T02:00:00Z", InstanceState.READY, "first"))).orElseThrow();
-        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, List.of(
+        List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, List.of(
                 slot("2026-11-28T02:00:00Z", InstanceState.READY, "new before"),
                 slot("2026-11-29T02:00:00Z", InstanceState.READY, "second"),
                 slot("2026-11-30T02:00:00Z", InstanceState.READY, "new after"),
@@ -159,19 +159,19 @@ abstract class StoreContractTest {
         long events = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_event WHERE type = 'CREATED'", r -> r.lng("n"), new Object[0]))
                 .orElseThrow();
         assertThat(events).isEqualTo(3);
-        List<Optional<Long>> none = store.tx(tx -> store.instances().createAll(tx, List.of()));
+        List<Optional<Long>> none = store.tx(tx -> store.runBatches().createAll(tx, List.of()));
         assertThat(none).isEmpty();
     }
 
     @Test
     void create_all_takes_more_runs_than_one_statement_holds() {
-        int n = InstanceStore.CREATE_CHUNK + 3;
+        int n = RunBatches.CREATE_CHUNK + 3;
         Instant first = Instant.parse("2026-11-29T00:00:00Z");
         List<NewInstance> runs = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
             runs.add(slot(first.plusSeconds(i).toString(), InstanceState.READY, "run " + i));
         }
-        List<Optional<Long>> ids = store.tx(tx -> store.instances().createAll(tx, runs));
+        List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, runs));
         assertThat(ids).hasSize(n).allSatisfy(id -> assertThat(id).isPresent());
         assertThat(ids.stream().map(Optional::orElseThrow).distinct()).hasSize(n);
         long last = ids.getLast().orElseThrow();
@@ -225,11 +225,11 @@ abstract class StoreContractTest {
         // d is not RUNNING any more when the successes arrive: a lost race, left out like a move that finds no row.
         store.tx(tx -> store.instances().move(tx, Move.of(d, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
                 .event(EventType.TERMINATED, "op", "n1", "by hand")));
-        Set<Long> moved = store.tx(tx -> store.instances().succeedAll(tx, List.of(
-                new InstanceStore.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
-                new InstanceStore.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
-                new InstanceStore.Success(b, 2, "e1", 0, null, "executor:e1", "exit 0"),        // a stale attempt: fenced out
-                new InstanceStore.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        Set<Long> moved = store.tx(tx -> store.runBatches().succeedAll(tx, List.of(
+                new RunBatches.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
+                new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
+                new RunBatches.Success(b, 2, "e1", 0, null, "executor:e1", "exit 0"),        // a stale attempt: fenced out
+                new RunBatches.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
         assertThat(moved).containsExactlyInAnyOrder(a, c);
         assertThat(row(a)).satisfies(r -> {
             assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
@@ -262,9 +262,9 @@ abstract class StoreContractTest {
         long a = newInstance("a");
         long b = newInstance("b");
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
-        Set<Long> recorded = store.tx(tx -> store.instances().recordStartedAll(tx, List.of(
-                new InstanceStore.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
-                new InstanceStore.Start(new RunRef(a, 1), "e2", 43, "executor:e2")), "n1"));   // e2 does not hold a
+        Set<Long> recorded = store.tx(tx -> store.runBatches().recordStartedAll(tx, List.of(
+                new RunBatches.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
+                new RunBatches.Start(new RunRef(a, 1), "e2", 43, "executor:e2")), "n1"));   // e2 does not hold a
         assertThat(recorded).containsExactly(b);
         assertThat(row(b).pid()).isEqualTo(42L);
         assertThat(row(a).pid()).isNull();
