@@ -142,26 +142,38 @@ public final class RunBatches {
             }
             return moved;
         }
-        for (int from = 0; from < sorted.size(); from += CHUNK) {
-            List<Success> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
-            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
-            for (Success s : chunk) {
-                args.addAll(java.util.Arrays.asList(s.instanceId(), s.attempt(), s.executorId(), s.exitCode(), s.message(), s.actor(),
-                        s.eventMessage()));
-            }
-            args.add(nodeId);
-            // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
-            moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (VALUES "
-                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR")
-                    + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                    + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
-                    + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
-                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
-                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                    + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
-                    + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
-                    r -> r.lng("instance_id"), args.toArray()));
+        // One array per column (unnest): the statement's text is the same whatever the group's size, so the
+        // server parses and plans it once per connection instead of once per group.
+        int n = sorted.size();
+        Long[] ids = new Long[n];
+        Integer[] attempts = new Integer[n];
+        String[] executors = new String[n];
+        Integer[] exitCodes = new Integer[n];
+        String[] messages = new String[n];
+        String[] actors = new String[n];
+        String[] eventMessages = new String[n];
+        for (int k = 0; k < n; k++) {
+            Success s = sorted.get(k);
+            ids[k] = s.instanceId();
+            attempts[k] = s.attempt();
+            executors[k] = s.executorId();
+            exitCodes[k] = s.exitCode();
+            messages[k] = s.message();
+            actors[k] = s.actor();
+            eventMessages[k] = s.eventMessage();
         }
+        // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
+        moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (SELECT * FROM unnest("
+                + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
+                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
+                + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
+                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
+                + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
+                + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
+                r -> r.lng("instance_id"), ids, attempts, executors, exitCodes, messages, actors, eventMessages, nodeId));
         return moved;
     }
 
