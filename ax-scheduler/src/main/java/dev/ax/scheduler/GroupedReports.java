@@ -9,7 +9,7 @@ import dev.ax.store.InstanceRow;
 import dev.ax.store.RunBatches;
 import dev.ax.store.LogStore;
 import dev.ax.store.Store;
-import dev.ax.store.TaskRow;
+import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,9 +83,9 @@ final class GroupedReports {
 
     private ReportAnswer[] succeed(Tx tx, List<Completion> group) {
         Store store = ctx.store();
-        Map<Long, InstanceRow> runs = store.instances().findAll(tx, group.stream().map(c -> c.run().instanceId()).collect(Collectors.toSet()))
-                .stream().collect(Collectors.toMap(InstanceRow::id, Function.identity()));
-        Map<Long, TaskRow> tasks = store.tasks().findAllById(tx, runs.values().stream().map(InstanceRow::taskId).collect(Collectors.toSet()));
+        Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
+        Map<Long, TaskStore.EndFlags> tasks = store.tasks().endFlags(tx, runs.values().stream().map(InstanceRow::taskId)
+                .collect(Collectors.toSet()));
         List<RunBatches.Success> alone = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         ReportAnswer[] answers = new ReportAnswer[group.size()];
@@ -94,7 +94,7 @@ final class GroupedReports {
             InstanceRow run = runs.get(c.run().instanceId());
             if (run == null) {
                 answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
-            } else if (seen.add(run.id()) && run.attempt() == c.run().attempt() && c.executorId().equals(run.executorId())
+            } else if (seen.add(run.id()) && run.heldBy(c.run().attempt(), c.executorId())
                     && run.state() == InstanceState.RUNNING && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
                 alone.add(new RunBatches.Success(run.id(), run.attempt(), c.executorId(), c.exitCode(), c.message(),
                         Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message()));
@@ -113,22 +113,25 @@ final class GroupedReports {
     }
 
     private ReportAnswer[] log(Tx tx, List<LogChunk> group) {
-        Map<Long, InstanceRow> runs = ctx.store().instances().findAll(tx, group.stream().map(c -> c.run().instanceId())
-                .collect(Collectors.toSet())).stream().collect(Collectors.toMap(InstanceRow::id, Function.identity()));
+        Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
         ReportAnswer[] answers = new ReportAnswer[group.size()];
         List<LogStore.Chunk> held = new ArrayList<>();
         for (int i = 0; i < group.size(); i++) {
             LogChunk c = group.get(i);
             InstanceRow run = runs.get(c.run().instanceId());
-            // The fencing of InstanceStore.holds: a job that asked for approval mid-run keeps logging meanwhile.
-            if (run != null && run.attempt() == c.run().attempt() && c.executorId().equals(run.executorId())
-                    && (run.state() == InstanceState.RUNNING || run.state() == InstanceState.WAITING_APPROVAL)) {
+            if (run != null && run.heldBy(c.run().attempt(), c.executorId())) {
                 held.add(new LogStore.Chunk(c.run(), c.stream(), c.lines()));
                 answers[i] = ReportAnswer.OK;
             }
         }
         ctx.store().logs().appendAll(tx, held);
         return answers;
+    }
+
+    /** The runs a group reports about, by id, in one query. */
+    private Map<Long, InstanceRow> runsOf(Tx tx, java.util.stream.Stream<Long> ids) {
+        return ctx.store().instances().findAll(tx, ids.collect(Collectors.toSet())).stream()
+                .collect(Collectors.toMap(InstanceRow::id, Function.identity()));
     }
 
     /** OK for the first report of each id applied; the rest keep what they have (null: the single way). */

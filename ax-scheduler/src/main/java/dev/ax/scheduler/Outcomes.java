@@ -47,15 +47,16 @@ final class Outcomes {
     private TaskAtEnd taskAtEnd(Tx tx, InstanceRow run) {
         if (definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited()) {
             Optional<TaskRow> read = ctx.store().tasks().findById(tx, run.taskId());
-            if (read.isEmpty() || !handsOn(read.get())) {
+            if (read.isEmpty() || !handsOn(read.get().definition().policy().unlimited(), read.get().hasDependents(), read.get().canary())) {
                 return new TaskAtEnd(read, false);
             }
         }
         return new TaskAtEnd(ctx.store().tasks().lockById(tx, run.taskId()), true);
     }
 
-    private static boolean handsOn(TaskRow task) {
-        return !task.definition().policy().unlimited() || task.hasDependents() || task.canary();
+    /** Whether a run's end may hand something to other runs: a slot under a limit, dependents to wake, a canary to judge. */
+    private static boolean handsOn(boolean unlimited, boolean hasDependents, boolean canary) {
+        return !unlimited || hasDependents || canary;
     }
 
     /**
@@ -64,9 +65,11 @@ final class Outcomes {
      * {@link #ended} has nothing to do for it, and {@link #succeedAlone} may apply many such
      * successes together. A deleted task is not alone (the single path knows what to do).
      */
-    boolean endsAlone(Tx tx, InstanceRow run, Optional<TaskRow> task) {
-        return run.cause() != dev.ax.domain.run.Cause.WORKFLOW && task.isPresent() && !handsOn(task.get())
-                && definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited();
+    boolean endsAlone(Tx tx, InstanceRow run, Optional<dev.ax.store.TaskStore.EndFlags> task) {
+        return run.cause() != dev.ax.domain.run.Cause.WORKFLOW && task.isPresent()
+                && definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited()
+                && !handsOn(definitions.at(tx, task.get().id(), task.get().version()).policy().unlimited(), task.get().hasDependents(),
+                task.get().canary());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ax.scheduler;
 import static dev.ax.scheduler.TestNodes.event;
 import static dev.ax.scheduler.TestNodes.task;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Poll;
@@ -16,6 +17,7 @@ import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.ShardRow;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +63,7 @@ class PostgresShardClusterTest {
         Map<Long, AtomicInteger> running = new ConcurrentHashMap<>();
         AtomicInteger maxSeen = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
+        AtomicInteger holders = new AtomicInteger();
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
@@ -81,7 +85,16 @@ class PostgresShardClusterTest {
                             int now = running.computeIfAbsent(w.instanceId(), k -> new AtomicInteger()).incrementAndGet();
                             maxSeen.accumulateAndGet(now, Math::max);
                         }
-                        Thread.sleep(3); // hold the shards a moment, so that claims overlap
+                        // Hold the shards until another claimer holds some too (or briefly, if none comes): claims overlap.
+                        holders.incrementAndGet();
+                        try {
+                            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofMillis(50))
+                                    .until(() -> holders.get() >= 2);
+                        } catch (ConditionTimeoutException alone) {
+                            // no other claimer had work at the same moment this time
+                        } finally {
+                            holders.decrementAndGet();
+                        }
                         for (WorkItem w : items) {
                             running.get(w.instanceId()).decrementAndGet();
                             if (!d.complete(new Completion(id, w.ref(), true, null, 0, "ok")).accepted()) {

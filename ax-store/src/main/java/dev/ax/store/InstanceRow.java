@@ -23,6 +23,16 @@ public record InstanceRow(long id, long taskId, String taskName, int taskVersion
                           String nodeId, Long parentId, Long rootId, String requestIdOverride, Instant createdAt,
                           Instant startedAt, Instant finishedAt, Instant updatedAt, Instant approvalDeadline) {
 
+    /**
+     * True if {@code executorId} holds this attempt's lease, as {@link InstanceStore#holds} decides
+     * in SQL: the attempt and executor match, and the run is RUNNING (or WAITING_APPROVAL: a job
+     * that asked for approval mid-run keeps running and logging).
+     */
+    public boolean heldBy(int attempt, String executorId) {
+        return this.attempt == attempt && executorId.equals(this.executorId)
+                && (state == InstanceState.RUNNING || state == InstanceState.WAITING_APPROVAL);
+    }
+
     /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the instance across attempts. */
     public String requestId() {
         return requestIdOverride != null ? requestIdOverride : "ax-" + id;

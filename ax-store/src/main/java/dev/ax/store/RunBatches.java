@@ -177,9 +177,6 @@ public final class RunBatches {
         return moved;
     }
 
-    /** Rows per statement of the many-run writes: seven parameters each, far below PostgreSQL's 65,535. */
-    private static final int CHUNK = 500;
-
     /** "Started" as an executor reported it: the attempt it holds and the pid of the action's process. */
     public record Start(RunRef run, String executorId, long pid, String actor) {
     }
@@ -187,7 +184,7 @@ public final class RunBatches {
     /**
      * Many {@link InstanceStore#recordStarted}s, each fenced like it and each with its STARTED event; returns
      * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
-     * statement per chunk, in id order; elsewhere one {@code recordStarted} per report.
+     * statement, in id order; elsewhere one {@code recordStarted} per report.
      */
     public java.util.Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
         java.util.Set<Long> recorded = new java.util.HashSet<>();
@@ -200,31 +197,35 @@ public final class RunBatches {
             }
             return recorded;
         }
-        for (int from = 0; from < sorted.size(); from += CHUNK) {
-            List<Start> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
-            List<Object> args = new ArrayList<>(chunk.size() * 7 + 1);
-            for (Start s : chunk) {
-                args.addAll(java.util.Arrays.asList(s.run().instanceId(), s.run().attempt(), s.executorId(), s.pid(), s.actor(),
-                        InstanceStore.startedMessage(s.executorId(), s.pid()), EventStore.dataJson(InstanceStore.startedData(s.executorId(), s.pid()))));
-            }
-            args.add(nodeId);
-            recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (VALUES "
-                    + rows(chunk.size(), "BIGINT", "INTEGER", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR", "VARCHAR")
-                    + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                    + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i.state = 'RUNNING'"
-                    + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
-                    + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                    + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
-                    + " message, data FROM started ORDER BY id RETURNING instance_id",
-                    r -> r.lng("instance_id"), args.toArray()));
+        int n = sorted.size();
+        Long[] ids = new Long[n];
+        Integer[] attempts = new Integer[n];
+        String[] executors = new String[n];
+        Long[] pids = new Long[n];
+        String[] actors = new String[n];
+        String[] messages = new String[n];
+        String[] data = new String[n];
+        for (int k = 0; k < n; k++) {
+            Start s = sorted.get(k);
+            ids[k] = s.run().instanceId();
+            attempts[k] = s.run().attempt();
+            executors[k] = s.executorId();
+            pids[k] = s.pid();
+            actors[k] = s.actor();
+            messages[k] = InstanceStore.startedMessage(s.executorId(), s.pid());
+            data[k] = EventStore.dataJson(InstanceStore.startedData(s.executorId(), s.pid()));
         }
+        // One array per column, as in succeedAll: one statement text whatever the group's size.
+        recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
+                + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
+                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i.state = 'RUNNING'"
+                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
+                + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
+                + " message, data FROM started ORDER BY id RETURNING instance_id",
+                r -> r.lng("instance_id"), ids, attempts, executors, pids, actors, messages, data, nodeId));
         return recorded;
-    }
-
-    /** {@code count} rows of typed parameters for a {@code VALUES} list: PostgreSQL types a CTE's columns from the first row. */
-    private static String rows(int count, String... types) {
-        String row = java.util.Arrays.stream(types).map(t -> "CAST(? AS " + t + ")")
-                .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
-        return String.join(", ", Collections.nCopies(count, row));
     }
 }

@@ -24,17 +24,27 @@ public final class TaskStore {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ?", TaskStore::map, id);
     }
 
-    /** The rows of {@code ids} that exist, by id, in one statement (read, not locked). */
-    public Map<Long, TaskRow> findAllById(Tx tx, java.util.Collection<Long> ids) {
+    /**
+     * What the end of a run needs to know about its task besides its definition (read by version,
+     * and cached): the current version, whether it has an active canary and whether any task
+     * depends on it. For many tasks in one statement, without their definitions' text.
+     */
+    public record EndFlags(long id, int version, boolean canary, boolean hasDependents) {
+    }
+
+    /** {@link EndFlags} of the tasks of {@code ids} that exist, by id (read, not locked). */
+    public Map<Long, EndFlags> endFlags(Tx tx, java.util.Collection<Long> ids) {
         if (ids.isEmpty()) {
             return Map.of();
         }
-        Map<Long, TaskRow> rows = new java.util.HashMap<>();
-        for (TaskRow row : tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE id IN ("
-                + String.join(", ", java.util.Collections.nCopies(ids.size(), "?")) + ")", TaskStore::map, ids.toArray())) {
-            rows.put(row.id(), row);
+        Map<Long, EndFlags> flags = new java.util.HashMap<>();
+        for (EndFlags f : tx.query("SELECT id, version, canary, EXISTS (SELECT 1 FROM ax_task_dependency d"
+                        + " WHERE d.upstream_name = ax_task.name) AS has_dependents FROM ax_task WHERE id IN ("
+                        + String.join(", ", java.util.Collections.nCopies(ids.size(), "?")) + ")",
+                r -> new EndFlags(r.lng("id"), r.integer("version"), r.bool("canary"), r.bool("has_dependents")), ids.toArray())) {
+            flags.put(f.id(), f);
         }
-        return rows;
+        return flags;
     }
 
     /** Locks the task row for the rest of the transaction: edits and firing of one task never interleave. */
