@@ -12,7 +12,6 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpStatus;
-import io.javalin.http.staticfiles.Location;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -51,12 +50,7 @@ public final class Console {
     public static Consumer<JavalinConfig> routes(SchedulerNode node) {
         ConsoleContext c = new ConsoleContext(node, new Templates());
         return cfg -> {
-            cfg.staticFiles.enableWebjars();
-            cfg.staticFiles.add(sf -> {
-                sf.hostedPath = "/assets";
-                sf.directory = "/dev/ax/console/assets";
-                sf.location = Location.CLASSPATH;
-            });
+            Assets.routes(cfg);
             for (Route r : table(c)) {
                 cfg.routes.addHttpHandler(r.method(), r.path(), ctx -> serve(c, r, ctx));
             }

@@ -267,11 +267,39 @@ class ConsolePagesTest {
     }
 
     @Test
-    void the_scripts_the_pages_load_are_served_from_the_classpath() {
-        WebClient web = web();
+    void the_scripts_the_pages_load_are_served_from_the_classpath() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
         for (String path : List.of(Assets.HTMX, Assets.HTMX_SSE, Assets.CSS, Assets.JS)) {
-            assertThat(Console.class.getResource(Assets.resource(path))).as(path).isNotNull();
-            assertThat(web.get(path).status()).as(path).isEqualTo(200);
+            byte[] onClasspath;
+            try (java.io.InputStream in = Console.class.getResourceAsStream(Assets.resource(path))) {
+                assertThat(in).as(path).isNotNull();
+                onClasspath = in.readAllBytes();
+            }
+            // No login needed: the login page loads them too.
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(server.url().resolve(path)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(r.statusCode()).as(path).isEqualTo(200);
+            assertThat(r.body()).as(path).isEqualTo(onClasspath);
+            assertThat(r.headers().firstValue("Content-Type")).as(path)
+                    .hasValue(path.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8");
+            assertThat(r.headers().firstValue("Cache-Control")).as(path)
+                    .hasValue(path.startsWith("/webjars/") ? "public, max-age=31536000, immutable" : "no-cache");
+            String etag = r.headers().firstValue("ETag").orElseThrow();
+            HttpResponse<byte[]> again = http.send(HttpRequest.newBuilder(server.url().resolve(path)).header("If-None-Match", etag).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(again.statusCode()).as(path).isEqualTo(304);
+            assertThat(again.body()).as(path).isEmpty();
+        }
+    }
+
+    @Test
+    void nothing_else_on_the_classpath_is_served_beside_the_assets() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        for (String path : List.of("/webjars/htmx.org/2.0.10/package.json", "/webjars/htmx.org/2.0.10/dist/htmx.js",
+                "/assets/logback.xml", "/assets/../templates/page.jte", "/META-INF/MANIFEST.MF", "/dev/ax/console/Console.class")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(server.url().resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(path).isEqualTo(404);
+            assertThat(r.body()).as(path).startsWith("{\"error\"");
         }
     }
 

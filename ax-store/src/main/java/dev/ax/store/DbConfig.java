@@ -19,10 +19,15 @@ public record DbConfig(String url, String user, String password, int poolSize) {
         Dialect.forUrl(url);
     }
 
-    /** The embedded H2 file database under {@code dataDir}: single node, nothing to install. */
+    /**
+     * The embedded H2 file database under {@code dataDir}: single node, nothing to install. H2 closes
+     * it when the pool closes its last connection, not from a JVM shutdown hook of its own: that hook
+     * would race the node's orderly stop (its loops would fail on a closed database while stopping).
+     */
     public static DbConfig embedded(Path dataDir) {
         String file = dataDir.toAbsolutePath().resolve("ax").toString();
-        return new DbConfig("jdbc:h2:file:" + file + ";DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH", "ax", "", DEFAULT_POOL_SIZE);
+        return new DbConfig("jdbc:h2:file:" + file + ";DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE",
+                "ax", "", DEFAULT_POOL_SIZE);
     }
 
     public Dialect dialect() {
