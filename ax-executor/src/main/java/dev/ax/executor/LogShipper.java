@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * <p>The shell's reader threads call {@link #line} and only append to a buffer: a slow or unreachable server must
  * never stall the reading of a process's pipes (a full pipe blocks the process itself). A sender thread of its own
  * ships the buffer as {@link LogChunk}s: as soon as {@link Limits#batchLines} lines or {@link Limits#batchBytes} bytes
- * are waiting, otherwise every {@link Limits#flushEvery}, and everything left when {@link #finish()} is called (before
- * the run's completion is reported, so the log is complete when the server records the outcome). One sender per run
- * keeps that run's chunks in order without any further coordination.
+ * are waiting, otherwise every {@link Limits#flushEvery}. At the end, {@link #handOver()} returns what is left (at most
+ * one batch) for the run's completion to carry: the server stores it with the outcome, in one transaction, so the log
+ * is complete when the outcome is recorded and a short run's output costs no commit of its own ({@link #finish()}
+ * ships everything instead). One sender per run keeps that run's chunks in order without any further coordination.
  *
  * <p>While the server cannot be reached the sender retries with backoff and the buffer grows up to
  * {@link Limits#maxBufferedLines} / {@link Limits#maxBufferedBytes}; beyond that the oldest buffered lines are dropped
@@ -63,6 +64,7 @@ final class LogShipper implements OutputSink {
     private long queuedBytes;                              // guarded by lock
     private long dropped;                                  // guarded by lock; lines lost since the last batch
     private boolean finishing;                             // guarded by lock
+    private boolean handingOver;                           // guarded by lock; the sender leaves the last batch alone
     private Thread sender;                                 // guarded by lock
     private volatile boolean aborted;
 
@@ -139,6 +141,41 @@ final class LogShipper implements OutputSink {
         }
         if (t != null) {
             t.join();
+        }
+    }
+
+    /**
+     * No more lines will come, and the run's completion will carry what is left: waits until the sender has shipped all
+     * but the last batch (or nothing, when at most a batch is buffered) and stopped, then returns those lines as chunks,
+     * in order. Empty when nothing is left, or the shipper was aborted or refused.
+     */
+    List<LogChunk> handOver() throws InterruptedException {
+        lock.lock();
+        try {
+            finishing = true;
+            handingOver = true;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+        if (!fitsOneBatch()) {
+            startSending();
+        }
+        Thread t;
+        lock.lock();
+        try {
+            t = sender;
+        } finally {
+            lock.unlock();
+        }
+        if (t != null) {
+            t.join();
+        }
+        lock.lock();
+        try {
+            return aborted || !hasLines() ? List.of() : chunks(takeBatch());
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -231,9 +268,19 @@ final class LogShipper implements OutputSink {
                 }
                 waitNanos = changed.awaitNanos(waitNanos);
             }
-            if (aborted || !hasLines()) {
+            if (aborted || !hasLines() || (handingOver && fitsOneBatch())) {
                 return null;
             }
+            return takeBatch();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the next batch off the buffer: the note of dropped lines first, then up to a batch of lines. */
+    private List<Entry> takeBatch() {
+        lock.lock();
+        try {
             List<Entry> batch = new ArrayList<>();
             if (dropped > 0) {
                 batch.add(new Entry(Stream.STDERR, "[ax] " + dropped + " lines dropped: server unreachable", 0));
@@ -257,6 +304,16 @@ final class LogShipper implements OutputSink {
 
     private boolean batchReady() {
         return queue.size() >= limits.batchLines() || queuedBytes >= limits.batchBytes();
+    }
+
+    /** Whether what is buffered goes in one batch (the handed-over tail is one). */
+    private boolean fitsOneBatch() {
+        lock.lock();
+        try {
+            return queue.size() < limits.batchLines() && queuedBytes <= limits.batchBytes();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private boolean hasLines() {

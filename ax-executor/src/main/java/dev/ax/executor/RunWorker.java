@@ -1,6 +1,7 @@
 package dev.ax.executor;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
@@ -9,6 +10,7 @@ import dev.ax.executor.shell.RunningShell;
 import dev.ax.executor.shell.ShellCommand;
 import dev.ax.executor.shell.ShellResult;
 import dev.ax.executor.shell.ShellRunner;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -82,20 +84,27 @@ final class RunWorker {
         }
         shipper.startSending();
         ShellResult result = shell.await(); // also after an abandon: the slot frees only once the tree is dead
-        if (!run.abandoned()) {
-            shipper.finish();
-        }
-        if (run.abandoned()) {
-            log.info("run {} ended without a report: {}", run.ref(), run.abandonReason());
-            return;
-        }
         Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result);
-        if (completion.isEmpty()) {
+        if (completion.isEmpty() && !run.abandoned()) {
+            shipper.finish();
             log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),
                     result.message());
             return;
         }
-        report(run, completion.get());
+        end(run, shipper, completion);
+    }
+
+    /**
+     * Reports the outcome carrying the output not shipped yet (the server stores both in one transaction), unless the
+     * run was abandoned (its output is dropped with it).
+     */
+    private void end(ActiveRun run, LogShipper shipper, Optional<Completion> completion) throws InterruptedException {
+        List<LogChunk> tail = run.abandoned() ? List.of() : shipper.handOver();
+        if (run.abandoned() || completion.isEmpty()) {
+            log.info("run {} ended without a report: {}", run.ref(), run.abandoned() ? run.abandonReason() : "reported by the service");
+            return;
+        }
+        report(run, completion.get().withTail(tail));
     }
 
     /**
@@ -122,14 +131,10 @@ final class RunWorker {
                         "no completion from the service within " + item.timeoutSeconds() + "s"));
             }
         }
-        if (!run.abandoned()) {
-            shipper.finish();
+        if (completion.isEmpty() && !run.abandoned()) {
+            shipper.finish(); // the service reported the outcome itself: its log goes alone
         }
-        if (run.abandoned() || completion.isEmpty()) {
-            log.info("run {} ended without a report: {}", run.ref(), run.abandoned() ? run.abandonReason() : "reported by the service");
-            return;
-        }
-        report(run, completion.get());
+        end(run, shipper, completion);
     }
 
     private void report(ActiveRun run, Completion completion) throws InterruptedException {

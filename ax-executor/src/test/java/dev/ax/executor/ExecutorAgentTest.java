@@ -1,9 +1,11 @@
 package dev.ax.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
@@ -66,7 +68,7 @@ class ExecutorAgentTest {
     }
 
     @Test
-    void reports_success_after_the_output_reached_the_server() {
+    void reports_success_carrying_the_output_not_shipped_yet() {
         server.work.add(shell(1, "echo hi; echo oops >&2; exit 0"));
         startAgent(2);
 
@@ -80,10 +82,10 @@ class ExecutorAgentTest {
         assertThat(server.linesOf(1, "stdout")).containsExactly("hi");
         assertThat(server.linesOf(1, "stderr")).containsExactly("oops");
         assertThat(server.startedOf(1).pid()).isPositive();
-        // started, then the log, then the outcome: the log is complete when the server records the end
-        assertThat(server.events).first().isEqualTo("started 1");
-        assertThat(server.events).last().isEqualTo("complete 1");
-        assertThat(server.events).contains("log 1");
+        // started, then the outcome carrying the output: the log is complete when the server records the end
+        assertThat(server.events).containsExactly("started 1", "complete 1");
+        assertThat(completion.tail()).extracting(LogChunk::stream, LogChunk::lines)
+                .containsExactlyInAnyOrder(tuple("stdout", List.of("hi")), tuple("stderr", List.of("oops")));
         await().atMost(PATIENCE).until(() -> agent.activeRuns().isEmpty());
     }
 
@@ -238,11 +240,15 @@ class ExecutorAgentTest {
     @Test
     void keeps_shipping_logs_through_an_outage() {
         server.failLogs.set(2);
-        server.work.add(shell(25, "echo one; echo two"));
+        // "one" is shipped while the run goes on (the periodic flush), through the outage; "two" comes with the outcome.
+        server.work.add(shell(25, "echo one; sleep 1; echo two"));
         startAgent(2);
 
-        assertThat(awaitCompletion(25).success()).isTrue();
+        Completion completion = awaitCompletion(25);
+        assertThat(completion.success()).isTrue();
         assertThat(server.linesOf(25, "stdout")).containsExactly("one", "two");
+        assertThat(server.events).containsSubsequence("log 25", "complete 25");
+        assertThat(completion.tail()).extracting(LogChunk::lines).containsExactly(List.of("two"));
     }
 
     @Test

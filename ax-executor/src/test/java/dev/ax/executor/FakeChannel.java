@@ -122,6 +122,7 @@ final class FakeChannel implements ExecutorChannel {
         ReportAnswer answer = completeAnswer.apply(completion);
         if (answer.accepted()) {
             running.decrementAndGet();
+            logs.addAll(completion.tail()); // as the server does: the output it carries, with the outcome
             completions.add(completion);
             events.add("complete " + completion.run().instanceId());
         }

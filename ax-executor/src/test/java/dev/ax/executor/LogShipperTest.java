@@ -60,6 +60,52 @@ class LogShipperTest {
     }
 
     @Test
+    void hands_over_what_is_left_for_the_completion_instead_of_sending_it() throws Exception {
+        LogShipper shipper = shipper(LogShipper.Limits.DEFAULT);
+        shipper.startSending();
+        shipper.line(Stream.STDOUT, "out");
+        shipper.line(Stream.STDERR, "err");
+        shipper.line(Stream.STDOUT, "out again");
+
+        List<LogChunk> tail = shipper.handOver();
+
+        assertThat(server.logs).isEmpty();
+        assertThat(tail).extracting(LogChunk::stream, LogChunk::lines).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("stdout", List.of("out", "out again")),
+                org.assertj.core.groups.Tuple.tuple("stderr", List.of("err")));
+        assertThat(tail).allSatisfy(chunk -> {
+            assertThat(chunk.executorId()).isEqualTo("exec-1");
+            assertThat(chunk.run()).isEqualTo(RUN);
+        });
+    }
+
+    @Test
+    void ships_all_but_the_last_batch_before_handing_over_and_keeps_the_order() throws Exception {
+        LogShipper shipper = shipper(LogShipper.Limits.DEFAULT);
+        shipper.startSending();
+        numbered(1, 450).forEach(line -> shipper.line(Stream.STDOUT, line));
+
+        List<LogChunk> tail = shipper.handOver();
+
+        assertThat(tail).hasSize(1);
+        assertThat(tail.getFirst().lines()).hasSizeLessThan(200).isNotEmpty();
+        List<String> all = new java.util.ArrayList<>(shipped("stdout"));
+        all.addAll(tail.getFirst().lines());
+        assertThat(all).containsExactlyElementsOf(numbered(1, 450));
+    }
+
+    @Test
+    void hands_over_nothing_once_the_server_refused_its_log() throws Exception {
+        server.logAnswer = chunk -> ReportAnswer.refused("lease lost");
+        LogShipper shipper = shipper(LogShipper.Limits.DEFAULT);
+        shipper.startSending();
+        numbered(1, 250).forEach(line -> shipper.line(Stream.STDOUT, line));
+
+        assertThat(shipper.handOver()).isEmpty();
+        assertThat(refusals).containsExactly("lease lost");
+    }
+
+    @Test
     void cuts_batches_at_64_kib() throws Exception {
         LogShipper shipper = shipper(LogShipper.Limits.DEFAULT);
         String kib = "x".repeat(1024);

@@ -14,6 +14,7 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.LogStore;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.time.Duration;
@@ -319,9 +320,18 @@ public final class Dispatcher {
                     ? outcomes.succeed(tx, run, c.executorId(), c.exitCode(), c.message(), actor(c.executorId()))
                     : outcomes.fail(tx, run, c.executorId(), c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),
                     c.exitCode(), c.message(), actor(c.executorId()));
-            return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
+            if (!applied) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
+            store.logs().appendAll(tx, tail(c));
+            return ReportAnswer.OK;
         });
         return answer;
+    }
+
+    /** The output a completion carries, as log chunks of the attempt it completes (whatever runs its chunks name). */
+    static List<LogStore.Chunk> tail(Completion c) {
+        return c.tail().stream().map(chunk -> new LogStore.Chunk(c.run(), chunk.stream(), chunk.lines())).toList();
     }
 
     /** A running handler asks for a person's approval (fenced: only the executor holding the run may). */

@@ -100,7 +100,12 @@ final class GroupedReports {
                         Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message()));
             }
         }
-        return answered(group, answers, outcomes.succeedAlone(tx, alone), c -> c.run().instanceId());
+        Set<Long> applied = outcomes.succeedAlone(tx, alone);
+        // The output each applied completion carries, in the same transaction (the first report of a run: a repeat is refused).
+        Set<Long> stored = new HashSet<>();
+        store.logs().appendAll(tx, group.stream().filter(c -> applied.contains(c.run().instanceId()) && stored.add(c.run().instanceId()))
+                .flatMap(c -> Dispatcher.tail(c).stream()).toList());
+        return answered(group, answers, applied, c -> c.run().instanceId());
     }
 
     private ReportAnswer[] start(Tx tx, List<Started> group) {

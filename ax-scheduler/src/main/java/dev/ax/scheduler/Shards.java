@@ -211,7 +211,11 @@ final class Shards {
                     ? outcomes.succeed(tx, shard, c.exitCode(), c.message(), actor(c.executorId()))
                     : outcomes.fail(tx, shard, c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(), c.exitCode(), c.message(),
                     actor(c.executorId()), retrying);
-            return applied ? ReportAnswer.OK : refuse(tx, c.run(), c.executorId(), "completion");
+            if (!applied) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
+            ctx.store().logs().appendAll(tx, Dispatcher.tail(c));
+            return ReportAnswer.OK;
         });
         if (retrying[0] || answer.accepted()) {
             ctx.signals().workAvailable(); // a retry is due, or a shard's end made room (maxParallelShards, spreading)

@@ -131,6 +131,46 @@ abstract class GroupedReportContractTest {
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(2);
     }
 
+    List<String> logTexts(long id) {
+        return store.tx(tx -> store.logs().read(tx, id, 0, 100)).stream().map(l -> l.stream() + ":" + l.text()).toList();
+    }
+
+    @Test
+    void the_output_a_completion_carries_is_stored_with_its_outcome_once_and_not_when_refused() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 30; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(30);
+        assertThat(items).hasSize(30);
+        List<Completion> reports = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            WorkItem item = items.get(i);
+            dispatcher.log(new LogChunk("e1", item.ref(), "stdout", List.of("shipped before")));
+            List<LogChunk> tail = List.of(new LogChunk("e1", item.ref(), "stdout", List.of("last of " + item.instanceId(), "end")),
+                    new LogChunk("e1", item.ref(), "stderr", List.of("warning")));
+            // Successes go in groups, failures the single way: both store the output they carry.
+            reports.add(i % 3 == 0 ? new Completion("e1", item.ref(), false, dev.ax.domain.run.FailureKind.EXIT_CODE, 1, null, tail)
+                    : new Completion("e1", item.ref(), true, null, 0, null, tail));
+        }
+        WorkItem twice = items.get(1);
+        reports.add(reports.get(1));                                                        // the same report again
+        reports.add(new Completion("stranger", items.get(2).ref(), true, null, 0, null,
+                List.of(new LogChunk("stranger", items.get(2).ref(), "stdout", List.of("not mine")))));
+
+        List<ReportAnswer> answers = completeAtOnce(reports);
+
+        assertThat(answers.subList(0, 31)).as("each run's report once (of the two copies, one)").filteredOn(ReportAnswer::accepted).hasSize(30);
+        assertThat(answers.getLast().accepted()).isFalse();
+        for (WorkItem item : items) {
+            long id = item.instanceId();
+            assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
+            assertThat(logTexts(id)).as("run %d", id).containsExactly("stdout:shipped before", "stdout:last of " + id + "\nend",
+                    "stderr:warning");
+        }
+        assertThat(events(twice.instanceId())).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
+    }
+
     @Test
     void starts_reported_together_record_each_pid_once_and_refuse_an_attempt_not_held() throws Exception {
         node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
