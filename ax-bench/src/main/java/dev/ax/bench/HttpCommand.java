@@ -40,6 +40,11 @@ final class HttpCommand implements Callable<Integer> {
             + " (--executor-concurrency), and the raw client's threads (default ${DEFAULT-VALUE})")
     int concurrency = 64;
 
+    @Option(names = "--feed", defaultValue = "fired", description = "how the runs are created: fired (in batches, as the firing"
+            + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+            + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
+    ShellCommand.Feed feed = ShellCommand.Feed.fired;
+
     @Override
     public Integer call() throws IOException {
         W1Command.Outcome o = run();
@@ -67,7 +72,7 @@ final class HttpCommand implements Callable<Integer> {
             double raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
             System.err.println("http: AX in-process executor ...");
             Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url),
-                    concurrency);
+                    concurrency, feed);
             double axRate = W2Command.d(ax, "runsPerSecond");
             Map<String, Object> rawM = new LinkedHashMap<>();
             rawM.put("system", "raw java.net.http client");
@@ -77,7 +82,7 @@ final class HttpCommand implements Callable<Integer> {
             Table t = new Table("HTTP runs (POST to a local server answering 200), " + opts.measure() + " s measured, single run",
                     "what", "runs/s", "AX / this");
             t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                    + (tasks == 1 ? ")" : "s)"), Table.num(axRate), "1.0×");
+                    + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×");
             t.row("raw: java.net.http client x" + concurrency + " threads, same server", Table.num(raw), Table.ratio(axRate, raw));
             t.note("READY + RUNNING kept near " + 4 * concurrency + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU "
                     + Table.cores(W2Command.d(ax, "jvmCpuCores")) + " cores (AX, executor and target server), PG CPU "

@@ -6,6 +6,10 @@ import dev.ax.server.AxServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import dev.ax.domain.run.InstanceState;
+import dev.ax.store.NewInstance;
+import dev.ax.store.TaskRow;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,6 +41,23 @@ final class ShellCommand implements Callable<Integer> {
             + " spawners' threads (default ${DEFAULT-VALUE}, the executor's default)")
     int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
 
+    @Option(names = "--feed", defaultValue = "fired", description = "how the runs are created: fired (in batches, as the firing"
+            + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+            + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
+    Feed feed = Feed.fired;
+
+    /** How the runs a workload executes are created. */
+    enum Feed {
+        /** {@code RunBatches.createAll}: the rows and events the firing loop writes for a batch of due runs, in one statement. */
+        fired,
+        /** {@code TaskService.trigger}, one transaction per run. */
+        trigger;
+
+        String describe() {
+            return this == fired ? "runs created in batches as fired" : "one trigger per run";
+        }
+    }
+
     @Override
     public Integer call() {
         W1Command.Outcome o = run();
@@ -55,7 +76,7 @@ final class ShellCommand implements Callable<Integer> {
         double rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
         double bashLoop = bashLoop(Math.min(secs, 10));
         System.err.println("shell: AX in-process executor ...");
-        Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"), concurrency);
+        Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"), concurrency, feed);
         double axRate = W2Command.d(ax, "runsPerSecond");
         Map<String, Object> raw = new LinkedHashMap<>();
         raw.put("system", "raw spawn");
@@ -65,7 +86,7 @@ final class ShellCommand implements Callable<Integer> {
         raw.put("concurrency", concurrency);
         Table t = new Table("Shell runs of 'true', " + secs + " s measured, single run", "what", "runs/s", "AX / this");
         t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                + (tasks == 1 ? ")" : "s)"), Table.num(axRate), "1.0×");
+                + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×");
         t.row("raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads", Table.num(rawTrue), Table.ratio(axRate, rawTrue));
         t.row("raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)", Table.num(rawSetsid),
                 Table.ratio(axRate, rawSetsid));
@@ -140,13 +161,14 @@ final class ShellCommand implements Callable<Integer> {
      * about 4 x the executor's concurrency READY or RUNNING, spread round robin over {@code tasks}
      * event tasks; the figure is SUCCESS rows finished inside the measured window, per second.
      */
-    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action, int concurrency) {
+    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action, int concurrency, Feed feed) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         boolean onPg = !"h2".equalsIgnoreCase(db);
         out.put("database", onPg ? "PostgreSQL" : "H2");
         out.put("tasks", tasks);
         out.put("concurrency", concurrency);
+        out.put("feed", feed.name());
         Path dir = AxServers.tempDir("ax-bench-runs");
         Window w = new Window(pg, onPg ? "ax_bench" : "postgres");
         try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true, concurrency)) {
@@ -159,20 +181,57 @@ final class ShellCommand implements Callable<Integer> {
             AtomicLong triggered = new AtomicLong();
             AtomicLong samples = new AtomicLong();
             AtomicLong activeSum = new AtomicLong();
-            // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency, from up to 4 feeder
-            // threads (one trigger is a transaction; a single feeder thread could become the limit).
-            int feeders = Math.min(tasks, 4);
+            // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency, from up to 8 feeder
+            // threads (one trigger is a transaction: a few feeder threads could become the limit). One thread counts
+            // them every 10 ms for all feeders: counting from each feeder as often cost PostgreSQL a tenth of a core.
+            AtomicLong active = new AtomicLong();
+            Thread counter = Thread.ofPlatform().daemon(true).start(() -> {
+                while (running.get()) {
+                    long n = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
+                    active.set(n);
+                    samples.incrementAndGet();
+                    activeSum.addAndGet(n);
+                    Window.sleep(10);
+                }
+            });
+            int feeders = feed == Feed.fired ? 0 : Math.min(tasks, 8);
             List<Thread> feederThreads = new ArrayList<>();
+            feederThreads.add(counter);
+            if (feed == Feed.fired) {
+                List<TaskRow> rows = new ArrayList<>();
+                for (int k = 0; k < tasks; k++) {
+                    String name = "sh-" + k;
+                    rows.add(server.store().tx(tx -> server.store().tasks().find(tx, name).orElseThrow()));
+                }
+                feederThreads.add(Thread.ofPlatform().daemon(true).start(() -> {
+                    long k = 0;
+                    while (running.get()) {
+                        long deficit = 4L * concurrency - active.get();
+                        if (deficit > 0) {
+                            List<NewInstance> batch = new ArrayList<>();
+                            Instant now = Instant.now();
+                            for (long i = 0; i < deficit; i++, k++) {
+                                TaskRow t = rows.get((int) (k % tasks));
+                                batch.add(new NewInstance(t.id(), t.name(), t.version(), Cause.EVENT, "event:bench-" + k, now, Map.of(),
+                                        InstanceState.READY, 1, "default", "bench", "bench-feeder", null, null, null));
+                            }
+                            server.store().tx(tx -> server.store().runBatches().createAll(tx, batch));
+                            active.addAndGet(deficit);
+                            triggered.addAndGet(deficit);
+                        }
+                        Window.sleep(2);
+                    }
+                }));
+            }
             for (int f = 0; f < feeders; f++) {
                 int first = f;
                 feederThreads.add(Thread.ofPlatform().daemon(true).start(() -> {
                     long k = first;
                     while (running.get()) {
-                        long active = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
-                        samples.incrementAndGet();
-                        activeSum.addAndGet(active);
-                        for (long i = active; i < 4L * concurrency && running.get(); i += feeders) {
+                        // A trigger adds itself to the count, so feeders do not overshoot between counts.
+                        while (active.get() < 4L * concurrency && running.get()) {
                             server.node().tasks().trigger("sh-" + (k % tasks), Map.of(), Cause.EVENT, "bench");
+                            active.incrementAndGet();
                             k += feeders;
                             triggered.incrementAndGet();
                         }
