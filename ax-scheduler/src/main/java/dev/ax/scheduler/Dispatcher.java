@@ -115,11 +115,17 @@ public final class Dispatcher {
                 return List.of();
             }
             long wait = Math.min(left, recheck);
-            if (untilDue != null && !untilDue.isZero()) {
-                wait = Math.min(wait, untilDue.toNanos());
+            boolean untilItIsDue = untilDue != null && !untilDue.isZero() && untilDue.toNanos() <= wait;
+            if (untilItIsDue) {
+                wait = untilDue.toNanos();
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(wait));
+            if (untilItIsDue && ctx.signals().workGeneration() == generation) {
+                // Slept until the run fired ahead is due (measured from the database's clock before the sleep, so not
+                // before): no need to ask the database again, the executor polls again at once and claims it.
+                return List.of();
+            }
             untilDue = untilDue(p, labels);
             if (untilDue != null && untilDue.isZero()) {
                 return List.of();
