@@ -25,7 +25,7 @@ public final class RunBatches {
         this.instances = instances;
     }
 
-    /** Runs per statement in {@link #createAll}: 20 parameters each, well under PostgreSQL's 65,535 per statement. */
+    /** Runs per statement in {@link #createAll}: one statement's work (and its locks) stay bounded whatever the batch. */
     static final int CREATE_CHUNK = 1000;
 
     /**
@@ -66,35 +66,68 @@ public final class RunBatches {
     /**
      * One statement: the runs at {@code chunk} (distinct slots), and a CREATED event for each run
      * inserted, with that run's own message and data (joined back by slot: RETURNING cannot name
-     * the VALUES row it came from). A taken slot inserts neither. Returns position to new id.
+     * the source row it came from). A taken slot inserts neither. Returns position to new id.
+     * One array per column (unnest, in the chunk's order): the statement's text is the same
+     * whatever the chunk's size, so the server parses and plans it once per connection.
      */
     private static Map<Integer, Long> createChunk(Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
-        StringBuilder rows = new StringBuilder();
-        StringBuilder said = new StringBuilder();
-        List<Object> args = new ArrayList<>();
-        List<Object> saidArgs = new ArrayList<>();
-        for (int i : chunk) {
-            NewInstance n = runs.get(i);
-            rows.append(rows.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP,"
-                    + " CURRENT_TIMESTAMP, ").append(n.state().isTerminal() ? "CURRENT_TIMESTAMP" : "NULL").append(')');
-            args.addAll(java.util.Arrays.asList(n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(),
-                    n.scheduledAt(), n.params().isEmpty() ? null : Json.write(n.params()), n.state(), n.maxAttempts(), n.group(),
-                    n.scheduledAt(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), n.businessDate()));
-            // Typed here: a VALUES list outside an INSERT has no target columns to take the types from.
-            said.append(said.isEmpty() ? "" : ", ").append("(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))");
-            saidArgs.addAll(java.util.Arrays.asList(n.taskId(), n.fireKey(), n.message(),
-                    EventStore.dataJson(Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey()))));
+        int n = chunk.size();
+        Long[] taskIds = new Long[n];
+        String[] taskNames = new String[n];
+        Integer[] versions = new Integer[n];
+        String[] causes = new String[n];
+        String[] fireKeys = new String[n];
+        String[] scheduled = new String[n];
+        String[] params = new String[n];
+        String[] states = new String[n];
+        Integer[] maxAttempts = new Integer[n];
+        String[] groups = new String[n];
+        String[] actors = new String[n];
+        String[] nodes = new String[n];
+        Long[] parents = new Long[n];
+        Long[] roots = new Long[n];
+        String[] businessDates = new String[n];
+        Boolean[] finished = new Boolean[n];
+        String[] messages = new String[n];
+        String[] data = new String[n];
+        for (int k = 0; k < n; k++) {
+            NewInstance r = runs.get(chunk.get(k));
+            taskIds[k] = r.taskId();
+            taskNames[k] = r.taskName();
+            versions[k] = r.taskVersion();
+            causes[k] = r.cause().name();
+            fireKeys[k] = r.fireKey();
+            scheduled[k] = r.scheduledAt().toString();
+            params[k] = r.params().isEmpty() ? null : Json.write(r.params());
+            states[k] = r.state().name();
+            maxAttempts[k] = r.maxAttempts();
+            groups[k] = r.group();
+            actors[k] = r.actor();
+            nodes[k] = r.nodeId();
+            parents[k] = r.parentId();
+            roots[k] = r.rootId();
+            businessDates[k] = r.businessDate() == null ? null : r.businessDate().toString();
+            finished[k] = r.state().isTerminal();
+            messages[k] = r.message();
+            data[k] = EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()));
         }
-        args.addAll(saidArgs);
-        args.add(EventType.CREATED);
-        String sql = "WITH created AS (INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params,"
+        String sql = "WITH v AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[]), CAST(? AS TEXT[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
+                + " CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(CAST(? AS VARCHAR[]) AS DATE[]), CAST(? AS BOOLEAN[]),"
+                + " CAST(? AS TEXT[]), CAST(? AS TEXT[])) WITH ORDINALITY AS u (task_id, task_name, task_version, cause, fire_key,"
+                + " scheduled_at, params, state, max_attempts, executor_group, actor, node_id, parent_id, root_id, business_date,"
+                + " finished, message, data, ord)),"
+                + " created AS (INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params,"
                 + " state, attempt, max_attempts, executor_group, ready_at, actor, node_id, parent_id, root_id, business_date, created_at,"
-                + " updated_at, finished_at) VALUES " + rows + tx.dialect().onSlotConflictDoNothing()
+                + " updated_at, finished_at) SELECT task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state, 0,"
+                + " max_attempts, executor_group, scheduled_at, actor, node_id, parent_id, root_id, business_date, CURRENT_TIMESTAMP,"
+                + " CURRENT_TIMESTAMP, CASE WHEN finished THEN CURRENT_TIMESTAMP END FROM v ORDER BY ord"
+                + tx.dialect().onSlotConflictDoNothing()
                 + " RETURNING id, task_id, task_name, attempt, fire_key, state, actor, node_id),"
-                + " said (task_id, fire_key, message, data) AS (VALUES " + said + "),"
                 + " logged AS (" + EventStore.insertEachFrom("(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
-                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, s.message, s.data"
-                + " FROM created c JOIN said s ON s.task_id = c.task_id AND s.fire_key = c.fire_key) e ORDER BY e.id")
+                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, v.message, v.data"
+                + " FROM created c JOIN v ON v.task_id = c.task_id AND v.fire_key = c.fire_key) e ORDER BY e.id")
                 + " RETURNING instance_id)"
                 + " SELECT c.id, c.task_id, c.fire_key, (SELECT COUNT(*) FROM logged) AS events FROM created c";
         long[] events = {0};
@@ -107,7 +140,8 @@ public final class RunBatches {
             }
             events[0] = r.lng("events");
             return null;
-        }, args.toArray());
+        }, taskIds, taskNames, versions, causes, fireKeys, scheduled, params, states, maxAttempts, groups, actors, nodes, parents,
+                roots, businessDates, finished, messages, data, EventType.CREATED);
         if (!created.isEmpty() && events[0] != created.size()) {
             throw new StoreException("created " + created.size() + " runs but " + events[0] + " CREATED events");
         }
