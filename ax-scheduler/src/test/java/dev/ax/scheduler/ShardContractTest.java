@@ -83,8 +83,12 @@ abstract class ShardContractTest {
         assertThat(dispatcher.started(new Started(executor, item.ref(), 1000 + item.shardIndex())).accepted()).isTrue();
         assertThat(dispatcher.log(new LogChunk(executor, item.ref(), "stdout",
                 List.of("shard " + item.shardIndex() + " attempt " + item.attempt()))).accepted()).isTrue();
-        assertThat(dispatcher.complete(new Completion(executor, item.ref(), success, success ? null : FailureKind.EXIT_CODE,
-                success ? 0 : 1, success ? "exit 0" : "exit 1")).accepted()).isTrue();
+        // The last line travels with the outcome, as an executor's completion carries what it had not shipped.
+        List<LogChunk> tail = List.of(new LogChunk(executor, item.ref(), "stdout",
+                List.of("end of shard " + item.shardIndex() + " attempt " + item.attempt())));
+        Completion completion = new Completion(executor, item.ref(), success, success ? null : FailureKind.EXIT_CODE,
+                success ? 0 : 1, success ? "exit 0" : "exit 1", tail);
+        assertThat(dispatcher.complete(completion).accepted()).isTrue();
     }
 
     long trigger(String name, Map<String, Object> policy) {
@@ -185,8 +189,8 @@ abstract class ShardContractTest {
         assertThat(last.type()).isEqualTo(EventType.SUCCEEDED);
         assertThat(last.data().get("shards")).asList().hasSize(4);
         List<String> shard2Log = store.tx(tx -> store.logs().read(tx, id, 2, 0, 100)).stream().map(l -> l.text()).toList();
-        assertThat(shard2Log)
-                .containsExactly("shard 2 attempt 1", "shard 2 attempt 2", "shard 2 attempt 3");
+        assertThat(shard2Log).containsExactly("shard 2 attempt 1", "end of shard 2 attempt 1", "shard 2 attempt 2",
+                "end of shard 2 attempt 2", "shard 2 attempt 3", "end of shard 2 attempt 3");
     }
 
     @Test
