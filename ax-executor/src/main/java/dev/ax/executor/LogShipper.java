@@ -124,14 +124,25 @@ final class LogShipper implements OutputSink {
      * through an outage for as long as it lasts), or when the shipper was aborted or refused.
      */
     void finish() throws InterruptedException {
+        endSending(false);
+    }
+
+    /**
+     * Tells the sender no more lines will come ({@code handOver}: and to leave the last batch alone) and waits until it
+     * has shipped what it should and stopped; starts one first when there is something to ship and none runs yet.
+     */
+    private void endSending(boolean handOver) throws InterruptedException {
         lock.lock();
         try {
             finishing = true;
+            handingOver = handOver;
             changed.signal();
         } finally {
             lock.unlock();
         }
-        startSending();
+        if (!handOver || !fitsOneBatch()) {
+            startSending();
+        }
         Thread t;
         lock.lock();
         try {
@@ -150,27 +161,7 @@ final class LogShipper implements OutputSink {
      * in order. Empty when nothing is left, or the shipper was aborted or refused.
      */
     List<LogChunk> handOver() throws InterruptedException {
-        lock.lock();
-        try {
-            finishing = true;
-            handingOver = true;
-            changed.signal();
-        } finally {
-            lock.unlock();
-        }
-        if (!fitsOneBatch()) {
-            startSending();
-        }
-        Thread t;
-        lock.lock();
-        try {
-            t = sender;
-        } finally {
-            lock.unlock();
-        }
-        if (t != null) {
-            t.join();
-        }
+        endSending(true);
         lock.lock();
         try {
             return aborted || !hasLines() ? List.of() : chunks(takeBatch());
