@@ -67,6 +67,18 @@ final class HttpActions {
         }
 
         @Override
+        public java.util.Optional<ShellResult> await(Duration max) throws InterruptedException {
+            try {
+                response.get(max.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                return java.util.Optional.empty();
+            } catch (ExecutionException | CancellationException e) {
+                // ended: the outcome is read from the future by completion()
+            }
+            return java.util.Optional.of(await());
+        }
+
+        @Override
         public void cancel(String reason) {
             if (cancelReason == null) {
                 cancelReason = reason;

@@ -106,7 +106,8 @@ final class LogShipper implements OutputSink {
 
     /**
      * Starts shipping. Lines arriving before this are buffered: the agent starts the sender only once the server
-     * accepted the run's "started" report, so the server sees started, then the log, then the completion.
+     * accepted the run's "started" report (or once the process ended, when the completion carries its start), so the
+     * server hears of the start before the log and the completion.
      */
     void startSending() {
         lock.lock();

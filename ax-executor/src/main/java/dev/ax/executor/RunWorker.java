@@ -38,6 +38,12 @@ final class RunWorker {
     private final LongAdder errors;
     private final HttpActions http = new HttpActions();
 
+    /**
+     * How long after its start a process may end and still have its start reported with its completion. A longer run
+     * reports "started" this much later than it began (its STARTED event says when the server heard of it).
+     */
+    static final java.time.Duration START_CARRIED_WITHIN = java.time.Duration.ofMillis(100);
+
     RunWorker(String executorId, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits,
               BooleanSupplier agentRunning, LongAdder errors) {
         this.executorId = executorId;
@@ -77,14 +83,18 @@ final class RunWorker {
                 reason -> run.abandon("log refused: " + reason), errors);
         RunningShell shell = runner.start(command, shipper);
         run.attach(shell, shipper);
-        if (shell.pid() > 0) {
+        // A process that ends within a moment of its start has its start carried by the completion (one report and one
+        // commit instead of two); a longer one reports "started" then. Shards always report it on its own.
+        boolean startCarried = shell.pid() > 0 && !run.ref().sharded() && shell.await(START_CARRIED_WITHIN).isPresent();
+        if (shell.pid() > 0 && !startCarried) {
             deliver(run, "start", () -> channel.started(new Started(executorId, run.ref(), shell.pid())))
                     .filter(answer -> !answer.accepted())
                     .ifPresent(answer -> run.abandon("start refused: " + answer.reason()));
         }
         shipper.startSending();
         ShellResult result = shell.await(); // also after an abandon: the slot frees only once the tree is dead
-        Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result);
+        Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result)
+                .map(c -> startCarried ? c.withStart(shell.pid()) : c);
         if (completion.isEmpty() && !run.abandoned()) {
             shipper.finish();
             log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),

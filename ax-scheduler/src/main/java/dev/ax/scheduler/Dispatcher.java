@@ -322,6 +322,11 @@ public final class Dispatcher {
             if (run.attempt() != c.run().attempt()) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
+            // A start the completion carries is recorded first, fenced like a "started" report.
+            if (c.pid() != null && !store.instances().recordStarted(tx, c.run(), c.executorId(), c.pid(), actor(c.executorId()),
+                    ctx.nodeId())) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
             boolean applied = c.success()
                     ? outcomes.succeed(tx, run, c.executorId(), c.exitCode(), c.message(), actor(c.executorId()))
                     : outcomes.fail(tx, run, c.executorId(), c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),

@@ -86,7 +86,7 @@ final class GroupedReports {
         Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
         Map<Long, TaskStore.EndFlags> tasks = store.tasks().endFlags(tx, runs.values().stream().map(InstanceRow::taskId)
                 .collect(Collectors.toSet()));
-        List<RunBatches.Success> alone = new ArrayList<>();
+        List<Completion> alone = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         ReportAnswer[] answers = new ReportAnswer[group.size()];
         for (int i = 0; i < group.size(); i++) {
@@ -96,11 +96,16 @@ final class GroupedReports {
                 answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
             } else if (seen.add(run.id()) && run.heldBy(c.run().attempt(), c.executorId())
                     && run.state() == InstanceState.RUNNING && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
-                alone.add(new RunBatches.Success(run.id(), run.attempt(), c.executorId(), c.exitCode(), c.message(),
-                        Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message()));
+                alone.add(c);
             }
         }
-        Set<Long> applied = outcomes.succeedAlone(tx, alone);
+        // The starts these completions carry, first: a run whose start is not recorded takes the single way (refused there).
+        List<Completion> carrying = alone.stream().filter(c -> c.pid() != null).toList();
+        Set<Long> started = carrying.isEmpty() ? Set.of() : store.runBatches().recordStartedAll(tx, carrying.stream()
+                .map(c -> new RunBatches.Start(c.run(), c.executorId(), c.pid(), Dispatcher.actor(c.executorId()))).toList(), ctx.nodeId());
+        Set<Long> applied = outcomes.succeedAlone(tx, alone.stream().filter(c -> c.pid() == null || started.contains(c.run().instanceId()))
+                .map(c -> new RunBatches.Success(c.run().instanceId(), c.run().attempt(), c.executorId(), c.exitCode(), c.message(),
+                        Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message())).toList());
         // The output each applied completion carries, in the same transaction (the first report of a run: a repeat is refused).
         Set<Long> stored = new HashSet<>();
         store.logs().appendAll(tx, group.stream().filter(c -> applied.contains(c.run().instanceId()) && stored.add(c.run().instanceId()))

@@ -200,6 +200,13 @@ final class Shards {
     }
 
     ReportAnswer complete(Completion c) {
+        if (c.pid() != null) {
+            // A start the completion carries (executors report a shard's start on its own; another client may not).
+            ReportAnswer start = started(new dev.ax.domain.protocol.Started(c.executorId(), c.run(), c.pid()));
+            if (!start.accepted()) {
+                return start;
+            }
+        }
         boolean[] retrying = new boolean[1];
         ReportAnswer answer = ctx.store().tx(tx -> {
             ShardRow shard = shards().find(tx, c.run().instanceId(), c.run().shard()).orElse(null);

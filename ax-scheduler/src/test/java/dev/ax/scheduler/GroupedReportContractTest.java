@@ -172,6 +172,42 @@ abstract class GroupedReportContractTest {
     }
 
     @Test
+    void a_start_a_completion_carries_is_recorded_before_its_outcome_and_not_when_refused() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 20; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(20);
+        assertThat(items).hasSize(20);
+        List<Completion> reports = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            WorkItem item = items.get(i);
+            // Successes go in groups, failures the single way: both record the start first.
+            Completion c = i % 4 == 0 ? new Completion("e1", item.ref(), false, dev.ax.domain.run.FailureKind.EXIT_CODE, 1, null)
+                    : new Completion("e1", item.ref(), true, null, 0, null);
+            reports.add(c.withStart(2000 + item.instanceId()));
+        }
+        WorkItem other = items.get(3);
+        reports.add(new Completion("stranger", other.ref(), true, null, 0, null).withStart(7));
+
+        List<ReportAnswer> answers = completeAtOnce(reports);
+
+        assertThat(answers.subList(0, 20)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.getLast().accepted()).isFalse();
+        for (WorkItem item : items) {
+            long id = item.instanceId();
+            assertThat(instance(id).pid()).isEqualTo(2000 + id);
+            assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
+            List<EventType> types = events(id).stream().map(EventRow::type).filter(t -> t != EventType.REPORT_REFUSED).toList();
+            assertThat(types).as("run %d", id).startsWith(EventType.CREATED, EventType.CLAIMED, EventType.STARTED)
+                    .containsOnlyOnce(EventType.STARTED);
+            assertThat(events(id)).filteredOn(e -> e.type() == EventType.STARTED).singleElement()
+                    .satisfies(e -> assertThat(e.message()).isEqualTo("pid " + (2000 + id) + " on executor e1"));
+        }
+        assertThat(events(other.instanceId())).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(1);
+    }
+
+    @Test
     void starts_reported_together_record_each_pid_once_and_refuse_an_attempt_not_held() throws Exception {
         node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
         for (int i = 0; i < 40; i++) {

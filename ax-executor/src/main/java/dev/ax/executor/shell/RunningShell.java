@@ -16,6 +16,9 @@ public interface RunningShell {
    */
   ShellResult await() throws InterruptedException;
 
+  /** {@link #await()} for at most {@code max}: empty when the shell has not ended by then. */
+  java.util.Optional<ShellResult> await(java.time.Duration max) throws InterruptedException;
+
   /**
    * Terminates the whole process tree (SIGTERM to the group, then SIGKILL after the grace); {@link #await()} then
    * returns {@link ShellResult.Outcome#KILLED}. Does not block. Idempotent. If the shell already exited by itself

@@ -89,6 +89,17 @@ final class ShellProcess implements RunningShell {
   }
 
   @Override
+  public java.util.Optional<ShellResult> await(Duration max) throws InterruptedException {
+    try {
+      return java.util.Optional.of(result.get(max.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS));
+    } catch (java.util.concurrent.TimeoutException e) {
+      return java.util.Optional.empty();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("shell supervisor failed", e.getCause());
+    }
+  }
+
+  @Override
   public void cancel(String reason) {
     synchronized (lock) {
       // First decision wins; once the shell exited by itself there is nothing to cancel.

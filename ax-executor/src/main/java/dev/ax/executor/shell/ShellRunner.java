@@ -148,6 +148,11 @@ public final class ShellRunner {
     }
 
     @Override
+    public java.util.Optional<ShellResult> await(Duration max) {
+      return java.util.Optional.of(result);
+    }
+
+    @Override
     public void cancel(String reason) {
       // nothing runs
     }
