@@ -1,14 +1,14 @@
 package dev.ax.bench;
 
 import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.server.AxServer;
+import dev.ax.store.NewInstance;
+import dev.ax.store.TaskRow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.NewInstance;
-import dev.ax.store.TaskRow;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
