@@ -136,6 +136,23 @@ abstract class ApprovalContractTest {
     }
 
     @Test
+    void a_started_report_that_arrives_while_the_job_waits_mid_run_is_recorded_not_refused() throws Exception {
+        node.tasks().create(task("fix", event(), "sleep 1", null), "test");
+        long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
+        WorkItem w = poll().getFirst();
+        // The job asked for approval before the executor's "started" report got through (a fast script, a busy server).
+        node.approvals().requestMidRun(id, "job", "1234 rows will change");
+        assertThat(node.dispatcher().started(new dev.ax.domain.protocol.Started("e1", w.ref(), 4321)).accepted()).isTrue();
+        assertThat(node.dispatcher().started(new dev.ax.domain.protocol.Started("stranger", w.ref(), 1)).accepted()).isFalse();
+        assertThat(row(id).pid()).isEqualTo(4321);
+        assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(node.approvals().approve(id, "olga", "operator", "go").state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
+        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
+                EventType.STARTED, EventType.APPROVED, EventType.SUCCEEDED);
+    }
+
+    @Test
     void a_rejected_mid_run_request_stops_the_job() throws Exception {
         node.tasks().create(task("fix", event(), "sleep 1", null), "test");
         long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");

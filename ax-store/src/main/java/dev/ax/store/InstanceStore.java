@@ -358,10 +358,19 @@ public final class InstanceStore {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND fire_key = ?", InstanceStore::map, taskId, fireKey);
     }
 
-    /** Records the pid of a started attempt (no state change: the run is already RUNNING). */
+    /**
+     * The runs an executor still holds: RUNNING, or WAITING_APPROVAL with that executor (the job asked mid-run and keeps
+     * running meanwhile). The fence of every report about a running attempt; {@link InstanceRow#heldBy} in Java.
+     */
+    static final String HELD = "state IN ('RUNNING', 'WAITING_APPROVAL')";
+
+    /**
+     * Records the pid of a started attempt (no state change: the run is already RUNNING, or a job that asked for
+     * approval before its "started" report arrived waits mid-run, its process still going).
+     */
     public boolean recordPid(Tx tx, RunRef ref, String executorId, long pid) {
         return tx.update("UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                + " AND executor_id = ? AND state = 'RUNNING'", pid, ref.instanceId(), ref.attempt(), executorId) == 1;
+                + " AND executor_id = ? AND " + HELD, pid, ref.instanceId(), ref.attempt(), executorId) == 1;
     }
 
     /**
@@ -379,7 +388,7 @@ public final class InstanceStore {
             return true;
         }
         return tx.update("WITH started AS (UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                        + " AND executor_id = ? AND state = 'RUNNING' RETURNING id, task_id, task_name, attempt) "
+                        + " AND executor_id = ? AND " + HELD + " RETURNING id, task_id, task_name, attempt) "
                         + EventStore.insertFrom("started"), pid, ref.instanceId(), ref.attempt(), executorId,
                 EventType.STARTED, null, null, actor, nodeId, message, EventStore.dataJson(data)) == 1;
     }
@@ -394,9 +403,7 @@ public final class InstanceStore {
 
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */
     public boolean holds(Tx tx, RunRef ref, String executorId) {
-        // WAITING_APPROVAL with an executor: the job asked mid-run and keeps running (and logging) meanwhile.
-        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ?"
-                        + " AND state IN ('RUNNING', 'WAITING_APPROVAL')",
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ? AND " + HELD,
                 r -> 1, ref.instanceId(), ref.attempt(), executorId).isPresent();
     }
 

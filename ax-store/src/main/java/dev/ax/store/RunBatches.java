@@ -254,7 +254,7 @@ public final class RunBatches {
                 + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i.state = 'RUNNING'"
+                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i." + InstanceStore.HELD
                 + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
