@@ -173,18 +173,21 @@ final class Shards {
     // ------------------------------------------------------------------------------------------- reports
 
     ReportAnswer started(Started s) {
-        Store store = ctx.store();
-        return store.tx(tx -> {
-            if (!shards().recordPid(tx, s.run(), s.executorId(), s.pid())) {
-                return refuse(tx, s.run(), s.executorId(), "started");
-            }
-            ShardRow shard = shards().find(tx, s.run().instanceId(), s.run().shard()).orElseThrow();
-            store.events().appendForInstance(tx, s.run().instanceId(), EventType.SHARD_STARTED, null, null, actor(s.executorId()),
-                    ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + ": pid " + s.pid()
-                            + " on executor " + s.executorId(),
-                    ShardStore.data(shard.index(), shard.attempt(), Map.of("pid", s.pid(), "executor", s.executorId())));
-            return ReportAnswer.OK;
-        });
+        return ctx.store().tx(tx -> recordStart(tx, s.run(), s.executorId(), s.pid()) ? ReportAnswer.OK
+                : refuse(tx, s.run(), s.executorId(), "started"));
+    }
+
+    /** The shard's pid and its SHARD_STARTED event, fenced by attempt and executor; false (nothing written) when not held. */
+    private boolean recordStart(Tx tx, RunRef run, String executorId, long pid) {
+        if (!shards().recordPid(tx, run, executorId, pid)) {
+            return false;
+        }
+        ShardRow shard = shards().find(tx, run.instanceId(), run.shard()).orElseThrow();
+        ctx.store().events().appendForInstance(tx, run.instanceId(), EventType.SHARD_STARTED, null, null, actor(executorId),
+                ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + ": pid " + pid
+                        + " on executor " + executorId,
+                ShardStore.data(shard.index(), shard.attempt(), Map.of("pid", pid, "executor", executorId)));
+        return true;
     }
 
     ReportAnswer log(LogChunk chunk) {
@@ -200,15 +203,12 @@ final class Shards {
     }
 
     ReportAnswer complete(Completion c) {
-        if (c.pid() != null) {
-            // A start the completion carries (executors report a shard's start on its own; another client may not).
-            ReportAnswer start = started(new dev.ax.domain.protocol.Started(c.executorId(), c.run(), c.pid()));
-            if (!start.accepted()) {
-                return start;
-            }
-        }
         boolean[] retrying = new boolean[1];
         ReportAnswer answer = ctx.store().tx(tx -> {
+            // A start the completion carries first, in the same transaction (executors report a shard's start on its own).
+            if (c.pid() != null && !recordStart(tx, c.run(), c.executorId(), c.pid())) {
+                return refuse(tx, c.run(), c.executorId(), "completion");
+            }
             ShardRow shard = shards().find(tx, c.run().instanceId(), c.run().shard()).orElse(null);
             if (shard == null || shard.attempt() != c.run().attempt() || !c.executorId().equals(shard.executorId())
                     || shard.state() != ShardState.RUNNING) {

@@ -63,6 +63,17 @@ abstract class GroupedReportContractTest {
         return items;
     }
 
+    /** {@code n} runs of an unlimited event task, all claimed by e1. */
+    List<WorkItem> floodClaimed(int n) throws InterruptedException {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < n; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        List<WorkItem> items = claim(n);
+        assertThat(items).hasSize(n);
+        return items;
+    }
+
     /** Every completion at once, each from its own thread, as an executor's run threads report. */
     List<ReportAnswer> completeAtOnce(List<Completion> completions) throws Exception {
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -88,12 +99,7 @@ abstract class GroupedReportContractTest {
 
     @Test
     void successes_reported_together_are_each_applied_once_with_their_own_event() throws Exception {
-        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        for (int i = 0; i < 60; i++) {
-            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
-        }
-        List<WorkItem> items = claim(60);
-        assertThat(items).hasSize(60);
+        List<WorkItem> items = floodClaimed(60);
         List<Completion> reports = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             reports.add(new Completion("e1", items.get(i).ref(), true, null, 0, i % 2 == 0 ? null : "wrote " + i + " rows"));
@@ -137,12 +143,7 @@ abstract class GroupedReportContractTest {
 
     @Test
     void the_output_a_completion_carries_is_stored_with_its_outcome_once_and_not_when_refused() throws Exception {
-        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        for (int i = 0; i < 30; i++) {
-            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
-        }
-        List<WorkItem> items = claim(30);
-        assertThat(items).hasSize(30);
+        List<WorkItem> items = floodClaimed(30);
         List<Completion> reports = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             WorkItem item = items.get(i);
@@ -173,12 +174,7 @@ abstract class GroupedReportContractTest {
 
     @Test
     void a_start_a_completion_carries_is_recorded_before_its_outcome_and_not_when_refused() throws Exception {
-        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        for (int i = 0; i < 20; i++) {
-            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
-        }
-        List<WorkItem> items = claim(20);
-        assertThat(items).hasSize(20);
+        List<WorkItem> items = floodClaimed(20);
         List<Completion> reports = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             WorkItem item = items.get(i);
@@ -209,12 +205,7 @@ abstract class GroupedReportContractTest {
 
     @Test
     void starts_reported_together_record_each_pid_once_and_refuse_an_attempt_not_held() throws Exception {
-        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        for (int i = 0; i < 40; i++) {
-            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
-        }
-        List<WorkItem> items = claim(40);
-        assertThat(items).hasSize(40);
+        List<WorkItem> items = floodClaimed(40);
         List<Started> reports = new ArrayList<>();
         for (WorkItem item : items) {
             reports.add(new Started("e1", item.ref(), 1000 + item.instanceId()));
@@ -248,12 +239,7 @@ abstract class GroupedReportContractTest {
 
     @Test
     void log_chunks_sent_together_are_each_stored_in_order_and_a_stranger_s_refused() throws Exception {
-        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        for (int i = 0; i < 20; i++) {
-            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
-        }
-        List<WorkItem> items = claim(20);
-        assertThat(items).hasSize(20);
+        List<WorkItem> items = floodClaimed(20);
         List<LogChunk> chunks = new ArrayList<>();
         for (WorkItem item : items) {
             chunks.add(new LogChunk("e1", item.ref(), "stdout", List.of("line 1 of " + item.instanceId(), "line 2")));

@@ -361,8 +361,11 @@ public final class InstanceStore {
     /**
      * The runs an executor still holds: RUNNING, or WAITING_APPROVAL with that executor (the job asked mid-run and keeps
      * running meanwhile). The fence of every report about a running attempt; {@link InstanceRow#heldBy} in Java.
+     * {@code table} prefixes the column ({@code "i."}, or {@code ""}).
      */
-    static final String HELD = "state IN ('RUNNING', 'WAITING_APPROVAL')";
+    static String held(String table) {
+        return table + "state IN ('RUNNING', 'WAITING_APPROVAL')";
+    }
 
     /**
      * Records the pid of a started attempt (no state change: the run is already RUNNING, or a job that asked for
@@ -370,7 +373,7 @@ public final class InstanceStore {
      */
     public boolean recordPid(Tx tx, RunRef ref, String executorId, long pid) {
         return tx.update("UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                + " AND executor_id = ? AND " + HELD, pid, ref.instanceId(), ref.attempt(), executorId) == 1;
+                + " AND executor_id = ? AND " + held(""), pid, ref.instanceId(), ref.attempt(), executorId) == 1;
     }
 
     /**
@@ -388,7 +391,7 @@ public final class InstanceStore {
             return true;
         }
         return tx.update("WITH started AS (UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                        + " AND executor_id = ? AND " + HELD + " RETURNING id, task_id, task_name, attempt) "
+                        + " AND executor_id = ? AND " + held("") + " RETURNING id, task_id, task_name, attempt) "
                         + EventStore.insertFrom("started"), pid, ref.instanceId(), ref.attempt(), executorId,
                 EventType.STARTED, null, null, actor, nodeId, message, EventStore.dataJson(data)) == 1;
     }
@@ -403,7 +406,7 @@ public final class InstanceStore {
 
     /** True if {@code executorId} holds the lease of this attempt (the fencing check for reports). */
     public boolean holds(Tx tx, RunRef ref, String executorId) {
-        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ? AND " + HELD,
+        return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ? AND attempt = ? AND executor_id = ? AND " + held(""),
                 r -> 1, ref.instanceId(), ref.attempt(), executorId).isPresent();
     }
 

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The writes of many runs at once: new runs of a firing batch, successes and "started" reports
@@ -71,46 +72,7 @@ public final class RunBatches {
      * whatever the chunk's size, so the server parses and plans it once per connection.
      */
     private static Map<Integer, Long> createChunk(Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
-        int n = chunk.size();
-        Long[] taskIds = new Long[n];
-        String[] taskNames = new String[n];
-        Integer[] versions = new Integer[n];
-        String[] causes = new String[n];
-        String[] fireKeys = new String[n];
-        String[] scheduled = new String[n];
-        String[] params = new String[n];
-        String[] states = new String[n];
-        Integer[] maxAttempts = new Integer[n];
-        String[] groups = new String[n];
-        String[] actors = new String[n];
-        String[] nodes = new String[n];
-        Long[] parents = new Long[n];
-        Long[] roots = new Long[n];
-        String[] businessDates = new String[n];
-        Boolean[] finished = new Boolean[n];
-        String[] messages = new String[n];
-        String[] data = new String[n];
-        for (int k = 0; k < n; k++) {
-            NewInstance r = runs.get(chunk.get(k));
-            taskIds[k] = r.taskId();
-            taskNames[k] = r.taskName();
-            versions[k] = r.taskVersion();
-            causes[k] = r.cause().name();
-            fireKeys[k] = r.fireKey();
-            scheduled[k] = r.scheduledAt().toString();
-            params[k] = r.params().isEmpty() ? null : Json.write(r.params());
-            states[k] = r.state().name();
-            maxAttempts[k] = r.maxAttempts();
-            groups[k] = r.group();
-            actors[k] = r.actor();
-            nodes[k] = r.nodeId();
-            parents[k] = r.parentId();
-            roots[k] = r.rootId();
-            businessDates[k] = r.businessDate() == null ? null : r.businessDate().toString();
-            finished[k] = r.state().isTerminal();
-            messages[k] = r.message();
-            data[k] = EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()));
-        }
+        List<NewInstance> rows = chunk.stream().map(runs::get).toList();
         String sql = "WITH v AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[]), CAST(? AS TEXT[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
@@ -131,7 +93,7 @@ public final class RunBatches {
                 + " RETURNING instance_id)"
                 + " SELECT c.id, c.task_id, c.fire_key, (SELECT COUNT(*) FROM logged) AS events FROM created c";
         long[] events = {0};
-        Map<Integer, Long> created = new java.util.HashMap<>();
+        Map<Integer, Long> created = new HashMap<>();
         tx.query(sql, r -> {
             Integer at = firstOfSlot.get(new Slot(r.lng("task_id"), r.str("fire_key")));
             if (at == null || created.put(at, r.lng("id")) != null) {
@@ -140,8 +102,15 @@ public final class RunBatches {
             }
             events[0] = r.lng("events");
             return null;
-        }, taskIds, taskNames, versions, causes, fireKeys, scheduled, params, states, maxAttempts, groups, actors, nodes, parents,
-                roots, businessDates, finished, messages, data, EventType.CREATED);
+        }, longs(rows, NewInstance::taskId), strings(rows, NewInstance::taskName), ints(rows, NewInstance::taskVersion),
+                strings(rows, r -> r.cause().name()), strings(rows, NewInstance::fireKey), strings(rows, r -> r.scheduledAt().toString()),
+                strings(rows, r -> r.params().isEmpty() ? null : Json.write(r.params())), strings(rows, r -> r.state().name()),
+                ints(rows, NewInstance::maxAttempts), strings(rows, NewInstance::group), strings(rows, NewInstance::actor),
+                strings(rows, NewInstance::nodeId), longs(rows, NewInstance::parentId), longs(rows, NewInstance::rootId),
+                strings(rows, r -> r.businessDate() == null ? null : r.businessDate().toString()),
+                rows.stream().map(r -> r.state().isTerminal()).toArray(Boolean[]::new), strings(rows, NewInstance::message),
+                strings(rows, r -> EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()))),
+                EventType.CREATED);
         if (!created.isEmpty() && events[0] != created.size()) {
             throw new StoreException("created " + created.size() + " runs but " + events[0] + " CREATED events");
         }
@@ -178,24 +147,6 @@ public final class RunBatches {
         }
         // One array per column (unnest): the statement's text is the same whatever the group's size, so the
         // server parses and plans it once per connection instead of once per group.
-        int n = sorted.size();
-        Long[] ids = new Long[n];
-        Integer[] attempts = new Integer[n];
-        String[] executors = new String[n];
-        Integer[] exitCodes = new Integer[n];
-        String[] messages = new String[n];
-        String[] actors = new String[n];
-        String[] eventMessages = new String[n];
-        for (int k = 0; k < n; k++) {
-            Success s = sorted.get(k);
-            ids[k] = s.instanceId();
-            attempts[k] = s.attempt();
-            executors[k] = s.executorId();
-            exitCodes[k] = s.exitCode();
-            messages[k] = s.message();
-            actors[k] = s.actor();
-            eventMessages[k] = s.eventMessage();
-        }
         // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
         moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (SELECT * FROM unnest("
                 + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]),"
@@ -207,7 +158,9 @@ public final class RunBatches {
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
                 + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"), ids, attempts, executors, exitCodes, messages, actors, eventMessages, nodeId));
+                r -> r.lng("instance_id"), longs(sorted, Success::instanceId), ints(sorted, Success::attempt),
+                strings(sorted, Success::executorId), ints(sorted, Success::exitCode), strings(sorted, Success::message),
+                strings(sorted, Success::actor), strings(sorted, Success::eventMessage), nodeId));
         return moved;
     }
 
@@ -231,35 +184,34 @@ public final class RunBatches {
             }
             return recorded;
         }
-        int n = sorted.size();
-        Long[] ids = new Long[n];
-        Integer[] attempts = new Integer[n];
-        String[] executors = new String[n];
-        Long[] pids = new Long[n];
-        String[] actors = new String[n];
-        String[] messages = new String[n];
-        String[] data = new String[n];
-        for (int k = 0; k < n; k++) {
-            Start s = sorted.get(k);
-            ids[k] = s.run().instanceId();
-            attempts[k] = s.run().attempt();
-            executors[k] = s.executorId();
-            pids[k] = s.pid();
-            actors[k] = s.actor();
-            messages[k] = InstanceStore.startedMessage(s.executorId(), s.pid());
-            data[k] = EventStore.dataJson(InstanceStore.startedData(s.executorId(), s.pid()));
-        }
         // One array per column, as in succeedAll: one statement text whatever the group's size.
         recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
                 + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND i." + InstanceStore.HELD
+                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND " + InstanceStore.held("i.")
                 + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
                 + " message, data FROM started ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"), ids, attempts, executors, pids, actors, messages, data, nodeId));
+                r -> r.lng("instance_id"), longs(sorted, st -> st.run().instanceId()), ints(sorted, st -> st.run().attempt()),
+                strings(sorted, Start::executorId), longs(sorted, Start::pid), strings(sorted, Start::actor),
+                strings(sorted, st -> InstanceStore.startedMessage(st.executorId(), st.pid())),
+                strings(sorted, st -> EventStore.dataJson(InstanceStore.startedData(st.executorId(), st.pid()))), nodeId));
         return recorded;
+    }
+
+    // One column of many rows, as the typed array a CAST(? AS BIGINT[]) (INTEGER[], VARCHAR[]) parameter binds.
+
+    private static <T> Long[] longs(List<T> rows, Function<T, Long> column) {
+        return rows.stream().map(column).toArray(Long[]::new);
+    }
+
+    private static <T> Integer[] ints(List<T> rows, Function<T, Integer> column) {
+        return rows.stream().map(column).toArray(Integer[]::new);
+    }
+
+    private static <T> String[] strings(List<T> rows, Function<T, String> column) {
+        return rows.stream().map(column).toArray(String[]::new);
     }
 }
