@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Instances: creation keyed by slot, the state machine's conditional updates, claiming by
@@ -227,10 +228,30 @@ public final class InstanceStore {
                 + " AND l.version = " + alias + ".task_version" + outside + ")";
     }
 
-    /** Extends the leases that {@code executorId} still holds; returns the ones it no longer holds. */
+    /**
+     * Extends the leases that {@code executorId} still holds; returns the ones it no longer holds.
+     * The rows are locked in id order ({@link #lockedInIdOrder}): a heartbeat of runs that are ending
+     * at the same moment in a group of successes must not deadlock with it. On PostgreSQL one
+     * statement for all of them; elsewhere one per run, in id order.
+     */
     public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        List<RunRef> sorted = held.stream().sorted(java.util.Comparator.comparingLong(RunRef::instanceId)).toList();
+        if (tx.dialect().writesInWith()) {
+            Set<RunRef> renewed = new java.util.HashSet<>(tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]),"
+                            + " CAST(? AS INTEGER[]))), " + lockedInIdOrder("v")
+                            + " UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " FROM v"
+                            + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = ? AND " + held("i.")
+                            + " AND i.id IN (SELECT id FROM locked) RETURNING i.id, i.attempt",
+                    r -> new RunRef(r.lng("id"), r.integer("attempt")),
+                    sorted.stream().map(RunRef::instanceId).toArray(Long[]::new),
+                    sorted.stream().map(RunRef::attempt).toArray(Integer[]::new), leaseMillis, executorId));
+            return sorted.stream().filter(ref -> !renewed.contains(ref)).toList();
+        }
         List<RunRef> lost = new ArrayList<>();
-        for (RunRef ref : held) {
+        for (RunRef ref : sorted) {
             int n = tx.update("UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                             // A run waiting mid-run for approval keeps its process, so its lease too.
                             + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state IN ('RUNNING', 'WAITING_APPROVAL')",
@@ -365,6 +386,19 @@ public final class InstanceStore {
      */
     static String held(String table) {
         return table + "state IN ('RUNNING', 'WAITING_APPROVAL')";
+    }
+
+    /**
+     * The one order of row locks on {@code ax_instance} when a transaction takes several: ascending
+     * id (after the task's row, if it takes one). A PostgreSQL common table expression {@code locked}
+     * that locks the instances whose ids the relation {@code ids} (a column {@code id}) lists, in id
+     * order; a statement that writes them joins {@code i.id IN (SELECT id FROM locked)}, so that every
+     * row it writes was locked in that order first. Without it an {@code UPDATE ... FROM} locks rows
+     * in whatever order its join produces, and two such statements over the same rows (a heartbeat
+     * and a group of successes) can deadlock.
+     */
+    static String lockedInIdOrder(String ids) {
+        return "locked AS (SELECT l.id FROM ax_instance l WHERE l.id IN (SELECT id FROM " + ids + ") ORDER BY l.id FOR NO KEY UPDATE OF l)";
     }
 
     /**
