@@ -6,7 +6,6 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,6 +87,7 @@ final class EventTail {
         if (events.isEmpty()) {
             return Batch.NONE;
         }
+        Map<Long, InstanceRow> runs = candidateRuns(tx, events);
         Instant now = tx.now();
         Duration gapWait = ctx.config().pipeline().gapWait();
         long last = cursor.get();
@@ -98,7 +98,7 @@ final class EventTail {
             }
             current[0] = e.id();
             if (failures.getOrDefault(e.id(), 0) < MAX_EVENT_FAILURES) {
-                handle(tx, e);
+                handle(tx, e, runs);
             }
             taken.add(e);
             last = e.id();
@@ -109,13 +109,27 @@ final class EventTail {
         return new Batch(taken, startedRuns(tx, taken), taken.size() == limit);
     }
 
-    private void handle(Tx tx, EventRow e) {
+    /**
+     * The runs of the events that may mean an alert, in one query: every success is one of them, and a
+     * query per event was the tail's largest cost.
+     */
+    private Map<Long, InstanceRow> candidateRuns(Tx tx, List<EventRow> events) {
+        List<Long> ids = events.stream().filter(EventTail::mayAlert).map(EventRow::instanceId).distinct().toList();
+        Map<Long, InstanceRow> runs = new HashMap<>();
+        ctx.store().instances().findAll(tx, ids).forEach(run -> runs.put(run.id(), run));
+        return runs;
+    }
+
+    private static boolean mayAlert(EventRow e) {
+        return AlertRules.CANDIDATES.contains(e.type()) && e.instanceId() != null;
+    }
+
+    private void handle(Tx tx, EventRow e, Map<Long, InstanceRow> runs) {
         CanaryAlerts.handle(ctx, tx, e);
-        if (!AlertRules.CANDIDATES.contains(e.type()) || e.instanceId() == null) {
+        if (!mayAlert(e)) {
             return;
         }
-        Store store = ctx.store();
-        InstanceRow run = store.instances().find(tx, e.instanceId()).orElse(null);
+        InstanceRow run = runs.get(e.instanceId());
         if (run == null || run.cause() == Cause.TEST) {
             return; // a test run of a draft is watched by whoever started it: no alert
         }
