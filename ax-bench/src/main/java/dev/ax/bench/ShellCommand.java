@@ -183,11 +183,14 @@ final class ShellCommand implements Callable<Integer> {
             AtomicLong activeSum = new AtomicLong();
             // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency, from up to 8 feeder
             // threads (one trigger is a transaction: a few feeder threads could become the limit). One thread counts
-            // them every 10 ms for all feeders: counting from each feeder as often cost PostgreSQL a tenth of a core.
+            // them every 10 ms for all feeders: counting from each feeder as often cost PostgreSQL a tenth of a core. Each
+            // state is counted on its own partial index: "state IN ('READY', 'RUNNING')" read the (state, id) index, whose
+            // entries of every run's earlier versions wait for vacuum (7 ms a count with 250 runs waiting, 0.3 ms this way).
             AtomicLong active = new AtomicLong();
             Thread counter = Thread.ofPlatform().daemon(true).start(() -> {
                 while (running.get()) {
-                    long n = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state IN ('READY', 'RUNNING')");
+                    long n = AxServers.scalar(server, "SELECT (SELECT COUNT(*) FROM ax_instance WHERE state = 'READY')"
+                            + " + (SELECT COUNT(*) FROM ax_instance WHERE state = 'RUNNING')");
                     active.set(n);
                     samples.incrementAndGet();
                     activeSum.addAndGet(n);

@@ -242,9 +242,10 @@ public final class InstanceStore {
         if (tx.dialect().writesInWith()) {
             Set<RunRef> renewed = new java.util.HashSet<>(tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]),"
                             + " CAST(? AS INTEGER[]))), " + lockedInIdOrder("v")
-                            + " UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " FROM v"
-                            + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = ? AND " + held("i.")
-                            + " AND i.id IN (SELECT id FROM locked) RETURNING i.id, i.attempt",
+                            + " UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " FROM v JOIN locked l ON l.id = v.id"
+                            + " WHERE i.id = l.id AND l.attempt = v.attempt AND l.executor_id = ? AND " + held("l.")
+                            + " RETURNING i.id, i.attempt",
                     r -> new RunRef(r.lng("id"), r.integer("attempt")),
                     sorted.stream().map(RunRef::instanceId).toArray(Long[]::new),
                     sorted.stream().map(RunRef::attempt).toArray(Integer[]::new), leaseMillis, executorId));
@@ -392,13 +393,18 @@ public final class InstanceStore {
      * The one order of row locks on {@code ax_instance} when a transaction takes several: ascending
      * id (after the task's row, if it takes one). A PostgreSQL common table expression {@code locked}
      * that locks the instances whose ids the relation {@code ids} (a column {@code id}) lists, in id
-     * order; a statement that writes them joins {@code i.id IN (SELECT id FROM locked)}, so that every
-     * row it writes was locked in that order first. Without it an {@code UPDATE ... FROM} locks rows
-     * in whatever order its join produces, and two such statements over the same rows (a heartbeat
-     * and a group of successes) can deadlock.
+     * order, and returns their fence columns ({@code id, state, attempt, executor_id}) as locked: the
+     * newest version of each row, which cannot change before the transaction ends. A statement that
+     * writes them joins {@code locked} by id and checks its fence on {@code locked}'s columns, so
+     * every row it writes was locked in that order first. Without it an {@code UPDATE ... FROM} locks
+     * rows in whatever order its join produces, and two such statements over the same rows (a
+     * heartbeat and a group of successes) can deadlock. The fence is not written on the updated
+     * table itself: {@code state = 'RUNNING'} there let the planner read the whole partial index of
+     * RUNNING runs (and its dead entries) to find a handful of rows it can fetch by id.
      */
     static String lockedInIdOrder(String ids) {
-        return "locked AS (SELECT l.id FROM ax_instance l WHERE l.id IN (SELECT id FROM " + ids + ") ORDER BY l.id FOR NO KEY UPDATE OF l)";
+        return "locked AS (SELECT l.id, l.state, l.attempt, l.executor_id FROM ax_instance l WHERE l.id IN (SELECT id FROM " + ids
+                + ") ORDER BY l.id FOR NO KEY UPDATE OF l)";
     }
 
     /**

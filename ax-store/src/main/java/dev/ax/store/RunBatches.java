@@ -153,9 +153,9 @@ public final class RunBatches {
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 + "), " + InstanceStore.lockedInIdOrder("v")
                 + ", moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
-                + " WHERE i.id = v.id AND i.state = 'RUNNING' AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
-                + " AND i.id IN (SELECT id FROM locked) RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
+                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v JOIN locked l ON l.id = v.id"
+                + " WHERE i.id = l.id AND l.state = 'RUNNING' AND l.attempt = v.attempt AND l.executor_id = v.executor_id"
+                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
                 + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
@@ -190,9 +190,9 @@ public final class RunBatches {
                 + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 + "), " + InstanceStore.lockedInIdOrder("v")
-                + ", started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND " + InstanceStore.held("i.")
-                + " AND i.id IN (SELECT id FROM locked) RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
+                + ", started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v JOIN locked l ON l.id = v.id"
+                + " WHERE i.id = l.id AND l.attempt = v.attempt AND l.executor_id = v.executor_id AND " + InstanceStore.held("l.")
+                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
                 + " message, data FROM started ORDER BY id RETURNING instance_id",
