@@ -13,7 +13,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Instances: creation keyed by slot, the state machine's conditional updates, claiming by
@@ -230,9 +229,12 @@ public final class InstanceStore {
 
     /**
      * Extends the leases that {@code executorId} still holds; returns the ones it no longer holds.
-     * The rows are locked in id order ({@link #lockedInIdOrder}): a heartbeat of runs that are ending
-     * at the same moment in a group of successes must not deadlock with it. On PostgreSQL one
-     * statement for all of them; elsewhere one per run, in id order.
+     * A heartbeat never waits for a run's row: on PostgreSQL a run another transaction has locked
+     * (its completion being written, typically) is skipped, neither renewed nor lost, and the next
+     * heartbeat renews it if it is still held. Waiting, it deadlocked with a group of successes
+     * that had locked the same runs in another order; a transaction that never waits cannot be
+     * part of a deadlock. One statement for all runs; elsewhere one per run, in id order (H2 has no
+     * SKIP LOCKED, and every write of several runs there goes in id order).
      */
     public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
         if (held.isEmpty()) {
@@ -240,16 +242,20 @@ public final class InstanceStore {
         }
         List<RunRef> sorted = held.stream().sorted(java.util.Comparator.comparingLong(RunRef::instanceId)).toList();
         if (tx.dialect().writesInWith()) {
-            Set<RunRef> renewed = new java.util.HashSet<>(tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]),"
-                            + " CAST(? AS INTEGER[]))), " + lockedInIdOrder("v")
-                            + " UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                            + " FROM v JOIN locked l ON l.id = v.id"
-                            + " WHERE i.id = l.id AND l.attempt = v.attempt AND l.executor_id = ? AND " + held("l.")
-                            + " RETURNING i.id, i.attempt",
+            // Lost: locked here and failing the fence, or gone. A run that exists but was not locked here is busy.
+            return tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]))),"
+                            + " free AS (SELECT l.id, l.state, l.attempt, l.executor_id FROM ax_instance l WHERE l.id IN (SELECT id FROM v)"
+                            + " FOR NO KEY UPDATE OF l SKIP LOCKED),"
+                            + " renewed AS (UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " FROM v JOIN free f ON f.id = v.id"
+                            + " WHERE i.id = f.id AND f.attempt = v.attempt AND f.executor_id = ? AND " + held("f.")
+                            + " RETURNING i.id, i.attempt)"
+                            + " SELECT v.id, v.attempt FROM v WHERE NOT EXISTS (SELECT 1 FROM renewed r WHERE r.id = v.id AND r.attempt = v.attempt)"
+                            + " AND (EXISTS (SELECT 1 FROM free f WHERE f.id = v.id) OR NOT EXISTS (SELECT 1 FROM ax_instance x WHERE x.id = v.id))"
+                            + " ORDER BY v.id",
                     r -> new RunRef(r.lng("id"), r.integer("attempt")),
                     sorted.stream().map(RunRef::instanceId).toArray(Long[]::new),
-                    sorted.stream().map(RunRef::attempt).toArray(Integer[]::new), leaseMillis, executorId));
-            return sorted.stream().filter(ref -> !renewed.contains(ref)).toList();
+                    sorted.stream().map(RunRef::attempt).toArray(Integer[]::new), leaseMillis, executorId);
         }
         List<RunRef> lost = new ArrayList<>();
         for (RunRef ref : sorted) {
@@ -389,23 +395,6 @@ public final class InstanceStore {
         return table + "state IN ('RUNNING', 'WAITING_APPROVAL')";
     }
 
-    /**
-     * The one order of row locks on {@code ax_instance} when a transaction takes several: ascending
-     * id (after the task's row, if it takes one). A PostgreSQL common table expression {@code locked}
-     * that locks the instances whose ids the relation {@code ids} (a column {@code id}) lists, in id
-     * order, and returns their fence columns ({@code id, state, attempt, executor_id}) as locked: the
-     * newest version of each row, which cannot change before the transaction ends. A statement that
-     * writes them joins {@code locked} by id and checks its fence on {@code locked}'s columns, so
-     * every row it writes was locked in that order first. Without it an {@code UPDATE ... FROM} locks
-     * rows in whatever order its join produces, and two such statements over the same rows (a
-     * heartbeat and a group of successes) can deadlock. The fence is not written on the updated
-     * table itself: {@code state = 'RUNNING'} there let the planner read the whole partial index of
-     * RUNNING runs (and its dead entries) to find a handful of rows it can fetch by id.
-     */
-    static String lockedInIdOrder(String ids) {
-        return "locked AS (SELECT l.id, l.state, l.attempt, l.executor_id FROM ax_instance l WHERE l.id IN (SELECT id FROM " + ids
-                + ") ORDER BY l.id FOR NO KEY UPDATE OF l)";
-    }
 
     /**
      * Records the pid of a started attempt (no state change: the run is already RUNNING, or a job that asked for

@@ -147,21 +147,24 @@ public final class RunBatches {
         }
         // One array per column (unnest): the statement's text is the same whatever the group's size, so the
         // server parses and plans it once per connection instead of once per group.
-        // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE.
-        moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message) AS (SELECT * FROM unnest("
-                + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
-                + "), " + InstanceStore.lockedInIdOrder("v")
-                + ", moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v JOIN locked l ON l.id = v.id"
-                + " WHERE i.id = l.id AND l.state = 'RUNNING' AND l.attempt = v.attempt AND l.executor_id = v.executor_id"
+        // The columns Move.finished() and the success move set, in the same order; the fence in the WHERE. The state a
+        // run must be in is a column of v (RUNNING in every row), not a constant: "i.state = 'RUNNING'" matched the
+        // partial index of RUNNING runs, and the planner read all of them (and their dead entries) and hashed them
+        // against the group instead of fetching the group's runs by id.
+        moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message, from_state) AS"
+                + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
+                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
+                + " WHERE i.id = v.id AND i.state = v.from_state AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
                 + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
                 + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
                 r -> r.lng("instance_id"), longs(sorted, Success::instanceId), ints(sorted, Success::attempt),
                 strings(sorted, Success::executorId), ints(sorted, Success::exitCode), strings(sorted, Success::message),
-                strings(sorted, Success::actor), strings(sorted, Success::eventMessage), nodeId));
+                strings(sorted, Success::actor), strings(sorted, Success::eventMessage),
+                strings(sorted, x -> InstanceState.RUNNING.name()), nodeId));
         return moved;
     }
 
@@ -189,9 +192,8 @@ public final class RunBatches {
         recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
                 + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
-                + "), " + InstanceStore.lockedInIdOrder("v")
-                + ", started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v JOIN locked l ON l.id = v.id"
-                + " WHERE i.id = l.id AND l.attempt = v.attempt AND l.executor_id = v.executor_id AND " + InstanceStore.held("l.")
+                + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
+                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND " + InstanceStore.held("i.")
                 + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
                 + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                 + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"

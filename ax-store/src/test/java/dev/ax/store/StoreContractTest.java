@@ -258,6 +258,26 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void a_heartbeat_renews_the_leases_still_held_and_names_the_lost_ones() {
+        long a = newInstance("a");
+        long b = newInstance("b");
+        long c = newInstance("c");
+        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.instances().move(tx, Move.of(c, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
+                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+        Instant leaseOfA = row(a).leaseExpiresAt();
+        List<RunRef> lost = store.tx(tx -> store.instances().renewLeases(tx, "e1", List.of(
+                new RunRef(c, 1),              // ended meanwhile
+                new RunRef(b, 2),              // an attempt it does not hold
+                new RunRef(a, 1),              // still held: renewed
+                new RunRef(999_999, 1)), 60_000)); // no such run
+        assertThat(lost).containsExactlyInAnyOrder(new RunRef(c, 1), new RunRef(b, 2), new RunRef(999_999, 1));
+        assertThat(row(a).leaseExpiresAt()).isAfter(leaseOfA);
+        List<RunRef> ofStranger = store.tx(tx -> store.instances().renewLeases(tx, "e2", List.of(new RunRef(a, 1)), 60_000));
+        assertThat(ofStranger).containsExactly(new RunRef(a, 1));
+    }
+
+    @Test
     void many_starts_record_each_pid_with_its_event_fenced_like_one() {
         long a = newInstance("a");
         long b = newInstance("b");
