@@ -395,7 +395,6 @@ public final class InstanceStore {
         return table + "state IN ('RUNNING', 'WAITING_APPROVAL')";
     }
 
-
     /**
      * Records the pid of a started attempt (no state change: the run is already RUNNING, or a job that asked for
      * approval before its "started" report arrived waits mid-run, its process still going).
