@@ -211,14 +211,19 @@ final class ShellCommand implements Callable<Integer> {
                     while (running.get()) {
                         long deficit = 4L * concurrency - active.get();
                         if (deficit > 0) {
-                            List<NewInstance> batch = new ArrayList<>();
-                            Instant now = Instant.now();
-                            for (long i = 0; i < deficit; i++, k++) {
-                                TaskRow t = rows.get((int) (k % tasks));
-                                batch.add(new NewInstance(t.id(), t.name(), t.version(), Cause.EVENT, "event:bench-" + k, now, Map.of(),
-                                        InstanceState.READY, 1, "default", "bench", "bench-feeder", null, null, null));
-                            }
-                            server.store().tx(tx -> server.store().runBatches().createAll(tx, batch));
+                            long first = k;
+                            // Due now by the database's clock, as the firing loop writes them (ready_at = scheduled_at).
+                            server.store().tx(tx -> {
+                                Instant now = tx.now();
+                                List<NewInstance> batch = new ArrayList<>();
+                                for (long i = first; i < first + deficit; i++) {
+                                    TaskRow t = rows.get((int) (i % tasks));
+                                    batch.add(new NewInstance(t.id(), t.name(), t.version(), Cause.EVENT, "event:bench-" + i, now,
+                                            Map.of(), InstanceState.READY, 1, "default", "bench", "bench-feeder", null, null, null));
+                                }
+                                return server.store().runBatches().createAll(tx, batch);
+                            });
+                            k += deficit;
                             active.addAndGet(deficit);
                             triggered.addAndGet(deficit);
                         }

@@ -16,9 +16,12 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code http} action: one request per attempt, with {@code X-AX-Request-ID} (stable for the
@@ -67,15 +70,15 @@ final class HttpActions {
         }
 
         @Override
-        public java.util.Optional<ShellResult> await(Duration max) throws InterruptedException {
+        public Optional<ShellResult> await(Duration max) throws InterruptedException {
             try {
-                response.get(max.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
-                return java.util.Optional.empty();
+                response.get(max.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                return Optional.empty();
             } catch (ExecutionException | CancellationException e) {
                 // ended: the outcome is read from the future by completion()
             }
-            return java.util.Optional.of(await());
+            return Optional.of(await());
         }
 
         @Override
@@ -113,22 +116,22 @@ final class HttpActions {
     }
 
     /** Logs the answer and turns it into the attempt's outcome; empty for a cancelled call (not ours to report). */
-    static java.util.Optional<Completion> completion(String executorId, RunRef run, Call call, OutputSink sink, boolean async) {
+    static Optional<Completion> completion(String executorId, RunRef run, Call call, OutputSink sink, boolean async) {
         if (call.cancelReason != null) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         HttpResponse<String> response;
         try {
             response = call.response.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (ExecutionException | CancellationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             sink.line(OutputSink.Stream.STDERR, "[ax] " + cause);
             FailureKind kind = cause instanceof HttpTimeoutException ? FailureKind.TIMEOUT
                     : cause instanceof IllegalArgumentException ? FailureKind.START_ERROR : FailureKind.CONNECTION;
-            return java.util.Optional.of(new Completion(executorId, run, false, kind, null, String.valueOf(cause.getMessage())));
+            return Optional.of(new Completion(executorId, run, false, kind, null, String.valueOf(cause.getMessage())));
         }
         int status = response.statusCode();
         sink.line(OutputSink.Stream.STDOUT, "[ax] HTTP " + status);
@@ -143,12 +146,12 @@ final class HttpActions {
             shown.lines().forEach(line -> sink.line(OutputSink.Stream.STDOUT, line));
         }
         if (async && status == 202) {
-            return java.util.Optional.empty(); // the service reports later; see RunWorker
+            return Optional.empty(); // the service reports later; see RunWorker
         }
         if (status / 100 == 2) {
-            return java.util.Optional.of(new Completion(executorId, run, true, null, status, "HTTP " + status));
+            return Optional.of(new Completion(executorId, run, true, null, status, "HTTP " + status));
         }
-        return java.util.Optional.of(new Completion(executorId, run, false, FailureKind.HTTP_STATUS, status, "HTTP " + status));
+        return Optional.of(new Completion(executorId, run, false, FailureKind.HTTP_STATUS, status, "HTTP " + status));
     }
 
     static boolean isAccepted(Call call) {

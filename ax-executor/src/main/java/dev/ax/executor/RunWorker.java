@@ -10,6 +10,7 @@ import dev.ax.executor.shell.RunningShell;
 import dev.ax.executor.shell.ShellCommand;
 import dev.ax.executor.shell.ShellResult;
 import dev.ax.executor.shell.ShellRunner;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,7 +43,7 @@ final class RunWorker {
      * How long after its start a process may end and still have its start reported with its completion. A longer run
      * reports "started" this much later than it began (its STARTED event says when the server heard of it).
      */
-    static final java.time.Duration START_CARRIED_WITHIN = java.time.Duration.ofMillis(100);
+    static final Duration START_CARRIED_WITHIN = Duration.ofMillis(100);
 
     RunWorker(String executorId, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits,
               BooleanSupplier agentRunning, LongAdder errors) {
@@ -135,7 +136,7 @@ final class RunWorker {
         if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
             shipper.line(dev.ax.executor.shell.OutputSink.Stream.STDOUT,
                     "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId() + "/complete");
-            java.time.Duration limit = item.timeoutSeconds() == null ? null : java.time.Duration.ofSeconds(item.timeoutSeconds());
+            Duration limit = item.timeoutSeconds() == null ? null : Duration.ofSeconds(item.timeoutSeconds());
             if (!run.awaitAbandon(limit)) {
                 completion = Optional.of(new Completion(executorId, run.ref(), false, dev.ax.domain.run.FailureKind.TIMEOUT, null,
                         "no completion from the service within " + item.timeoutSeconds() + "s"));

@@ -45,6 +45,12 @@ abstract class StoreContractTest {
                 null, null, null))).orElseThrow();
     }
 
+    /** An operator ends a RUNNING run: reports about it that arrive later lost the race. */
+    void terminateByHand(long id) {
+        store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
+                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+    }
+
     InstanceRow row(long id) {
         return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
     }
@@ -223,8 +229,7 @@ abstract class StoreContractTest {
         long d = newInstance("d");
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
         // d is not RUNNING any more when the successes arrive: a lost race, left out like a move that finds no row.
-        store.tx(tx -> store.instances().move(tx, Move.of(d, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
-                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+        terminateByHand(d);
         Set<Long> moved = store.tx(tx -> store.runBatches().succeedAll(tx, List.of(
                 new RunBatches.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
                 new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
@@ -263,8 +268,7 @@ abstract class StoreContractTest {
         long b = newInstance("b");
         long c = newInstance("c");
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
-        store.tx(tx -> store.instances().move(tx, Move.of(c, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
-                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+        terminateByHand(c);
         Instant leaseOfA = row(a).leaseExpiresAt();
         List<RunRef> lost = store.tx(tx -> store.instances().renewLeases(tx, "e1", List.of(
                 new RunRef(c, 1),              // ended meanwhile

@@ -1,5 +1,8 @@
 package dev.ax.executor.shell;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /** A started shell command. All methods are thread-safe. */
 public interface RunningShell {
 
@@ -17,7 +20,7 @@ public interface RunningShell {
   ShellResult await() throws InterruptedException;
 
   /** {@link #await()} for at most {@code max}: empty when the shell has not ended by then. */
-  java.util.Optional<ShellResult> await(java.time.Duration max) throws InterruptedException;
+  Optional<ShellResult> await(Duration max) throws InterruptedException;
 
   /**
    * Terminates the whole process tree (SIGTERM to the group, then SIGKILL after the grace); {@link #await()} then

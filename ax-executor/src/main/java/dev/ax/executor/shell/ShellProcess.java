@@ -7,11 +7,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,11 +91,11 @@ final class ShellProcess implements RunningShell {
   }
 
   @Override
-  public java.util.Optional<ShellResult> await(Duration max) throws InterruptedException {
+  public Optional<ShellResult> await(Duration max) throws InterruptedException {
     try {
-      return java.util.Optional.of(result.get(max.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS));
-    } catch (java.util.concurrent.TimeoutException e) {
-      return java.util.Optional.empty();
+      return Optional.of(result.get(max.toNanos(), TimeUnit.NANOSECONDS));
+    } catch (TimeoutException e) {
+      return Optional.empty();
     } catch (ExecutionException e) {
       throw new IllegalStateException("shell supervisor failed", e.getCause());
     }

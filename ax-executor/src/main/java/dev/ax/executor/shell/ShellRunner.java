@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,8 +149,8 @@ public final class ShellRunner {
     }
 
     @Override
-    public java.util.Optional<ShellResult> await(Duration max) {
-      return java.util.Optional.of(result);
+    public Optional<ShellResult> await(Duration max) {
+      return Optional.of(result);
     }
 
     @Override
