@@ -5,11 +5,12 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.Store;
+import java.util.List;
 
 /**
  * The small periodic chores of a node, each a tick the loop calls: runs whose lease expired
- * become failures (EXECUTOR_LOST, then the retry policy), and retries whose time has come
- * become READY again.
+ * become failures (EXECUTOR_LOST, then the retry policy), retries whose time has come become
+ * READY again, and the database's planner statistics are kept up with tables that grow fast.
  */
 public final class Housekeeping {
     static final int BATCH = 500;
@@ -49,6 +50,12 @@ public final class Housekeeping {
         expireApprovals();
         backfills();
         dependencyDeadlines();
+        statistics();
+    }
+
+    /** Analyzes the tables that outgrew their planner statistics (PostgreSQL); returns their names. */
+    public List<String> statistics() {
+        return ctx.store().statistics().refresh();
     }
 
     /** Ends the runs that waited for their dependencies past their deadline; returns how many. Readiness itself is never polled. */

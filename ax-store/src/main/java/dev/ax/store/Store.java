@@ -17,9 +17,11 @@ public final class Store implements AutoCloseable {
     private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
     private final ShardStore shards = new ShardStore(events);
     private final CanaryStore canaries = new CanaryStore();
+    private final PlannerStatistics statistics;
 
     public Store(Database db) {
         this.db = db;
+        this.statistics = new PlannerStatistics(db);
     }
 
     public static Store open(DbConfig config) {
@@ -89,6 +91,10 @@ public final class Store implements AutoCloseable {
 
     public TokenStore tokens() {
         return tokens;
+    }
+
+    public PlannerStatistics statistics() {
+        return statistics;
     }
 
     @Override

@@ -1,9 +1,12 @@
 package dev.ax.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.RunRef;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -60,5 +63,47 @@ class PostgresStoreTest extends StoreContractTest {
         List<RunRef> lostOnceFree = store.tx(tx -> store.instances().renewLeases(tx, "e1", both, 60_000));
         assertThat(lostOnceFree).isEmpty();
         assertThat(row(a).leaseExpiresAt()).isAfter(leaseOfA);
+    }
+
+    /**
+     * A table that changed by more rows than its statistics know of (and by at least MIN_CHANGES) is analyzed, so
+     * that plans cached on a new database stop treating it as a ten-page table; then again once it doubled. The
+     * probe tables keep autovacuum out of the way (it would otherwise analyze them at its own time).
+     */
+    @Test
+    void a_table_that_outgrew_its_planner_statistics_is_analyzed_and_again_when_it_doubled() {
+        store.tx(tx -> {
+            for (String table : List.of("ax_stats_grown", "ax_stats_small")) {
+                tx.update("DROP TABLE IF EXISTS " + table);
+                tx.update("CREATE TABLE " + table + " (id BIGINT) WITH (autovacuum_enabled = false)");
+            }
+            tx.update("INSERT INTO ax_stats_grown SELECT g FROM generate_series(1, 1500) g");
+            return tx.update("INSERT INTO ax_stats_small SELECT g FROM generate_series(1, 999) g");
+        });
+        assertThat(rowsInStatistics("ax_stats_grown")).isEqualTo(-1); // never analyzed
+
+        // The server's activity counters are published a moment after the commit; both tables' in the same message.
+        List<String> analyzed = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            analyzed.addAll(store.statistics().refresh());
+            return analyzed.contains("ax_stats_grown");
+        });
+        assertThat(analyzed).doesNotContain("ax_stats_small");
+        assertThat(rowsInStatistics("ax_stats_grown")).isEqualTo(1500);
+        assertThat(rowsInStatistics("ax_stats_small")).isEqualTo(-1);
+        assertThat(store.statistics().refresh()).doesNotContain("ax_stats_grown"); // its statistics are as large as it is
+
+        store.tx(tx -> tx.update("INSERT INTO ax_stats_grown SELECT g FROM generate_series(1, 1600) g"));
+        List<String> again = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            again.addAll(store.statistics().refresh());
+            return again.contains("ax_stats_grown");
+        });
+        assertThat(rowsInStatistics("ax_stats_grown")).isEqualTo(3100);
+    }
+
+    private long rowsInStatistics(String table) {
+        return store.tx(tx -> tx.queryOne("SELECT CAST(reltuples AS BIGINT) AS n FROM pg_class WHERE relname = ?",
+                r -> r.lng("n"), table)).orElseThrow();
     }
 }
