@@ -115,7 +115,10 @@ public final class ExecutorAgent implements AutoCloseable {
                     Thread.ofPlatform().daemon().name("ax-heartbeat").factory());
             heartbeat.scheduleWithFixedDelay(this::heartbeatTick, heartbeatMillis, heartbeatMillis,
                     TimeUnit.MILLISECONDS);
-            pollThread = Thread.ofVirtual().name("ax-poll").start(this::pollLoop);
+            // A platform thread: close() interrupts it to end a long poll or a wait for a free slot, and on a platform
+            // thread that interrupt never closes a socket in the middle of a read (on a virtual thread it does: the
+            // in-process channel's claim lost its database connection mid-commit).
+            pollThread = Thread.ofPlatform().daemon().name("ax-poll-" + config.executorId()).start(this::pollLoop);
             log.info("executor {} registered (session {}, groups {}, concurrency {}, lease {} ms, heartbeat {} ms)",
                     config.executorId(), session, config.groups(), config.concurrency(), leaseMillis, heartbeatMillis);
         }

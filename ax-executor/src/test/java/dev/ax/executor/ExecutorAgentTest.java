@@ -14,11 +14,18 @@ import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.executor.shell.ShellRunner;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -310,5 +317,36 @@ class ExecutorAgentTest {
         await().atMost(PATIENCE).until(() -> !alive(pid1) && !alive(pid2));
         assertThat(server.completeCalls).hasValue(0);
         assertThat(agent.activeRuns()).isEmpty();
+    }
+
+    /**
+     * close() interrupts the poll thread to end a long poll, but a poll in the middle of I/O (the in-process channel's
+     * claim: a JDBC statement or its commit) must finish: on a virtual thread the interrupt closed the database
+     * socket mid-commit, broke the pooled connection and left the claim's outcome unknown.
+     */
+    @Test
+    void close_ends_a_long_poll_but_never_tears_the_io_of_a_poll_in_flight() throws Exception {
+        try (ServerSocket database = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CountDownLatch reading = new CountDownLatch(1);
+            CompletableFuture<Integer> answer = new CompletableFuture<>();
+            server.duringPoll = () -> {
+                if (answer.isDone()) {
+                    return;
+                }
+                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), database.getLocalPort())) {
+                    reading.countDown();
+                    answer.complete(s.getInputStream().read());
+                } catch (IOException e) {
+                    answer.completeExceptionally(e);
+                }
+            };
+            startAgent(1);
+            try (Socket peer = database.accept()) {
+                assertThat(reading.await(10, TimeUnit.SECONDS)).isTrue();
+                agent.close(); // interrupts the poll thread while it waits for the answer
+                peer.getOutputStream().write(42);
+                assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(42);
+            }
+        }
     }
 }

@@ -51,6 +51,8 @@ final class FakeChannel implements ExecutorChannel {
     final AtomicInteger failPolls = new AtomicInteger();
     final AtomicInteger failCompletes = new AtomicInteger();
     final AtomicInteger failLogs = new AtomicInteger();
+    /** Runs inside every poll first, on the agent's poll thread (e.g. I/O that close() must not tear). */
+    volatile Runnable duringPoll = () -> { };
 
     /** Runs started and not yet completed, as the server sees them, and the most ever seen at once. */
     private final AtomicInteger running = new AtomicInteger();
@@ -65,6 +67,7 @@ final class FakeChannel implements ExecutorChannel {
     @Override
     public List<WorkItem> poll(Poll poll) {
         polls.add(poll);
+        duringPoll.run();
         if (failPolls.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             throw new ChannelException("poll: server down (fake)", null);
         }
