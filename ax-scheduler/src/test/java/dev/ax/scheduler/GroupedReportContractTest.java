@@ -3,6 +3,8 @@ package dev.ax.scheduler;
 import static dev.ax.scheduler.TestNodes.event;
 import static dev.ax.scheduler.TestNodes.task;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.LogChunk;
@@ -15,6 +17,7 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Store;
@@ -280,5 +283,68 @@ abstract class GroupedReportContractTest {
         // Released in the same transaction as the success: no loop tick needed.
         assertThat(instance(first).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(instance(second).state()).isEqualTo(InstanceState.READY);
+    }
+
+    /**
+     * Triggers sent at the same time are written in groups: each still gets a run of its own with its parameters and
+     * its CREATED event, and a trigger whose parameters do not render is refused alone, writing nothing.
+     */
+    @Test
+    void triggers_sent_at_once_each_get_their_own_run_and_a_bad_one_is_refused_alone() throws Exception {
+        node.tasks().create(task("burst", event(), "echo {{params.day}}", Map.of("overflow", "ALLOW")), "test");
+        long first = node.tasks().trigger("burst", Map.of("day", "d-first"), Cause.EVENT, "test"); // learns it admits by slot alone
+        int n = 40;
+        List<Future<Long>> good = new ArrayList<>();
+        List<Future<Long>> bad = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < n; i++) {
+                String day = "d" + i;
+                good.add(threads.submit(() -> node.tasks().trigger("burst", Map.of("day", day), Cause.EVENT, "test")));
+                if (i % 10 == 0) {
+                    bad.add(threads.submit(() -> node.tasks().trigger("burst", Map.of(), Cause.EVENT, "test")));
+                }
+            }
+        }
+        Map<Long, String> dayOf = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            dayOf.put(good.get(i).get(), "d" + i);
+        }
+        assertThat(dayOf).hasSize(n).doesNotContainKey(first);
+        for (Map.Entry<Long, String> e : dayOf.entrySet()) {
+            InstanceRow run = store.tx(tx -> store.instances().find(tx, e.getKey())).orElseThrow();
+            assertThat(run.state()).isEqualTo(InstanceState.READY);
+            assertThat(run.params()).containsEntry("day", e.getValue());
+            List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, e.getKey(), 0, 100));
+            assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
+        }
+        for (Future<Long> f : bad) {
+            assertThat(catchThrowable(f::get)).cause().isInstanceOf(ValidationException.class).hasMessageContaining("params.day");
+        }
+        long runs = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE task_name = 'burst'", r -> r.lng("n"))
+                .orElseThrow());
+        assertThat(runs).isEqualTo(n + 1);
+    }
+
+    /**
+     * A task whose triggers were written together and that now needs a decision under its lock (a limit, after an
+     * edit) has its next trigger taken the single way, which counts: the run waits BLOCKED behind the active one. A
+     * deleted one is not found.
+     */
+    @Test
+    void a_trigger_of_a_task_that_no_longer_admits_by_its_slot_alone_is_decided_under_its_lock() {
+        node.tasks().create(task("switch", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
+        long active = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
+        node.tasks().update("switch", task("switch", event(), "true", Map.of("maxConcurrency", 2)), "test");
+        long third = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
+        assertThat(store.tx(tx -> store.instances().find(tx, active)).orElseThrow().state()).isEqualTo(InstanceState.READY);
+        assertThat(store.tx(tx -> store.instances().find(tx, third)).orElseThrow().state()).isEqualTo(InstanceState.BLOCKED);
+
+        node.tasks().create(task("gone", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test");
+        node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test");
+        node.tasks().delete("gone", "test");
+        assertThatThrownBy(() -> node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test"))
+                .isInstanceOf(NotFoundException.class).hasMessageContaining("gone");
     }
 }
