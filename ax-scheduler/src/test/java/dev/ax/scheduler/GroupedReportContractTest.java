@@ -23,6 +23,7 @@ import dev.ax.store.InstanceRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -33,9 +34,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * "Started" and success reports sent at the same time are committed in groups ({@code GroupedReports}); every report
- * still gets the answer and the record the single way would give it, and what must go the single
- * way (a limited task's freed slot, a refusal) still does.
+ * "Started" and success reports sent at the same time are committed in groups ({@code GroupedReports}), and so are
+ * triggers ({@code TaskService}); every report and trigger still gets the answer and the record the single way would
+ * give it, and what must go the single way (a limited task's freed slot, a refusal) still does.
  */
 abstract class GroupedReportContractTest {
     Store store;
@@ -305,7 +306,7 @@ abstract class GroupedReportContractTest {
                 }
             }
         }
-        Map<Long, String> dayOf = new java.util.HashMap<>();
+        Map<Long, String> dayOf = new HashMap<>();
         for (int i = 0; i < n; i++) {
             dayOf.put(good.get(i).get(), "d" + i);
         }
