@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * Autovacuum analyzes such a table only on its next round, up to a minute later and then only
  * after a tenth of the table changed. So while a table's statistics know of fewer than
  * {@value #SMALL} rows, it is analyzed here whenever it changed by at least {@value #MIN_CHANGES}
- * rows and by more rows than it held at its last analyze: at about 1,000, 2,000, 4,000, 8,000 and
- * 16,000 rows, and cached plans are made again each time. Past that, a plan made with the
+ * rows and by more rows than it held at its last analyze (at most 1,000, 2,000, 4,000, 8,000 and
+ * 16,000 rows; the housekeeping loop looks every two seconds), and cached plans are made again each
+ * time. Past that, a plan made with the
  * statistics looks runs up by index, and autovacuum keeps the statistics: analyzing a large table
  * costs seconds of a backend (seen at 10,000 runs a second), which is not spent here.
  *
