@@ -183,8 +183,13 @@ public final class InstanceStore {
                 InstanceStore::map, ids.toArray());
     }
 
-    /** RUNNING runs of an executor group, on every executor. */
+    /**
+     * RUNNING runs of an executor group, on every executor. Read by plain index scans
+     * ({@link Tx#preferPlainIndexScans()}): a group with a capacity asks at every claim, and the
+     * claim's own statements read by index anyway.
+     */
     public int countRunning(Tx tx, String group) {
+        tx.preferPlainIndexScans();
         return tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE state = 'RUNNING' AND executor_group = ?",
                 r -> r.integer("n"), group).orElse(0);
     }
@@ -273,12 +278,16 @@ public final class InstanceStore {
     /**
      * RUNNING instances whose lease ran out by the database's clock. Not locked: the reaper fails
      * each with a conditional, fenced move after locking its task (tasks before instances, the
-     * one lock order), and a node that loses the race simply changes nothing.
+     * one lock order), and a node that loses the race simply changes nothing. Read by plain index
+     * scans ({@link Tx#preferPlainIndexScans()}): housekeeping asks at every tick.
      */
     public List<InstanceRow> expiredLeases(Tx tx, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RUNNING' AND lease_expires_at < CURRENT_TIMESTAMP"
-                + " ORDER BY lease_expires_at LIMIT ?", InstanceStore::map, limit);
+        tx.preferPlainIndexScans();
+        return tx.query(EXPIRED_LEASES, InstanceStore::map, limit);
     }
+
+    static final String EXPIRED_LEASES = "SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RUNNING'"
+            + " AND lease_expires_at < CURRENT_TIMESTAMP ORDER BY lease_expires_at LIMIT ?";
 
     /** How many runs of a task hold a concurrency slot (READY, RUNNING, RETRYING, WAITING_APPROVAL) and how many wait (BLOCKED). */
     public record Occupancy(int active, int waiting) {
