@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "ax-bench", mixinStandardHelpOptions = true,
         description = "AX benchmarks (BENCH.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
         subcommands = {W1Command.class, W2Command.class, ShellCommand.class, HttpCommand.class, ApiCommand.class, StartupCommand.class,
-                MemoryCommand.class, ConsoleCommand.class, AllCommand.class,
+                MemoryCommand.class, ConsoleCommand.class, BoxCommand.class, AllCommand.class,
                 StartupCommand.Child.class, MemoryCommand.Child.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
