@@ -31,7 +31,7 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Option(names = "--child-jvm-opts", description = "JVM options for the measured JVM, e.g. '-Xmx128m -XX:+UseSerialGC'"
             + " (default: those of jvm.options, which ./ax starts AX with; '' for the JVM's own defaults)")
-    String childJvmOpts = String.join(" ", JvmOptions.ofAx());
+    String childJvmOpts;
 
     @Override
     public Integer call() {
@@ -44,6 +44,8 @@ final class MemoryCommand implements Callable<Integer> {
     W1Command.Outcome run() {
         Pg pg = opts.pg();
         opts.awaitQuiet();
+        boolean axOptions = childJvmOpts == null;
+        String jvmOpts = axOptions ? String.join(" ", JvmOptions.ofAx()) : childJvmOpts;
         Path dir = AxServers.tempDir("ax-bench-memory");
         Map<String, Object> m = new LinkedHashMap<>();
         try {
@@ -53,7 +55,7 @@ final class MemoryCommand implements Callable<Integer> {
                 pg.recreate("ax_bench");
                 args.addAll(List.of("--pg-url", pg.url("ax_bench"), "--pg-user", pg.user()));
             }
-            ChildJvm.Answer a = ChildJvm.run("MEMORY", 600_000, Pg.split(childJvmOpts.strip().replace(' ', ',')),
+            ChildJvm.Answer a = ChildJvm.run("MEMORY", 600_000, Pg.split(jvmOpts.strip().replace(' ', ',')),
                     args.toArray(String[]::new));
             for (String kv : a.line().split(" ")) {
                 String[] p = kv.split("=");
@@ -64,7 +66,7 @@ final class MemoryCommand implements Callable<Integer> {
         }
         m.put("tasks", tasks);
         m.put("database", "pg".equalsIgnoreCase(db) ? "PostgreSQL" : "H2");
-        m.put("jvmOptions", childJvmOpts.isBlank() ? "the JVM's defaults" : childJvmOpts);
+        m.put("jvmOptions", jvmOpts.isBlank() ? "the JVM's defaults" : jvmOpts);
         long rss = ((Number) m.get("rssAfterGcBytes")).longValue();
         Table t = new Table(String.format("Memory: %,d cron tasks on a running node (%s, in-process executor, JVM options: %s), single run",
                 tasks, m.get("database"), m.get("jvmOptions")), "measure", "value");
@@ -75,7 +77,7 @@ final class MemoryCommand implements Callable<Integer> {
         t.row("max heap", Table.mb(((Number) m.get("heapMaxBytes")).longValue()));
         t.row("task creation", m.get("createMillis") + " ms");
         System.err.println("results: " + Results.write(opts.resultsDir, "memory", opts.toMap(), List.of(m), t.render(), pg));
-        List<Bar> bars = List.of(new Bar(String.format("memory at %,d tasks", tasks) + (childJvmOpts.equals(String.join(" ", JvmOptions.ofAx()))
+        List<Bar> bars = List.of(new Bar(String.format("memory at %,d tasks", tasks) + (axOptions
                 ? " (./ax's jvm.options)" : " (JVM options: " + m.get("jvmOptions") + ")"), "RSS <= 256 MB",
                 Table.mb(rss) + " after GC (" + Table.mb(((Number) m.get("rssBeforeGcBytes")).longValue()) + " before)", "-", "-", "-", "-",
                 Bar.yes(rss <= 256L * 1024 * 1024)));
