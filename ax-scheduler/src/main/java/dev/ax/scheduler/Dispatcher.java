@@ -174,6 +174,10 @@ public final class Dispatcher {
         boolean[] fannedOut = new boolean[1];
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             items = store.tx(tx -> {
+                // The claim reads the READY index and then its runs by id, and a group's capacity counts the RUNNING index, whose
+                // entries of finished runs stay until vacuum: by plain index scans, whatever the statistics of a new or busy table
+                // say (on a new database the planner read the whole run table for each claim in the first seconds).
+                tx.preferPlainIndexScans();
                 List<InstanceRow> claimed = claimFairly(tx, executorId, groups, labels, max);
                 List<WorkItem> out = new ArrayList<>(claimed.size());
                 for (InstanceRow run : claimed) {

@@ -184,12 +184,11 @@ public final class InstanceStore {
     }
 
     /**
-     * RUNNING runs of an executor group, on every executor. Read by plain index scans
-     * ({@link Tx#preferPlainIndexScans()}): a group with a capacity asks at every claim, and the
-     * claim's own statements read by index anyway.
+     * RUNNING runs of an executor group, on every executor. A group with a capacity asks at every
+     * claim, in the claim's transaction, which reads by plain index scans
+     * ({@link Tx#preferPlainIndexScans()}).
      */
     public int countRunning(Tx tx, String group) {
-        tx.preferPlainIndexScans();
         return tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE state = 'RUNNING' AND executor_group = ?",
                 r -> r.integer("n"), group).orElse(0);
     }
