@@ -134,7 +134,8 @@ final class Anomalies {
         tx.preferPlainIndexScans();
         List<Running> running = tx.query("SELECT id, task_id, attempt, started_at FROM (SELECT id, task_id, attempt, started_at"
                 + " FROM ax_instance WHERE state = 'RUNNING' AND started_at < ? OFFSET 0) r ORDER BY id LIMIT 1000",
-                r -> new Running(r.lng("id"), r.lng("task_id"), r.integer("attempt"), r.instant("started_at")), now.minus(cfg.longRunMin()));
+                r -> new Running(r.lng("id"), r.lng("task_id"), r.integer("attempt"), r.instant("started_at")),
+                now.minus(cfg.longRunMin()));
         Map<Long, java.util.Optional<Duration>> thresholds = new LinkedHashMap<>();
         Map<Long, Duration> usual = new LinkedHashMap<>();
         int written = 0;

@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -23,7 +21,8 @@ import picocli.CommandLine.Mixin;
  * are absolute (10,000 runs/s, 5,000 HTTP runs/s); this table says how fast the box was on the
  * day, so a figure from a slow day is read as such. It changes no goal and no "met".
  */
-@Command(name = "box", description = "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to BENCH.md's")
+@Command(name = "box",
+        description = "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to BENCH.md's")
 final class BoxCommand implements Callable<Integer> {
     private static final String DB = "ax_bench_box";
     private static final int ACCOUNTS = 100_000;
@@ -145,35 +144,21 @@ final class BoxCommand implements Callable<Integer> {
 
     /** Commits per second of {@code work} from {@code clients} connections at once, for {@code seconds}. */
     private static double commits(HikariDataSource ds, int clients, int seconds, Work work) {
-        AtomicLong done = new AtomicLong();
-        AtomicReference<SQLException> failure = new AtomicReference<>();
-        long start = System.nanoTime();
-        long end = start + seconds * 1_000_000_000L;
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < clients; i++) {
-            threads.add(Thread.ofPlatform().start(() -> {
+        try {
+            return Rate.perSecond(clients, seconds, end -> {
                 try (Connection c = ds.getConnection()) {
                     long n = 0;
                     while (System.nanoTime() < end) {
                         work.once(c, n++);
-                        done.incrementAndGet();
                     }
-                } catch (SQLException e) {
-                    failure.compareAndSet(null, e);
+                    return n;
                 }
-            }));
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("box: interrupted", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("box: " + e.getMessage(), e);
         }
-        for (Thread t : threads) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("box: interrupted");
-            }
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("box: " + failure.get().getMessage(), failure.get());
-        }
-        return done.get() / ((System.nanoTime() - start) / 1e9);
     }
 }

@@ -8,7 +8,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -104,32 +103,26 @@ final class HttpCommand implements Callable<Integer> {
     static double rawRate(String url, int threads, int seconds) {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         HttpRequest req = HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build();
-        AtomicLong n = new AtomicLong();
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        long start = System.nanoTime();
-        List<Thread> ts = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            ts.add(Thread.ofPlatform().start(() -> {
+        try {
+            // A thread whose connection fails stops there; the others go on.
+            return Rate.perSecond(threads, seconds, end -> {
+                long n = 0;
                 while (System.nanoTime() < end) {
                     try {
                         if (http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                            n.incrementAndGet();
+                            n++;
                         }
                     } catch (IOException e) {
-                        return;
-                    } catch (InterruptedException e) {
-                        return;
+                        return n;
                     }
                 }
-            }));
+                return n;
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        } catch (Exception e) {
+            throw new IllegalStateException("plain client against " + url + ": " + e.getMessage(), e);
         }
-        for (Thread t : ts) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return n.get() / ((System.nanoTime() - start) / 1e9);
     }
 }

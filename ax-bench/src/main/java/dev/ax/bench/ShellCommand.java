@@ -106,38 +106,25 @@ final class ShellCommand implements Callable<Integer> {
         return new W1Command.Outcome(t, bars, results);
     }
 
-    /** Processes started and waited for per second, {@code threads} at a time, for {@code seconds}. */
+    /** Processes started and waited for per second, {@code threads} at a time, for {@code seconds}; NaN when one cannot start. */
     static double rawSpawn(int threads, int seconds, String... command) {
-        AtomicLong n = new AtomicLong();
-        AtomicBoolean failed = new AtomicBoolean();
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        long start = System.nanoTime();
-        List<Thread> ts = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            ts.add(Thread.ofPlatform().start(() -> {
+        try {
+            return Rate.perSecond(threads, seconds, end -> {
                 ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD);
+                long n = 0;
                 while (System.nanoTime() < end) {
-                    try {
-                        pb.start().waitFor();
-                        n.incrementAndGet();
-                    } catch (IOException e) {
-                        failed.set(true);
-                        return;
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                    pb.start().waitFor();
+                    n++;
                 }
-            }));
+                return n;
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        } catch (Exception e) {
+            return Double.NaN;
         }
-        for (Thread t : ts) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return failed.get() ? Double.NaN : n.get() / ((System.nanoTime() - start) / 1e9);
     }
 
     /** BENCH.md's "a shell loop spawns about 800 /bin/true per second". */

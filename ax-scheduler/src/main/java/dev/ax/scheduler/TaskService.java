@@ -263,7 +263,8 @@ public final class TaskService {
                 } else {
                     try {
                         checkParams(task.definition(), t.params(), now);
-                        admissions.add(new ConcurrencyGate.Admission(task, triggeredRun(task, t.params(), t.cause(), t.actor(), now, false)));
+                        NewInstance run = triggeredRun(task, t.params(), t.cause(), t.actor(), now, false);
+                        admissions.add(new ConcurrencyGate.Admission(task, run));
                         admitted.add(i);
                     } catch (ValidationException e) {
                         answers[i] = new Admitted(null, e);

@@ -50,7 +50,8 @@ public final class PlannerStatistics {
         // analyze (its own, as when AX created them): another owner's would be skipped with a warning at every tick.
         List<Stale> stale = tx.query("SELECT s.relname, s.n_mod_since_analyze, CAST(c.reltuples AS BIGINT) AS reltuples FROM pg_stat_user_tables s"
                         + " JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = current_schema() AND s.relname LIKE 'ax\\_%'"
-                        + " AND pg_has_role(c.relowner, 'USAGE') AND c.reltuples < ? AND s.n_mod_since_analyze >= ? AND s.n_mod_since_analyze > c.reltuples ORDER BY s.relname",
+                        + " AND pg_has_role(c.relowner, 'USAGE') AND c.reltuples < ? AND s.n_mod_since_analyze >= ?"
+                        + " AND s.n_mod_since_analyze > c.reltuples ORDER BY s.relname",
                 r -> new Stale(r.str("relname"), r.lng("n_mod_since_analyze"), r.lng("reltuples")), SMALL, MIN_CHANGES);
         List<String> analyzed = new ArrayList<>();
         for (Stale s : stale) {

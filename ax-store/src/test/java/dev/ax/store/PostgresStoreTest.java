@@ -109,8 +109,9 @@ class PostgresStoreTest extends StoreContractTest {
      * The lease reaper looks for RUNNING runs at every housekeeping tick, through an index that keeps an entry for
      * every run that was RUNNING since the last vacuum. With statistics taken while runs were running, PostgreSQL
      * read those entries with a bitmap scan (or, on a table this small, read the whole table), which checks each
-     * finished run in the table again on every tick (130 ms at 150,000 of them). The reaper's transaction reads by plain index scans: the first visit marks the finished
-     * runs' entries dead, and the next reap steps over them without touching the table.
+     * finished run in the table again on every tick (130 ms at 150,000 of them). The reaper's transaction reads by
+     * plain index scans: the first visit marks the finished runs' entries dead, and the next reap steps over them
+     * without touching the table.
      */
     @Test
     void the_lease_reaper_steps_over_the_runs_that_finished_since_the_last_vacuum() {
@@ -121,10 +122,12 @@ class PostgresStoreTest extends StoreContractTest {
                 + " 'RUNNING', 1, max_attempts, executor_group, ready_at, 'e1', CURRENT_TIMESTAMP + INTERVAL '1 hour', actor, node_id,"
                 + " created_at, updated_at, CURRENT_TIMESTAMP FROM ax_instance, generate_series(1, 3000) g WHERE id = ?", template));
         store.tx(tx -> tx.update("ANALYZE ax_instance"));
-        store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'SUCCESS', finished_at = CURRENT_TIMESTAMP WHERE fire_key LIKE 'finished-%'"));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'SUCCESS', finished_at = CURRENT_TIMESTAMP"
+                + " WHERE fire_key LIKE 'finished-%'"));
 
         String asPlanned = store.tx(tx -> plan(tx, "EXPLAIN"));
-        assertThat(asPlanned).as("left to itself, the planner reads every finished run's row").containsAnyOf("Bitmap Heap Scan", "Seq Scan");
+        assertThat(asPlanned).as("left to itself, the planner reads every finished run's row")
+                .containsAnyOf("Bitmap Heap Scan", "Seq Scan");
 
         store.tx(tx -> {
             tx.preferPlainIndexScans();
