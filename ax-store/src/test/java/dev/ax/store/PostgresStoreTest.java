@@ -146,6 +146,43 @@ class PostgresStoreTest extends StoreContractTest {
         assertThat(afterwards).as("only for the reaper's own transaction").isEqualTo("on");
     }
 
+    /**
+     * The firing loop asks when to wake up each time it finds nothing due. With thousands of tasks of one kind
+     * (fire at their slot, or fire ahead) and none of the other, asking for the earliest of each kind walked the
+     * whole due index for the missing kind at every wake-up. Now it reads the earliest task and, at most, the
+     * tasks due within the lead after it.
+     */
+    @Test
+    void the_firing_loop_wake_up_reads_a_handful_of_tasks_whatever_their_number() {
+        Instant t = Instant.parse("2026-11-29T02:00:00Z");
+        store.tx(tx -> tx.update("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, enabled, next_fire_at,"
+                + " created_at, created_by, updated_at, updated_by, canary, fires_ahead) SELECT 'many-' || g, version, definition,"
+                + " trigger_type, executor_group, TRUE, CAST(? AS TIMESTAMPTZ) + g * INTERVAL '1 second', created_at, created_by,"
+                + " updated_at, updated_by, canary, FALSE FROM ax_task, generate_series(1, 5000) g WHERE id = ?", t, task.id()));
+        store.tx(tx -> tx.update("ANALYZE ax_task"));
+        for (boolean firesAhead : List.of(false, true)) {
+            store.tx(tx -> tx.update("UPDATE ax_task SET fires_ahead = ? WHERE name LIKE 'many-%'", firesAhead));
+            store.tx(tx -> {
+                long[] before = taskReads(tx);
+                Instant wake = store.tasks().earliestNextFire(tx, 500).orElseThrow();
+                long[] after = taskReads(tx);
+                assertThat(wake).isEqualTo(firesAhead ? t.plusMillis(500) : t.plusSeconds(1));
+                assertThat(after[0] - before[0]).as("sequential scans of ax_task").isZero();
+                assertThat(after[1] - before[1]).as("tasks read by index").isLessThanOrEqualTo(3);
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Sequential scans of ax_task and rows read from it by index, as this connection counted them: the pending
+     * counters, which include the transactions not yet reported to the statistics collector (take a difference).
+     */
+    private static long[] taskReads(Tx tx) {
+        return tx.queryOne("SELECT seq_scan, COALESCE(idx_tup_fetch, 0) AS fetched FROM pg_stat_xact_user_tables"
+                + " WHERE relname = 'ax_task'", r -> new long[] {r.lng("seq_scan"), r.lng("fetched")}).orElseThrow();
+    }
+
     private static String plan(Tx tx, String explain) {
         return String.join("\n", tx.query(explain + " " + InstanceStore.EXPIRED_LEASES, r -> r.str("QUERY PLAN"), 100));
     }

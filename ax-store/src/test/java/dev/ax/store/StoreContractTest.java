@@ -200,6 +200,40 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void the_firing_loop_wakes_at_the_earliest_slot_or_earlier_for_a_task_that_fires_ahead() {
+        long ahead = 500;
+        Optional<Instant> none = store.tx(tx -> store.tasks().earliestNextFire(tx, ahead));
+        assertThat(none).as("no task has a next slot").isEmpty();
+        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "u", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        long other = store.tx(tx -> store.tasks().insert(tx, def, null, "test")).id();
+        Instant t = Instant.parse("2026-11-29T02:00:00Z");
+        setNext(task.id(), t, false);
+
+        setNext(other, t.plusMillis(300), true);
+        assertThat(wakeUp(ahead)).as("fires ahead, due within the lead of the earliest").isEqualTo(t.minusMillis(200));
+        assertThat(wakeUp(0)).as("no lead").isEqualTo(t);
+        setNext(other, t.plusMillis(600), true);
+        assertThat(wakeUp(ahead)).as("fires ahead, due after the earliest's slot less the lead").isEqualTo(t);
+        setNext(other, t, true);
+        assertThat(wakeUp(ahead)).as("a tie").isEqualTo(t.minusMillis(ahead));
+        setNext(other, t.minusMillis(100), true);
+        assertThat(wakeUp(ahead)).as("fires ahead and is the earliest").isEqualTo(t.minusMillis(600));
+        store.tx(tx -> tx.update("UPDATE ax_task SET enabled = FALSE WHERE id = ?", other));
+        assertThat(wakeUp(ahead)).as("a disabled task never wakes the loop").isEqualTo(t);
+        setNext(task.id(), t, true);
+        assertThat(wakeUp(ahead)).as("only a task that fires ahead").isEqualTo(t.minusMillis(ahead));
+    }
+
+    void setNext(long taskId, Instant next, boolean firesAhead) {
+        store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ?, fires_ahead = ? WHERE id = ?", next, firesAhead, taskId));
+    }
+
+    Instant wakeUp(long aheadMillis) {
+        return store.tx(tx -> store.tasks().earliestNextFire(tx, aheadMillis)).orElseThrow();
+    }
+
+    @Test
     void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
         long id = newInstance("k1");
         List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
