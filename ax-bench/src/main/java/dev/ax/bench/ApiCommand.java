@@ -198,6 +198,7 @@ final class ApiCommand implements Callable<Integer> {
         out.put("maxMs", all.getTotalCount() == 0 ? -1 : all.getMaxValue() / 1000.0);
         out.put("jvmCpuCores", Window.round2(w.jvmCores()));
         out.put("postgresCpuCores", Window.round2(w.pgCores()));
+        out.put("boxCpuCores", Window.round2(w.boxCores()));
         out.put("loadAverageAtStart", w.loadAtStart);
         return out;
     }

@@ -68,31 +68,36 @@ final class HttpCommand implements Callable<Integer> {
             String url = "http://127.0.0.1:" + target.getAddress().getPort() + "/hook";
             opts.awaitQuiet();
             System.err.println("http: raw client rate ...");
-            double raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
+            Rate.Measured raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
             System.err.println("http: AX in-process executor ...");
             Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url),
                     concurrency, feed);
             double axRate = W2Command.d(ax, "runsPerSecond");
             Map<String, Object> rawM = new LinkedHashMap<>();
             rawM.put("system", "raw java.net.http client");
-            rawM.put("requestsPerSecond", W1Stats.round(raw));
+            rawM.put("requestsPerSecond", W1Stats.round(raw.perSecond()));
+            rawM.put("boxCpuCores", Window.round2(raw.boxCores()));
             rawM.put("concurrency", concurrency);
             rawM.put("serverHits", hits.get());
             Table t = new Table("HTTP runs (POST to a local server answering 200), " + opts.measure() + " s measured, single run",
-                    "what", "runs/s", "AX / this");
+                    "what", "runs/s", "AX / this", "machine CPU", "CPU per run");
             t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                    + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×");
-            t.row("raw: java.net.http client x" + concurrency + " threads, same server", Table.num(raw), Table.ratio(axRate, raw));
+                    + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×",
+                    Table.cores(W2Command.d(ax, "boxCpuCores")), Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
+            t.row("raw: java.net.http client x" + concurrency + " threads, same server", Table.num(raw.perSecond()),
+                    Table.ratio(axRate, raw.perSecond()), Table.cores(raw.boxCores()), Table.cpuMs(raw.cpuMsPerOp()));
             t.note("READY + RUNNING kept near " + 4 * concurrency + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU "
                     + Table.cores(W2Command.d(ax, "jvmCpuCores")) + " cores (AX, executor and target server), PG CPU "
                     + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average " + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
+            t.note("machine CPU: cores the whole machine was busy (/proc/stat: every process and the kernel); CPU per run: that"
+                    + " divided by the rate. " + ShellCommand.ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
             List<Map<String, Object>> results = List.of(ax, rawM);
             Map<String, Object> options = opts.toMap();
             options.put("db", db);
             options.put("tasks", tasks);
             System.err.println("results: " + Results.write(opts.resultsDir, "http", options, results, t.render(), pg));
             List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 5,000 runs/s",
-                    Table.num(axRate) + "/s (raw client " + Table.num(raw) + "/s)", "-", "-", "-", "-", Bar.yes(axRate >= 5000)));
+                    Table.num(axRate) + "/s (raw client " + Table.num(raw.perSecond()) + "/s)", "-", "-", "-", "-", Bar.yes(axRate >= 5000)));
             return new W1Command.Outcome(t, bars, results);
         } finally {
             target.stop(0);
@@ -100,12 +105,12 @@ final class HttpCommand implements Callable<Integer> {
     }
 
     /** Requests per second of a plain client, {@code threads} at a time, against the same server. */
-    static double rawRate(String url, int threads, int seconds) {
+    static Rate.Measured rawRate(String url, int threads, int seconds) {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         HttpRequest req = HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build();
         try {
             // A thread whose connection fails stops there; the others go on.
-            return Rate.perSecond(threads, seconds, end -> {
+            return Rate.measured(threads, seconds, end -> {
                 long n = 0;
                 while (System.nanoTime() < end) {
                     try {
@@ -120,7 +125,7 @@ final class HttpCommand implements Callable<Integer> {
             });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Double.NaN;
+            return Rate.Measured.NONE;
         } catch (Exception e) {
             throw new IllegalStateException("plain client against " + url + ": " + e.getMessage(), e);
         }

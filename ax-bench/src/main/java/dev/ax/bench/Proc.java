@@ -76,13 +76,29 @@ final class Proc {
         return ticks * (1_000_000_000L / CLK_TCK);
     }
 
+    /**
+     * CPU time the whole machine has been busy so far, nanoseconds, all cores together: the user,
+     * nice, system, irq and softirq columns of /proc/stat (every process and the kernel, child
+     * processes such as spawned shells included; not idle, iowait or time stolen by the
+     * hypervisor). -1 off Linux.
+     */
+    static long boxBusyNanos() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+            long ticks = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6]) + Long.parseLong(f[7]);
+            return ticks * (1_000_000_000L / CLK_TCK);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
     static final long CLK_TCK = 100;
 
-    /** A CPU reading of this JVM and of PostgreSQL at one moment. */
-    record Cpu(long wallNanos, long jvmNanos, long pgNanos) {
+    /** A CPU reading of this JVM, of PostgreSQL and of the whole machine at one moment. */
+    record Cpu(long wallNanos, long jvmNanos, long pgNanos, long boxNanos) {
         static Cpu now() {
-            return new Cpu(System.nanoTime(), jvmCpuNanos(), postgresCpuNanos());
+            return new Cpu(System.nanoTime(), jvmCpuNanos(), postgresCpuNanos(), boxBusyNanos());
         }
 
         /** Cores busy on average between {@code this} and {@code later}: 1.0 = one core fully used. */
@@ -92,6 +108,10 @@ final class Proc {
 
         double pgCoresUntil(Cpu later) {
             return pgNanos < 0 ? Double.NaN : (double) (later.pgNanos - pgNanos) / (later.wallNanos - wallNanos);
+        }
+
+        double boxCoresUntil(Cpu later) {
+            return boxNanos < 0 ? Double.NaN : (double) (later.boxNanos - boxNanos) / (later.wallNanos - wallNanos);
         }
     }
 }

@@ -15,6 +15,23 @@ final class Rate {
         long until(long endNanos) throws Exception;
     }
 
+    /** A rate and what the whole machine spent on it: {@code boxCores} busy on average, 1.0 = one core. */
+    record Measured(double perSecond, double boxCores) {
+        static final Measured NONE = new Measured(Double.NaN, Double.NaN);
+
+        /** Milliseconds of the machine's CPU per operation. */
+        double cpuMsPerOp() {
+            return boxCores * 1000 / perSecond;
+        }
+    }
+
+    /** As {@link #perSecond}, with the machine's CPU over the same time. */
+    static Measured measured(int threads, int seconds, Loop loop) throws Exception {
+        Proc.Cpu start = Proc.Cpu.now();
+        double rate = perSecond(threads, seconds, loop);
+        return new Measured(rate, start.boxCoresUntil(Proc.Cpu.now()));
+    }
+
     /**
      * Runs {@code loop} on {@code threads} platform threads for {@code seconds} and returns the
      * operations per second of all of them together; the first failure of any thread is thrown

@@ -72,44 +72,57 @@ final class ShellCommand implements Callable<Integer> {
         opts.awaitQuiet();
         System.err.println("shell: raw spawn rates ...");
         int rawSecs = Math.min(secs, 10);
-        double rawTrue = rawSpawn(concurrency, rawSecs, "/bin/true");
-        double rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
+        Rate.Measured rawTrue = rawSpawn(concurrency, rawSecs, "/bin/true");
+        Rate.Measured rawSetsid = rawSpawn(concurrency, rawSecs, "setsid", "-w", "/bin/sh", "-c", "true");
         double bashLoop = bashLoop(Math.min(secs, 10));
         System.err.println("shell: AX in-process executor ...");
         Map<String, Object> ax = ax(pg, opts, db, tasks, Map.of("type", "shell", "command", "true"), concurrency, feed);
         double axRate = W2Command.d(ax, "runsPerSecond");
         Map<String, Object> raw = new LinkedHashMap<>();
         raw.put("system", "raw spawn");
-        raw.put("javaProcessBuilderTruePerSecond", W1Stats.round(rawTrue));
-        raw.put("javaProcessBuilderSetsidShTruePerSecond", W1Stats.round(rawSetsid));
+        raw.put("javaProcessBuilderTruePerSecond", W1Stats.round(rawTrue.perSecond()));
+        raw.put("javaProcessBuilderTrueBoxCpuCores", Window.round2(rawTrue.boxCores()));
+        raw.put("javaProcessBuilderSetsidShTruePerSecond", W1Stats.round(rawSetsid.perSecond()));
+        raw.put("javaProcessBuilderSetsidShTrueBoxCpuCores", Window.round2(rawSetsid.boxCores()));
         raw.put("bashLoopTruePerSecond", W1Stats.round(bashLoop));
         raw.put("concurrency", concurrency);
-        Table t = new Table("Shell runs of 'true', " + secs + " s measured, single run", "what", "runs/s", "AX / this");
+        Table t = new Table("Shell runs of 'true', " + secs + " s measured, single run", "what", "runs/s", "AX / this",
+                "machine CPU", "CPU per run");
         t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×");
-        t.row("raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads", Table.num(rawTrue), Table.ratio(axRate, rawTrue));
-        t.row("raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)", Table.num(rawSetsid),
-                Table.ratio(axRate, rawSetsid));
-        t.row("raw: bash loop of /bin/true, 1 process", Table.num(bashLoop), Table.ratio(axRate, bashLoop));
+                + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×",
+                Table.cores(W2Command.d(ax, "boxCpuCores")), Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
+        t.row("raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads", Table.num(rawTrue.perSecond()),
+                Table.ratio(axRate, rawTrue.perSecond()), Table.cores(rawTrue.boxCores()), Table.cpuMs(rawTrue.cpuMsPerOp()));
+        t.row("raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)", Table.num(rawSetsid.perSecond()),
+                Table.ratio(axRate, rawSetsid.perSecond()), Table.cores(rawSetsid.boxCores()), Table.cpuMs(rawSetsid.cpuMsPerOp()));
+        t.row("raw: bash loop of /bin/true, 1 process", Table.num(bashLoop), Table.ratio(axRate, bashLoop), "-", "-");
         t.note("AX runs: SUCCESS recorded with finished_at inside the window; READY + RUNNING kept near " + 4 * concurrency
                 + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU " + Table.cores(W2Command.d(ax, "jvmCpuCores"))
                 + " cores, PG CPU " + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average "
                 + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
+        t.note("machine CPU: cores the whole machine was busy (/proc/stat: every process, spawned ones included, and the kernel);"
+                + " CPU per run: that divided by the rate. " + ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
         List<Map<String, Object>> results = List.of(ax, raw);
         Map<String, Object> options = opts.toMap();
         options.put("db", db);
         System.err.println("results: " + Results.write(opts.resultsDir, "shell", options, results, t.render(), pg));
-        double pct = 100 * axRate / rawTrue;
+        double pct = 100 * axRate / rawTrue.perSecond();
         List<Bar> bars = List.of(new Bar("shell runs (true), in-process executor", ">= 60 % of raw spawn rate",
-                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawTrue) + "/s", "-", "-", "-", "-",
+                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawTrue.perSecond()) + "/s", "-", "-", "-", "-",
                 Bar.yes(pct >= 60)));
         return new W1Command.Outcome(t, bars, results);
     }
 
+    /** "The 2 cores of this machine last for 3,600 runs/s at AX's CPU per run.": the ceiling CPU alone sets. */
+    static String ceiling(double cpuMsPerRun) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        return "The " + cores + " cores of this machine last for " + Table.num(cores * 1000 / cpuMsPerRun) + " runs/s at AX's CPU per run.";
+    }
+
     /** Processes started and waited for per second, {@code threads} at a time, for {@code seconds}; NaN when one cannot start. */
-    static double rawSpawn(int threads, int seconds, String... command) {
+    static Rate.Measured rawSpawn(int threads, int seconds, String... command) {
         try {
-            return Rate.perSecond(threads, seconds, end -> {
+            return Rate.measured(threads, seconds, end -> {
                 ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD);
                 long n = 0;
@@ -121,9 +134,9 @@ final class ShellCommand implements Callable<Integer> {
             });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Double.NaN;
+            return Rate.Measured.NONE;
         } catch (Exception e) {
-            return Double.NaN;
+            return Rate.Measured.NONE;
         }
     }
 
@@ -258,6 +271,10 @@ final class ShellCommand implements Callable<Integer> {
         }
         out.put("jvmCpuCores", Window.round2(w.jvmCores()));
         out.put("postgresCpuCores", Window.round2(w.pgCores()));
+        out.put("boxCpuCores", Window.round2(w.boxCores()));
+        if (out.get("runsPerSecond") instanceof Double rate && rate > 0) {
+            out.put("boxCpuMsPerRun", Window.round2(w.boxCores() * 1000 / rate));
+        }
         out.put("jvmRssBytes", w.rssBytes);
         out.put("loadAverageAtStart", w.loadAtStart);
         return out;

@@ -139,6 +139,11 @@ final class Table {
         return Double.isNaN(millis) ? "n/a" : ms((long) millis);
     }
 
+    /** Milliseconds of CPU per operation, to a hundredth: {@code 0.55 ms}. */
+    static String cpuMs(double millis) {
+        return Double.isNaN(millis) || Double.isInfinite(millis) ? "n/a" : String.format(Locale.ROOT, "%.2f ms", millis);
+    }
+
     static String mb(double bytes) {
         return Double.isNaN(bytes) ? "n/a" : mb((long) bytes);
     }

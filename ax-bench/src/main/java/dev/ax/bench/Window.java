@@ -80,6 +80,10 @@ final class Window {
         return cpuStart.pgCoresUntil(cpuEnd);
     }
 
+    double boxCores() {
+        return cpuStart.boxCoresUntil(cpuEnd);
+    }
+
     double seconds() {
         return (t1Millis - t0Millis) / 1000.0;
     }
@@ -89,12 +93,14 @@ final class Window {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("jvmCpuCores", round2(jvmCores()));
         m.put("postgresCpuCores", round2(pgCores()));
+        m.put("boxCpuCores", round2(boxCores()));
         m.put("jvmRssBytes", rssBytes);
         m.put("loadAverageAtStart", loadAtStart);
         m.put("loadAverageAtEnd", loadAtEnd);
         double secs = seconds();
         m.put("jvmCpuMsPerRun", runs > 0 ? round2(jvmCores() * secs * 1000 / runs) : null);
         m.put("postgresCpuMsPerRun", runs > 0 ? round2(pgCores() * secs * 1000 / runs) : null);
+        m.put("boxCpuMsPerRun", runs > 0 ? round2(boxCores() * secs * 1000 / runs) : null);
         if (dbCost != null && runs > 0) {
             m.put("dbCommitsPerRun", round2((double) dbCost.commits() / runs));
             m.put("dbRowsInsertedPerRun", round2((double) dbCost.inserted() / runs));
