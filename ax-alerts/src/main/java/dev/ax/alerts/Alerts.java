@@ -96,6 +96,11 @@ public final class Alerts implements AutoCloseable {
         return anomalies.tick();
     }
 
+    /** The runs the last anomaly round read to audit slots, all tasks together. */
+    long anomalyRunsReadLastRound() {
+        return anomalies.runsReadLastRound();
+    }
+
     /** Applies the per-run log cap and the retention; returns the runs cut and the chunks deleted. */
     public long[] runLogTick() {
         RunLogUpkeep.Result r = runLogs.tick();

@@ -212,6 +212,24 @@ abstract class AlertsContractTest {
     }
 
     @Test
+    void a_round_audits_the_slots_since_the_last_one_and_still_finds_a_second_run_for_an_older_slot() {
+        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
+                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        long task = minutelyTaskWithRuns(r);
+        assertThat(r.alerts.anomalyTick()).isZero();
+        assertThat(r.alerts.anomalyRunsReadLastRound()).as("the first round reads the whole window").isBetween(9L, 10L);
+        assertThat(r.alerts.anomalyTick()).isZero();
+        assertThat(r.alerts.anomalyRunsReadLastRound()).as("the next one, the slots since").isLessThanOrEqualTo(1);
+
+        Instant slot = slotsAround(r).get(5);
+        r.store.tx(tx -> tx.update("ALTER TABLE ax_instance DROP CONSTRAINT ax_instance_slot_uq"));
+        long second = insertRun(r, task, slot, "SUCCESS");
+        assertThat(r.alerts.anomalyTick()).isEqualTo(1);
+        assertThat(r.alertsOf("DUPLICATE_EXECUTION")).singleElement().satisfies(a -> assertThat(a.text()).contains("#" + second));
+        assertThat(r.alerts.anomalyRunsReadLastRound()).as("a late run makes the round read the whole window again").isGreaterThan(9);
+    }
+
+    @Test
     void a_run_far_longer_than_its_recent_successes_is_unusually_long() {
         Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
                 Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
