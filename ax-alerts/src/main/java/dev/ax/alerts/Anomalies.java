@@ -131,8 +131,8 @@ final class Anomalies {
     /** A task's scheduled runs for the slots in {@code (from, to]}, by id. */
     private static List<SlotAudit.Run> runs(Tx tx, long taskId, Instant from, Instant to) {
         return tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND cause IN ('CRON', 'INTERVAL')"
-                + " AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id", r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
-                taskId, from, to);
+                + " AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id",
+                r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))), taskId, from, to);
     }
 
     /** Alerts on what an audit found that was not reported before; returns how many alerts were written. */

@@ -97,7 +97,8 @@ final class HttpCommand implements Callable<Integer> {
             options.put("tasks", tasks);
             System.err.println("results: " + Results.write(opts.resultsDir, "http", options, results, t.render(), pg));
             List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 5,000 runs/s",
-                    Table.num(axRate) + "/s (raw client " + Table.num(raw.perSecond()) + "/s)", "-", "-", "-", "-", Bar.yes(axRate >= 5000)));
+                    Table.num(axRate) + "/s (raw client " + Table.num(raw.perSecond()) + "/s)", "-", "-", "-", "-",
+                    Bar.yes(axRate >= 5000)));
             return new W1Command.Outcome(t, bars, results);
         } finally {
             target.stop(0);

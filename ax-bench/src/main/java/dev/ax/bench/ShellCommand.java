@@ -119,7 +119,10 @@ final class ShellCommand implements Callable<Integer> {
         return "The " + cores + " cores of this machine last for " + Table.num(cores * 1000 / cpuMsPerRun) + " runs/s at AX's CPU per run.";
     }
 
-    /** Processes started and waited for per second, {@code threads} at a time, for {@code seconds}; NaN when one cannot start. */
+    /**
+     * Processes started and waited for per second, {@code threads} at a time, for {@code seconds}, with the machine's CPU;
+     * {@link Rate.Measured#NONE} when one cannot start.
+     */
     static Rate.Measured rawSpawn(int threads, int seconds, String... command) {
         try {
             return Rate.measured(threads, seconds, end -> {

@@ -248,12 +248,13 @@ public final class TaskStore {
      * <p>Two probes of the due index, never a walk over it. The earliest task decides unless it is
      * due at its slot and a task that fires ahead is due less than {@code aheadMillis} after it:
      * the second probe reads only that stretch of the index. (Asking "earliest of each kind" walked
-     * the whole index for a kind that had no task: at every wake-up, 60–80 ms with 1,000 tasks
-     * due every second, 178 ms with 10,000.)
+     * the whole index for a kind that had no task: at every wake-up, with 1,000 tasks due every
+     * second, 7.8 ms on a new table and 60–80 ms once it had grown; 178 ms with 10,000.)
      */
     public Optional<Instant> earliestNextFire(Tx tx, long aheadMillis) {
         Optional<Slot> first = tx.queryOne("SELECT next_fire_at, fires_ahead FROM ax_task WHERE enabled = TRUE"
-                + " AND next_fire_at IS NOT NULL ORDER BY next_fire_at LIMIT 1", r -> new Slot(r.instant("next_fire_at"), r.bool("fires_ahead")));
+                + " AND next_fire_at IS NOT NULL ORDER BY next_fire_at LIMIT 1",
+                r -> new Slot(r.instant("next_fire_at"), r.bool("fires_ahead")));
         if (first.isEmpty()) {
             return Optional.empty();
         }
@@ -267,7 +268,7 @@ public final class TaskStore {
         Optional<Instant> ahead = tx.queryOne("SELECT MIN(next_fire_at) AS t FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
                 + " AND next_fire_at >= ? AND next_fire_at < ? AND fires_ahead", r -> r.instant("t"), at, at.plusMillis(aheadMillis))
                 .filter(t -> t != null);
-        return Optional.of(ahead.map(t -> t.minusMillis(aheadMillis)).filter(t -> t.isBefore(at)).orElse(at));
+        return Optional.of(ahead.map(t -> t.minusMillis(aheadMillis)).orElse(at)); // before at: t < at + aheadMillis
     }
 
     private record Slot(Instant at, boolean firesAhead) {
