@@ -63,7 +63,8 @@ final class Anomalies {
             List<TaskRow> page = store.tx(tx -> store.tasks().list(tx, cursor, null, PAGE));
             for (TaskRow task : page) {
                 if (task.enabled() && task.definition().trigger().isScheduled()) {
-                    // Recorded once its transaction committed: a round that failed is done again in full.
+                    // Kept only when the whole round got through: after a failed round each task goes on from its reach
+                    // before that round, so the slots the failed round looked at are looked at again.
                     Audit a = store.tx(tx -> audit(tx, task, before.get(task.id())));
                     alerts += a.alerts();
                     read += a.runsRead();

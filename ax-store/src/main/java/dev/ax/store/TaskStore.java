@@ -266,8 +266,7 @@ public final class TaskStore {
             return Optional.of(at);
         }
         Optional<Instant> ahead = tx.queryOne("SELECT MIN(next_fire_at) AS t FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
-                + " AND next_fire_at >= ? AND next_fire_at < ? AND fires_ahead", r -> r.instant("t"), at, at.plusMillis(aheadMillis))
-                .filter(t -> t != null);
+                + " AND next_fire_at >= ? AND next_fire_at < ? AND fires_ahead", r -> r.instant("t"), at, at.plusMillis(aheadMillis));
         return Optional.of(ahead.map(t -> t.minusMillis(aheadMillis)).orElse(at)); // before at: t < at + aheadMillis
     }
 
