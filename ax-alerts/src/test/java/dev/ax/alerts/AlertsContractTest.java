@@ -12,6 +12,7 @@ import dev.ax.store.EventRow;
 import dev.ax.store.NewEvent;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +113,12 @@ abstract class AlertsContractTest {
         Rig r = rig(url -> new AlertsConfig(Map.of("hook", new ChannelConfig.Webhook(url, Map.of())), null, null, 3,
                 AlertsConfig.Pipeline.DEFAULT, null, null, null));
         r.task("noisy", event(), Map.of("notifyOnFailure", List.of("hook"), "maxConcurrency", 10, "overflow", "ALLOW"));
+        // The summary is due when its minute ends: start well inside a minute, or it is sent by the first pump.
+        Instant now = r.store.tx(tx -> tx.now());
+        Instant minuteEnd = now.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
+        if (Duration.between(now, minuteEnd).compareTo(Duration.ofSeconds(10)) < 0) {
+            await().atMost(Duration.ofSeconds(15)).until(() -> !r.store.tx(tx -> tx.now()).isBefore(minuteEnd));
+        }
         for (int i = 0; i < 7; i++) {
             r.finish(r.trigger("noisy"), false);
         }
