@@ -84,6 +84,7 @@ final class AllCommand implements Callable<Integer> {
         api.clients = 32;
         api.dbs = "h2,pg";
         api.eventTasks = 1;
+        api.client = ApiCommand.Client.auto;
         step("api", api::run, tables, bars, results, failures);
 
         StartupCommand startup = new StartupCommand();

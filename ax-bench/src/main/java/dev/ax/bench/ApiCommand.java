@@ -21,10 +21,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code POST /api/trigger} against a full AxServer on loopback: C clients on virtual threads,
- * each sending its next request as soon as the previous one is answered (closed loop). The
- * server runs no executor, so the figure is the API and the insert path alone; the runs created
- * stay READY.
+ * {@code POST /api/trigger} against a full AxServer on loopback: C clients, each sending its next
+ * request as soon as the previous one is answered (closed loop). The clients are {@code wrk} when
+ * it is installed (a process of its own, as BENCH.md names it), else the JDK's HttpClient on
+ * virtual threads in this JVM, which then shares the server's heap and collector and spends about
+ * as much CPU as the server. The server runs no executor, so the figure is the API and the insert
+ * path alone; the runs created stay READY.
  */
 @Command(name = "api", description = "POST /api/trigger on AxServer (H2 and PostgreSQL): requests/s and latency")
 final class ApiCommand implements Callable<Integer> {
@@ -40,6 +42,16 @@ final class ApiCommand implements Callable<Integer> {
     @Option(names = "--event-tasks", defaultValue = "1", description = "event tasks the requests are spread over (default ${DEFAULT-VALUE})")
     int eventTasks;
 
+    /** Who sends the requests: wrk, the JDK's HttpClient in this JVM, or wrk when it is installed. */
+    enum Client { auto, wrk, java }
+
+    @Option(names = "--client", defaultValue = "auto", description = "wrk, java (the JDK's HttpClient in this JVM) or auto: wrk"
+            + " when it is on the PATH (default ${DEFAULT-VALUE})")
+    Client client;
+
+    /** Whether this run's clients are wrk (else the JDK's HttpClient in this JVM). */
+    private boolean wrk;
+
     @Override
     public Integer call() {
         W1Command.Outcome o = run();
@@ -50,10 +62,16 @@ final class ApiCommand implements Callable<Integer> {
 
     W1Command.Outcome run() {
         Pg pg = opts.pg();
+        wrk = switch (client) {
+            case wrk -> true;
+            case java -> false;
+            case auto -> Wrk.installed();
+        };
         List<Map<String, Object>> results = new ArrayList<>();
-        Table t = new Table("POST /api/trigger, " + clients + " clients on loopback, " + eventTasks + " event task(s), "
-                + opts.measure() + " s measured after " + opts.warmup() + " s warm-up, single run",
-                "database", "requests/s", "p50", "p99", "max", "errors", "JVM CPU", "PG CPU", "load");
+        Table t = new Table("POST /api/trigger, " + clients + " clients on loopback (" + (wrk ? "wrk" : "the JDK's HttpClient in the"
+                + " server's JVM") + "), " + eventTasks + " event task(s), " + opts.measure() + " s measured after " + opts.warmup()
+                + " s warm-up, single run",
+                "database", "requests/s", "p50", "p99", "max", "errors", "JVM CPU", "PG CPU", "machine CPU", "load");
         boolean baseline = true;
         for (String d : Pg.split(dbs)) {
             System.err.println("api: " + d + " ...");
@@ -64,16 +82,20 @@ final class ApiCommand implements Callable<Integer> {
                 t.row(r.get("database"), Table.num(W2Command.d(r, "requestsPerSecond")), Table.dec(W2Command.d(r, "p50Ms"), 1) + " ms",
                         Table.dec(W2Command.d(r, "p99Ms"), 1) + " ms", Table.dec(W2Command.d(r, "maxMs"), 1) + " ms",
                         Table.num(W2Command.d(r, "errors")), Table.cores(W2Command.d(r, "jvmCpuCores")),
-                        Table.cores(W2Command.d(r, "postgresCpuCores")), Table.dec(W2Command.d(r, "loadAverageAtStart"), 1));
+                        Table.cores(W2Command.d(r, "postgresCpuCores")), Table.cores(W2Command.d(r, "boxCpuCores")),
+                        Table.dec(W2Command.d(r, "loadAverageAtStart"), 1));
             }
             baseline = false;
         }
-        t.note("Client and server share this machine's cores (the JVM CPU is both). No executor runs: the runs created stay READY."
+        t.note((wrk ? "The clients are wrk, a process of its own: the JVM CPU is the server's, the machine CPU also has wrk's."
+                : "The clients run in the server's JVM (no wrk on the PATH): the JVM CPU is both.")
+                + " No executor runs: the runs created stay READY."
                 + " The first row is the ceiling of the HTTP stack on this box: the same server, clients and token, a route"
                 + " that answers without the database.");
         Map<String, Object> options = opts.toMap();
         options.put("clients", clients);
         options.put("eventTasks", eventTasks);
+        options.put("client", wrk ? "wrk" : "java");
         System.err.println("results: " + Results.write(opts.resultsDir, "api", options, results, t.render(), pg));
         List<Bar> bars = new ArrayList<>();
         String ceiling = results.stream().filter(r -> NO_DATABASE.equals(r.get("database"))).findFirst()
@@ -86,7 +108,8 @@ final class ApiCommand implements Callable<Integer> {
             double rps = W2Command.d(r, "requestsPerSecond");
             double p99 = W2Command.d(r, "p99Ms");
             bars.add(new Bar("API POST /api/trigger (" + r.get("database") + ")", ">= 5,000 req/s, p99 <= 20 ms",
-                    Table.num(rps) + " req/s, p99 " + Table.dec(p99, 1) + " ms" + ceiling, "-", "-", "-", "-",
+                    Table.num(rps) + " req/s, p99 " + Table.dec(p99, 1) + " ms (" + (wrk ? "wrk" : "Java client") + ")" + ceiling,
+                    "-", "-", "-", "-",
                     Bar.yes(rps >= 5000 && p99 <= 20)));
         }
         return new W1Command.Outcome(t, bars, results);
@@ -107,21 +130,20 @@ final class ApiCommand implements Callable<Integer> {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(vthreads)
                     .connectTimeout(Duration.ofSeconds(5)).build();
             if (baseline) {
-                HttpRequest cron = authorized(URI.create(server.url() + "/api/cron/next?expression=0+2+*+*+*&n=1")).GET().build();
-                List<HttpRequest> same = new ArrayList<>();
-                for (int c = 0; c < clients; c++) {
-                    same.add(cron);
-                }
-                rows.add(measure(pg, "postgres", NO_DATABASE, http, same, 200));
+                // With "after" given, the route reads no clock from the database: no database at all.
+                Load cron = new Load("GET", URI.create(server.url() + "/api/cron/next?expression=0+2+*+*+*&count=1"
+                        + "&after=2026-01-01T00:00:00Z"), List.of(), 200);
+                rows.add(wrk ? measureWrk(pg, "postgres", NO_DATABASE, cron) : measure(pg, "postgres", NO_DATABASE, http, cron));
                 opts.awaitQuiet();
             }
-            List<HttpRequest> triggers = new ArrayList<>();
-            for (int c = 0; c < clients; c++) {
-                triggers.add(authorized(URI.create(server.url() + "/api/trigger")).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"taskName\":\"api-" + (c % eventTasks) + "\"}")).build());
+            List<String> bodies = new ArrayList<>();
+            for (int i = 0; i < eventTasks; i++) {
+                bodies.add("{\"taskName\":\"api-" + i + "\"}");
             }
-            Map<String, Object> out = measure(pg, h2 ? "postgres" : "ax_bench", h2 ? "H2 (embedded default)" : "PostgreSQL",
-                    http, triggers, 202);
+            Load trigger = new Load("POST", URI.create(server.url() + "/api/trigger"), bodies, 202);
+            String database = h2 ? "postgres" : "ax_bench";
+            String label = h2 ? "H2 (embedded default)" : "PostgreSQL";
+            Map<String, Object> out = wrk ? measureWrk(pg, database, label, trigger) : measure(pg, database, label, http, trigger);
             out.put("loopErrors", server.node().loopErrors());
             rows.add(out);
         } catch (InterruptedException e) {
@@ -134,16 +156,55 @@ final class ApiCommand implements Callable<Integer> {
 
     static final String NO_DATABASE = "none: GET /api/cron/next, same server and clients";
 
-    private static HttpRequest.Builder authorized(URI uri) {
-        return HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + AxServers.TOKEN).timeout(Duration.ofSeconds(30));
+    /** One kind of request: each client sends it with the bodies in turn (none: a GET), and expects {@code ok}. */
+    private record Load(String method, URI uri, List<String> bodies, int ok) {
+        Map<String, String> headers() {
+            Map<String, String> h = new LinkedHashMap<>();
+            h.put("Authorization", "Bearer " + AxServers.TOKEN);
+            if (!bodies.isEmpty()) {
+                h.put("Content-Type", "application/json");
+            }
+            return h;
+        }
+
+        /** Client {@code c}'s request (the Java client sends the same one each time: client c, body c mod n). */
+        HttpRequest request(int c) {
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
+            headers().forEach(b::header);
+            return (bodies.isEmpty() ? b.GET() : b.POST(HttpRequest.BodyPublishers.ofString(bodies.get(c % bodies.size())))).build();
+        }
+    }
+
+    /** The same closed loop with wrk: a warm-up run, then the measured one. */
+    private Map<String, Object> measureWrk(Pg pg, String database, String label, Load load) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("database", label);
+        Wrk.run(load.uri(), load.method(), load.headers(), load.bodies(), load.ok(), clients, opts.warmup());
+        Window w = new Window(pg, database);
+        w.begin();
+        Wrk.Result r = Wrk.run(load.uri(), load.method(), load.headers(), load.bodies(), load.ok(), clients, opts.measure());
+        w.end();
+        out.put("requests", r.ok());
+        out.put("errors", r.wrongStatus() + r.socketErrors());
+        out.put("requestsPerSecond", W1Stats.round(r.ok() / r.seconds()));
+        out.put("p50Ms", r.p50Micros() / 1000.0);
+        out.put("p99Ms", r.p99Micros() / 1000.0);
+        out.put("maxMs", r.maxMicros() / 1000.0);
+        putCosts(out, w);
+        return out;
     }
 
     /**
      * Closed loop: each client sends its request again as soon as the answer came, for the warm-up and then the
      * measured seconds; an answer with another status than {@code ok} is an error.
      */
-    private Map<String, Object> measure(Pg pg, String database, String label, HttpClient http, List<HttpRequest> perClient,
-                                        int ok) throws InterruptedException {
+    private Map<String, Object> measure(Pg pg, String database, String label, HttpClient http, Load load)
+            throws InterruptedException {
+        List<HttpRequest> perClient = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            perClient.add(load.request(c));
+        }
+        int ok = load.ok();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("database", label);
         Window w = new Window(pg, database);
@@ -196,10 +257,14 @@ final class ApiCommand implements Callable<Integer> {
         out.put("p50Ms", all.getTotalCount() == 0 ? -1 : all.getValueAtPercentile(50) / 1000.0);
         out.put("p99Ms", all.getTotalCount() == 0 ? -1 : all.getValueAtPercentile(99) / 1000.0);
         out.put("maxMs", all.getTotalCount() == 0 ? -1 : all.getMaxValue() / 1000.0);
+        putCosts(out, w);
+        return out;
+    }
+
+    private static void putCosts(Map<String, Object> out, Window w) {
         out.put("jvmCpuCores", Window.round2(w.jvmCores()));
         out.put("postgresCpuCores", Window.round2(w.pgCores()));
         out.put("boxCpuCores", Window.round2(w.boxCores()));
         out.put("loadAverageAtStart", w.loadAtStart);
-        return out;
     }
 }
