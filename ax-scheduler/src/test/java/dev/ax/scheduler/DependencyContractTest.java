@@ -19,7 +19,9 @@ import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.time.LocalTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -45,6 +47,8 @@ abstract class DependencyContractTest {
         store = Store.open(TestNodes.fresh(postgres()));
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
+        // A run triggered by an event takes the UTC date it is created on: a test's runs must all get the same one.
+        TestNodes.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.MIDNIGHT, Duration.ofSeconds(30));
     }
 
     @AfterEach
@@ -130,7 +134,7 @@ abstract class DependencyContractTest {
         assertThat(node.dependencies().waitingFor(report)).allSatisfy(w -> {
             assertThat(w.met()).isFalse();
             assertThat(w.instanceId()).isNull();
-            assertThat(w.key()).isEqualTo(LocalDate.now(ZoneId.of("UTC")).toString());
+            assertThat(w.key()).isEqualTo(LocalDate.ofInstant(row(report).scheduledAt(), ZoneOffset.UTC).toString());
         });
 
         long l1 = trigger("sync_layer1");

@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /** Invariant 5: a run belongs to the executor holding its lease; terminal states are final. */
 abstract class LeaseContractTest {
+    /** Long enough that a pause of the test between a heartbeat and the next reaping tick does not lose the lease. */
+    static final long LEASE_MILLIS = 2000;
+
     Store store;
     SchedulerNode node;
     Dispatcher dispatcher;
@@ -38,7 +41,7 @@ abstract class LeaseContractTest {
     @BeforeEach
     void open() {
         store = Store.open(TestNodes.fresh(postgres()));
-        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withLeaseMillis(1000));
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withLeaseMillis(LEASE_MILLIS));
         dispatcher = node.dispatcher();
     }
 
@@ -95,10 +98,11 @@ abstract class LeaseContractTest {
         node.tasks().create(task("job", event(), "true", null), "test");
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         WorkItem item = claimOne("steady");
-        for (int i = 0; i < 4; i++) {
+        // Five beats 800 ms apart: twice the lease, so the run is still held only because each beat renewed it.
+        for (int i = 0; i < 5; i++) {
             HeartbeatAnswer hb = dispatcher.heartbeat(new Heartbeat("steady", "steady-s1", List.of(item.ref())));
             assertThat(hb.abandon()).isEmpty();
-            await().pollDelay(Duration.ofMillis(400)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(800)).until(() -> true);
             node.housekeeping().tick();
         }
         assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);

@@ -17,6 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -68,6 +70,8 @@ class DependencyEndToEndTest {
         assertThat(created.json().at("/definition/dependsOn/1/task").asText()).isEqualTo("sync_layer2");
         assertThat(created.json().at("/definition/dependencyPolicy/onUpstreamFailure").asText()).isEqualTo("WAIT");
 
+        // A run triggered by hand takes the date it is created on in Shanghai: the report and its layers must all get the same one.
+        awaitClearOfMidnight(ZoneId.of("Asia/Shanghai"), Duration.ofSeconds(60));
         long report = trigger(api, "report");
         JsonNode waiting = api.instance(report);
         assertThat(waiting.get("state").asText()).isEqualTo("WAITING_DEPENDENCY");
@@ -181,6 +185,15 @@ class DependencyEndToEndTest {
     private EventRow event(long id, EventType type) {
         return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
                 .filter(e -> e.type() == type).findFirst().orElseThrow(() -> new AssertionError("no " + type + " on " + id));
+    }
+
+    /** Waits, by the database's clock (the one the server reads), until at least {@code margin} is left before midnight in {@code zone}. */
+    private void awaitClearOfMidnight(ZoneId zone, Duration margin) {
+        Instant now = server.store().tx(tx -> tx.now());
+        Instant midnight = now.atZone(zone).toLocalDate().plusDays(1).atStartOfDay(zone).toInstant();
+        if (Duration.between(now, midnight).compareTo(margin) < 0) {
+            await().atMost(margin.plusSeconds(5)).until(() -> !server.store().tx(tx -> tx.now()).isBefore(midnight));
+        }
     }
 
     private AxServer start(AlertsConfig alerts) {
