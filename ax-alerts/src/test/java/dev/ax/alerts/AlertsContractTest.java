@@ -7,12 +7,12 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.schedule.IntervalSchedule;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.NewEvent;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -114,11 +114,7 @@ abstract class AlertsContractTest {
                 AlertsConfig.Pipeline.DEFAULT, null, null, null));
         r.task("noisy", event(), Map.of("notifyOnFailure", List.of("hook"), "maxConcurrency", 10, "overflow", "ALLOW"));
         // The summary is due when its minute ends: start well inside a minute, or it is sent by the first pump.
-        Instant now = r.store.tx(tx -> tx.now());
-        Instant minuteEnd = now.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
-        if (Duration.between(now, minuteEnd).compareTo(Duration.ofSeconds(10)) < 0) {
-            await().atMost(Duration.ofSeconds(15)).until(() -> !r.store.tx(tx -> tx.now()).isBefore(minuteEnd));
-        }
+        ClockBoundaries.awaitClearOfMinuteEnd(r.store, Duration.ofSeconds(10));
         for (int i = 0; i < 7; i++) {
             r.finish(r.trigger("noisy"), false);
         }

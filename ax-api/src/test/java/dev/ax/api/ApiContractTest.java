@@ -1,13 +1,14 @@
 package dev.ax.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ax.api.ApiClient.Response;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.DbConfig;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
@@ -52,7 +53,7 @@ abstract class ApiContractTest {
     @Test
     void creates_the_seed_task_with_its_next_slot_and_channel_warnings() {
         // The expected slot is worked out before the task is created: start well before 18:00Z, or the task's next slot may be a day later.
-        Instant before = awaitClearOf1800Z(Duration.ofSeconds(10));
+        Instant before = ClockBoundaries.awaitClearOfTimeOfDay(node.store, ZoneOffset.UTC, LocalTime.of(18, 0), Duration.ofSeconds(10));
         Response r = admin.post("/api/tasks", SEED);
 
         assertThat(r.status()).as(r.toString()).isEqualTo(201);
@@ -74,18 +75,6 @@ abstract class ApiContractTest {
         assertThat(got.status()).isEqualTo(200);
         assertThat(got.json().has("warnings")).isFalse();
         assertThat(admin.post("/api/tasks", SEED).status()).isEqualTo(409);
-    }
-
-    /** Waits, by the database's clock (the one the node reads), until at least {@code margin} is left before 18:00Z; returns that time. */
-    Instant awaitClearOf1800Z(Duration margin) {
-        Instant now = node.store.tx(tx -> tx.now());
-        Instant today = now.truncatedTo(ChronoUnit.DAYS).plus(Duration.ofHours(18));
-        Instant next = today.isAfter(now) ? today : today.plus(Duration.ofDays(1));
-        if (Duration.between(now, next).compareTo(margin) < 0) {
-            await().atMost(margin.plusSeconds(5)).until(() -> !node.store.tx(tx -> tx.now()).isBefore(next));
-            now = node.store.tx(tx -> tx.now());
-        }
-        return now;
     }
 
     static Stream<Arguments> invalidTasks() {

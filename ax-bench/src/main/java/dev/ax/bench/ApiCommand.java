@@ -133,7 +133,7 @@ final class ApiCommand implements Callable<Integer> {
                 // With "after" given, the route reads no clock from the database: no database at all.
                 Load cron = new Load("GET", URI.create(server.url() + "/api/cron/next?expression=0+2+*+*+*&count=1"
                         + "&after=2026-01-01T00:00:00Z"), List.of(), 200);
-                rows.add(wrk ? measureWrk(pg, "postgres", NO_DATABASE, cron) : measure(pg, "postgres", NO_DATABASE, http, cron));
+                rows.add(measure(pg, "postgres", NO_DATABASE, http, cron));
                 opts.awaitQuiet();
             }
             List<String> bodies = new ArrayList<>();
@@ -143,7 +143,7 @@ final class ApiCommand implements Callable<Integer> {
             Load trigger = new Load("POST", URI.create(server.url() + "/api/trigger"), bodies, 202);
             String database = h2 ? "postgres" : "ax_bench";
             String label = h2 ? "H2 (embedded default)" : "PostgreSQL";
-            Map<String, Object> out = wrk ? measureWrk(pg, database, label, trigger) : measure(pg, database, label, http, trigger);
+            Map<String, Object> out = measure(pg, database, label, http, trigger);
             out.put("loopErrors", server.node().loopErrors());
             rows.add(out);
         } catch (InterruptedException e) {
@@ -196,10 +196,13 @@ final class ApiCommand implements Callable<Integer> {
 
     /**
      * Closed loop: each client sends its request again as soon as the answer came, for the warm-up and then the
-     * measured seconds; an answer with another status than {@code ok} is an error.
+     * measured seconds; an answer with another status than {@code ok} is an error. With wrk, wrk's loop.
      */
     private Map<String, Object> measure(Pg pg, String database, String label, HttpClient http, Load load)
             throws InterruptedException {
+        if (wrk) {
+            return measureWrk(pg, database, label, load);
+        }
         List<HttpRequest> perClient = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             perClient.add(load.request(c));

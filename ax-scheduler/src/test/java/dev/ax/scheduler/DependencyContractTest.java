@@ -16,6 +16,7 @@ import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -48,7 +49,7 @@ abstract class DependencyContractTest {
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
         // A run triggered by an event takes the UTC date it is created on: a test's runs must all get the same one.
-        TestNodes.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.MIDNIGHT, Duration.ofSeconds(30));
+        ClockBoundaries.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.MIDNIGHT, Duration.ofSeconds(30));
     }
 
     @AfterEach

@@ -10,6 +10,7 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import java.time.Duration;
@@ -47,7 +48,7 @@ abstract class FiringContractTest {
     void fires_once_per_slot_when_run_finishes_in_milliseconds() throws Exception {
         node.tasks().create(task("daily_sync", cron("30 1 * * *"), "true", null), "test");
         // One second back must lie between the latest 01:30 slot and the next, so that the tick has exactly one slot to fire.
-        TestNodes.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.of(1, 30, 1), Duration.ofSeconds(10));
+        ClockBoundaries.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.of(1, 30, 1), Duration.ofSeconds(10));
         moveNextFireTo("daily_sync", Duration.ofSeconds(-1));
         try (var executor = new TestNodes.FastExecutor(node.dispatcher(), "fast")) {
             assertThat(node.firing().tick()).isEqualTo(1);
@@ -125,7 +126,7 @@ abstract class FiringContractTest {
     void fire_all_runs_every_missed_slot_oldest_first() {
         node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ALL")), "test");
         // Ten minutes back to now there are 11 slots, and a 12th if the minute ends before the tick.
-        TestNodes.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
+        ClockBoundaries.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
         List<InstanceRow> runs = instancesOf("minutely");
@@ -294,7 +295,7 @@ abstract class FiringContractTest {
     void fire_all_of_an_unlimited_task_runs_every_missed_slot_and_says_each_was_late() {
         node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ALL", "overflow", "ALLOW")), "test");
         // Ten minutes back to now there are 11 slots, and a 12th if the tick comes within the fire-ahead of the minute's end.
-        TestNodes.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
+        ClockBoundaries.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
         List<InstanceRow> runs = instancesOf("minutely");

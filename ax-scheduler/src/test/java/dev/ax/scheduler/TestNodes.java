@@ -9,19 +9,12 @@ import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalTime;
-import java.time.ZoneId;
-import java.time.ZonedDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.UnaryOperator;
-import org.awaitility.Awaitility;
 
 /** Builders for scheduler tests: nodes on a real database, task JSON, and a fast fake executor. */
 final class TestNodes {
@@ -58,34 +51,6 @@ final class TestNodes {
 
     static DbConfig fresh(boolean postgres) {
         return postgres ? dev.ax.store.TestDatabases.postgres() : dev.ax.store.TestDatabases.h2();
-    }
-
-    /**
-     * Waits until at least {@code margin} is left before the next boundary that {@code nextBoundary}
-     * gives for a time, by the database's clock, which is the one the scheduler reads; returns that time.
-     */
-    static Instant awaitClearOf(Store store, Duration margin, UnaryOperator<Instant> nextBoundary) {
-        Instant now = store.tx(tx -> tx.now());
-        Instant boundary = nextBoundary.apply(now);
-        if (Duration.between(now, boundary).compareTo(margin) < 0) {
-            Awaitility.await().atMost(margin.plusSeconds(5)).until(() -> !store.tx(tx -> tx.now()).isBefore(boundary));
-            now = store.tx(tx -> tx.now());
-        }
-        return now;
-    }
-
-    /** As {@link #awaitClearOf}, for the end of the minute. */
-    static Instant awaitClearOfMinuteEnd(Store store, Duration margin) {
-        return awaitClearOf(store, margin, t -> t.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60));
-    }
-
-    /** As {@link #awaitClearOf}, for the next {@code time} of day in {@code zone} (midnight: {@link LocalTime#MIDNIGHT}). */
-    static Instant awaitClearOfTimeOfDay(Store store, ZoneId zone, LocalTime time, Duration margin) {
-        return awaitClearOf(store, margin, t -> {
-            ZonedDateTime now = t.atZone(zone);
-            ZonedDateTime today = now.toLocalDate().atTime(time).atZone(zone);
-            return (today.isAfter(now) ? today : now.toLocalDate().plusDays(1).atTime(time).atZone(zone)).toInstant();
-        });
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.ChannelConfig;
 import dev.ax.domain.run.EventType;
 import dev.ax.scheduler.SchedulerConfig;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
 import dev.ax.store.TestDatabases;
 import java.io.IOException;
@@ -17,7 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
+import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ class DependencyEndToEndTest {
         assertThat(created.json().at("/definition/dependencyPolicy/onUpstreamFailure").asText()).isEqualTo("WAIT");
 
         // A run triggered by hand takes the date it is created on in Shanghai: the report and its layers must all get the same one.
-        awaitClearOfMidnight(ZoneId.of("Asia/Shanghai"), Duration.ofSeconds(60));
+        ClockBoundaries.awaitClearOfTimeOfDay(server.store(), ZoneId.of("Asia/Shanghai"), LocalTime.MIDNIGHT, Duration.ofSeconds(60));
         long report = trigger(api, "report");
         JsonNode waiting = api.instance(report);
         assertThat(waiting.get("state").asText()).isEqualTo("WAITING_DEPENDENCY");
@@ -185,15 +186,6 @@ class DependencyEndToEndTest {
     private EventRow event(long id, EventType type) {
         return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
                 .filter(e -> e.type() == type).findFirst().orElseThrow(() -> new AssertionError("no " + type + " on " + id));
-    }
-
-    /** Waits, by the database's clock (the one the server reads), until at least {@code margin} is left before midnight in {@code zone}. */
-    private void awaitClearOfMidnight(ZoneId zone, Duration margin) {
-        Instant now = server.store().tx(tx -> tx.now());
-        Instant midnight = now.atZone(zone).toLocalDate().plusDays(1).atStartOfDay(zone).toInstant();
-        if (Duration.between(now, midnight).compareTo(margin) < 0) {
-            await().atMost(margin.plusSeconds(5)).until(() -> !server.store().tx(tx -> tx.now()).isBefore(midnight));
-        }
     }
 
     private AxServer start(AlertsConfig alerts) {
