@@ -43,7 +43,7 @@ public final class Routes {
                 post("/api/tasks/{name}/pause", OPERATOR, "Pause a task", t::pause),
                 post("/api/tasks/{name}/resume", OPERATOR, "Resume a task", t::resume),
                 get("/api/tasks/{name}/versions", VIEWER, "A task's audit log: versions with diff and actor", t::versions),
-                get("/api/tasks/{name}/events", VIEWER, "Events of a task and its runs, newest first", t::events),
+                get("/api/tasks/{name}/events", VIEWER, "A task's timeline, newest first: its events and its runs' events beyond the routine", t::events),
                 post("/api/tasks/{name}/trigger", OPERATOR, "Run a task now, by hand", t::triggerManual),
                 post("/api/tasks/{name}/backfill", OPERATOR, "Run a task for every slot of a date range (or a dry run)", b::start),
                 get("/api/backfills/{id}", VIEWER, "A backfill's progress", b::get),

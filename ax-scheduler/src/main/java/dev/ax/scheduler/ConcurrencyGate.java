@@ -68,9 +68,8 @@ final class ConcurrencyGate {
      */
     Optional<Long> admit(Tx tx, TaskRow task, NewInstance unrouted, boolean force) {
         // Routed to the stable or the canary version, then dated with the row (not by a second
-        // UPDATE of it): the business date is what sameDate dependencies match on.
-        NewInstance routed = canaries.route(tx, task, unrouted);
-        NewInstance run = routed.withBusinessDate(Dependencies.businessDate(task.definition(), routed.scheduledAt()));
+        // UPDATE of it) when a dependent matches on the date.
+        NewInstance run = Dependencies.dated(task, canaries.route(tx, task, unrouted));
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         String key = idempotencyKey(task, run);
@@ -178,8 +177,7 @@ final class ConcurrencyGate {
             Policy policy = a.task().definition().policy();
             // As admitUnderLimit decides for an unlimited task, which counts nothing.
             Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), 0, 0);
-            NewInstance dated = a.run().withBusinessDate(Dependencies.businessDate(a.task().definition(), a.run().scheduledAt()));
-            rows.add(decided(dated, stateOf(decision, policy.approval()), decision));
+            rows.add(decided(Dependencies.dated(a.task(), a.run()), stateOf(decision, policy.approval()), decision));
         }
         return ctx.store().runBatches().createAll(tx, rows);
     }

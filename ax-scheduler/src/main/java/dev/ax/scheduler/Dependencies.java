@@ -99,6 +99,15 @@ public final class Dependencies {
         return id;
     }
 
+    /**
+     * {@code run} with its business date when another task depends on its task (sameDate matches
+     * on it, by an index of dated runs only). The runs of a task nothing depends on carry none: a
+     * dependency added later finds them by their slot ({@link DependencyStore#undatedBetween}).
+     */
+    static NewInstance dated(TaskRow task, NewInstance run) {
+        return task.hasDependents() ? run.withBusinessDate(businessDate(task.definition(), run.scheduledAt())) : run;
+    }
+
     /** The business date of a run: its scheduled time in its task's zone, the date that {@code {{date}}} renders. */
     static LocalDate businessDate(TaskDefinition def, Instant scheduledAt) {
         return LocalDate.ofInstant(scheduledAt, def.trigger().timezone());
@@ -244,11 +253,10 @@ public final class Dependencies {
         }
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
-            List<Found> onDate = deps.onDate(tx, upId, date);
-            if (onDate.isEmpty()) {
-                java.time.ZoneId zone = up.get().definition().trigger().timezone();
-                onDate = deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant());
-            }
+            // Dated runs, and runs from before anything depended on the upstream (or before V21): by their slot in its zone.
+            java.time.ZoneId zone = up.get().definition().trigger().timezone();
+            List<Found> onDate = newestFirst(deps.onDate(tx, upId, date),
+                    deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant()));
             return decisive(onDate).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, date.toString(), null, null));
         }
@@ -257,6 +265,17 @@ public final class Dependencies {
         return deps.successSince(tx, upId, since).or(() -> decisive(deps.since(tx, upId, since)))
                 .map(f -> new Upstream(d, key, f.instanceId(), f.state()))
                 .orElseGet(() -> new Upstream(d, key, null, null));
+    }
+
+    /** Two lists of runs, each newest first, as one (a run is in one of them only). */
+    private static List<Found> newestFirst(List<Found> a, List<Found> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        List<Found> all = new ArrayList<>(a);
+        all.addAll(b);
+        all.sort(java.util.Comparator.comparingLong(Found::instanceId).reversed());
+        return all;
     }
 
     private static Optional<Found> decisive(List<Found> newestFirst) {

@@ -415,6 +415,31 @@ abstract class DependencyContractTest {
     }
 
     @Test
+    void an_upstream_run_from_before_anything_depended_on_it_counts_for_its_date() throws Exception {
+        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null, null),
+                "test");
+        // Nothing depends on "up" yet: its run carries no business date (none is indexed for it).
+        long before = trigger("up");
+        succeed(claimOnly(before));
+        java.util.Optional<java.time.LocalDate> undated = store.tx(tx -> store.dependencies().businessDate(tx, before));
+        assertThat(undated).isEmpty();
+        store.tx(tx -> tx.update("UPDATE ax_instance SET scheduled_at = ? WHERE id = ?", java.time.Instant.parse("2026-09-30T17:00:00Z"), before));
+
+        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                List.of(sameDate("up")), null, null), "test");
+        long after = trigger("up");
+        java.util.Optional<java.time.LocalDate> dated = store.tx(tx -> store.dependencies().businessDate(tx, after));
+        assertThat(dated).isPresent();
+
+        // Found by its slot in the upstream's zone: 01:00 on 2026-10-01 in Shanghai.
+        node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
+        assertThat(node.housekeeping().backfills()).isEqualTo(1);
+        InstanceRow down = runs("down").getFirst();
+        assertThat(down.state()).isEqualTo(InstanceState.READY);
+        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(InstanceState.READY);
+    }
+
+    @Test
     void saving_refuses_unknown_tasks_self_dependencies_and_cycles_and_changes_nothing() {
         node.tasks().create(task("a", TestNodes.event(), null, null, null), "test");
         node.tasks().create(task("b", TestNodes.event(), List.of(sameDate("a")), null, null), "test");

@@ -220,6 +220,9 @@ abstract class FiringContractTest {
     @Test
     void admitting_together_writes_what_admitting_one_by_one_writes() {
         node.tasks().create(task("unlimited", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "maxRetries", 2)), "test");
+        // Something depends on it, so its runs carry their business date.
+        node.tasks().create(DependencyContractTest.task("after_it", cron("0 3 * * *"), List.of(DependencyContractTest.sameDate("unlimited")),
+                null, null), "test");
         ConcurrencyGate gate = new ConcurrencyGate(node.context());
         TaskRow t = taskRow("unlimited");
         assertThat(ConcurrencyGate.admitsBySlotAlone(t)).isTrue();
@@ -332,9 +335,24 @@ abstract class FiringContractTest {
                 "n1", null, null, message);
     }
 
+    /** Both ways of admitting leave the business date out when nothing depends on the task (the index of dates holds only those asked for). */
+    @Test
+    void a_run_of_a_task_that_nothing_depends_on_has_no_business_date() {
+        node.tasks().create(task("alone", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        ConcurrencyGate gate = new ConcurrencyGate(node.context());
+        TaskRow t = taskRow("alone");
+        assertThat(t.hasDependents()).isFalse();
+        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "one"))).orElseThrow();
+        long two = store.tx(tx -> gate.admitAll(tx, List.of(new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "two")))))
+                .getFirst().orElseThrow();
+        assertThat(businessDate(one)).isNull();
+        assertThat(businessDate(two)).isNull();
+    }
+
+    /** The stored business date of a run; null when it has none. */
     java.time.LocalDate businessDate(long id) {
-        return store.tx(tx -> tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?",
-                r -> java.time.LocalDate.parse(r.str("business_date")), id)).orElseThrow();
+        return store.tx(tx -> tx.query("SELECT business_date FROM ax_instance WHERE id = ?",
+                r -> r.str("business_date") == null ? null : java.time.LocalDate.parse(r.str("business_date").substring(0, 10)), id)).getFirst();
     }
 
     static void assertOneInstancePerConsecutiveSecond(List<InstanceRow> runs) {

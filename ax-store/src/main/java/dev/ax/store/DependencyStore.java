@@ -75,8 +75,9 @@ public final class DependencyStore {
     }
 
     /**
-     * sameDate for runs created before business dates were recorded (V21): the runs scheduled
-     * within the date in the upstream task's zone, {@code [from, to)}.
+     * sameDate for runs without a business date, those from before anything depended on the
+     * upstream (or from before V21): the runs scheduled within the date in the upstream task's
+     * zone, {@code [from, to)}.
      */
     public List<Found> undatedBetween(Tx tx, long taskId, Instant from, Instant to) {
         return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ? AND scheduled_at < ?"

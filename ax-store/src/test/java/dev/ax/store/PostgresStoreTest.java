@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -172,6 +176,39 @@ class PostgresStoreTest extends StoreContractTest {
                 return null;
             });
         }
+    }
+
+    /**
+     * A task's timeline is read from the index of its events that leaves out the routine transitions of its
+     * runs (V32): a page of it reads a page of rows, however many runs the task had.
+     */
+    @Test
+    void a_task_timeline_reads_its_page_past_any_number_of_routine_run_events() {
+        long run = store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.EVENT, "k",
+                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", "test", "n1", null, null, null)))
+                .orElseThrow();
+        for (int i = 0; i < 3; i++) {
+            store.tx(tx -> {
+                store.events().append(tx, new NewEvent(task.id(), "t", EventType.TASK_PAUSED, "olga", "n1", null, Map.of()));
+                return null;
+            });
+        }
+        store.tx(tx -> tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, actor, node_id, at)"
+                + " SELECT ?, ?, 't', CASE g % 3 WHEN 0 THEN 'CREATED' WHEN 1 THEN 'CLAIMED' ELSE 'SUCCEEDED' END, 'scheduler', 'n1',"
+                + " CURRENT_TIMESTAMP FROM generate_series(1, 30000) g", run, task.id()));
+        store.tx(tx -> tx.update("ANALYZE ax_event"));
+        store.tx(tx -> {
+            long before = eventsFetched(tx);
+            List<EventRow> page = store.events().forTask(tx, task.id(), Long.MAX_VALUE, 3);
+            assertThat(page).extracting(EventRow::type).containsOnly(EventType.TASK_PAUSED).hasSize(3);
+            assertThat(eventsFetched(tx) - before).as("event rows read").isLessThanOrEqualTo(10);
+            return null;
+        });
+    }
+
+    private static long eventsFetched(Tx tx) {
+        return tx.queryOne("SELECT COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0) AS n FROM pg_stat_xact_user_tables"
+                + " WHERE relname = 'ax_event'", r -> r.lng("n")).orElseThrow();
     }
 
     /**

@@ -297,6 +297,26 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void a_task_timeline_holds_the_task_events_and_what_its_runs_did_beyond_their_routine() {
+        long a = newInstance("a");
+        long b = newInstance("b");
+        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        terminateByHand(b);
+        store.tx(tx -> {
+            store.events().append(tx, new NewEvent(task.id(), "t", EventType.TASK_PAUSED, "olga", "n1", "paused", Map.of()));
+            return null;
+        });
+        List<EventRow> timeline = store.tx(tx -> store.events().forTask(tx, task.id(), Long.MAX_VALUE, 10));
+        assertThat(timeline).extracting(EventRow::type).containsExactly(EventType.TASK_PAUSED, EventType.TERMINATED);
+        assertThat(timeline.get(1).instanceId()).isEqualTo(b);
+        // Each run keeps its whole story.
+        assertThat(eventsOf(a)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
+        List<EventRow> older = store.tx(tx -> store.events().forTask(tx, task.id(), timeline.getFirst().id(), 10));
+        assertThat(older).extracting(EventRow::type).containsExactly(EventType.TERMINATED);
+    }
+
+    @Test
     void a_heartbeat_renews_the_leases_still_held_and_names_the_lost_ones() {
         long a = newInstance("a");
         long b = newInstance("b");
