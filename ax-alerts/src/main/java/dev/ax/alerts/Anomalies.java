@@ -3,6 +3,7 @@ package dev.ax.alerts;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.Trigger;
+import dev.ax.store.SlotKeys;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -103,11 +104,12 @@ final class Anomalies {
         // The newest run's id first: a run created after it is read by the next round, whatever its slot.
         long lastRunId;
         int read = 0;
+        List<SlotAudit.Run> created = List.of();
         if (goOn) {
             // The task's runs created since the last audit (by the (task, id) index: only those). One for a slot that
             // audit had already looked at (a second run for it, or a run at no slot) makes this one read the whole window.
             Instant lookedAt = last.to();
-            List<SlotAudit.Run> created = tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND id > ?"
+            created = tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND id > ?"
                     + " AND cause IN ('CRON', 'INTERVAL')", r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
                     task.id(), last.lastRunId());
             read += created.size();
@@ -117,8 +119,15 @@ final class Anomalies {
             lastRunId = tx.queryOne("SELECT MAX(id) AS m FROM ax_instance WHERE task_id = ?", r -> r.lng("m"), task.id()).orElse(0L);
         }
         Instant since = goOn ? last.to() : from;
-        List<SlotAudit.Run> runs = runs(tx, task.id(), since, to);
+        List<SlotAudit.Run> runs = new ArrayList<>(runs(tx, task.id(), since, to));
         read += runs.size();
+        // The runs were read by their fire key; a new run whose key is not its slot's (a fault like a second run for
+        // one slot) is counted from its id all the same.
+        Set<Long> seen = new HashSet<>(runs.stream().map(SlotAudit.Run::id).toList());
+        Instant sinceMicros = micros(since);
+        Instant toMicros = micros(to);
+        created.stream().filter(c -> !seen.contains(c.id()) && c.slot().isAfter(sinceMicros) && !c.slot().isAfter(toMicros)).forEach(runs::add);
+        runs.sort(java.util.Comparator.comparingLong(SlotAudit.Run::id));
         Covered reach = new Covered(to, lastRunId, task.updatedAt(), goOn ? last.rounds() + 1 : 1);
         TaskDefinition def = task.definition();
         List<Instant> slots = SlotAudit.slots(Schedules.of(def.trigger()), since, to).stream().map(Anomalies::micros).toList();
@@ -129,11 +138,12 @@ final class Anomalies {
         return new Audit(report(tx, task, found, from, to), reach, read);
     }
 
-    /** A task's scheduled runs for the slots in {@code (from, to]}, by id. */
+    /** A task's scheduled runs for the slots in {@code (from, to]}, by id: a range of their fire keys (SlotKeys). */
     private static List<SlotAudit.Run> runs(Tx tx, long taskId, Instant from, Instant to) {
         return tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND cause IN ('CRON', 'INTERVAL')"
-                + " AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id",
-                r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))), taskId, from, to);
+                + " AND fire_key >= ? AND fire_key < ? AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id",
+                r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))), taskId, SlotKeys.floor(from), SlotKeys.ceiling(to),
+                from, to);
     }
 
     /** Alerts on what an audit found that was not reported before; returns how many alerts were written. */

@@ -233,6 +233,19 @@ abstract class AlertsContractTest {
         assertThat(r.alerts.anomalyRunsReadLastRound()).as("a late run makes the round read the whole window again").isGreaterThan(9);
     }
 
+    /** The audit reads a window's runs by their fire keys; a run under a key that is not its slot's is still counted. */
+    @Test
+    void a_second_run_for_a_slot_under_a_key_that_is_not_the_slots_is_found_by_the_next_round() {
+        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
+                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        long task = minutelyTaskWithRuns(r);
+        assertThat(r.alerts.anomalyTick()).isZero();
+        Instant slot = slotsAround(r).get(5);
+        long second = insertRun(r, task, slot, "SUCCESS", "not-a-slot-key");
+        assertThat(r.alerts.anomalyTick()).isEqualTo(1);
+        assertThat(r.alertsOf("DUPLICATE_EXECUTION")).singleElement().satisfies(a -> assertThat(a.text()).contains("#" + second));
+    }
+
     @Test
     void a_run_far_longer_than_its_recent_successes_is_unusually_long() {
         Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
@@ -343,10 +356,14 @@ abstract class AlertsContractTest {
     }
 
     private static long insertRun(Rig r, long task, Instant slot, String state) {
+        return insertRun(r, task, slot, state, slot.toString());
+    }
+
+    private static long insertRun(Rig r, long task, Instant slot, String state, String fireKey) {
         return r.store.tx(tx -> tx.insert("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at,"
                 + " state, attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at, finished_at)"
                 + " VALUES (?, 'minutely', 1, 'INTERVAL', ?, ?, ?, 1, 1, 'default', ?, 'scheduler', 'test', CURRENT_TIMESTAMP,"
-                + " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)", task, slot.toString(), slot, state, slot).orElseThrow());
+                + " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)", task, fireKey, slot, state, slot).orElseThrow());
     }
 
     private static List<EventType> types(Rig r, long id) {

@@ -223,7 +223,9 @@ final class ConsoleCommand implements Callable<Integer> {
                     + " max_attempts, executor_group, ready_at, executor_id, pid, exit_code, failure_kind, message, actor, node_id,"
                     + " request_id, created_at, started_at, finished_at, updated_at)"
                     + " SELECT t.id, t.name, 1, CASE WHEN g % 50 = 0 THEN 'MANUAL' WHEN g % 997 = 0 THEN 'BACKFILL' ELSE 'CRON' END,"
-                    + " 'b:' || g, x.at, CASE WHEN g % 40 = 0 THEN 'FAILED' ELSE 'SUCCESS' END, 1, 1, 'default', x.at,"
+                    // A scheduled run is keyed by its slot, ISO-8601 as Firing.fireKey writes it (the audit finds them by it).
+                    + " CASE WHEN g % 50 = 0 OR g % 997 = 0 THEN 'b:' || g ELSE to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') END,"
+                    + " x.at, CASE WHEN g % 40 = 0 THEN 'FAILED' ELSE 'SUCCESS' END, 1, 1, 'default', x.at,"
                     + " 'bench-executor-' || (g % 20), 1000 + g % 30000, CASE WHEN g % 40 = 0 THEN 1 ELSE 0 END,"
                     + " CASE WHEN g % 40 = 0 THEN 'EXIT_CODE' END, CASE WHEN g % 40 = 0 THEN 'exited with code 1' END,"
                     + " 'scheduler', 'bench', 'req-' || g, x.at + interval '4 ms', x.at + interval '15 ms', x.at + interval '2 s',"

@@ -13,6 +13,9 @@ import java.util.Optional;
 public final class DependencyStore {
     /** Runs that count as the upstream's work: an approval preview does not. */
     private static final String WORK = " AND cause <> 'PREVIEW'";
+    /** Scheduled runs, keyed by their slot; and the others, word for word the predicate of their index by slot (V33). */
+    static final String SCHEDULED = "cause IN ('CRON', 'INTERVAL')";
+    static final String NOT_SCHEDULED = "cause NOT IN ('CRON', 'INTERVAL')";
 
     /** A run waiting for its dependencies, with what readiness is decided on. */
     public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {
@@ -80,8 +83,7 @@ public final class DependencyStore {
      * zone, {@code [from, to)}.
      */
     public List<Found> undatedBetween(Tx tx, long taskId, Instant from, Instant to) {
-        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ? AND scheduled_at < ?"
-                + " AND business_date IS NULL" + WORK + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, from, to, CANDIDATES);
+        return scheduledWithin(tx, taskId, from, to, " AND business_date IS NULL");
     }
 
     /** latest: the newest success of the upstream that finished at or after {@code since}. */
@@ -92,8 +94,30 @@ public final class DependencyStore {
 
     /** latest, when nothing succeeded: the newest upstream runs scheduled at or after {@code since}, newest first. */
     public List<Found> since(Tx tx, long taskId, Instant since) {
-        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND scheduled_at >= ?" + WORK
-                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, since, CANDIDATES);
+        return scheduledWithin(tx, taskId, since, null, "");
+    }
+
+    /**
+     * The newest runs of a task scheduled in {@code [from, to)} ({@code to} null: no end), newest
+     * first. Scheduled runs are read by their fire key (SlotKeys), the others by the index of the
+     * runs that are not scheduled (V33): a task's own index by slot would cost every scheduled run
+     * of every task a write into it.
+     */
+    private static List<Found> scheduledWithin(Tx tx, long taskId, Instant from, Instant to, String and) {
+        String range = " AND scheduled_at >= ?" + (to == null ? "" : " AND scheduled_at < ?");
+        List<Object> args = new java.util.ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to), from));
+        if (to != null) {
+            args.add(to);
+        }
+        args.addAll(List.of(CANDIDATES, taskId, from));
+        if (to != null) {
+            args.add(to);
+        }
+        args.addAll(List.of(CANDIDATES, CANDIDATES));
+        return tx.query("SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SCHEDULED
+                + " AND fire_key >= ? AND fire_key < ?" + range + and + " ORDER BY id DESC LIMIT ?) s"
+                + " UNION ALL SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + NOT_SCHEDULED + range + and
+                + WORK + " ORDER BY id DESC LIMIT ?) o ORDER BY id DESC LIMIT ?", DependencyStore::found, args.toArray());
     }
 
     /**
@@ -101,9 +125,17 @@ public final class DependencyStore {
      * the newest retry / re-run of it: slot N+1 waits for slot N however slot N got done.
      */
     public List<Found> previousSlot(Tx tx, long taskId, Instant scheduledAt) {
-        Optional<Long> slotRun = tx.queryOne("SELECT id FROM ax_instance WHERE task_id = ? AND scheduled_at < ?"
-                + " AND cause IN ('CRON', 'INTERVAL', 'BACKFILL') ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
-                r -> r.lng("id"), taskId, scheduledAt);
+        // The newest scheduled run before it, by fire key (a few: keys of one second do not sort by their fraction),
+        // and the newest backfill run before it; the later of them.
+        record Slot(long id, Instant at) {
+        }
+        List<Slot> candidates = new java.util.ArrayList<>(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND "
+                + SCHEDULED + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
+                r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, SlotKeys.ceiling(scheduledAt), scheduledAt));
+        candidates.addAll(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + NOT_SCHEDULED
+                + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
+                r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, scheduledAt));
+        Optional<Long> slotRun = candidates.stream().max(java.util.Comparator.comparing(Slot::at).thenComparingLong(Slot::id)).map(Slot::id);
         if (slotRun.isEmpty()) {
             return List.of();
         }

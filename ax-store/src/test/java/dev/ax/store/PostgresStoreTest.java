@@ -206,6 +206,44 @@ class PostgresStoreTest extends StoreContractTest {
         });
     }
 
+    /**
+     * A task's scheduled runs are found by slot through their fire keys (SlotKeys), the index by slot holding only
+     * the other runs (V33): the dependency looks read a handful of rows of a task with 30,000 scheduled runs.
+     */
+    @Test
+    void the_dependency_looks_by_slot_read_a_few_rows_of_a_task_with_many_scheduled_runs() {
+        Instant first = Instant.parse("2026-11-01T00:00:00Z");
+        store.tx(tx -> tx.update("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state,"
+                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at, finished_at)"
+                + " SELECT ?, 't', 1, 'CRON', to_char(s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), s, 'SUCCESS', 1, 1,"
+                + " 'default', s, 'scheduler', 'n1', s, s, s FROM (SELECT CAST(? AS TIMESTAMPTZ) + g * INTERVAL '1 minute' AS s"
+                + " FROM generate_series(0, 29999) g) slots", task.id(), first));
+        store.tx(tx -> tx.update("ANALYZE ax_instance"));
+        Instant tenThousandth = first.plus(Duration.ofMinutes(10_000));
+        store.tx(tx -> {
+            long before = instancesRead(tx);
+            List<DependencyStore.Found> previous = store.dependencies().previousSlot(tx, task.id(), tenThousandth);
+            long afterPrevious = instancesRead(tx);
+            List<DependencyStore.Found> since = store.dependencies().since(tx, task.id(), tenThousandth.minus(Duration.ofMinutes(30)));
+            long afterSince = instancesRead(tx);
+            List<DependencyStore.Found> undated = store.dependencies().undatedBetween(tx, task.id(), tenThousandth,
+                    tenThousandth.plus(Duration.ofMinutes(10)));
+            long afterUndated = instancesRead(tx);
+            assertThat(previous).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo(InstanceState.SUCCESS));
+            assertThat(since).hasSize(DependencyStore.CANDIDATES);
+            assertThat(undated).hasSize(10);
+            assertThat(afterPrevious - before).as("rows read for the previous slot").isLessThanOrEqualTo(20);
+            assertThat(afterSince - afterPrevious).as("rows read since a time").isLessThanOrEqualTo(200);
+            assertThat(afterUndated - afterSince).as("rows read for a date").isLessThanOrEqualTo(50);
+            return null;
+        });
+    }
+
+    private static long instancesRead(Tx tx) {
+        return tx.queryOne("SELECT COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0) AS n FROM pg_stat_xact_user_tables"
+                + " WHERE relname = 'ax_instance'", r -> r.lng("n")).orElseThrow();
+    }
+
     private static long eventsFetched(Tx tx) {
         return tx.queryOne("SELECT COALESCE(idx_tup_fetch, 0) + COALESCE(seq_tup_read, 0) AS n FROM pg_stat_xact_user_tables"
                 + " WHERE relname = 'ax_event'", r -> r.lng("n")).orElseThrow();
