@@ -80,8 +80,8 @@ public final class EventStore {
     /**
      * A task's timeline, newest first: the task's own events (edits, pauses, missed slots) and its
      * runs' events except their routine transitions, which each run's own events keep. Indexing
-     * those for every task would cost every run of every task a write into its task's part of the
-     * index: at 10,000 busy tasks, that alone took a fifth of the firing rate (BENCHMARKS.md).
+     * those by task would cost every run of every task writes into its task's own page of the
+     * index (V32; BENCHMARKS.md has what that cost at 10,000 tasks).
      */
     public List<EventRow> forTask(Tx tx, long taskId, long beforeId, int limit) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND " + NOT_ROUTINE + " AND id < ? ORDER BY id DESC LIMIT ?",
