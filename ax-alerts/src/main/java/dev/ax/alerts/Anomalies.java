@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -127,7 +128,7 @@ final class Anomalies {
         Instant sinceMicros = micros(since);
         Instant toMicros = micros(to);
         created.stream().filter(c -> !seen.contains(c.id()) && c.slot().isAfter(sinceMicros) && !c.slot().isAfter(toMicros)).forEach(runs::add);
-        runs.sort(java.util.Comparator.comparingLong(SlotAudit.Run::id));
+        runs.sort(Comparator.comparingLong(SlotAudit.Run::id));
         Covered reach = new Covered(to, lastRunId, task.updatedAt(), goOn ? last.rounds() + 1 : 1);
         TaskDefinition def = task.definition();
         List<Instant> slots = SlotAudit.slots(Schedules.of(def.trigger()), since, to).stream().map(Anomalies::micros).toList();

@@ -21,6 +21,7 @@ import dev.ax.store.Tx;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -274,7 +275,7 @@ public final class Dependencies {
         }
         List<Found> all = new ArrayList<>(a);
         all.addAll(b);
-        all.sort(java.util.Comparator.comparingLong(Found::instanceId).reversed());
+        all.sort(Comparator.comparingLong(Found::instanceId).reversed());
         return all;
     }
 

@@ -3,6 +3,8 @@ package dev.ax.store;
 import dev.ax.domain.run.InstanceState;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -105,7 +107,7 @@ public final class DependencyStore {
      */
     private static List<Found> scheduledWithin(Tx tx, long taskId, Instant from, Instant to, String and) {
         String range = " AND scheduled_at >= ?" + (to == null ? "" : " AND scheduled_at < ?");
-        List<Object> args = new java.util.ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to), from));
+        List<Object> args = new ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to), from));
         if (to != null) {
             args.add(to);
         }
@@ -129,13 +131,13 @@ public final class DependencyStore {
         // and the newest backfill run before it; the later of them.
         record Slot(long id, Instant at) {
         }
-        List<Slot> candidates = new java.util.ArrayList<>(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND "
+        List<Slot> candidates = new ArrayList<>(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND "
                 + SCHEDULED + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, SlotKeys.ceiling(scheduledAt), scheduledAt));
         candidates.addAll(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + NOT_SCHEDULED
                 + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, scheduledAt));
-        Optional<Long> slotRun = candidates.stream().max(java.util.Comparator.comparing(Slot::at).thenComparingLong(Slot::id)).map(Slot::id);
+        Optional<Long> slotRun = candidates.stream().max(Comparator.comparing(Slot::at).thenComparingLong(Slot::id)).map(Slot::id);
         if (slotRun.isEmpty()) {
             return List.of();
         }
