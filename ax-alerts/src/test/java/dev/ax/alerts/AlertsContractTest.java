@@ -181,10 +181,15 @@ abstract class AlertsContractTest {
 
     // ---- anomalies ----------------------------------------------------------------------------
 
+    /** A rig whose anomaly checks audit a 10-minute window with a 1 s grace, and call a run long past 3× its usual time. */
+    private Rig anomalyRig() {
+        return rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
+                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+    }
+
     @Test
     void a_slot_run_twice_raises_one_duplicate_execution_alert() {
-        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
-                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        Rig r = anomalyRig();
         long task = minutelyTaskWithRuns(r);
         Instant slot = slotsAround(r).get(5);
         // The fault: the unique (task, slot) key is gone, and a second run for one slot gets in.
@@ -203,8 +208,7 @@ abstract class AlertsContractTest {
 
     @Test
     void a_slot_without_a_run_raises_a_missed_execution_alert() {
-        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
-                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        Rig r = anomalyRig();
         long task = minutelyTaskWithRuns(r);
         Instant slot = slotsAround(r).get(5);
         r.store.tx(tx -> tx.update("DELETE FROM ax_instance WHERE task_id = ? AND scheduled_at = ?", task, slot));
@@ -217,8 +221,7 @@ abstract class AlertsContractTest {
 
     @Test
     void a_round_audits_the_slots_since_the_last_one_and_still_finds_a_second_run_for_an_older_slot() {
-        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
-                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        Rig r = anomalyRig();
         long task = minutelyTaskWithRuns(r);
         assertThat(r.alerts.anomalyTick()).isZero();
         assertThat(r.alerts.anomalyRunsReadLastRound()).as("the first round reads the whole window").isBetween(9L, 10L);
@@ -236,8 +239,7 @@ abstract class AlertsContractTest {
     /** The audit reads a window's runs by their fire keys; a run under a key that is not its slot's is still counted. */
     @Test
     void a_second_run_for_a_slot_under_a_key_that_is_not_the_slots_is_found_by_the_next_round() {
-        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
-                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        Rig r = anomalyRig();
         long task = minutelyTaskWithRuns(r);
         assertThat(r.alerts.anomalyTick()).isZero();
         Instant slot = slotsAround(r).get(5);
@@ -248,8 +250,7 @@ abstract class AlertsContractTest {
 
     @Test
     void a_run_far_longer_than_its_recent_successes_is_unusually_long() {
-        Rig r = rig(url -> Rig.hookConfig(url).withAnomaly(new AlertsConfig.Anomaly(Duration.ofSeconds(60), Duration.ofMinutes(10),
-                Duration.ofSeconds(1), 3, Duration.ofMinutes(1), 20)));
+        Rig r = anomalyRig();
         r.task("etl", event(), Map.of("notifyOnFailure", List.of("hook")));
         long task = r.store.tx(tx -> r.store.tasks().find(tx, "etl").orElseThrow().id());
         for (int i = 0; i < 6; i++) {
