@@ -270,8 +270,8 @@ final class TaskCommand extends GroupCommand {
     }
 
     @Command(name = "events", mixinStandardHelpOptions = true,
-            description = "A task's timeline, newest first: edits, pauses, missed slots, and what its runs did beyond the routine"
-                    + " (failed, retried, skipped, canceled, alerted). A run's whole story: ax instance events ID.")
+            description = "A task's timeline, newest first: edits, pauses, missed slots, runs someone triggered, and what its runs did"
+                    + " beyond the routine (failed, retried, skipped, canceled, alerted). A run's whole story: ax instance events ID.")
     static final class Events extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;

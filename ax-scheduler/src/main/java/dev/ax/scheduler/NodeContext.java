@@ -1,6 +1,7 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.time.AxClock;
+import dev.ax.store.EventStore;
 import dev.ax.store.Store;
 
 /**
@@ -12,6 +13,6 @@ import dev.ax.store.Store;
 public record NodeContext(String nodeId, Store store, AxClock clock, SchedulerConfig config, Signals signals) {
     /** The actor recorded on what the scheduler itself does. */
     public String schedulerActor() {
-        return "scheduler";
+        return EventStore.SCHEDULER_ACTOR;
     }
 }

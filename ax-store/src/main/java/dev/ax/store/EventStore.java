@@ -70,18 +70,23 @@ public final class EventStore {
                 EventStore::map, instanceId, afterId, limit);
     }
 
-    /**
-     * The routine transitions every run writes (created, claimed, started, succeeded), as SQL
-     * literals: the task-wide indexes of ax_event leave them out (V29, V32), and a query states
-     * the same condition word for word so that the planner can prove it may use them.
-     */
-    static final String NOT_ROUTINE = "type NOT IN ('CREATED', 'CLAIMED', 'STARTED', 'SUCCEEDED')";
+    /** The actor of what the scheduler itself does (its runs' CREATED events among them). */
+    public static final String SCHEDULER_ACTOR = "scheduler";
 
     /**
-     * A task's timeline, newest first: the task's own events (edits, pauses, missed slots) and its
-     * runs' events except their routine transitions, which each run's own events keep. Indexing
-     * those by task would cost every run of every task writes into its task's own page of the
-     * index (V32; BENCHMARKS.md has what that cost at 10,000 tasks).
+     * Not one of the routine transitions of a run, as SQL literals: claimed, started, succeeded,
+     * and created by the scheduler (a run someone triggered names them). The timeline's index
+     * leaves those out (V34), and a query states the condition word for word so that the planner
+     * can prove it may use the index.
+     */
+    static final String NOT_ROUTINE = "type NOT IN ('CLAIMED', 'STARTED', 'SUCCEEDED') AND (type <> 'CREATED' OR actor <> '"
+            + SCHEDULER_ACTOR + "')";
+
+    /**
+     * A task's timeline, newest first: the task's own events (edits, pauses, missed slots), the
+     * runs someone triggered, and what its runs did beyond the routine; each run's own events keep
+     * the routine transitions. Indexing those by task would cost every run of every task writes
+     * into its task's own page of the index (V32; BENCHMARKS.md has what that cost at 10,000 tasks).
      */
     public List<EventRow> forTask(Tx tx, long taskId, long beforeId, int limit) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND " + NOT_ROUTINE + " AND id < ? ORDER BY id DESC LIMIT ?",

@@ -230,6 +230,8 @@ class PostgresStoreTest extends StoreContractTest {
                     tenThousandth.plus(Duration.ofMinutes(10)));
             long afterUndated = instancesRead(tx);
             assertThat(previous).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo(InstanceState.SUCCESS));
+            assertThat(tx.queryOne("SELECT scheduled_at FROM ax_instance WHERE id = ?", r -> r.instant("scheduled_at"),
+                    previous.getFirst().instanceId())).as("the slot just before").contains(tenThousandth.minus(Duration.ofMinutes(1)));
             assertThat(since).hasSize(DependencyStore.CANDIDATES);
             assertThat(undated).hasSize(10);
             assertThat(afterPrevious - before).as("rows read for the previous slot").isLessThanOrEqualTo(20);

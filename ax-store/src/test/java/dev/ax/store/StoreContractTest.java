@@ -298,8 +298,10 @@ abstract class StoreContractTest {
 
     @Test
     void a_task_timeline_holds_the_task_events_and_what_its_runs_did_beyond_their_routine() {
-        long a = newInstance("a");
-        long b = newInstance("b");
+        long a = store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.CRON, "2026-11-29T02:00:00Z",
+                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", EventStore.SCHEDULER_ACTOR, "n1",
+                null, null, null))).orElseThrow();
+        long b = newInstance("b"); // triggered by "test"
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
         store.tx(tx -> store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
         terminateByHand(b);
@@ -308,12 +310,13 @@ abstract class StoreContractTest {
             return null;
         });
         List<EventRow> timeline = store.tx(tx -> store.events().forTask(tx, task.id(), Long.MAX_VALUE, 10));
-        assertThat(timeline).extracting(EventRow::type).containsExactly(EventType.TASK_PAUSED, EventType.TERMINATED);
-        assertThat(timeline.get(1).instanceId()).isEqualTo(b);
+        assertThat(timeline).extracting(EventRow::type).containsExactly(EventType.TASK_PAUSED, EventType.TERMINATED, EventType.CREATED);
+        assertThat(timeline.subList(1, 3)).allSatisfy(e -> assertThat(e.instanceId()).isEqualTo(b));
+        assertThat(timeline.get(2).actor()).isEqualTo("test");
         // Each run keeps its whole story.
         assertThat(eventsOf(a)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
         List<EventRow> older = store.tx(tx -> store.events().forTask(tx, task.id(), timeline.getFirst().id(), 10));
-        assertThat(older).extracting(EventRow::type).containsExactly(EventType.TERMINATED);
+        assertThat(older).extracting(EventRow::type).containsExactly(EventType.TERMINATED, EventType.CREATED);
     }
 
     @Test
