@@ -111,7 +111,7 @@ final class Anomalies {
             // audit had already looked at (a second run for it, or a run at no slot) makes this one read the whole window.
             Instant lookedAt = last.to();
             created = tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND id > ?"
-                    + " AND cause IN ('CRON', 'INTERVAL')", r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
+                    + " AND " + SlotKeys.SCHEDULED, r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
                     task.id(), last.lastRunId());
             read += created.size();
             lastRunId = Math.max(last.lastRunId(), created.stream().mapToLong(SlotAudit.Run::id).max().orElse(0));
@@ -141,7 +141,7 @@ final class Anomalies {
 
     /** A task's scheduled runs for the slots in {@code (from, to]}, by id: a range of their fire keys (SlotKeys). */
     private static List<SlotAudit.Run> runs(Tx tx, long taskId, Instant from, Instant to) {
-        return tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND cause IN ('CRON', 'INTERVAL')"
+        return tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
                 + " AND fire_key >= ? AND fire_key < ? AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id",
                 r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))), taskId, SlotKeys.floor(from), SlotKeys.ceiling(to),
                 from, to);

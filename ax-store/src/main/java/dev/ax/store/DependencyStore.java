@@ -15,9 +15,6 @@ import java.util.Optional;
 public final class DependencyStore {
     /** Runs that count as the upstream's work: an approval preview does not. */
     private static final String WORK = " AND cause <> 'PREVIEW'";
-    /** Scheduled runs, keyed by their slot; and the others, word for word the predicate of their index by slot (V33). */
-    static final String SCHEDULED = "cause IN ('CRON', 'INTERVAL')";
-    static final String NOT_SCHEDULED = "cause NOT IN ('CRON', 'INTERVAL')";
 
     /** A run waiting for its dependencies, with what readiness is decided on. */
     public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {
@@ -107,19 +104,16 @@ public final class DependencyStore {
      */
     private static List<Found> scheduledWithin(Tx tx, long taskId, Instant from, Instant to, String and) {
         String range = " AND scheduled_at >= ?" + (to == null ? "" : " AND scheduled_at < ?");
-        List<Object> args = new ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to), from));
-        if (to != null) {
-            args.add(to);
-        }
-        args.addAll(List.of(CANDIDATES, taskId, from));
-        if (to != null) {
-            args.add(to);
-        }
+        List<Object> times = to == null ? List.of(from) : List.of(from, to);
+        List<Object> args = new ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to)));
+        args.addAll(times);
+        args.addAll(List.of(CANDIDATES, taskId));
+        args.addAll(times);
         args.addAll(List.of(CANDIDATES, CANDIDATES));
-        return tx.query("SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SCHEDULED
+        return tx.query("SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
                 + " AND fire_key >= ? AND fire_key < ?" + range + and + " ORDER BY id DESC LIMIT ?) s"
-                + " UNION ALL SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + NOT_SCHEDULED + range + and
-                + WORK + " ORDER BY id DESC LIMIT ?) o ORDER BY id DESC LIMIT ?", DependencyStore::found, args.toArray());
+                + " UNION ALL SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
+                + range + and + WORK + " ORDER BY id DESC LIMIT ?) o ORDER BY id DESC LIMIT ?", DependencyStore::found, args.toArray());
     }
 
     /**
@@ -132,9 +126,9 @@ public final class DependencyStore {
         record Slot(long id, Instant at) {
         }
         List<Slot> candidates = new ArrayList<>(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND "
-                + SCHEDULED + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
+                + SlotKeys.SCHEDULED + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, SlotKeys.ceiling(scheduledAt), scheduledAt));
-        candidates.addAll(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + NOT_SCHEDULED
+        candidates.addAll(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
                 + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, scheduledAt));
         Optional<Long> slotRun = candidates.stream().max(Comparator.comparing(Slot::at).thenComparingLong(Slot::id)).map(Slot::id);
