@@ -43,7 +43,7 @@ final class Watchdog {
         AlertsConfig.Watch w = ctx.config().watch();
         long alive = ctx.node().context().config().executorAlive().toMillis();
         Duration loopAge = loopAge();
-        return ctx.store().tx(tx -> WatchFacts.collect(tx, alive, w.noExecutor(), w.silence(), loopAge));
+        return ctx.store().tx(tx -> WatchFacts.collect(ctx.store(), tx, alive, w.noExecutor(), w.silence(), loopAge));
     }
 
     /** One round of checks; returns the failing ones. */

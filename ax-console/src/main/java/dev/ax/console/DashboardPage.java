@@ -65,7 +65,7 @@ final class DashboardPage {
             hours.addAll(Queries.hourly(tx, done.boundaryId()));
             Map<InstanceState, Long> outcomes = new EnumMap<>(InstanceState.class);
             hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
-            Map<InstanceState, Long> live = Queries.countInStates(tx, List.of(InstanceState.RUNNING, InstanceState.WAITING_APPROVAL,
+            Map<InstanceState, Long> live = store.instances().countInStates(tx, List.of(InstanceState.RUNNING, InstanceState.WAITING_APPROVAL,
                     InstanceState.READY, InstanceState.BLOCKED, InstanceState.RETRYING));
             List<ExecutorRow> executors = store.executors().all(tx);
             Instant cutoff = now.minusMillis(alive);

@@ -79,17 +79,6 @@ final class Queries {
         return lo;
     }
 
-    /** How many runs are in each of {@code states} now (the (state, id) index answers it). */
-    static Map<InstanceState, Long> countInStates(Tx tx, Collection<InstanceState> states) {
-        Map<InstanceState, Long> counts = new EnumMap<>(InstanceState.class);
-        states.forEach(s -> counts.put(s, 0L));
-        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE state IN (" + marks(states.size()) + ") GROUP BY state", r -> {
-            counts.put(r.enumOf(InstanceState.class, "state"), r.lng("n"));
-            return null;
-        }, states.toArray());
-        return counts;
-    }
-
     /**
      * Runs since {@code fromId} by UTC hour and current state, with the worst fire lag: one pass
      * over the window gives both the outcome counts and the chart.

@@ -9,10 +9,13 @@ import dev.ax.domain.run.Transitions;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Instances: creation keyed by slot, the state machine's conditional updates, claiming by
@@ -303,6 +306,28 @@ public final class InstanceStore {
         return new Occupancy(counts[0], counts[1]);
     }
 
+    /**
+     * How many runs are in each of {@code states} now (zero for a state with none). One count
+     * per state, the state written into the statement: PostgreSQL answers each from that state's
+     * partial index (READY and RUNNING have their own, the rarer states share
+     * {@code ax_instance_state}). SUCCESS has none (every run writes it): counting it reads the table.
+     */
+    public Map<InstanceState, Long> countInStates(Tx tx, Collection<InstanceState> states) {
+        Map<InstanceState, Long> counts = new EnumMap<>(InstanceState.class);
+        states.forEach(s -> counts.put(s, 0L));
+        if (states.isEmpty()) {
+            return counts;
+        }
+        String sql = states.stream().distinct()
+                .map(s -> "SELECT '" + s.name() + "' AS state, COUNT(*) AS n FROM ax_instance WHERE state = '" + s.name() + "'")
+                .collect(Collectors.joining(" UNION ALL "));
+        tx.query(sql, r -> {
+            counts.put(r.enumOf(InstanceState.class, "state"), r.lng("n"));
+            return null;
+        });
+        return counts;
+    }
+
     /** True if some run of the task waits for a concurrency slot (BLOCKED). */
     public boolean hasWaiting(Tx tx, long taskId) {
         return tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE task_id = ? AND state = 'BLOCKED' FETCH FIRST 1 ROWS ONLY",
@@ -456,8 +481,8 @@ public final class InstanceStore {
             args.add(f.taskName());
         }
         if (f.state() != null) {
-            sql.append(" AND state = ?");
-            args.add(f.state());
+            // Written into the statement, not bound: only then can PostgreSQL pick the state's partial index.
+            sql.append(" AND state = '").append(f.state().name()).append("'");
         }
         if (f.scheduledFrom() != null) {
             sql.append(" AND scheduled_at >= ?");

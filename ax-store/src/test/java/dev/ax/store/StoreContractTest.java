@@ -361,6 +361,28 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void runs_are_counted_and_listed_by_state_whichever_index_holds_the_state() {
+        long ready = newInstance("k1");
+        long canceled = newInstance("k2");
+        long succeeded = newInstance("k3");
+        long waiting = newInstance("k4");
+        store.tx(tx -> store.instances().move(tx, Move.of(canceled, InstanceState.READY, InstanceState.CANCELED).finished()
+                .event(EventType.CANCELED, "op", "n1", "by hand")));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'SUCCESS' WHERE id = ?", succeeded));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'WAITING_APPROVAL' WHERE id = ?", waiting));
+        Map<InstanceState, Long> counts = store.tx(tx -> store.instances().countInStates(tx, List.of(InstanceState.READY,
+                InstanceState.RUNNING, InstanceState.CANCELED, InstanceState.WAITING_APPROVAL, InstanceState.SUCCESS)));
+        assertThat(counts).containsExactlyInAnyOrderEntriesOf(Map.of(InstanceState.READY, 1L, InstanceState.RUNNING, 0L,
+                InstanceState.CANCELED, 1L, InstanceState.WAITING_APPROVAL, 1L, InstanceState.SUCCESS, 1L));
+        for (Map.Entry<InstanceState, Long> e : Map.of(InstanceState.READY, ready, InstanceState.CANCELED, canceled,
+                InstanceState.SUCCESS, succeeded).entrySet()) {
+            List<InstanceRow> listed = store.tx(tx -> store.instances().list(tx,
+                    new InstanceStore.InstanceFilter(null, e.getKey(), null, null), Long.MAX_VALUE, 10));
+            assertThat(listed).as(e.getKey().name()).extracting(InstanceRow::id).containsExactly(e.getValue());
+        }
+    }
+
+    @Test
     void other_groups_do_not_see_the_run() {
         newInstance("k1");
         List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("gpu"), 10, 30_000, "n1"));
