@@ -213,11 +213,7 @@ class PostgresStoreTest extends StoreContractTest {
     @Test
     void the_dependency_looks_by_slot_read_a_few_rows_of_a_task_with_many_scheduled_runs() {
         Instant first = Instant.parse("2026-11-01T00:00:00Z");
-        store.tx(tx -> tx.update("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state,"
-                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at, finished_at)"
-                + " SELECT ?, 't', 1, 'CRON', to_char(s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), s, 'SUCCESS', 1, 1,"
-                + " 'default', s, 'scheduler', 'n1', s, s, s FROM (SELECT CAST(? AS TIMESTAMPTZ) + g * INTERVAL '1 minute' AS s"
-                + " FROM generate_series(0, 29999) g) slots", task.id(), first));
+        insertRuns("'CRON'", "to_char(s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", "'SUCCESS'", first);
         store.tx(tx -> tx.update("ANALYZE ax_instance"));
         Instant tenThousandth = first.plus(Duration.ofMinutes(10_000));
         store.tx(tx -> {
@@ -248,11 +244,8 @@ class PostgresStoreTest extends StoreContractTest {
     @Test
     void the_index_by_state_holds_only_the_rare_states_and_answers_for_them() {
         Instant first = Instant.parse("2026-11-01T00:00:00Z");
-        store.tx(tx -> tx.update("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state,"
-                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at, finished_at)"
-                + " SELECT ?, 't', 1, 'MANUAL', 'm-' || g, s, CASE WHEN g % 10000 = 0 THEN 'FAILED' WHEN g % 15000 = 1 THEN 'READY'"
-                + " ELSE 'SUCCESS' END, 1, 1, 'default', s, 'olga', 'n1', s, s, s FROM (SELECT g, CAST(? AS TIMESTAMPTZ)"
-                + " + g * INTERVAL '1 minute' AS s FROM generate_series(1, 30000) g) runs", task.id(), first));
+        insertRuns("'MANUAL'", "'m-' || g", "CASE WHEN g % 10000 = 0 THEN 'FAILED' WHEN g % 15000 = 1 THEN 'READY' ELSE 'SUCCESS' END",
+                first);
         store.tx(tx -> tx.update("ANALYZE ax_instance"));
         long indexBytes = store.tx(tx -> tx.queryOne("SELECT pg_relation_size('ax_instance_state') AS n", r -> r.lng("n")))
                 .orElseThrow();
@@ -272,6 +265,18 @@ class PostgresStoreTest extends StoreContractTest {
             assertThat(afterList - afterCounts).as("rows read to list FAILED runs").isLessThanOrEqualTo(10);
             return null;
         });
+    }
+
+    /**
+     * 30,000 runs of the test task, the g-th (0 to 29,999) scheduled g minutes after {@code first}; cause, fire key
+     * and state are SQL expressions of {@code g} and of {@code s}, its slot.
+     */
+    private void insertRuns(String cause, String fireKey, String state, Instant first) {
+        store.tx(tx -> tx.update("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state,"
+                + " attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at, finished_at)"
+                + " SELECT ?, 't', 1, " + cause + ", " + fireKey + ", s, " + state + ", 1, 1, 'default', s, 'test', 'n1', s, s, s"
+                + " FROM (SELECT g, CAST(? AS TIMESTAMPTZ) + g * INTERVAL '1 minute' AS s FROM generate_series(0, 29999) g) runs",
+                task.id(), first));
     }
 
     private static long instancesRead(Tx tx) {
