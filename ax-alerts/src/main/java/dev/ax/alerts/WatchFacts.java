@@ -27,9 +27,9 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
                   int liveExecutors, List<String> starvedGroups, Instant lastScheduledAt, int overdueTasks, Instant oldestOverdue,
                   Duration loopAge) {
 
-    /** Runs that have not finished; their counts are the first facts. */
-    private static final List<InstanceState> UNFINISHED = List.of(InstanceState.READY, InstanceState.RUNNING,
-            InstanceState.RETRYING, InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
+    /** Runs that have not finished, READY aside (counted with its oldest): their counts are the first facts. */
+    private static final List<InstanceState> UNFINISHED = List.of(InstanceState.RUNNING, InstanceState.RETRYING,
+            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
 
     static WatchFacts collect(Store store, Tx tx, long executorAliveMillis, Duration noExecutorGrace, Duration silence,
             Duration loopAge) {
@@ -37,10 +37,15 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
         Object[] last = tx.queryOne("SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
                 r -> new Object[] {r.lng("id"), r.instant("created_at")}).orElse(new Object[] {null, null});
         Map<String, Long> counts = new LinkedHashMap<>();
+        // The READY backlog and its oldest run in one pass over the READY index.
+        Instant[] oldestReady = {null};
+        tx.query("SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'", r -> {
+            counts.put("ready", r.lng("n"));
+            oldestReady[0] = r.instant("oldest");
+            return null;
+        });
         store.instances().countInStates(tx, UNFINISHED)
                 .forEach((state, n) -> counts.put(state.name().toLowerCase(Locale.ROOT), n));
-        Instant oldestReady = tx.queryOne("SELECT MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'",
-                r -> r.instant("oldest")).orElse(null);
         List<ExecutorRow> live = store.executors().live(tx, executorAliveMillis);
         Set<String> served = new HashSet<>();
         live.forEach(e -> served.addAll(e.groups()));
@@ -53,7 +58,7 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
         Object[] overdue = tx.queryOne("SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
                         + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
                 r -> new Object[] {r.lng("n"), r.instant("oldest")}, -silence.toMillis()).orElse(new Object[] {0L, null});
-        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, oldestReady, live.size(), starved, lastScheduled,
+        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, oldestReady[0], live.size(), starved, lastScheduled,
                 ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge);
     }
 

@@ -107,7 +107,7 @@ public final class EventStore {
             return counts;
         }
         // Literals (enum names), not parameters: a generic plan could not use the partial (task_id, type) index (V29).
-        String in = types.stream().map(t -> "'" + t.name() + "'").collect(java.util.stream.Collectors.joining(", "));
+        String in = types.stream().map(Tx::literal).collect(java.util.stream.Collectors.joining(", "));
         tx.query("SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type", r -> {
             counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
             return null;

@@ -319,7 +319,7 @@ public final class InstanceStore {
             return counts;
         }
         String sql = states.stream().distinct()
-                .map(s -> "SELECT '" + s.name() + "' AS state, COUNT(*) AS n FROM ax_instance WHERE state = '" + s.name() + "'")
+                .map(s -> "SELECT " + Tx.literal(s) + " AS state, COUNT(*) AS n FROM ax_instance WHERE state = " + Tx.literal(s))
                 .collect(Collectors.joining(" UNION ALL "));
         tx.query(sql, r -> {
             counts.put(r.enumOf(InstanceState.class, "state"), r.lng("n"));
@@ -481,8 +481,7 @@ public final class InstanceStore {
             args.add(f.taskName());
         }
         if (f.state() != null) {
-            // Written into the statement, not bound: only then can PostgreSQL pick the state's partial index.
-            sql.append(" AND state = '").append(f.state().name()).append("'");
+            sql.append(" AND state = ").append(Tx.literal(f.state()));
         }
         if (f.scheduledFrom() != null) {
             sql.append(" AND scheduled_at >= ?");

@@ -169,6 +169,16 @@ public final class Tx {
         return queryOne("SELECT CURRENT_TIMESTAMP", r -> r.instant(1)).orElseThrow();
     }
 
+    /**
+     * An enum constant (a state, a kind, an event type) as an SQL literal, to write into a statement
+     * instead of binding it: PostgreSQL proves a partial index's predicate only against a constant,
+     * and a prepared statement run often gets the generic plan, which cannot know that
+     * {@code state = 'RUNNING'} matches 40 rows of a million. Enum names are safe to inline.
+     */
+    public static String literal(Enum<?> value) {
+        return "'" + value.name() + "'";
+    }
+
     private static void bind(PreparedStatement ps, Object[] args) throws SQLException {
         for (int i = 0; i < args.length; i++) {
             Object a = args[i];
