@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * "Started" and success reports sent at the same time are committed in groups ({@code GroupedReports}), and so are
- * triggers ({@code TaskService}); every report and trigger still gets the answer and the record the single way would
- * give it, and what must go the single way (a limited task's freed slot, a refusal) still does.
+ * triggers ({@code TaskService}) and the claims of polls on one node ({@code Dispatcher}); every report, trigger and
+ * claim still gets the answer and the record the single way would give it, and what must go the single way (a
+ * limited task's freed slot, a refusal) still does.
  */
 abstract class GroupedReportContractTest {
     Store store;
@@ -347,5 +348,48 @@ abstract class GroupedReportContractTest {
         node.tasks().delete("gone", "test");
         assertThatThrownBy(() -> node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test"))
                 .isInstanceOf(NotFoundException.class).hasMessageContaining("gone");
+    }
+
+    @Test
+    void polls_that_claim_at_once_share_transactions_and_each_run_goes_to_one_executor_once() throws Exception {
+        node.tasks().create(task("flood", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        for (int i = 0; i < 200; i++) {
+            node.tasks().trigger("flood", Map.of("i", i), Cause.EVENT, "test");
+        }
+        int executors = 8;
+        for (int e = 2; e <= executors; e++) {
+            dispatcher.register(new Register("e" + e, "e" + e + "-s1", List.of("default"), "test", e, "t", List.of()));
+        }
+        Map<String, List<WorkItem>> got = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Integer> pollSizes = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int e = 1; e <= executors; e++) {
+                String id = "e" + e;
+                done.add(threads.submit(() -> {
+                    for (int round = 0; round < 20; round++) {
+                        List<WorkItem> items = dispatcher.poll(new Poll(id, List.of("default"), 17, 0));
+                        pollSizes.add(items.size());
+                        got.computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>())).addAll(items);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        }
+
+        assertThat(pollSizes).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(17));
+        List<Long> ids = got.values().stream().flatMap(List::stream).map(WorkItem::instanceId).toList();
+        assertThat(ids).hasSize(200).doesNotHaveDuplicates();
+        got.forEach((executor, items) -> items.forEach(item -> {
+            InstanceRow run = instance(item.instanceId());
+            assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(run.executorId()).isEqualTo(executor);
+            assertThat(run.attempt()).isEqualTo(item.ref().attempt());
+            assertThat(events(item.instanceId())).filteredOn(ev -> ev.type() == EventType.CLAIMED).singleElement()
+                    .satisfies(ev -> assertThat(ev.actor()).isEqualTo("executor:" + executor));
+        }));
     }
 }
