@@ -185,7 +185,8 @@ public final class Dispatcher {
      *
      * <p>A claim goes alone, at once, unless the executor's previous claim came back full: runs that
      * become due at their slot are claimed by polls woken at that instant, and a claim that queued behind
-     * the others' transactions would start their runs tens of milliseconds late.
+     * the others' transactions would start their runs tens of milliseconds late. A group's transaction
+     * that fails fails each claim in it: their polls fail, and their executors poll again.
      */
     private final GroupCommit<ClaimRequest, Claimed> claims = new GroupCommit<>(this::claimTogether, CLAIM_WRITERS,
             CLAIMS_PER_TRANSACTION);
@@ -224,6 +225,11 @@ public final class Dispatcher {
                 // entries of finished runs stay until vacuum: by plain index scans, whatever the statistics of a new or busy table
                 // say (on a new database the planner read the whole run table for each claim in the first seconds).
                 tx.preferPlainIndexScans();
+                // A group's capacity is decided under a lock of its own. The transaction takes every lock its claims will
+                // need first, in one order (claimFairly visits groups in a rotating order, and claims share a transaction):
+                // two claim transactions never hold one group's lock while waiting for another's.
+                requests.stream().flatMap(r -> r.groups().stream()).filter(ctx.config().groupCapacity()::containsKey)
+                        .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)).forEach(g -> tx.lockKey(groupLock(g)));
                 List<Claimed> out = new ArrayList<>(requests.size());
                 for (ClaimRequest r : requests) {
                     out.add(claimIn(tx, r));
@@ -260,6 +266,10 @@ public final class Dispatcher {
         return new Claimed(out, unrenderable, reasons, fannedOut);
     }
 
+    private static String groupLock(String group) {
+        return "ax-group:" + group;
+    }
+
     private final java.util.concurrent.atomic.AtomicInteger rotation = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
@@ -279,7 +289,7 @@ public final class Dispatcher {
         for (String g : order) {
             Integer capacity = ctx.config().groupCapacity().get(g);
             if (capacity != null) {
-                tx.lockKey("ax-group:" + g);
+                // Counted under the group's lock, which claimTogether took.
                 room.put(g, Math.max(0, capacity - ctx.store().instances().countRunning(tx, g)));
             } else {
                 room.put(g, Integer.MAX_VALUE);
