@@ -30,7 +30,7 @@ class PostgresGroupCapacityTest {
         DbConfig db = TestDatabases.postgres();
         storeA = Store.open(db);
         storeB = Store.open(db);
-        SchedulerConfig config = SchedulerConfig.DEFAULT.withGroupCapacity(Map.of("reports", 2));
+        SchedulerConfig config = SchedulerConfig.DEFAULT.withGroupCapacity(Map.of("reports", 2, "bulk", 1000));
         a = TestNodes.node(storeA, "node-a", Duration.ZERO, config);
         b = TestNodes.node(storeB, "node-b", Duration.ZERO, config);
     }
@@ -81,5 +81,33 @@ class PostgresGroupCapacityTest {
         List<WorkItem> got = poll(a, "e1", List.of("bulk", "ops"), 4);
         assertThat(got).hasSize(4);
         assertThat(got).extracting(WorkItem::instanceId).contains(urgent);
+    }
+
+    @Test
+    void claims_through_groups_with_capacities_on_two_nodes_at_once_never_wait_for_each_other_s_group_locks() throws Exception {
+        a.tasks().create(task("flood", "bulk"), "test");
+        for (int i = 0; i < 300; i++) {
+            a.tasks().trigger("flood", Map.of(), Cause.EVENT, "test");
+        }
+        // Every claim locks both groups (both have a capacity); each node visits an executor's groups in a rotating order.
+        List<String> groups = List.of("bulk", "reports");
+        java.util.Queue<Long> claimed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        try (java.util.concurrent.ExecutorService pollers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int e = 0; e < 8; e++) {
+                SchedulerNode node = e % 2 == 0 ? a : b;
+                String executor = "e" + e;
+                done.add(pollers.submit(() -> {
+                    for (int round = 0; round < 40; round++) {
+                        poll(node, executor, groups, 1).forEach(item -> claimed.add(item.instanceId()));
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(); // a deadlock between two claims fails one of them here
+            }
+        }
+        assertThat(claimed).hasSize(300).doesNotHaveDuplicates();
     }
 }
