@@ -38,12 +38,9 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
                 r -> new Object[] {r.lng("id"), r.instant("created_at")}).orElse(new Object[] {null, null});
         Map<String, Long> counts = new LinkedHashMap<>();
         // The READY backlog and its oldest run in one pass over the READY index.
-        Instant[] oldestReady = {null};
-        tx.query("SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'", r -> {
-            counts.put("ready", r.lng("n"));
-            oldestReady[0] = r.instant("oldest");
-            return null;
-        });
+        Object[] ready = tx.queryOne("SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'",
+                r -> new Object[] {r.lng("n"), r.instant("oldest")}).orElse(new Object[] {0L, null});
+        counts.put("ready", (Long) ready[0]);
         store.instances().countInStates(tx, UNFINISHED)
                 .forEach((state, n) -> counts.put(state.name().toLowerCase(Locale.ROOT), n));
         List<ExecutorRow> live = store.executors().live(tx, executorAliveMillis);
@@ -58,7 +55,7 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
         Object[] overdue = tx.queryOne("SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
                         + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
                 r -> new Object[] {r.lng("n"), r.instant("oldest")}, -silence.toMillis()).orElse(new Object[] {0L, null});
-        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, oldestReady[0], live.size(), starved, lastScheduled,
+        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, (Instant) ready[1], live.size(), starved, lastScheduled,
                 ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge);
     }
 

@@ -23,9 +23,11 @@ import dev.ax.store.InstanceRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -360,8 +362,8 @@ abstract class GroupedReportContractTest {
         for (int e = 2; e <= executors; e++) {
             dispatcher.register(new Register("e" + e, "e" + e + "-s1", List.of("default"), "test", e, "t", List.of()));
         }
-        Map<String, List<WorkItem>> got = new java.util.concurrent.ConcurrentHashMap<>();
-        List<Integer> pollSizes = java.util.Collections.synchronizedList(new ArrayList<>());
+        Map<String, List<WorkItem>> got = new ConcurrentHashMap<>();
+        List<Integer> pollSizes = Collections.synchronizedList(new ArrayList<>());
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> done = new ArrayList<>();
             for (int e = 1; e <= executors; e++) {
@@ -370,7 +372,7 @@ abstract class GroupedReportContractTest {
                     for (int round = 0; round < 20; round++) {
                         List<WorkItem> items = dispatcher.poll(new Poll(id, List.of("default"), 17, 0));
                         pollSizes.add(items.size());
-                        got.computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>())).addAll(items);
+                        got.computeIfAbsent(id, k -> Collections.synchronizedList(new ArrayList<>())).addAll(items);
                     }
                     return null;
                 }));

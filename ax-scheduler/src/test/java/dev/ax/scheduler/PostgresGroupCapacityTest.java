@@ -11,9 +11,15 @@ import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,9 +97,9 @@ class PostgresGroupCapacityTest {
         }
         // Every claim locks both groups (both have a capacity); each node visits an executor's groups in a rotating order.
         List<String> groups = List.of("bulk", "reports");
-        java.util.Queue<Long> claimed = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        try (java.util.concurrent.ExecutorService pollers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        Queue<Long> claimed = new ConcurrentLinkedQueue<>();
+        try (ExecutorService pollers = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> done = new ArrayList<>();
             for (int e = 0; e < 8; e++) {
                 SchedulerNode node = e % 2 == 0 ? a : b;
                 String executor = "e" + e;
@@ -104,7 +110,7 @@ class PostgresGroupCapacityTest {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : done) {
+            for (Future<?> f : done) {
                 f.get(); // a deadlock between two claims fails one of them here
             }
         }
