@@ -103,16 +103,23 @@ final class W1Command implements Callable<Integer> {
         }
         double ax = rate.getOrDefault("AX", Double.NaN);
         t.note("runs/s: runs started inside the window; lag = start - scheduled slot; missed = slots in the window with no run started by its end + "
-                + W1Systems.GRACE_MILLIS / 1000 + " s; JVM/PG CPU in cores (PG = all postgres processes on this box).");
+                + W1Systems.GRACE_MILLIS / 1000 + " s (for AX, the notes below say how many still had none once it had caught up);"
+                + " JVM/PG CPU in cores (PG = all postgres processes on this box).");
         t.note("load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");
-        t.note("commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop, per run started in that span.");
+        t.note("commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop (AX: to the window's end + "
+                + W1Systems.GRACE_MILLIS / 1000 + " s, after which it runs on only for the window's last slots), per run started in that span.");
         t.note("runs/s AX / Quartz = " + Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN))
                 + ", AX / db-scheduler = " + Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN))
                 + "; lag p99 AX / Quartz = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("Quartz", Double.NaN))
                 + ", AX / db-scheduler = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("db-scheduler", Double.NaN))
                 + " (lag: lower is better)");
         for (Map<String, Object> res : bySystem.getOrDefault("AX", List.of())) {
-            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + ", states at end " + res.get("statesAtEnd"));
+            @SuppressWarnings("unchecked")
+            Map<String, Object> later = (Map<String, Object>) res.get("windowSlotsLater");
+            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's " + Table.num(((Number) later.get("slots")).doubleValue())
+                    + " slots, " + Table.num(((Number) later.get("notStarted")).doubleValue()) + " had no started run "
+                    + later.get("secondsAfterWindow") + " s after it (AX kept running up to " + (W1Systems.GRACE_MILLIS + W1Systems.CATCH_UP_MILLIS) / 1000
+                    + " s after the window for them); states at end " + res.get("statesAtEnd"));
         }
         Map<String, Object> options = opts.toMap();
         options.put("tasks", tasks);
