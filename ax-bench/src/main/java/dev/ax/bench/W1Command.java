@@ -116,8 +116,8 @@ final class W1Command implements Callable<Integer> {
         for (Map<String, Object> res : bySystem.getOrDefault("AX", List.of())) {
             @SuppressWarnings("unchecked")
             Map<String, Object> later = (Map<String, Object>) res.get("windowSlotsLater");
-            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's " + Table.num(((Number) later.get("slots")).doubleValue())
-                    + " slots, " + Table.num(((Number) later.get("notStarted")).doubleValue()) + " had no started run "
+            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's " + Table.num(W2Command.d(later, "slots"))
+                    + " slots, " + Table.num(W2Command.d(later, "notStarted")) + " had no started run "
                     + later.get("secondsAfterWindow") + " s after it (AX kept running up to " + (W1Systems.GRACE_MILLIS + W1Systems.CATCH_UP_MILLIS) / 1000
                     + " s after the window for them); states at end " + res.get("statesAtEnd"));
         }

@@ -40,6 +40,16 @@ final class W1Stats {
         }
     }
 
+    /** The window's first slot, in whole epoch seconds (inclusive). */
+    static long firstSlot(long t0Millis) {
+        return (t0Millis + 999) / 1000;
+    }
+
+    /** The whole epoch second after the window's last slot (exclusive: slots before t1). */
+    static long endSlot(long t1Millis) {
+        return (t1Millis + 999) / 1000;
+    }
+
     static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
@@ -55,8 +65,8 @@ final class W1Stats {
         long inWindow = 0;
         Map<Long, Integer> seen = new HashMap<>(runs.size() * 2);
         long duplicates = 0;
-        long firstSlot = (t0Millis + 999) / 1000;      // whole seconds, inclusive
-        long endSlot = (t1Millis + 999) / 1000;        // exclusive: slots < t1
+        long firstSlot = firstSlot(t0Millis);
+        long endSlot = endSlot(t1Millis);
         Set<Long> served = new HashSet<>();
         for (int i = 0; i < runs.size(); i++) {
             long task = runs.task()[i];
