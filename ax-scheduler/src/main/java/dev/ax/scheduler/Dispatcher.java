@@ -230,9 +230,10 @@ public final class Dispatcher {
                 // two claim transactions never hold one group's lock while waiting for another's.
                 requests.stream().flatMap(r -> r.groups().stream()).filter(ctx.config().groupCapacity()::containsKey)
                         .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)).forEach(g -> tx.lockKey(groupLock(g)));
+                List<List<InstanceRow>> runs = claimRuns(tx, requests);
                 List<Claimed> out = new ArrayList<>(requests.size());
-                for (ClaimRequest r : requests) {
-                    out.add(claimIn(tx, r));
+                for (int i = 0; i < requests.size(); i++) {
+                    out.add(handOut(tx, requests.get(i), runs.get(i)));
                 }
                 return out;
             });
@@ -241,8 +242,38 @@ public final class Dispatcher {
         }
     }
 
-    private Claimed claimIn(Tx tx, ClaimRequest r) {
-        List<InstanceRow> claimed = claimFairly(tx, r.executorId(), r.groups(), r.labels(), r.max());
+    /**
+     * Each request's runs. Requests of one group without a capacity and of the same labels are
+     * claimed together ({@link dev.ax.store.InstanceStore#claimEach}: one read of the READY index
+     * for all of them, where each claim of a group read it anew and stepped over the runs the
+     * claims before it had locked); the others one by one, fairly across their groups.
+     */
+    private List<List<InstanceRow>> claimRuns(Tx tx, List<ClaimRequest> requests) {
+        List<List<InstanceRow>> runs = new ArrayList<>(java.util.Collections.nCopies(requests.size(), List.<InstanceRow>of()));
+        Map<List<List<String>>, List<Integer>> together = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            ClaimRequest r = requests.get(i);
+            if (r.groups().size() == 1 && !ctx.config().groupCapacity().containsKey(r.groups().getFirst())) {
+                together.computeIfAbsent(List.of(r.groups(), r.labels()), k -> new ArrayList<>()).add(i);
+            } else {
+                runs.set(i, claimFairly(tx, r.executorId(), r.groups(), r.labels(), r.max()));
+            }
+        }
+        for (List<Integer> alike : together.values()) {
+            ClaimRequest first = requests.get(alike.getFirst());
+            List<dev.ax.store.InstanceStore.Claimant> claimants = alike.stream()
+                    .map(i -> new dev.ax.store.InstanceStore.Claimant(requests.get(i).executorId(), requests.get(i).max())).toList();
+            List<List<InstanceRow>> got = ctx.store().instances().claimEach(tx, claimants, first.groups(), first.labels(),
+                    ctx.config().leaseMillis(), ctx.nodeId());
+            for (int k = 0; k < alike.size(); k++) {
+                runs.set(alike.get(k), got.get(k));
+            }
+        }
+        return runs;
+    }
+
+    /** Renders a request's claimed runs into work items (fanning sharded runs out), then hands it shards up to its max. */
+    private Claimed handOut(Tx tx, ClaimRequest r, List<InstanceRow> claimed) {
         List<WorkItem> out = new ArrayList<>(claimed.size());
         List<InstanceRow> unrenderable = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
@@ -280,9 +311,6 @@ public final class Dispatcher {
      */
     private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
         long lease = ctx.config().leaseMillis();
-        if (groups.size() == 1 && ctx.config().groupCapacity().isEmpty()) {
-            return ctx.store().instances().claim(tx, executorId, groups, labels, max, lease, ctx.nodeId());
-        }
         List<String> order = new ArrayList<>(groups);
         java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
         java.util.Map<String, Integer> room = new java.util.HashMap<>();

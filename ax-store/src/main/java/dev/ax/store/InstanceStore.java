@@ -135,55 +135,106 @@ public final class InstanceStore {
      */
     public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max, long leaseMillis,
                                    String nodeId) {
-        if (groups.isEmpty() || max <= 0) {
-            return List.of();
+        return claimEach(tx, List.of(new Claimant(executorId, max)), groups, labels, leaseMillis, nodeId).getFirst();
+    }
+
+    /** An executor claiming up to {@code max} runs. */
+    public record Claimant(String executorId, int max) {
+    }
+
+    /**
+     * Claims for several executors of the same groups and labels at once: one read of the READY
+     * index for all of them, the oldest runs to the first claimant, and on PostgreSQL one statement
+     * that moves every run to its executor and writes the CLAIMED events. Claims that read the index
+     * one after the other in a transaction each stepped over the runs the ones before had locked,
+     * and paid again for every entry the index still holds of runs claimed since the last vacuum.
+     * Returns each claimant's runs, in the order given, oldest first.
+     */
+    public List<List<InstanceRow>> claimEach(Tx tx, List<Claimant> claimants, List<String> groups, List<String> labels,
+                                             long leaseMillis, String nodeId) {
+        int total = claimants.stream().mapToInt(c -> Math.max(0, c.max())).sum();
+        if (groups.isEmpty() || total <= 0) {
+            return claimants.stream().<List<InstanceRow>>map(c -> List.of()).toList();
         }
         Transitions.check(InstanceState.READY, InstanceState.RUNNING);
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> pick = new ArrayList<>(groups);
         pick.addAll(labels);
-        pick.add(max);
+        pick.add(total);
         List<Long> ids = tx.query("SELECT id FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
                         + " AND ready_at <= CURRENT_TIMESTAMP" + lacksNoLabel(labels) + " ORDER BY ready_at, id LIMIT ?"
                         + tx.dialect().forUpdateSkipLocked(),
                 r -> r.lng("id"), pick.toArray());
-        if (ids.isEmpty()) {
-            return List.of();
+        // The oldest runs to the first claimant, each taking up to its max.
+        List<List<Long>> shares = new ArrayList<>(claimants.size());
+        int at = 0;
+        for (Claimant c : claimants) {
+            int end = Math.min(ids.size(), at + Math.max(0, c.max()));
+            shares.add(ids.subList(at, end));
+            at = end;
         }
-        String idList = String.join(", ", Collections.nCopies(ids.size(), "?"));
-        List<Object> args = new ArrayList<>();
-        args.add(executorId);
-        args.add(leaseMillis);
-        args.addAll(ids);
+        String set = "state = 'RUNNING', attempt = attempt + 1, lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                + ", started_at = CURRENT_TIMESTAMP, pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
+                + " updated_at = CURRENT_TIMESTAMP";
         // By id only: the SELECT above locked these rows, and a row locked FOR UPDATE was READY when
         // locked (PostgreSQL re-checks the WHERE on the newest version) and stays so until this
         // transaction ends. A "state = 'READY'" here was not just redundant: with statistics that
         // lag a fast-growing backlog the planner bitmap-scanned every READY run (166,000 of them,
         // 77 ms, half of PostgreSQL's CPU at 10,000 tasks a second) to find these hundred.
-        String update = "UPDATE ax_instance SET state = 'RUNNING', attempt = attempt + 1, executor_id = ?,"
-                + " lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ", started_at = CURRENT_TIMESTAMP,"
-                + " pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL, updated_at = CURRENT_TIMESTAMP"
-                + " WHERE id IN (" + idList + ")";
-        String actor = "executor:" + executorId;
-        Map<String, Object> data = Map.of("executor", executorId);
-        if (tx.dialect().writesInWith()) {
-            // The moves, their CLAIMED events and the rows as claimed, in one round trip.
-            args.addAll(java.util.Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, actor, nodeId, null,
-                    EventStore.dataJson(data)));
-            List<InstanceRow> rows = tx.query("WITH claimed AS (" + update + " RETURNING " + COLUMNS + "), events AS ("
-                    + EventStore.insertFrom("claimed") + ") SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map, args.toArray());
+        if (tx.dialect().writesInWith() && !ids.isEmpty()) {
+            List<Long> claimedIds = new ArrayList<>(ids.size());
+            List<String> executors = new ArrayList<>(ids.size());
+            for (int i = 0; i < claimants.size(); i++) {
+                for (Long id : shares.get(i)) {
+                    claimedIds.add(id);
+                    executors.add(claimants.get(i).executorId());
+                }
+            }
+            // The moves, their CLAIMED events (actor and data name each run's executor) and the rows as claimed, in one round trip.
+            String update = "UPDATE ax_instance SET " + set + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id";
+            String events = EventStore.insertEachFrom("(SELECT id, task_id, task_name, CAST(? AS VARCHAR) AS type,"
+                    + " CAST(? AS VARCHAR) AS from_state, CAST(? AS VARCHAR) AS to_state, attempt, 'executor:' || executor_id AS actor,"
+                    + " CAST(? AS VARCHAR) AS node_id, CAST(NULL AS VARCHAR) AS message,"
+                    + " '{\"executor\":' || to_json(executor_id)::text || '}' AS data FROM claimed) c");
+            List<InstanceRow> rows = tx.query("WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
+                            + " claimed AS (" + update + " RETURNING " + qualified("ax_instance") + "), events AS (" + events + ")"
+                            + " SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map,
+                    claimedIds.toArray(Long[]::new), executors.toArray(String[]::new),
+                    leaseMillis, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId);
             if (rows.size() != ids.size()) {
                 throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
             }
-            return rows;
+            Map<Long, InstanceRow> byId = rows.stream().collect(Collectors.toMap(InstanceRow::id, r -> r));
+            return shares.stream().map(share -> share.stream().map(byId::get).toList()).toList();
         }
-        int n = tx.update(update, args.toArray());
-        if (n != ids.size()) {
-            throw new StoreException("claimed " + n + " of " + ids.size() + " locked instances");
+        List<List<InstanceRow>> out = new ArrayList<>(claimants.size());
+        for (int i = 0; i < claimants.size(); i++) {
+            List<Long> share = shares.get(i);
+            if (share.isEmpty()) {
+                out.add(List.of());
+                continue;
+            }
+            String executorId = claimants.get(i).executorId();
+            String idList = String.join(", ", Collections.nCopies(share.size(), "?"));
+            List<Object> args = new ArrayList<>();
+            args.add(leaseMillis);
+            args.add(executorId);
+            args.addAll(share);
+            int n = tx.update("UPDATE ax_instance SET " + set + ", executor_id = ? WHERE id IN (" + idList + ")", args.toArray());
+            if (n != share.size()) {
+                throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
+            }
+            events.appendForInstances(tx, share, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, "executor:" + executorId,
+                    nodeId, null, Map.of("executor", executorId));
+            out.add(tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
+                    InstanceStore::map, share.toArray()));
         }
-        events.appendForInstances(tx, ids, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, actor, nodeId, null, data);
-        return tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
-                InstanceStore::map, ids.toArray());
+        return out;
+    }
+
+    /** {@link #COLUMNS}, each named with {@code table}'s name (a statement that joins another row set naming the same columns). */
+    private static String qualified(String table) {
+        return java.util.Arrays.stream(COLUMNS.split(",\\s*")).map(c -> table + "." + c).collect(Collectors.joining(", "));
     }
 
     /**

@@ -221,10 +221,24 @@ public final class TaskStore {
     }
 
     /**
-     * {@link #advance} for many locked tasks in one JDBC batch (one round trip on PostgreSQL);
-     * returns the ones that did not move, each edited since it was locked.
+     * {@link #advance} for many locked tasks; returns the ones that did not move, each edited since
+     * it was locked. On PostgreSQL one statement (one array per column, so one text whatever the
+     * count), where a JDBC batch still ran one statement per task: at 10,000 tasks due every second
+     * that was 66,000 executions in a W1 run. Elsewhere one JDBC batch.
      */
     public List<Advance> advanceAll(Tx tx, List<Advance> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        if (tx.dialect().writesInWith()) {
+            java.util.Set<Long> moved = new java.util.HashSet<>(tx.query("UPDATE ax_task t SET next_fire_at = v.next FROM"
+                            + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[])))"
+                            + " AS v (id, version, next) WHERE t.id = v.id AND t.version = v.version RETURNING t.id",
+                    r -> r.lng("id"), tasks.stream().map(Advance::id).toArray(Long[]::new),
+                    tasks.stream().map(Advance::version).toArray(Integer[]::new),
+                    tasks.stream().map(a -> a.nextFireAt() == null ? null : a.nextFireAt().toString()).toArray(String[]::new)));
+            return tasks.stream().filter(a -> !moved.contains(a.id())).toList();
+        }
         int[] counts = tx.batch("UPDATE ax_task SET next_fire_at = ? WHERE id = ? AND version = ?",
                 tasks.stream().map(a -> new Object[] {a.nextFireAt(), a.id(), a.version()}).toList());
         List<Advance> stale = new java.util.ArrayList<>();

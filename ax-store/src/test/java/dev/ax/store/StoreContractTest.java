@@ -190,13 +190,19 @@ abstract class StoreContractTest {
         TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "u", "trigger", Map.of("type", "event"),
                 "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
         TaskRow other = store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
-        Instant next = Instant.parse("2026-11-29T02:00:00Z");
+        TaskDefinition endingDef = TaskDefinitionCodec.parse(Map.of("taskName", "w", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskRow ending = store.tx(tx -> store.tasks().insert(tx, endingDef, null, "test"));
+        Instant next = Instant.parse("2026-11-29T02:00:00.250Z");
+        setNext(ending.id(), next, false);
         List<TaskStore.Advance> stale = store.tx(tx -> store.tasks().advanceAll(tx, List.of(
                 new TaskStore.Advance(task.id(), task.version(), next),
-                new TaskStore.Advance(other.id(), other.version() + 1, next))));
+                new TaskStore.Advance(other.id(), other.version() + 1, next),
+                new TaskStore.Advance(ending.id(), ending.version(), null))));
         assertThat(stale).extracting(TaskStore.Advance::id).containsExactly(other.id());
         assertThat(store.tx(tx -> store.tasks().findById(tx, task.id())).orElseThrow().nextFireAt()).isEqualTo(next);
         assertThat(store.tx(tx -> store.tasks().findById(tx, other.id())).orElseThrow().nextFireAt()).isNull();
+        assertThat(store.tx(tx -> store.tasks().findById(tx, ending.id())).orElseThrow().nextFireAt()).as("no slot any more").isNull();
     }
 
     @Test
@@ -253,6 +259,42 @@ abstract class StoreContractTest {
         assertThat(holds).isTrue();
         assertThat(stranger).isFalse();
         assertThat(stale).isFalse();
+    }
+
+    @Test
+    void claims_made_together_share_the_oldest_runs_in_turn_each_moved_to_its_executor_with_its_own_event() {
+        List<Long> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(newInstance("k" + i));
+        }
+        List<List<InstanceRow>> got = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e1", 2),
+                new InstanceStore.Claimant("e2", 0), new InstanceStore.Claimant("e3", 2), new InstanceStore.Claimant("e1", 2)),
+                List.of("default"), List.of(), 30_000, "n1"));
+        assertThat(got).hasSize(4);
+        assertThat(got.get(0)).extracting(InstanceRow::id).containsExactly(ids.get(0), ids.get(1));
+        assertThat(got.get(1)).as("a claimant that asks for none").isEmpty();
+        assertThat(got.get(2)).extracting(InstanceRow::id).containsExactly(ids.get(2), ids.get(3));
+        assertThat(got.get(3)).as("the same executor again gets a share of its own").extracting(InstanceRow::id).containsExactly(ids.get(4));
+        assertThat(got.get(2)).allSatisfy(r -> {
+            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(r.attempt()).isEqualTo(1);
+            assertThat(r.executorId()).isEqualTo("e3");
+            assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
+        });
+        assertThat(row(ids.get(3)).executorId()).isEqualTo("e3");
+        assertThat(eventsOf(ids.get(3))).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement().satisfies(e -> {
+            assertThat(e.actor()).isEqualTo("executor:e3");
+            assertThat(e.data()).containsEntry("executor", "e3");
+            assertThat(e.from()).isEqualTo(InstanceState.READY);
+            assertThat(e.to()).isEqualTo(InstanceState.RUNNING);
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.nodeId()).isEqualTo("n1");
+        });
+        assertThat(eventsOf(ids.get(0))).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+                .satisfies(e -> assertThat(e.actor()).isEqualTo("executor:e1"));
+        List<List<InstanceRow>> none = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e4", 10)),
+                List.of("default"), List.of(), 30_000, "n1"));
+        assertThat(none).singleElement().satisfies(l -> assertThat(l).isEmpty());
     }
 
     @Test
