@@ -14,6 +14,7 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore;
 import dev.ax.store.LogStore;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
@@ -244,7 +245,7 @@ public final class Dispatcher {
 
     /**
      * Each request's runs. Requests of one group without a capacity and of the same labels are
-     * claimed together ({@link dev.ax.store.InstanceStore#claimEach}: one read of the READY index
+     * claimed together ({@link InstanceStore#claimEach}: one read of the READY index
      * for all of them, where each claim of a group read it anew and stepped over the runs the
      * claims before it had locked); the others one by one, fairly across their groups.
      */
@@ -261,8 +262,8 @@ public final class Dispatcher {
         }
         for (List<Integer> alike : together.values()) {
             ClaimRequest first = requests.get(alike.getFirst());
-            List<dev.ax.store.InstanceStore.Claimant> claimants = alike.stream()
-                    .map(i -> new dev.ax.store.InstanceStore.Claimant(requests.get(i).executorId(), requests.get(i).max())).toList();
+            List<InstanceStore.Claimant> claimants = alike.stream()
+                    .map(i -> new InstanceStore.Claimant(requests.get(i).executorId(), requests.get(i).max())).toList();
             List<List<InstanceRow>> got = ctx.store().instances().claimEach(tx, claimants, first.groups(), first.labels(),
                     ctx.config().leaseMillis(), ctx.nodeId());
             for (int k = 0; k < alike.size(); k++) {
