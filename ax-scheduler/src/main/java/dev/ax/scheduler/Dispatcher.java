@@ -158,7 +158,31 @@ public final class Dispatcher {
             return ctx.store().executors().labels(tx, executorId);
         });
         seen.put(executorId, new Seen(now, labels));
+        forgetSilent(now);
         return labels;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong forgotAt = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
+    /**
+     * Forgets, at most once per {@code executorAlive}, the executors that have not polled this node
+     * for that long (offline, or gone: an executor's id may be new at every start, a pod's name), so
+     * that what this node remembers of executors stays bounded by those that poll it. One that comes
+     * back is read again like a new one.
+     */
+    private void forgetSilent(long now) {
+        long silent = ctx.config().executorAlive().toNanos();
+        long last = forgotAt.get();
+        if (now - last < silent || !forgotAt.compareAndSet(last, now)) {
+            return;
+        }
+        seen.values().removeIf(s -> now - s.atNanos() >= silent);
+        inBacklog.retainAll(seen.keySet());
+    }
+
+    /** Executors this node remembers (polled within {@code executorAlive}, roughly); for tests and diagnostics. */
+    int remembered() {
+        return seen.size();
     }
 
     /** Zero when work for this executor is due now, the time until the earliest run fired ahead is, or null when none waits. */
