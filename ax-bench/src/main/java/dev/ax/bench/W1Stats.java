@@ -40,14 +40,12 @@ final class W1Stats {
         }
     }
 
-    /** The window's first slot, in whole epoch seconds (inclusive). */
-    static long firstSlot(long t0Millis) {
-        return (t0Millis + 999) / 1000;
-    }
-
-    /** The whole epoch second after the window's last slot (exclusive: slots before t1). */
-    static long endSlot(long t1Millis) {
-        return (t1Millis + 999) / 1000;
+    /**
+     * The first whole epoch second at or after {@code millis}: of the window's start, its first slot
+     * (inclusive); of its end, the second after its last slot (exclusive: slots before t1).
+     */
+    static long slotAtOrAfter(long millis) {
+        return (millis + 999) / 1000;
     }
 
     static double round(double v) {
@@ -65,8 +63,8 @@ final class W1Stats {
         long inWindow = 0;
         Map<Long, Integer> seen = new HashMap<>(runs.size() * 2);
         long duplicates = 0;
-        long firstSlot = firstSlot(t0Millis);
-        long endSlot = endSlot(t1Millis);
+        long firstSlot = slotAtOrAfter(t0Millis);
+        long endSlot = slotAtOrAfter(t1Millis);
         Set<Long> served = new HashSet<>();
         for (int i = 0; i < runs.size(); i++) {
             long task = runs.task()[i];

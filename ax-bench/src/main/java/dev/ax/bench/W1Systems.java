@@ -129,8 +129,8 @@ final class W1Systems {
      * window (DESIGN.md's invariants 1 and 3) exist to make impossible.
      */
     private static Map<String, Object> windowSlotsLater(Pg pg, String db, int tasks, Window w) {
-        long firstSlot = W1Stats.firstSlot(w.t0Millis);
-        long endSlot = W1Stats.endSlot(w.t1Millis);
+        long firstSlot = W1Stats.slotAtOrAfter(w.t0Millis);
+        long endSlot = W1Stats.slotAtOrAfter(w.t1Millis);
         long expected = (endSlot - firstSlot) * tasks;
         // One run per (task, slot): the unique (task, fire key) index.
         String started = "SELECT COUNT(*) FROM ax_instance WHERE started_at IS NOT NULL AND scheduled_at >= to_timestamp(" + firstSlot

@@ -148,7 +148,7 @@ public final class Dispatcher {
      * again: on this node that drops the cached ones at once, on another within a second.
      */
     private List<String> seenAndLabels(String executorId) {
-        long now = System.nanoTime();
+        long now = ticker.getAsLong();
         Seen last = seen.get(executorId);
         if (last != null && now - last.atNanos() < SEEN_EVERY_NANOS) {
             return last.labels();
@@ -162,7 +162,11 @@ public final class Dispatcher {
         return labels;
     }
 
-    private final java.util.concurrent.atomic.AtomicLong forgotAt = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+    /** Nanoseconds for what this node remembers of executors; {@link System#nanoTime} but in tests. */
+    private volatile java.util.function.LongSupplier ticker = System::nanoTime;
+    /** When silent executors were last forgotten, by {@link #ticker}; unset until the first executor is seen. */
+    private final java.util.concurrent.atomic.AtomicLong forgotAt = new java.util.concurrent.atomic.AtomicLong(UNSET);
+    private static final long UNSET = Long.MIN_VALUE;
 
     /**
      * Forgets, at most once per {@code executorAlive}, the executors that have not polled this node
@@ -173,6 +177,10 @@ public final class Dispatcher {
     private void forgetSilent(long now) {
         long silent = ctx.config().executorAlive().toNanos();
         long last = forgotAt.get();
+        if (last == UNSET) {
+            forgotAt.compareAndSet(UNSET, now);
+            return;
+        }
         if (now - last < silent || !forgotAt.compareAndSet(last, now)) {
             return;
         }
@@ -183,6 +191,11 @@ public final class Dispatcher {
     /** Executors this node remembers (polled within {@code executorAlive}, roughly); for tests and diagnostics. */
     int remembered() {
         return seen.size();
+    }
+
+    /** Replaces the time source of what this node remembers of executors (tests: time moved by hand). */
+    void useTicker(java.util.function.LongSupplier nanos) {
+        this.ticker = nanos;
     }
 
     /** Zero when work for this executor is due now, the time until the earliest run fired ahead is, or null when none waits. */

@@ -8,6 +8,7 @@ import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** What a node remembers of executors stays bounded by those that still poll it. */
@@ -20,12 +21,14 @@ class H2DispatcherMemoryTest {
         try (Store store = Store.open(TestNodes.fresh(false));
              SchedulerNode node = TestNodes.node(store, "n1", Duration.ZERO, config)) {
             Dispatcher dispatcher = node.dispatcher();
+            AtomicLong nanos = new AtomicLong();
+            dispatcher.useTicker(nanos::get);
             for (int i = 0; i < 5; i++) {
                 poll(dispatcher, "pod-" + i);
             }
             assertThat(dispatcher.remembered()).isEqualTo(5);
 
-            Thread.sleep(2_100); // past executorAlive (2 s)
+            nanos.addAndGet(Duration.ofMillis(2_100).toNanos()); // past executorAlive (2 s)
             poll(dispatcher, "pod-5");
             assertThat(dispatcher.remembered()).as("only the executor that still polls").isEqualTo(1);
 

@@ -197,7 +197,7 @@ public final class InstanceStore {
                     + " CAST(? AS VARCHAR) AS node_id, CAST(NULL AS VARCHAR) AS message,"
                     + " '{\"executor\":' || to_json(executor_id)::text || '}' AS data FROM claimed) c");
             List<InstanceRow> rows = tx.query("WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
-                            + " claimed AS (" + update + " RETURNING " + qualified("ax_instance") + "), events AS (" + events + ")"
+                            + " claimed AS (" + update + " RETURNING " + CLAIMED_COLUMNS + "), events AS (" + events + ")"
                             + " SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map,
                     claimedIds.toArray(Long[]::new), executors.toArray(String[]::new),
                     leaseMillis, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId);
@@ -232,10 +232,9 @@ public final class InstanceStore {
         return out;
     }
 
-    /** {@link #COLUMNS}, each named with {@code table}'s name (a statement that joins another row set naming the same columns). */
-    private static String qualified(String table) {
-        return java.util.Arrays.stream(COLUMNS.split(",\\s*")).map(c -> table + "." + c).collect(Collectors.joining(", "));
-    }
+    /** {@link #COLUMNS}, each named with its table: the claim's update joins a row set that names some of them too. */
+    private static final String CLAIMED_COLUMNS = java.util.Arrays.stream(COLUMNS.split(",\\s*")).map(c -> "ax_instance." + c)
+            .collect(Collectors.joining(", "));
 
     /**
      * RUNNING runs of an executor group, on every executor. A group with a capacity asks at every
