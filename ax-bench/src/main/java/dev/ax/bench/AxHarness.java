@@ -38,6 +38,8 @@ final class AxHarness implements AutoCloseable {
     final Store store;
     final SchedulerNode node;
     private final List<NoopConsumer> consumers = new ArrayList<>();
+    /** Per run handed to a consumer: its instance id (the log's task column), its slot and when its body began. */
+    private final RunLog deliveries = new RunLog();
 
     private AxHarness(Store store, SchedulerNode node) {
         this.store = store;
@@ -101,8 +103,16 @@ final class AxHarness implements AutoCloseable {
     /** Starts {@code n} consumer threads, each polling for up to {@code batch} runs at a time. */
     void startConsumers(int n, int batch) {
         for (int i = 0; i < n; i++) {
-            consumers.add(new NoopConsumer(node.dispatcher(), "bench-consumer-" + i, batch));
+            consumers.add(new NoopConsumer(node.dispatcher(), "bench-consumer-" + i, batch, deliveries));
         }
+    }
+
+    /**
+     * Every run the consumers were handed, with when its body began (this JVM's clock, epoch ms): the moment the anchors'
+     * job bodies note as their start. A run handed out twice shows twice. Complete once {@link #stopConsumers()} returned.
+     */
+    RunLog.Runs deliveries() {
+        return deliveries.snapshot();
     }
 
     long completed() {
@@ -135,13 +145,15 @@ final class AxHarness implements AutoCloseable {
         final AtomicLong errors = new AtomicLong();
         private final Thread thread;
 
-        NoopConsumer(Dispatcher dispatcher, String id, int batch) {
+        NoopConsumer(Dispatcher dispatcher, String id, int batch, RunLog deliveries) {
             dispatcher.register(new Register(id, UUID.randomUUID().toString(), List.of(GROUP), "bench", ProcessHandle.current().pid(),
                     "bench", List.of()));
             thread = Thread.ofPlatform().daemon(true).name(id).start(() -> {
                 while (running.get()) {
                     try {
                         List<WorkItem> items = dispatcher.poll(new Poll(id, List.of(GROUP), batch, 200));
+                        long bodyStart = System.currentTimeMillis();
+                        deliveries.addAll(items, WorkItem::instanceId, item -> item.scheduledAt().toEpochMilli(), bodyStart);
                         // Like the executor's run threads: each run reports its end on its own, at once; the next poll
                         // waits for them (a consumer holds at most one batch). Not interruptible: stop() must not cut a
                         // report off in the middle of its statement (its connection would be broken, and logged).

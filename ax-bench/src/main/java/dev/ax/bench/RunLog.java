@@ -1,6 +1,8 @@
 package dev.ax.bench;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * What a no-op job writes down when it starts: which task, the slot it was scheduled for and
@@ -14,15 +16,31 @@ final class RunLog {
     private int size;
 
     synchronized void add(long taskIndex, long scheduledMillis, long startedMillis) {
-        if (size == task.length) {
-            task = Arrays.copyOf(task, size * 2);
-            scheduled = Arrays.copyOf(scheduled, size * 2);
-            started = Arrays.copyOf(started, size * 2);
-        }
+        ensureRoom(1);
         task[size] = taskIndex;
         scheduled[size] = scheduledMillis;
         started[size] = startedMillis;
         size++;
+    }
+
+    /** Several runs that started at the same instant, under one lock. */
+    synchronized <T> void addAll(List<T> runs, ToLongFunction<T> taskIndex, ToLongFunction<T> scheduledMillis, long startedMillis) {
+        ensureRoom(runs.size());
+        for (T run : runs) {
+            task[size] = taskIndex.applyAsLong(run);
+            scheduled[size] = scheduledMillis.applyAsLong(run);
+            started[size] = startedMillis;
+            size++;
+        }
+    }
+
+    private void ensureRoom(int more) {
+        if (size + more > task.length) {
+            int capacity = Math.max(task.length * 2, size + more);
+            task = Arrays.copyOf(task, capacity);
+            scheduled = Arrays.copyOf(scheduled, capacity);
+            started = Arrays.copyOf(started, capacity);
+        }
     }
 
     synchronized int size() {

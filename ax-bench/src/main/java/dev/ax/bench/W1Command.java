@@ -102,7 +102,8 @@ final class W1Command implements Callable<Integer> {
                     Table.dec(med(rs, "loadAverageAtStart"), 1));
         }
         double ax = rate.getOrDefault("AX", Double.NaN);
-        t.note("runs/s: runs started inside the window; lag = start - scheduled slot; missed = slots in the window with no run started by its end + "
+        t.note("runs/s: runs started inside the window; lag = start - scheduled slot, where a run starts when its job body begins"
+                + " (AX: when a consumer gets it from its claim; Quartz and db-scheduler: when their job runs); missed = slots in the window with no run started by its end + "
                 + W1Systems.GRACE_MILLIS / 1000 + " s (for AX, the notes below say how many still had none once it had caught up);"
                 + " JVM/PG CPU in cores (PG = all postgres processes on this box).");
         t.note("load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");

@@ -51,10 +51,12 @@ final class W1Systems {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         out.put("config", "SchedulerNode on PostgreSQL, " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
-                + " runs at a time through the Dispatcher; cron '* * * * * *', overflow " + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
+                + " runs at a time through the Dispatcher, a run's start noted when its consumer gets it; cron '* * * * * *', overflow "
+                + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
         long setup = System.nanoTime();
         Window w = new Window(pg, db);
         long costsEnd;
+        RunLog.Runs deliveries;
         try (AxHarness ax = AxHarness.open(pg, db, s.axConsumers() + 6)) {
             Map<String, Object> cron = Map.of("type", "cron", "expression", "* * * * * *", "timezone", "UTC");
             ax.createTasks(s.tasks(), i -> AxHarness.task(String.format("w1-%05d", i), cron, s.axOverflow()), 4);
@@ -70,37 +72,57 @@ final class W1Systems {
             out.put("windowSlotsLater", windowSlotsLater(pg, db, s.tasks(), w));
             out.put("consumerErrors", ax.consumerErrors());
             out.put("loopErrors", ax.node.loopErrors());
+            ax.stopConsumers();
+            deliveries = ax.deliveries();
         }
-        // Database time for both ends: created_at is when the firing transaction began, started_at the claim's.
-        RunLog.Runs runs;
-        Histogram fireLag = new Histogram(3_600_000L, 3);
-        Histogram claimWait = new Histogram(3_600_000L, 3);
-        Histogram completeLatency = new Histogram(3_600_000L, 3);
-        long sinceT0 = 0;
-        RunLog log = new RunLog();
+        // A run starts when a consumer's body gets it, as the anchors' job bodies note their start (the same clock: one
+        // machine). Database time for the rest: created_at is when the firing transaction began, started_at the claim's.
+        Map<Long, long[]> succeeded = new HashMap<>();
         try (Connection c = pg.connect(db); Statement st = c.createStatement();
-             ResultSet r = st.executeQuery("SELECT task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
+             ResultSet r = st.executeQuery("SELECT id, task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
                      + " (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, (EXTRACT(EPOCH FROM started_at) * 1000)::bigint,"
                      + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'")) {
             while (r.next()) {
-                long sched = r.getLong(2);
-                long created = r.getLong(3);
-                long started = r.getLong(4);
-                long finished = r.getLong(5);
-                log.add(r.getLong(1), sched, started);
-                if (started >= w.t0Millis && started < costsEnd) {
-                    sinceT0++;
-                }
-                if (started >= w.t0Millis && started < w.t1Millis) {
-                    fireLag.recordValue(Math.clamp(created - sched, 0, 3_600_000L));
-                    claimWait.recordValue(Math.clamp(started - created, 0, 3_600_000L));
-                    completeLatency.recordValue(Math.clamp(finished - started, 0, 3_600_000L));
-                }
+                succeeded.put(r.getLong(1), new long[] {r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6)});
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        runs = log.snapshot();
+        Histogram fireLag = new Histogram(3_600_000L, 3);
+        Histogram claimWait = new Histogram(3_600_000L, 3);
+        Histogram claimToBody = new Histogram(3_600_000L, 3);
+        Histogram completeLatency = new Histogram(3_600_000L, 3);
+        long sinceT0 = 0;
+        long notSucceeded = 0;
+        RunLog log = new RunLog();
+        Set<Long> delivered = new HashSet<>();
+        for (int i = 0; i < deliveries.size(); i++) {
+            long id = deliveries.task()[i];
+            long[] run = succeeded.get(id);
+            if (run == null) {
+                notSucceeded++;   // handed out, yet not SUCCESS: its completion was refused, or it was handed out again
+                continue;
+            }
+            long sched = run[1];
+            long created = run[2];
+            long claimed = run[3];
+            long finished = run[4];
+            long body = deliveries.started()[i];
+            delivered.add(id);
+            log.add(run[0], sched, body);
+            if (body >= w.t0Millis && body < costsEnd) {
+                sinceT0++;
+            }
+            if (body >= w.t0Millis && body < w.t1Millis) {
+                fireLag.recordValue(Math.clamp(created - sched, 0, 3_600_000L));
+                claimWait.recordValue(Math.clamp(claimed - created, 0, 3_600_000L));
+                claimToBody.recordValue(Math.clamp(body - claimed, 0, 3_600_000L));
+                completeLatency.recordValue(Math.clamp(finished - claimed, 0, 3_600_000L));
+            }
+        }
+        RunLog.Runs runs = log.snapshot();
+        out.put("deliveredNotSucceeded", notSucceeded);
+        out.put("succeededNotDelivered", succeeded.size() - delivered.size());
         W1Stats.Figures f = W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS);
         out.putAll(f.toMap());
         out.put("duplicateFireKeys", pg.scalar(db,
@@ -110,8 +132,10 @@ final class W1Systems {
         breakdown.put("fireLagP99Ms", fireLag.getTotalCount() == 0 ? -1 : fireLag.getValueAtPercentile(99));
         breakdown.put("claimWaitP50Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(50));
         breakdown.put("claimWaitP99Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(99));
+        breakdown.put("claimToBodyP99Ms", claimToBody.getTotalCount() == 0 ? -1 : claimToBody.getValueAtPercentile(99));
         breakdown.put("claimToCompleteP99Ms", completeLatency.getTotalCount() == 0 ? -1 : completeLatency.getValueAtPercentile(99));
-        breakdown.put("note", "fire lag = created_at - scheduled_at (firing loop); claim wait = started_at - created_at (READY queue)");
+        breakdown.put("note", "fire lag = created_at - scheduled_at (firing loop); claim wait = started_at - created_at (READY queue);"
+                + " claim to body = body start - started_at (the claim's transaction, the hand-over)");
         out.put("lagBreakdown", breakdown);
         out.put("statesAtEnd", states(pg, db));
         out.putAll(w.costs(sinceT0, pg.tableSizes(db, "ax_")));
