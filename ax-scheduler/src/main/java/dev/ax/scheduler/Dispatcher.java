@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -96,6 +97,11 @@ public final class Dispatcher {
      * the answer is empty and the executor polls again at once: a client that died while waiting
      * (SIGKILL, a cut network) is never handed a run it cannot receive, which would otherwise
      * burn an attempt on a lease nobody holds.
+     *
+     * <p>Runs fired ahead of their slot are claimed up to {@code claimAhead} before it, by a poll that
+     * starts then and whose wait lasts past the slot; the answer is held back until the slot by the
+     * database's clock, so their bodies start on it rather than after a claim's transaction. A wait for
+     * such runs ends {@code claimAhead} before their slot, so that the executor's next poll claims them.
      */
     public List<WorkItem> poll(Poll p) throws InterruptedException {
         int max = Math.clamp(p.max(), 0, MAX_POLL);
@@ -106,9 +112,19 @@ public final class Dispatcher {
         if (!items.isEmpty() || max == 0) {
             return items;
         }
+        // A poll holds runs claimed ahead within its own wait: a wait shorter than claimAhead claims less ahead.
+        long ahead = Math.min(ctx.config().claimAhead().toNanos(), waitNanos);
+        Due due = due(p, labels);
+        if (due != null && !due.now() && due.nanosLeft() <= ahead && due.nanosLeft() <= waitNanos - (System.nanoTime() - start)) {
+            Optional<List<WorkItem>> held = claimAhead(p.executorId(), p.groups(), labels, max, due);
+            if (held.isPresent()) {
+                return held.get();
+            }
+            // Another executor took them, or holds them locked while it claims: this poll waits for the slot itself.
+            ahead = 0;
+            due = due(p, labels);
+        }
         long recheck = ctx.config().pollRecheck().toNanos();
-        // A run fired ahead of its slot is READY but not due yet: the wait ends when it is due.
-        Duration untilDue = untilDue(p, labels);
         while (true) {
             long generation = ctx.signals().workGeneration();
             long left = waitNanos - (System.nanoTime() - start);
@@ -116,22 +132,70 @@ public final class Dispatcher {
                 return List.of();
             }
             long wait = Math.min(left, recheck);
-            boolean untilItIsDue = untilDue != null && !untilDue.isZero() && untilDue.toNanos() <= wait;
-            if (untilItIsDue) {
-                wait = untilDue.toNanos();
+            // A run fired ahead of its slot is READY but not due yet: the wait ends when the next poll may claim it.
+            long untilClaimable = due == null || due.now() ? -1 : Math.max(0, due.nanosLeft() - ahead);
+            boolean untilItIsClaimable = untilClaimable >= 0 && untilClaimable <= wait;
+            if (untilItIsClaimable) {
+                wait = untilClaimable;
             }
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(wait));
-            if (untilItIsDue && ctx.signals().workGeneration() == generation) {
-                // Slept until the run fired ahead is due (measured from the database's clock before the sleep, so not
-                // before): no need to ask the database again, the executor polls again at once and claims it.
+            if (untilItIsClaimable && ctx.signals().workGeneration() == generation) {
+                // Slept until the run fired ahead may be claimed (measured from the database's clock before the sleep, so
+                // not before): no need to ask the database again, the executor polls again at once and claims it.
                 return List.of();
             }
-            untilDue = untilDue(p, labels);
-            if (untilDue != null && untilDue.isZero()) {
+            due = due(p, labels);
+            if (due != null && due.now()) {
                 return List.of();
             }
         }
+    }
+
+    /**
+     * When the next work for a poll is due: now (a READY run or shard due), at a slot ahead (a run fired ahead), or
+     * null when none waits. {@code deadline} is that slot on this JVM's {@link System#nanoTime}, measured from the
+     * database's clock once its answer was back, so never before the slot by the database.
+     */
+    private record Due(java.time.Instant slot, long deadline) {
+        boolean now() {
+            return slot == null;
+        }
+
+        long nanosLeft() {
+            return deadline - System.nanoTime();
+        }
+    }
+
+    private Due due(Poll p, List<String> labels) {
+        Optional<InstanceStore.NextReady> next = ctx.store().tx(tx -> shards.readyFor(tx, p.executorId(), p.groups(), labels)
+                ? Optional.of(new InstanceStore.NextReady(null, Duration.ZERO))
+                : ctx.store().instances().nextReady(tx, p.groups(), labels));
+        long measured = System.nanoTime();
+        return next.map(n -> n.until().isZero() ? new Due(null, measured) : new Due(n.readyAt(), measured + n.until().toNanos()))
+                .orElse(null);
+    }
+
+    /**
+     * Claims the runs of {@code due}'s slot (and any due before it), and hands them out at the slot: empty when
+     * another executor took them. A claimed run that fanned out into shards hands out none of them before the slot
+     * either (their {@code ready_at} is the slot); polls on this node are told of them at the slot.
+     */
+    private Optional<List<WorkItem>> claimAhead(String executorId, List<String> groups, List<String> labels, int max, Due due)
+            throws InterruptedException {
+        Claimed claimed = claimTogether(List.of(new ClaimRequest(executorId, groups, labels, max, due.slot()))).getFirst();
+        failUnrenderable(claimed, executorId);
+        if (claimed.items().isEmpty() && !claimed.fannedOut()) {
+            return Optional.empty();
+        }
+        long left;
+        while ((left = due.nanosLeft()) > 0) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+        }
+        if (claimed.fannedOut()) {
+            ctx.signals().workAvailable();
+        }
+        return Optional.of(claimed.items());
     }
 
     /** When an executor's poll last wrote its {@code last_seen_at}, and its environment labels read then. */
@@ -198,14 +262,11 @@ public final class Dispatcher {
         this.ticker = nanos;
     }
 
-    /** Zero when work for this executor is due now, the time until the earliest run fired ahead is, or null when none waits. */
-    private Duration untilDue(Poll p, List<String> labels) {
-        return ctx.store().tx(tx -> shards.readyFor(tx, p.executorId(), p.groups(), labels) ? Duration.ZERO
-                : ctx.store().instances().untilReady(tx, p.groups(), labels).orElse(null));
-    }
-
-    /** One executor's claim, as its poll asks for it. */
-    private record ClaimRequest(String executorId, List<String> groups, List<String> labels, int max) {
+    /** One executor's claim, as its poll asks for it: runs due now, or ({@code dueBy} set) also runs fired ahead due by then. */
+    private record ClaimRequest(String executorId, List<String> groups, List<String> labels, int max, java.time.Instant dueBy) {
+        ClaimRequest(String executorId, List<String> groups, List<String> labels, int max) {
+            this(executorId, groups, labels, max, null);
+        }
     }
 
     /** What one claim got: the runs to hand out, and runs to fail after the commit (their templates do not render). */
@@ -241,18 +302,24 @@ public final class Dispatcher {
         } else {
             inBacklog.remove(executorId);
         }
-        // Failed outside the claim transaction: failing locks the task row, and no transaction
-        // may take a task lock while it holds instance locks (the one lock order is task first).
-        for (int i = 0; i < claimed.unrenderable().size(); i++) {
-            InstanceRow run = claimed.unrenderable().get(i);
-            String reason = claimed.reasons().get(i);
-            // A template that cannot be rendered would fail the same way on every attempt.
-            ctx.store().tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
-        }
+        failUnrenderable(claimed, executorId);
         if (claimed.fannedOut()) {
             ctx.signals().workAvailable(); // the other executors of the group take the other shards
         }
         return claimed.items();
+    }
+
+    /**
+     * Fails the claimed runs whose templates do not render (they would fail the same way on every attempt), outside the
+     * claim transaction: failing locks the task row, and no transaction may take a task lock while it holds instance
+     * locks (the one lock order is task first).
+     */
+    private void failUnrenderable(Claimed claimed, String executorId) {
+        for (int i = 0; i < claimed.unrenderable().size(); i++) {
+            InstanceRow run = claimed.unrenderable().get(i);
+            String reason = claimed.reasons().get(i);
+            ctx.store().tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
+        }
     }
 
     private List<Claimed> claimTogether(List<ClaimRequest> requests) {
@@ -288,13 +355,13 @@ public final class Dispatcher {
      */
     private List<List<InstanceRow>> claimRuns(Tx tx, List<ClaimRequest> requests) {
         List<List<InstanceRow>> runs = new ArrayList<>(java.util.Collections.nCopies(requests.size(), List.<InstanceRow>of()));
-        Map<List<List<String>>, List<Integer>> together = new java.util.LinkedHashMap<>();
+        Map<List<Object>, List<Integer>> together = new java.util.LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             ClaimRequest r = requests.get(i);
             if (r.groups().size() == 1 && !ctx.config().groupCapacity().containsKey(r.groups().getFirst())) {
-                together.computeIfAbsent(List.of(r.groups(), r.labels()), k -> new ArrayList<>()).add(i);
+                together.computeIfAbsent(List.of(r.groups(), r.labels(), Optional.ofNullable(r.dueBy())), k -> new ArrayList<>()).add(i);
             } else {
-                runs.set(i, claimFairly(tx, r.executorId(), r.groups(), r.labels(), r.max()));
+                runs.set(i, claimFairly(tx, r.executorId(), r.groups(), r.labels(), r.max(), r.dueBy()));
             }
         }
         for (List<Integer> alike : together.values()) {
@@ -302,7 +369,7 @@ public final class Dispatcher {
             List<InstanceStore.Claimant> claimants = alike.stream()
                     .map(i -> new InstanceStore.Claimant(requests.get(i).executorId(), requests.get(i).max())).toList();
             List<List<InstanceRow>> got = ctx.store().instances().claimEach(tx, claimants, first.groups(), first.labels(),
-                    ctx.config().leaseMillis(), ctx.nodeId());
+                    ctx.config().leaseMillis(), ctx.nodeId(), first.dueBy());
             for (int k = 0; k < alike.size(); k++) {
                 runs.set(alike.get(k), got.get(k));
             }
@@ -347,7 +414,8 @@ public final class Dispatcher {
      * goes to any group with work; a group with a configured capacity never gets more RUNNING
      * runs than that, across all executors (serialised per group by a database lock).
      */
-    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
+    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max,
+                                          java.time.Instant dueBy) {
         long lease = ctx.config().leaseMillis();
         List<String> order = new ArrayList<>(groups);
         java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
@@ -369,7 +437,7 @@ public final class Dispatcher {
                 if (want <= 0) {
                     continue;
                 }
-                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId());
+                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId(), dueBy);
                 room.merge(g, -got.size(), Integer::sum);
                 claimed.addAll(got);
             }

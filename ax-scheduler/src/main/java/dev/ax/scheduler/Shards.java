@@ -90,7 +90,8 @@ final class Shards {
         if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
             throw new IllegalStateException("instance " + run.id() + " moved inside its own claim transaction");
         }
-        shards().create(tx, run.id(), total, run.group(), sharding.maxParallelShards());
+        // Not due before the run's slot: a run claimed ahead of it is handed out at the slot, and so are its shards.
+        shards().create(tx, run.id(), total, run.group(), sharding.maxParallelShards(), run.readyAt());
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("shards", total);
         data.put("mode", sharding.broadcast() ? "broadcast" : "fixed");

@@ -90,6 +90,51 @@ abstract class FireAheadContractTest {
         }
     }
 
+    /** Instant of the database's clock. */
+    Instant dbNow() {
+        return store.tx(tx -> tx.now());
+    }
+
+    void sleepUntil(Instant dbTime) throws InterruptedException {
+        while (dbNow().isBefore(dbTime)) {
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock() throws Exception {
+        Duration claimAhead = Duration.ofSeconds(3);
+        node.close();
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(claimAhead));
+        node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.firing().tick();
+        node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
+        InstanceRow target = ahead("pulse", Duration.ofMillis(3_500)).getFirst();
+        Instant slot = target.scheduledAt();
+        sleepUntil(slot.minus(Duration.ofMillis(2_500)));
+
+        // A poll whose wait ends before the slot leaves the slot's runs alone.
+        List<WorkItem> early = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 200));
+        assertThat(early).noneMatch(w -> w.instanceId() == target.id());
+        assertThat(store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow()).state()).isEqualTo(InstanceState.READY);
+
+        // One whose wait lasts past the slot claims them now and answers at the slot, not before.
+        List<WorkItem> got;
+        Instant answeredAt;
+        do {
+            got = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000));
+            answeredAt = dbNow();
+        } while (got.stream().noneMatch(w -> w.instanceId() == target.id()));
+        assertThat(answeredAt).as("answered at the slot by the database's clock").isAfterOrEqualTo(slot);
+        assertThat(answeredAt).as("not after the next slot").isBefore(slot.plusSeconds(5));
+        InstanceRow run = store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow());
+        assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(run.startedAt()).isEqualTo(slot);
+        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, target.id(), 0, 10));
+        assertThat(events).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+                .satisfies(e -> assertThat(e.at()).as("claimed ahead of the slot").isBefore(slot));
+    }
+
     @Test
     void a_task_with_a_concurrency_limit_is_fired_at_its_slot_not_ahead() {
         node.tasks().create(task("one_at_a_time", cron("*/2 * * * * *"), "true", Map.of("overflow", "SKIP")), "test");

@@ -135,7 +135,16 @@ public final class InstanceStore {
      */
     public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max, long leaseMillis,
                                    String nodeId) {
-        return claimEach(tx, List.of(new Claimant(executorId, max)), groups, labels, leaseMillis, nodeId).getFirst();
+        return claim(tx, executorId, groups, labels, max, leaseMillis, nodeId, null);
+    }
+
+    /**
+     * As above, also taking runs not due yet whose {@code ready_at} is at or before {@code dueBy} (null: only runs due
+     * now), for a dispatcher that hands them out at their slot ({@link #claimEach(Tx, List, List, List, long, String, Instant)}).
+     */
+    public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max, long leaseMillis,
+                                   String nodeId, Instant dueBy) {
+        return claimEach(tx, List.of(new Claimant(executorId, max)), groups, labels, leaseMillis, nodeId, dueBy).getFirst();
     }
 
     /** An executor claiming up to {@code max} runs. */
@@ -152,6 +161,17 @@ public final class InstanceStore {
      */
     public List<List<InstanceRow>> claimEach(Tx tx, List<Claimant> claimants, List<String> groups, List<String> labels,
                                              long leaseMillis, String nodeId) {
+        return claimEach(tx, claimants, groups, labels, leaseMillis, nodeId, null);
+    }
+
+    /**
+     * As above, also taking runs fired ahead whose slot ({@code ready_at}) is at or before {@code dueBy}, a time the
+     * database gave ({@link #nextReady}); null takes only runs due now. A run claimed before its slot gets the slot as
+     * its {@code started_at}: the dispatcher hands it out then, not before. Its CLAIMED event and its lease count from
+     * the claim.
+     */
+    public List<List<InstanceRow>> claimEach(Tx tx, List<Claimant> claimants, List<String> groups, List<String> labels,
+                                             long leaseMillis, String nodeId, Instant dueBy) {
         int total = claimants.stream().mapToInt(c -> Math.max(0, c.max())).sum();
         if (groups.isEmpty() || total <= 0) {
             return claimants.stream().<List<InstanceRow>>map(c -> List.of()).toList();
@@ -160,9 +180,12 @@ public final class InstanceStore {
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> pick = new ArrayList<>(groups);
         pick.addAll(labels);
+        if (dueBy != null) {
+            pick.add(dueBy);
+        }
         pick.add(total);
         List<Long> ids = tx.query("SELECT id FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
-                        + " AND ready_at <= CURRENT_TIMESTAMP" + lacksNoLabel(labels) + " ORDER BY ready_at, id LIMIT ?"
+                        + " AND ready_at <= " + (dueBy == null ? "CURRENT_TIMESTAMP" : "?") + lacksNoLabel(labels) + " ORDER BY ready_at, id LIMIT ?"
                         + tx.dialect().forUpdateSkipLocked(),
                 r -> r.lng("id"), pick.toArray());
         // The oldest runs to the first claimant, each taking up to its max.
@@ -174,7 +197,7 @@ public final class InstanceStore {
             at = end;
         }
         String set = "state = 'RUNNING', attempt = attempt + 1, lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                + ", started_at = CURRENT_TIMESTAMP, pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
+                + ", started_at = " + (dueBy == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, ready_at)") + ", pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
                 + " updated_at = CURRENT_TIMESTAMP";
         // By id only: the SELECT above locked these rows, and a row locked FOR UPDATE was READY when
         // locked (PostgreSQL re-checks the WHERE on the newest version) and stays so until this
@@ -252,6 +275,15 @@ public final class InstanceStore {
      * slot wait READY with {@code ready_at} in the future; a waiting poll sleeps until then.
      */
     public Optional<java.time.Duration> untilReady(Tx tx, List<String> groups, List<String> labels) {
+        return nextReady(tx, groups, labels).map(NextReady::until);
+    }
+
+    /** The earliest READY run's slot ({@code ready_at}) and how long until it by the database's clock (zero when due). */
+    public record NextReady(Instant readyAt, java.time.Duration until) {
+    }
+
+    /** Like {@link #untilReady}, with the slot itself: a claim of runs fired ahead names it ({@link #claimEach}'s {@code dueBy}). */
+    public Optional<NextReady> nextReady(Tx tx, List<String> groups, List<String> labels) {
         if (groups.isEmpty()) {
             return Optional.empty();
         }
@@ -261,8 +293,9 @@ public final class InstanceStore {
         return tx.queryOne("SELECT ready_at, CURRENT_TIMESTAMP AS now FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in
                         + ")" + lacksNoLabel(labels) + " ORDER BY ready_at FETCH FIRST 1 ROWS ONLY",
                 r -> {
-                    java.time.Duration d = java.time.Duration.between(r.instant("now"), r.instant("ready_at"));
-                    return d.isNegative() ? java.time.Duration.ZERO : d;
+                    Instant readyAt = r.instant("ready_at");
+                    java.time.Duration d = java.time.Duration.between(r.instant("now"), readyAt);
+                    return new NextReady(readyAt, d.isNegative() ? java.time.Duration.ZERO : d);
                 }, args.toArray());
     }
 

@@ -5,6 +5,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.ShardState;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -34,10 +35,21 @@ public final class ShardStore {
      * tell in SQL whether a waiting poll could get a shard.
      */
     public void create(Tx tx, long instanceId, int total, String group, Integer maxParallel) {
+        create(tx, instanceId, total, group, maxParallel, null);
+    }
+
+    /** As above, the shards due at {@code notBefore} if that is later than now: the slot of a run claimed before it. */
+    public void create(Tx tx, long instanceId, int total, String group, Integer maxParallel, Instant notBefore) {
+        String readyAt = notBefore == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE))";
         for (int i = 0; i < total; i++) {
+            List<Object> args = new ArrayList<>(List.of(instanceId, i, total));
+            args.add(maxParallel);
+            args.add(group);
+            if (notBefore != null) {
+                args.add(notBefore);
+            }
             tx.update("INSERT INTO ax_shard (instance_id, shard_index, shard_total, max_parallel, executor_group, state, attempt, ready_at,"
-                    + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
-                    instanceId, i, total, maxParallel, group);
+                    + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, " + readyAt + ", CURRENT_TIMESTAMP)", args.toArray());
         }
     }
 

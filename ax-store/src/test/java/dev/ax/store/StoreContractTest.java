@@ -262,6 +262,36 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void a_claim_ahead_takes_the_runs_due_by_its_slot_starts_them_at_the_slot_and_their_shards_wait_for_it() {
+        long due = newInstance("k-due");
+        long atSlot = newInstance("k-slot");
+        long after = newInstance("k-after");
+        Instant slot = store.tx(tx -> tx.now()).plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot, atSlot)
+                + tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot.plusSeconds(1), after));
+
+        List<InstanceRow> now = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1"));
+        assertThat(now).as("a claim without a slot takes only what is due").extracting(InstanceRow::id).containsExactly(due);
+        List<InstanceRow> ahead = store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
+        assertThat(ahead).extracting(InstanceRow::id).containsExactly(atSlot);
+        assertThat(ahead.getFirst().startedAt()).as("started when it is handed out: at its slot").isEqualTo(slot);
+        assertThat(ahead.getFirst().state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(eventsOf(atSlot)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+                .satisfies(e -> assertThat(e.at()).as("claimed before the slot").isBefore(slot));
+        assertThat(row(after).state()).as("a run due after the slot stays").isEqualTo(InstanceState.READY);
+        assertThat(row(due).startedAt()).isBefore(slot);
+
+        // The shards of a run claimed ahead are due at its slot; those of a run due now at once.
+        store.tx(tx -> {
+            store.shards().create(tx, atSlot, 2, "default", null, slot);
+            store.shards().create(tx, due, 2, "default", null, Instant.parse("2026-01-01T00:00:00Z"));
+            return null;
+        });
+        List<ShardStore.Candidate> claimable = store.tx(tx -> store.shards().claimable(tx, List.of("default"), List.of(), 10, 0));
+        assertThat(claimable).extracting(c -> c.shard().instanceId()).containsExactly(due, due);
+    }
+
+    @Test
     void claims_made_together_share_the_oldest_runs_in_turn_each_moved_to_its_executor_with_its_own_event() {
         List<Long> ids = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) {
