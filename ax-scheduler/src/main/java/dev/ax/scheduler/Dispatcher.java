@@ -180,17 +180,28 @@ public final class Dispatcher {
      * Claims the runs of {@code due}'s slot (and any due before it), and hands them out at the slot: empty when
      * another executor took them. A claimed run that fanned out into shards hands out none of them before the slot
      * either (their {@code ready_at} is the slot); polls on this node are told of them at the slot.
+     *
+     * <p>The wait for the slot is not cut short by an interrupt (an executor closing): the runs are claimed, and are
+     * handed out at their slot, never before, with the interrupt kept for the caller. A caller gone by then leaves
+     * them to their leases, as it would a claim answered while it went away.
      */
-    private Optional<List<WorkItem>> claimAhead(String executorId, List<String> groups, List<String> labels, int max, Due due)
-            throws InterruptedException {
+    private Optional<List<WorkItem>> claimAhead(String executorId, List<String> groups, List<String> labels, int max, Due due) {
         Claimed claimed = claimTogether(List.of(new ClaimRequest(executorId, groups, labels, max, due.slot()))).getFirst();
         failUnrenderable(claimed, executorId);
         if (claimed.items().isEmpty() && !claimed.fannedOut()) {
             return Optional.empty();
         }
+        boolean interrupted = false;
         long left;
         while ((left = due.nanosLeft()) > 0) {
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+            try {
+                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         if (claimed.fannedOut()) {
             ctx.signals().workAvailable();

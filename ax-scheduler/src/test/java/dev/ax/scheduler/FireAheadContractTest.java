@@ -136,6 +136,41 @@ abstract class FireAheadContractTest {
     }
 
     @Test
+    void runs_claimed_ahead_are_handed_out_at_their_slot_even_when_the_waiting_poll_is_interrupted() throws Exception {
+        node.close();
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
+        node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+        node.firing().tick();
+        node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
+        InstanceRow target = ahead("pulse", Duration.ofMillis(3_500)).getFirst();
+        Instant slot = target.scheduledAt();
+        sleepUntil(slot.minus(Duration.ofMillis(2_500)));
+        while (!node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 0)).isEmpty()) {
+            // runs of earlier slots, due already: a poll that does not wait claims nothing ahead
+        }
+
+        java.util.concurrent.atomic.AtomicReference<List<WorkItem>> got = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Instant> answeredAt = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean interruptKept = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread poller = Thread.ofPlatform().start(() -> {
+            try {
+                got.set(node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000)));
+                answeredAt.set(dbNow());
+                interruptKept.set(Thread.currentThread().isInterrupted());
+            } catch (InterruptedException e) {
+                got.set(List.of());
+            }
+        });
+        Thread.sleep(500);
+        poller.interrupt();
+        poller.join(10_000);
+
+        assertThat(got.get()).extracting(WorkItem::instanceId).contains(target.id());
+        assertThat(answeredAt.get()).as("handed out at the slot, not when interrupted").isAfterOrEqualTo(slot);
+        assertThat(interruptKept).as("the interrupt is kept for the caller").isTrue();
+    }
+
+    @Test
     void a_task_with_a_concurrency_limit_is_fired_at_its_slot_not_ahead() {
         node.tasks().create(task("one_at_a_time", cron("*/2 * * * * *"), "true", Map.of("overflow", "SKIP")), "test");
         node.firing().tick();
