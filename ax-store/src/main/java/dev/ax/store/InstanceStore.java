@@ -177,6 +177,8 @@ public final class InstanceStore {
             return claimants.stream().<List<InstanceRow>>map(c -> List.of()).toList();
         }
         Transitions.check(InstanceState.READY, InstanceState.RUNNING);
+        // The event says why a run is RUNNING before its slot: the dispatcher holds it until then.
+        String message = dueBy == null ? null : "claimed ahead of its slot; handed out at the slot";
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> pick = new ArrayList<>(groups);
         pick.addAll(labels);
@@ -217,13 +219,13 @@ public final class InstanceStore {
             String update = "UPDATE ax_instance SET " + set + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id";
             String events = EventStore.insertEachFrom("(SELECT id, task_id, task_name, CAST(? AS VARCHAR) AS type,"
                     + " CAST(? AS VARCHAR) AS from_state, CAST(? AS VARCHAR) AS to_state, attempt, 'executor:' || executor_id AS actor,"
-                    + " CAST(? AS VARCHAR) AS node_id, CAST(NULL AS VARCHAR) AS message,"
+                    + " CAST(? AS VARCHAR) AS node_id, CAST(? AS VARCHAR) AS message,"
                     + " '{\"executor\":' || to_json(executor_id)::text || '}' AS data FROM claimed) c");
             List<InstanceRow> rows = tx.query("WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
                             + " claimed AS (" + update + " RETURNING " + CLAIMED_COLUMNS + "), events AS (" + events + ")"
                             + " SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map,
                     claimedIds.toArray(Long[]::new), executors.toArray(String[]::new),
-                    leaseMillis, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId);
+                    leaseMillis, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message);
             if (rows.size() != ids.size()) {
                 throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
             }
@@ -248,7 +250,7 @@ public final class InstanceStore {
                 throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
             }
             events.appendForInstances(tx, share, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, "executor:" + executorId,
-                    nodeId, null, Map.of("executor", executorId));
+                    nodeId, message, Map.of("executor", executorId));
             out.add(tx.query("SELECT " + COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ") ORDER BY ready_at, id",
                     InstanceStore::map, share.toArray()));
         }

@@ -277,7 +277,12 @@ abstract class StoreContractTest {
         assertThat(ahead.getFirst().startedAt()).as("started when it is handed out: at its slot").isEqualTo(slot);
         assertThat(ahead.getFirst().state()).isEqualTo(InstanceState.RUNNING);
         assertThat(eventsOf(atSlot)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
-                .satisfies(e -> assertThat(e.at()).as("claimed before the slot").isBefore(slot));
+                .satisfies(e -> {
+                    assertThat(e.at()).as("claimed before the slot").isBefore(slot);
+                    assertThat(e.message()).isEqualTo("claimed ahead of its slot; handed out at the slot");
+                });
+        assertThat(eventsOf(due)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+                .satisfies(e -> assertThat(e.message()).isNull());
         assertThat(row(after).state()).as("a run due after the slot stays").isEqualTo(InstanceState.READY);
         assertThat(row(due).startedAt()).isBefore(slot);
 
