@@ -166,9 +166,9 @@ public final class InstanceStore {
 
     /**
      * As above, also taking runs fired ahead whose slot ({@code ready_at}) is at or before {@code dueBy}, a time the
-     * database gave ({@link #nextReady}); null takes only runs due now. A run claimed before its slot gets the slot as
-     * its {@code started_at}: the dispatcher hands it out then, not before. Its CLAIMED event and its lease count from
-     * the claim.
+     * database gave ({@link #nextReady}); null takes only runs due now. The runs of such a claim get {@code dueBy} as
+     * their {@code started_at} (or now, if it has passed): the dispatcher hands them out then, not before. Their
+     * CLAIMED events (which say so) and their leases count from the claim.
      */
     public List<List<InstanceRow>> claimEach(Tx tx, List<Claimant> claimants, List<String> groups, List<String> labels,
                                              long leaseMillis, String nodeId, Instant dueBy) {
@@ -199,7 +199,7 @@ public final class InstanceStore {
             at = end;
         }
         String set = "state = 'RUNNING', attempt = attempt + 1, lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                + ", started_at = " + (dueBy == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, ready_at)") + ", pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
+                + ", started_at = " + (dueBy == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE))") + ", pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
                 + " updated_at = CURRENT_TIMESTAMP";
         // By id only: the SELECT above locked these rows, and a row locked FOR UPDATE was READY when
         // locked (PostgreSQL re-checks the WHERE on the newest version) and stays so until this
@@ -215,6 +215,11 @@ public final class InstanceStore {
                     executors.add(claimants.get(i).executorId());
                 }
             }
+            List<Object> claimArgs = new ArrayList<>(List.of(claimedIds.toArray(Long[]::new), executors.toArray(String[]::new), leaseMillis));
+            if (dueBy != null) {
+                claimArgs.add(dueBy);
+            }
+            claimArgs.addAll(java.util.Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message));
             // The moves, their CLAIMED events (actor and data name each run's executor) and the rows as claimed, in one round trip.
             String update = "UPDATE ax_instance SET " + set + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id";
             String events = EventStore.insertEachFrom("(SELECT id, task_id, task_name, CAST(? AS VARCHAR) AS type,"
@@ -224,8 +229,7 @@ public final class InstanceStore {
             List<InstanceRow> rows = tx.query("WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
                             + " claimed AS (" + update + " RETURNING " + CLAIMED_COLUMNS + "), events AS (" + events + ")"
                             + " SELECT * FROM claimed ORDER BY ready_at, id", InstanceStore::map,
-                    claimedIds.toArray(Long[]::new), executors.toArray(String[]::new),
-                    leaseMillis, EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message);
+                    claimArgs.toArray());
             if (rows.size() != ids.size()) {
                 throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
             }
@@ -243,6 +247,9 @@ public final class InstanceStore {
             String idList = String.join(", ", Collections.nCopies(share.size(), "?"));
             List<Object> args = new ArrayList<>();
             args.add(leaseMillis);
+            if (dueBy != null) {
+                args.add(dueBy);
+            }
             args.add(executorId);
             args.addAll(share);
             int n = tx.update("UPDATE ax_instance SET " + set + ", executor_id = ? WHERE id IN (" + idList + ")", args.toArray());

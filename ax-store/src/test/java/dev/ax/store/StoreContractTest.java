@@ -272,10 +272,13 @@ abstract class StoreContractTest {
 
         List<InstanceRow> now = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1"));
         assertThat(now).as("a claim without a slot takes only what is due").extracting(InstanceRow::id).containsExactly(due);
+        long dueMeanwhile = newInstance("k-due-2");
         List<InstanceRow> ahead = store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
-        assertThat(ahead).extracting(InstanceRow::id).containsExactly(atSlot);
-        assertThat(ahead.getFirst().startedAt()).as("started when it is handed out: at its slot").isEqualTo(slot);
-        assertThat(ahead.getFirst().state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(ahead).extracting(InstanceRow::id).containsExactly(dueMeanwhile, atSlot);
+        assertThat(ahead).as("started when they are handed out: at the slot").allSatisfy(r -> {
+            assertThat(r.startedAt()).isEqualTo(slot);
+            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+        });
         assertThat(eventsOf(atSlot)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
                 .satisfies(e -> {
                     assertThat(e.at()).as("claimed before the slot").isBefore(slot);
