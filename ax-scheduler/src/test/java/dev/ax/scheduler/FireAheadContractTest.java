@@ -101,17 +101,25 @@ abstract class FireAheadContractTest {
         }
     }
 
-    @Test
-    void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock() throws Exception {
-        Duration claimAhead = Duration.ofSeconds(3);
+    /**
+     * A node that claims up to 3 s ahead, a task due every 5 s fired ahead, executor e1 registered, and the first run whose
+     * slot was at least 3.5 s away, returned 2.5 s before that slot: within the claim-ahead, with no other slot between.
+     */
+    InstanceRow runFiredAheadWithinClaimAhead() throws InterruptedException {
         node.close();
-        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(claimAhead));
+        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
         node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
         InstanceRow target = ahead("pulse", Duration.ofMillis(3_500)).getFirst();
+        sleepUntil(target.scheduledAt().minus(Duration.ofMillis(2_500)));
+        return target;
+    }
+
+    @Test
+    void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock() throws Exception {
+        InstanceRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.scheduledAt();
-        sleepUntil(slot.minus(Duration.ofMillis(2_500)));
 
         // A poll whose wait ends before the slot leaves the slot's runs alone.
         List<WorkItem> early = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 200));
@@ -137,14 +145,8 @@ abstract class FireAheadContractTest {
 
     @Test
     void runs_claimed_ahead_are_handed_out_at_their_slot_even_when_the_waiting_poll_is_interrupted() throws Exception {
-        node.close();
-        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
-        node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
-        node.firing().tick();
-        node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
-        InstanceRow target = ahead("pulse", Duration.ofMillis(3_500)).getFirst();
+        InstanceRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.scheduledAt();
-        sleepUntil(slot.minus(Duration.ofMillis(2_500)));
         while (!node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 0)).isEmpty()) {
             // runs of earlier slots, due already: a poll that does not wait claims nothing ahead
         }
