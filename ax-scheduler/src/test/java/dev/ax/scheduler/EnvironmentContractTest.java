@@ -8,6 +8,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
+import dev.ax.store.InstanceStore;
 import dev.ax.store.Store;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,8 +72,10 @@ abstract class EnvironmentContractTest {
 
         // Work only a prod executor may take is not "ready" for the test executor: its long poll waits instead of spinning.
         trigger("deploy_prod");
-        var forTest = store.tx(tx -> store.instances().untilReady(tx, List.of("default"), List.of("test")));
-        var forProd = store.tx(tx -> store.instances().untilReady(tx, List.of("default"), List.of("prod")));
+        var forTest = store.tx(tx -> store.instances().nextReady(tx, List.of("default"), List.of("test"))
+                .map(InstanceStore.NextReady::until));
+        var forProd = store.tx(tx -> store.instances().nextReady(tx, List.of("default"), List.of("prod"))
+                .map(InstanceStore.NextReady::until));
         assertThat(forTest).isEmpty();
         assertThat(forProd).hasValue(java.time.Duration.ZERO);
         boolean prodLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod"), 60_000));

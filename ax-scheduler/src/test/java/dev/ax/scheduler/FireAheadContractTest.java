@@ -95,31 +95,28 @@ abstract class FireAheadContractTest {
         return store.tx(tx -> tx.now());
     }
 
-    void sleepUntil(Instant dbTime) throws InterruptedException {
-        while (dbNow().isBefore(dbTime)) {
-            Thread.sleep(20);
-        }
-    }
-
     /**
-     * A node that claims up to 3 s ahead, a task due every 5 s fired ahead, executor e1 registered, and the first run whose
-     * slot was at least 3.5 s away, returned 2.5 s before that slot: within the claim-ahead, with no other slot between.
+     * A node that claims up to 3 s ahead, a task fired ahead, executor e1 registered, and one run whose slot
+     * ({@code ready_at}) is moved to 1.5 s from now by the database's clock: within the claim-ahead, with no sleep to
+     * wait for a slot of the cron. Every other READY run of the task is moved a minute away, out of the way.
      */
-    InstanceRow runFiredAheadWithinClaimAhead() throws InterruptedException {
+    InstanceRow runFiredAheadWithinClaimAhead() {
         node.close();
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
         node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
-        InstanceRow target = ahead("pulse", Duration.ofMillis(3_500)).getFirst();
-        sleepUntil(target.scheduledAt().minus(Duration.ofMillis(2_500)));
-        return target;
+        long target = ahead("pulse").getFirst().id();
+        Instant now = dbNow();
+        store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = CASE WHEN id = ? THEN ? ELSE ? END WHERE state = 'READY'",
+                target, now.plusMillis(1_500), now.plusSeconds(60)));
+        return store.tx(tx -> store.instances().find(tx, target).orElseThrow());
     }
 
     @Test
     void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock() throws Exception {
         InstanceRow target = runFiredAheadWithinClaimAhead();
-        Instant slot = target.scheduledAt();
+        Instant slot = target.readyAt();
 
         // A poll whose wait ends before the slot leaves the slot's runs alone.
         List<WorkItem> early = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 200));
@@ -146,10 +143,7 @@ abstract class FireAheadContractTest {
     @Test
     void runs_claimed_ahead_are_handed_out_at_their_slot_even_when_the_waiting_poll_is_interrupted() throws Exception {
         InstanceRow target = runFiredAheadWithinClaimAhead();
-        Instant slot = target.scheduledAt();
-        while (!node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 0)).isEmpty()) {
-            // runs of earlier slots, due already: a poll that does not wait claims nothing ahead
-        }
+        Instant slot = target.readyAt();
 
         java.util.concurrent.atomic.AtomicReference<List<WorkItem>> got = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicReference<Instant> answeredAt = new java.util.concurrent.atomic.AtomicReference<>();
@@ -163,7 +157,9 @@ abstract class FireAheadContractTest {
                 got.set(List.of());
             }
         });
-        Thread.sleep(500);
+        // Interrupted while it holds the runs it claimed ahead.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow()).state() == InstanceState.RUNNING);
         poller.interrupt();
         poller.join(10_000);
 

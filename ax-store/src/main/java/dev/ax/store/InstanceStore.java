@@ -140,7 +140,7 @@ public final class InstanceStore {
 
     /**
      * As above, also taking runs not due yet whose {@code ready_at} is at or before {@code dueBy} (null: only runs due
-     * now), for a dispatcher that hands them out at their slot ({@link #claimEach(Tx, List, List, List, long, String, Instant)}).
+     * now), for a dispatcher that hands them out at their slot ({@link #claimEach}).
      */
     public List<InstanceRow> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max, long leaseMillis,
                                    String nodeId, Instant dueBy) {
@@ -158,14 +158,8 @@ public final class InstanceStore {
      * one after the other in a transaction each stepped over the runs the ones before had locked,
      * and paid again for every entry the index still holds of runs claimed since the last vacuum.
      * Returns each claimant's runs, in the order given, oldest first.
-     */
-    public List<List<InstanceRow>> claimEach(Tx tx, List<Claimant> claimants, List<String> groups, List<String> labels,
-                                             long leaseMillis, String nodeId) {
-        return claimEach(tx, claimants, groups, labels, leaseMillis, nodeId, null);
-    }
-
-    /**
-     * As above, also taking runs fired ahead whose slot ({@code ready_at}) is at or before {@code dueBy}, a time the
+     *
+     * <p>With {@code dueBy}, also runs fired ahead whose slot ({@code ready_at}) is at or before it, a time the
      * database gave ({@link #nextReady}); null takes only runs due now. The runs of such a claim get {@code dueBy} as
      * their {@code started_at} (or now, if it has passed): the dispatcher hands them out then, not before. Their
      * CLAIMED events (which say so) and their leases count from the claim.
@@ -278,20 +272,15 @@ public final class InstanceStore {
                 r -> r.integer("n"), group).orElse(0);
     }
 
-    /**
-     * How long until the earliest READY run these groups (and labels) may claim is due, by the
-     * database's clock: zero when one is due now, empty when none waits. Runs fired ahead of their
-     * slot wait READY with {@code ready_at} in the future; a waiting poll sleeps until then.
-     */
-    public Optional<java.time.Duration> untilReady(Tx tx, List<String> groups, List<String> labels) {
-        return nextReady(tx, groups, labels).map(NextReady::until);
-    }
-
     /** The earliest READY run's slot ({@code ready_at}) and how long until it by the database's clock (zero when due). */
     public record NextReady(Instant readyAt, java.time.Duration until) {
     }
 
-    /** Like {@link #untilReady}, with the slot itself: a claim of runs fired ahead names it ({@link #claimEach}'s {@code dueBy}). */
+    /**
+     * The earliest READY run these groups (and labels) may claim: its slot and how long until it, by the database's
+     * clock; empty when none waits. Runs fired ahead of their slot wait READY with {@code ready_at} in the future; a
+     * waiting poll sleeps until it may claim them, naming the slot as {@link #claimEach}'s {@code dueBy}.
+     */
     public Optional<NextReady> nextReady(Tx tx, List<String> groups, List<String> labels) {
         if (groups.isEmpty()) {
             return Optional.empty();

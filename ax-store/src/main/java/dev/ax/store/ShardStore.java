@@ -30,26 +30,16 @@ public final class ShardStore {
     }
 
     /**
-     * Creates shards 0..total-1 of a RUNNING instance, all READY now. {@code maxParallel} (the
-     * policy's maxParallelShards, null for none) is kept on the rows so that {@link #readyFor} can
-     * tell in SQL whether a waiting poll could get a shard.
+     * Creates shards 0..total-1 of a RUNNING instance, READY from {@code notBefore} (the run's slot: a run claimed ahead
+     * of it is handed out then, and so are its shards) or now, whichever is later. {@code maxParallel} (the policy's
+     * maxParallelShards, null for none) is kept on the rows so that {@link #readyFor} can tell in SQL whether a waiting
+     * poll could get a shard.
      */
-    public void create(Tx tx, long instanceId, int total, String group, Integer maxParallel) {
-        create(tx, instanceId, total, group, maxParallel, null);
-    }
-
-    /** As above, the shards due at {@code notBefore} if that is later than now: the slot of a run claimed before it. */
     public void create(Tx tx, long instanceId, int total, String group, Integer maxParallel, Instant notBefore) {
-        String readyAt = notBefore == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE))";
         for (int i = 0; i < total; i++) {
-            List<Object> args = new ArrayList<>(List.of(instanceId, i, total));
-            args.add(maxParallel);
-            args.add(group);
-            if (notBefore != null) {
-                args.add(notBefore);
-            }
             tx.update("INSERT INTO ax_shard (instance_id, shard_index, shard_total, max_parallel, executor_group, state, attempt, ready_at,"
-                    + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, " + readyAt + ", CURRENT_TIMESTAMP)", args.toArray());
+                    + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE)),"
+                    + " CURRENT_TIMESTAMP)", instanceId, i, total, maxParallel, group, notBefore);
         }
     }
 

@@ -307,7 +307,7 @@ abstract class StoreContractTest {
         }
         List<List<InstanceRow>> got = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e1", 2),
                 new InstanceStore.Claimant("e2", 0), new InstanceStore.Claimant("e3", 2), new InstanceStore.Claimant("e1", 2)),
-                List.of("default"), List.of(), 30_000, "n1"));
+                List.of("default"), List.of(), 30_000, "n1", null));
         assertThat(got).hasSize(4);
         assertThat(got.get(0)).extracting(InstanceRow::id).containsExactly(ids.get(0), ids.get(1));
         assertThat(got.get(1)).as("a claimant that asks for none").isEmpty();
@@ -331,7 +331,7 @@ abstract class StoreContractTest {
         assertThat(eventsOf(ids.get(0))).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
                 .satisfies(e -> assertThat(e.actor()).isEqualTo("executor:e1"));
         List<List<InstanceRow>> none = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e4", 10)),
-                List.of("default"), List.of(), 30_000, "n1"));
+                List.of("default"), List.of(), 30_000, "n1", null));
         assertThat(none).singleElement().satisfies(l -> assertThat(l).isEmpty());
     }
 
