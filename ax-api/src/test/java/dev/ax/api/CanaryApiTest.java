@@ -99,7 +99,7 @@ class CanaryApiTest {
         assertThat(withParams.status()).as(withParams.toString()).isEqualTo(202);
 
         assertField(admin.post("/api/tasks/sync/test-run", task("echo {{nope")), "action.command");
-        assertField(admin.post("/api/tasks/sync/test-run", task("echo {{params.day}}")), "params");
+        assertField(admin.post("/api/tasks/sync/test-run", task("echo {{params.day}}")), "params.day");
         assertThat(admin.get("/api/instances?task=sync").json().get("items")).hasSize(2);
         // A task not saved yet: the run is made, the task is not.
         assertThat(admin.post("/api/tasks/fresh/test-run", task("echo hi").replace("sync", "fresh")).status()).isEqualTo(202);

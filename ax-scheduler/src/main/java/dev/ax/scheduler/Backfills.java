@@ -87,6 +87,8 @@ public final class Backfills {
             throw new ValidationException(field, "task " + taskName + " has no schedule (" + def.trigger().type()
                     + " trigger); trigger it with parameters instead");
         }
+        // Each slot's run gets these parameters: checked once, here, against the task's declarations.
+        Map<String, Object> params = TaskService.checkParams(def, request.params(), tx.now());
         List<Instant> slots;
         try {
             slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
@@ -103,7 +105,7 @@ public final class Backfills {
         }
         long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
                 BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
-                request.newestFirst(), request.params(), slots.size(), actor);
+                request.newestFirst(), params, slots.size(), actor);
         return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)), List.of());
     }
 

@@ -36,7 +36,7 @@ import java.util.Set;
  * stable version to be rolled back automatically (event CANARY_ROLLED_BACK, which ax-alerts alerts).
  *
  * <p>The trigger belongs to the task, not to a version: a canary that changes it is refused, and the
- * stable trigger keeps firing. Admission (concurrency, approval, idempotency key) follows the stable
+ * stable trigger keeps firing. So do the declared parameters, which a run is checked against before it is routed. Admission (concurrency, approval, idempotency key) follows the stable
  * definition; the action, timeout, retries, follow-ups and environment of a run routed to the
  * canary are the canary's. Every change here happens under the task's row lock.
  */
@@ -114,6 +114,10 @@ public final class Canaries {
             if (!Objects.equals(task.definition().trigger(), def.trigger())) {
                 throw new ValidationException("trigger", "a canary cannot change the trigger (the task's schedule fires both versions);"
                         + " change the trigger with a plain update");
+            }
+            if (!Objects.equals(task.definition().params(), def.params())) {
+                throw new ValidationException("params", "a canary cannot change the declared parameters (a run's parameters are"
+                        + " checked before it is routed to a version); change them with a plain update");
             }
             if (!Objects.equals(task.definition().dependencies(), def.dependencies())) {
                 // The dependency edges belong to the task, not to a version: both versions' runs wait the same way.

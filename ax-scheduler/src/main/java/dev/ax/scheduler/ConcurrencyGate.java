@@ -5,6 +5,9 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.Approval;
 import dev.ax.domain.task.Policy;
+import dev.ax.domain.template.Target;
+import dev.ax.domain.template.TemplateContext;
+import dev.ax.domain.template.Templates;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.Occupancy;
 import dev.ax.store.Move;
@@ -103,7 +106,7 @@ final class ConcurrencyGate {
         if (template == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
             return null;
         }
-        return dev.ax.domain.task.Templates.render(template, new dev.ax.domain.task.TemplateContext(run.taskName(), run.scheduledAt(),
+        return Templates.render(template, Target.KEY, new TemplateContext(run.taskName(), run.scheduledAt(),
                 task.definition().trigger().timezone(), run.params(), 0, 0, null));
     }
 

@@ -397,7 +397,7 @@ public final class Dispatcher {
         for (InstanceRow run : claimed) {
             try {
                 dev.ax.domain.task.TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
-                WorkItem item = WorkRenderer.render(run, def, ctx.config().leaseMillis());
+                WorkItem item = WorkRenderer.render(tx, run, def, ctx.config().leaseMillis(), ctx.secrets());
                 // A sharded run fans out here; its shards are handed out below, like shards of earlier runs.
                 if (shards.fanOut(tx, run, def, r.executorId())) {
                     fannedOut = true;

@@ -6,8 +6,10 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.FollowUp;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
-import dev.ax.domain.task.TemplateContext;
-import dev.ax.domain.task.Templates;
+import dev.ax.domain.task.ValidationException;
+import dev.ax.domain.template.Target;
+import dev.ax.domain.template.TemplateContext;
+import dev.ax.domain.template.Templates;
 import dev.ax.store.FollowUpStore.FollowUpRow;
 import dev.ax.store.FollowUpStore.State;
 import dev.ax.store.InstanceRow;
@@ -123,9 +125,17 @@ final class FollowUps {
         TemplateContext tc = new TemplateContext(failed.taskName(), failed.scheduledAt(),
                 definitions.at(tx, failed.taskId(), failed.taskVersion()).trigger().timezone(), failed.params(), failed.id(),
                 failed.attempt(), failed.requestId());
-        Map<String, Object> params = new LinkedHashMap<>();
-        t.params().forEach((k, v) -> params.put(k, Templates.render(v, tc)));
+        Map<String, Object> rendered = new LinkedHashMap<>();
+        Map<String, Object> params;
         TaskDefinition def = target.definition();
+        try {
+            t.params().forEach((k, v) -> rendered.put(k, Templates.render(v, Target.KEY, tc)));
+            params = TaskService.checkParams(def, rendered, tx.now());
+        } catch (ValidationException e) {
+            return new Outcome(false, "compensation task " + t.taskName() + " refused its parameters: " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return new Outcome(false, "the compensation's parameters did not render: " + e.getMessage());
+        }
         long root = failed.rootId() != null ? failed.rootId() : failed.id();
         return gate.admit(tx, target, new NewInstance(target.id(), target.name(), target.version(), Cause.COMPENSATION,
                         Cause.COMPENSATION.wireName() + ":" + UUID.randomUUID(), tx.now(), params, InstanceState.READY,

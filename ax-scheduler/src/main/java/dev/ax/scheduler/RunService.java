@@ -10,6 +10,7 @@ import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -94,8 +95,10 @@ public final class RunService {
             Cause cause = sameVersion ? Cause.RETRY : Cause.MANUAL;
             long root = old.rootId() != null ? old.rootId() : old.id();
             String what = (sameVersion ? "retry" : "re-run") + " of instance " + id + " by " + actor;
+            // A re-run meets the current version's declarations, which may have changed since.
+            Map<String, Object> params = TaskService.checkParams(def, old.params(), tx.now());
             return gate.admit(tx, task, new NewInstance(task.id(), task.name(), version, cause, cause.wireName() + ":" + UUID.randomUUID(),
-                    tx.now(), old.params(), InstanceState.READY, def.policy().maxAttempts(), def.group(), actor, ctx.nodeId(),
+                    tx.now(), params, InstanceState.READY, def.policy().maxAttempts(), def.group(), actor, ctx.nodeId(),
                     old.id(), root, what)).orElseThrow();
         });
         ctx.signals().workAvailable();

@@ -33,7 +33,12 @@ public final class SchedulerNode implements AutoCloseable {
     }
 
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks) {
-        this.ctx = new NodeContext(nodeId, store, clock, config, new Signals());
+        this(nodeId, store, clock, config, webhooks, SecretValues.NONE);
+    }
+
+    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks,
+                         SecretValues secrets) {
+        this.ctx = new NodeContext(nodeId, store, clock, config, new Signals(), secrets);
         this.definitions = new Definitions(store.tasks());
         ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx, definitions));
         this.dependencies = gate.dependencies();

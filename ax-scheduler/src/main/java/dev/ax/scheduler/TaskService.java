@@ -7,9 +7,11 @@ import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
-import dev.ax.domain.task.TemplateContext;
-import dev.ax.domain.task.Templates;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.domain.template.Target;
+import dev.ax.domain.template.TemplateContext;
+import dev.ax.domain.template.TemplateException;
+import dev.ax.domain.template.Templates;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
@@ -262,8 +264,8 @@ public final class TaskService {
                     answers[i] = Admitted.NEEDS_EXCLUSIVE_LOCK;
                 } else {
                     try {
-                        checkParams(task.definition(), t.params(), now);
-                        NewInstance run = triggeredRun(task, t.params(), t.cause(), t.actor(), now, false);
+                        Map<String, Object> params = checkParams(task.definition(), t.params(), now);
+                        NewInstance run = triggeredRun(task, params, t.cause(), t.actor(), now, false);
                         admissions.add(new ConcurrencyGate.Admission(task, run));
                         admitted.add(i);
                     } catch (ValidationException e) {
@@ -292,8 +294,8 @@ public final class TaskService {
                 sharedAdmission.add(name); // this time under the exclusive lock anyway; the next one shares
             }
             Instant now = tx.now();
-            checkParams(task.definition(), params, now);
-            return gate.admit(tx, task, triggeredRun(task, params, cause, actor, now, force), force).orElseThrow();
+            Map<String, Object> checked = checkParams(task.definition(), params, now);
+            return gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force).orElseThrow();
         });
     }
 
@@ -305,16 +307,29 @@ public final class TaskService {
                 "triggered by " + actor + (force ? " (force)" : ""));
     }
 
-    static void checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
-        TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), params, 0, 1, "check");
+    /**
+     * The parameters a run of {@code def} gets from {@code params}: checked against its declarations (undeclared,
+     * missing, mistyped and out-of-range values are refused, defaults filled in), then rendered into every template,
+     * so that a run that could not start is refused here, naming {@code params.NAME}, not failed later.
+     */
+    static Map<String, Object> checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
+        for (String name : params.keySet()) {
+            if (!Templates.isParameterName(name)) {
+                throw new ValidationException("params", "a parameter's name may hold only letters, digits, '_', '.' and '-'"
+                        + " (at most 100): " + name);
+            }
+        }
+        Map<String, Object> checked = def.params().check(params);
+        TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), checked, 0, 1, "check");
         try {
             WorkRenderer.check(def, tc);
             if (def.policy().idempotencyKey() != null) {
-                Templates.render(def.policy().idempotencyKey(), tc);
+                Templates.render(def.policy().idempotencyKey(), Target.KEY, tc);
             }
-        } catch (IllegalArgumentException e) {
-            throw new ValidationException("params", e.getMessage());
+        } catch (TemplateException e) {
+            throw new ValidationException(e.parameter() == null ? "params" : "params." + e.parameter(), e.getMessage());
         }
+        return checked;
     }
 
     /**

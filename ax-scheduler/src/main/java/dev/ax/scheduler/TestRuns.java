@@ -50,14 +50,14 @@ public final class TestRuns {
         // Draft versions are numbered below the lowest one of the task: one writer at a time, in this JVM and across nodes.
         synchronized (TestRuns.class) {
             started = store.tx(tx -> {
-                TaskService.checkParams(draft, params, tx.now());
+                Map<String, Object> checked = TaskService.checkParams(draft, params, tx.now());
                 TaskRow task = store.tasks().find(tx, name).orElse(null);
                 long taskId = task == null ? 0 : task.id();
                 tx.lockKey("ax-draft:" + taskId);
                 int version = store.tasks().appendDraft(tx, taskId, draft, actor);
                 definitions.remember(taskId, version, draft);
                 long id = store.instances().create(tx, new NewInstance(taskId, name, version, Cause.TEST,
-                        Cause.TEST.wireName() + ":" + UUID.randomUUID(), tx.now(), params, InstanceState.READY, draft.policy().maxAttempts(),
+                        Cause.TEST.wireName() + ":" + UUID.randomUUID(), tx.now(), checked, InstanceState.READY, draft.policy().maxAttempts(),
                         draft.group(), actor, ctx.nodeId(), null, null,
                         "test run of a draft by " + actor + (task == null ? " (task not saved yet)" : " (saved version " + task.version()
                                 + " unchanged)"))).orElseThrow();

@@ -2,99 +2,176 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.protocol.HttpCall;
 import dev.ax.domain.protocol.WorkItem;
-import dev.ax.store.Json;
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.domain.task.TemplateContext;
-import dev.ax.domain.task.Templates;
+import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.domain.template.Target;
+import dev.ax.domain.template.TemplateContext;
+import dev.ax.domain.template.TemplateException;
+import dev.ax.domain.template.Templates;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.Json;
+import dev.ax.store.Tx;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Renders a claimed instance into the work an executor runs: templates filled in the task's
- * time zone, the AX_* environment set. Executors get no access to definitions or the store.
+ * Renders a claimed instance into the work an executor runs: templates filled in the task's time zone,
+ * each value written for where it lands ({@link Target}), the AX_* environment set, secrets resolved.
+ * Executors get no access to definitions or the store.
  */
 final class WorkRenderer {
+    /** The prefix of the variable each trigger parameter is given as, to shell actions: {@code AX_PARAM_<NAME>}. */
+    static final String PARAM_ENV_PREFIX = "AX_PARAM_";
+
     private WorkRenderer() {
     }
 
-    /** Throws IllegalArgumentException when a template cannot be rendered (a missing parameter). */
-    static WorkItem render(InstanceRow run, TaskDefinition def, long leaseMillis) {
-        TemplateContext tc = new TemplateContext(run.taskName(), run.scheduledAt(), def.trigger().timezone(), run.params(),
-                run.id(), run.attempt(), run.requestId());
-        // A preview run executes the approval's preview action instead of the task's own.
-        Action action = run.cause() == dev.ax.domain.run.Cause.PREVIEW && def.policy().approval() != null
-                && def.policy().approval().preview() != null ? def.policy().approval().preview() : def.action();
-        return switch (action) {
+    /**
+     * The work item of {@code run}, with the secrets it refers to read from {@code secrets} in {@code tx}.
+     *
+     * @throws IllegalArgumentException when the run cannot be rendered (a missing parameter or secret, a
+     *                                  value that cannot stand where the template puts it)
+     */
+    static WorkItem render(Tx tx, InstanceRow run, TaskDefinition def, long leaseMillis, SecretValues secrets) {
+        Action action = action(run, def);
+        Set<String> names = secretNames(action);
+        Map<String, String> values = names.isEmpty() ? Map.of() : secrets.read(tx, names);
+        // A scheduled run (or one stored before its task declared defaults) gets the declared defaults.
+        Map<String, Object> params = def.params().withDefaults(run.params());
+        TemplateContext tc = new TemplateContext(run.taskName(), run.scheduledAt(), def.trigger().timezone(), params,
+                run.id(), run.attempt(), run.requestId(), values);
+        WorkItem item = switch (action) {
             case Action.Shell shell -> {
-                Map<String, String> env = new LinkedHashMap<>();
-                shell.env().forEach((k, v) -> env.put(k, Templates.render(v, tc)));
+                Map<String, String> env = env(shell, tc);
                 env.put("AX_INSTANCE_ID", Long.toString(run.id()));
                 env.put("AX_REQUEST_ID", run.requestId());
                 env.put("AX_TASK_NAME", run.taskName());
                 env.put("AX_ATTEMPT", Integer.toString(run.attempt()));
                 env.put("AX_SCHEDULED_AT", run.scheduledAt().toString());
-                String workingDir = shell.workingDir() == null ? null : Templates.render(shell.workingDir(), tc);
+                String workingDir = shell.workingDir() == null ? null : Templates.render(shell.workingDir(), Target.PATH, tc);
                 yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
-                        "shell", Templates.render(shell.command(), tc), env, workingDir, def.policy().timeoutSeconds(), leaseMillis);
+                        "shell", Templates.render(shell.command(), Target.COMMAND, tc), env, workingDir,
+                        def.policy().timeoutSeconds(), leaseMillis);
             }
-            case Action.Http http -> {
-                Map<String, String> headers = new LinkedHashMap<>();
-                http.headers().forEach((k, v) -> headers.put(k, Templates.render(v, tc)));
-                String body = body(http.body(), tc);
-                if (body != null && (http.body() instanceof Map<?, ?> || http.body() instanceof java.util.List<?>)) {
-                    headers.putIfAbsent("Content-Type", "application/json");
-                }
-                HttpCall call = new HttpCall(http.method(), Templates.render(http.url(), tc), headers, body, http.async());
-                yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
-                        "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, call, null, run.params());
-            }
+            case Action.Http http -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
+                    run.scheduledAt(), "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, call(http, tc), null,
+                    params);
             case Action.Sdk sdk -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
                     run.scheduledAt(), "sdk", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, null, sdk.handler(),
-                    run.params());
+                    params);
         };
+        List<String> masks = names.stream().map(values::get).filter(v -> v != null && !v.isEmpty()).toList();
+        return masks.isEmpty() ? item : item.withMasks(masks);
     }
 
-    /** A string body is a template; an object or array body has its string values rendered and goes as JSON. */
-    private static String body(Object body, TemplateContext tc) {
-        return switch (body) {
+    /**
+     * Checks that a run with these parameters can be rendered, before it is accepted: every template, with
+     * stand-ins for the secrets (whose values are never read before the hand-off).
+     */
+    static void check(TaskDefinition def, TemplateContext tc) {
+        Map<String, String> standIns = new LinkedHashMap<>();
+        secretNames(def.action()).forEach(name -> standIns.put(name, "secret"));
+        TemplateContext checked = tc.withSecrets(standIns);
+        switch (def.action()) {
+            case Action.Shell shell -> {
+                env(shell, checked);
+                Templates.render(shell.command(), Target.COMMAND, checked);
+                if (shell.workingDir() != null) {
+                    Templates.render(shell.workingDir(), Target.PATH, checked);
+                }
+            }
+            case Action.Http http -> call(http, checked);
+            case Action.Sdk sdk -> { }
+        }
+    }
+
+    /** A preview run executes the approval's preview action instead of the task's own. */
+    private static Action action(InstanceRow run, TaskDefinition def) {
+        return run.cause() == Cause.PREVIEW && def.policy().approval() != null && def.policy().approval().preview() != null
+                ? def.policy().approval().preview() : def.action();
+    }
+
+    /**
+     * The task's own variables, then each parameter as {@code AX_PARAM_<NAME>}: a script can read a value from
+     * its environment, which no quoting can get wrong (lists and objects as JSON text).
+     */
+    private static Map<String, String> env(Action.Shell shell, TemplateContext tc) {
+        Map<String, String> env = new LinkedHashMap<>();
+        shell.env().forEach((k, v) -> env.put(k, Templates.render(v, Target.ENV, tc)));
+        tc.params().forEach((name, value) -> {
+            // Names are checked when a run is triggered; a run stored before that check keeps an odd name out of the environment.
+            if (value != null && Templates.isParameterName(name)) {
+                String text = value instanceof Map<?, ?> || value instanceof List<?> ? Json.write(value) : Templates.text(value);
+                if (text.indexOf('\0') >= 0) {
+                    throw new TemplateException("parameter " + name + " holds a NUL character, which no environment can carry", name);
+                }
+                env.put(PARAM_ENV_PREFIX + Templates.envName(name), text);
+            }
+        });
+        return env;
+    }
+
+    private static HttpCall call(Action.Http http, TemplateContext tc) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        http.headers().forEach((k, v) -> headers.put(k, Templates.render(v, Target.HEADER, tc)));
+        String body = switch (http.body()) {
             case null -> null;
-            case String s -> Templates.render(s, tc);
-            default -> Json.write(renderTree(body, tc));
+            case String s -> Templates.render(s, Target.ofBody(TaskDefinitionCodec.contentType(http.headers()), s), tc);
+            default -> {
+                if (TaskDefinitionCodec.contentType(headers) == null) {
+                    headers.put("Content-Type", "application/json");
+                }
+                yield Json.write(renderTree(http.body(), tc)); // the JSON writer escapes every rendered string
+            }
         };
+        return new HttpCall(http.method(), Templates.render(http.url(), Target.URL, tc), headers, body, http.async());
     }
 
     private static Object renderTree(Object node, TemplateContext tc) {
         return switch (node) {
-            case String s -> Templates.render(s, tc);
+            case String s -> Templates.render(s, Target.TEXT, tc);
             case Map<?, ?> m -> {
                 Map<Object, Object> out = new LinkedHashMap<>();
                 m.forEach((k, v) -> out.put(k, renderTree(v, tc)));
                 yield out;
             }
-            case java.util.List<?> l -> l.stream().map(v -> renderTree(v, tc)).toList();
+            case List<?> l -> {
+                List<Object> out = new ArrayList<>(l.size());
+                l.forEach(v -> out.add(renderTree(v, tc)));
+                yield out;
+            }
             case null -> null;
             default -> node;
         };
     }
 
-    /** Checks that a run with these parameters can be rendered, before it is accepted. */
-    static void check(TaskDefinition def, TemplateContext tc) {
-        switch (def.action()) {
-            case Action.Shell shell -> {
-                Templates.render(shell.command(), tc);
-                shell.env().values().forEach(v -> Templates.render(v, tc));
-                if (shell.workingDir() != null) {
-                    Templates.render(shell.workingDir(), tc);
-                }
-            }
+    /** The secrets an action refers to, wherever in it. */
+    static Set<String> secretNames(Action action) {
+        Set<String> names = new LinkedHashSet<>();
+        switch (action) {
+            case Action.Shell shell -> shell.env().values().forEach(v -> names.addAll(Templates.secrets(v)));
             case Action.Http http -> {
-                Templates.render(http.url(), tc);
-                http.headers().values().forEach(v -> Templates.render(v, tc));
-                body(http.body(), tc);
+                names.addAll(Templates.secrets(http.url()));
+                http.headers().values().forEach(v -> names.addAll(Templates.secrets(v)));
+                collectSecrets(http.body(), names);
             }
             case Action.Sdk sdk -> { }
+        }
+        return names;
+    }
+
+    private static void collectSecrets(Object node, Set<String> names) {
+        switch (node) {
+            case String s -> names.addAll(Templates.secrets(s));
+            case Map<?, ?> m -> m.values().forEach(v -> collectSecrets(v, names));
+            case List<?> l -> l.forEach(v -> collectSecrets(v, names));
+            case null, default -> { }
         }
     }
 }

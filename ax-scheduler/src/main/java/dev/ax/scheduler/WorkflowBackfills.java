@@ -64,6 +64,7 @@ public final class WorkflowBackfills {
             } catch (IllegalArgumentException e) {
                 throw new ValidationException("to", e.getMessage());
             }
+            engine.checkParams(tx, def, request.params());
             List<SlotPlan> plan = new ArrayList<>();
             for (Instant slot : slots) {
                 Long existing = store.workflowRuns().findBySlot(tx, wf.id(), Firing.fireKey(slot)).map(RunRow::id).orElse(null);

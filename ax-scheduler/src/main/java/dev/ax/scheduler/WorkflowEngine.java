@@ -5,9 +5,11 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.schedule.Schedules;
+import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.MisfirePolicy;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.Trigger;
+import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.NodeState;
 import dev.ax.domain.workflow.WorkflowCodec;
 import dev.ax.domain.workflow.WorkflowDefinition;
@@ -162,6 +164,36 @@ final class WorkflowEngine {
         }
     }
 
+    /**
+     * The parameters a node's run gets from its workflow run's: a task that declares parameters takes only those
+     * it declares (the workflow's other parameters are its other nodes'), checked like any trigger's.
+     *
+     * @throws ValidationException when the task refuses them
+     */
+    static Map<String, Object> nodeParams(TaskDefinition def, Map<String, Object> runParams, Instant now) {
+        Map<String, Object> mine = runParams;
+        if (def.params().declared()) {
+            mine = new LinkedHashMap<>(runParams);
+            mine.keySet().retainAll(def.params().specs().keySet());
+        }
+        return TaskService.checkParams(def, mine, now);
+    }
+
+    /** Refuses a workflow run's parameters, before anything is written, if a node's task would refuse them. */
+    void checkParams(Tx tx, WorkflowDefinition def, Map<String, Object> params) {
+        for (WorkflowDefinition.Node n : def.nodes()) {
+            Optional<TaskRow> task = ctx.store().tasks().find(tx, n.task());
+            if (task.isPresent()) {
+                try {
+                    nodeParams(task.get().definition(), params, tx.now());
+                } catch (ValidationException e) {
+                    throw new ValidationException(e.errors().stream().map(f -> new FieldError(f.field(),
+                            "node " + n.name() + " (task " + n.task() + "): " + f.reason())).toList());
+                }
+            }
+        }
+    }
+
     /** Gives a node a new instance; true if that instance is final already (its node too, then). */
     private boolean start(Tx tx, RunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
         Store store = ctx.store();
@@ -172,10 +204,18 @@ final class WorkflowEngine {
             return true;
         }
         TaskDefinition def = task.get().definition();
+        Map<String, Object> params;
+        try {
+            params = nodeParams(def, run.params(), tx.now());
+        } catch (ValidationException e) {
+            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.PENDING, NodeState.FAILED,
+                    "task " + node.task() + " refused the run's parameters: " + e.getMessage());
+            return true;
+        }
         String fireKey = "wf:" + run.id() + ":" + node.name() + "#" + (attemptsBefore + 1);
         String why = "node " + node.name() + " of workflow run " + run.id() + " (" + run.workflowName() + ")";
         long id = gate.admit(tx, task.get(), new NewInstance(task.get().id(), task.get().name(), task.get().version(), Cause.WORKFLOW,
-                        fireKey, run.scheduledAt(), run.params(), InstanceState.READY, def.policy().maxAttempts(), def.group(), run.actor(),
+                        fireKey, run.scheduledAt(), params, InstanceState.READY, def.policy().maxAttempts(), def.group(), run.actor(),
                         ctx.nodeId(), null, null, why))
                 .or(() -> store.instances().findBySlot(tx, task.get().id(), fireKey).map(InstanceRow::id))
                 .orElseThrow();

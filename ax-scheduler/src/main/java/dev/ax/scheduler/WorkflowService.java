@@ -116,8 +116,9 @@ public final class WorkflowService {
         Store store = ctx.store();
         long id = store.tx(tx -> {
             WorkflowRow wf = store.workflows().find(tx, name).orElseThrow(() -> notFound(name));
-            return engine.createRun(tx, wf, "manual", "manual:" + UUID.randomUUID(), tx.now(), params == null ? Map.of() : params, null, actor)
-                    .orElseThrow();
+            Map<String, Object> given = params == null ? Map.of() : params;
+            engine.checkParams(tx, WorkflowEngine.definition(wf.definition()), given);
+            return engine.createRun(tx, wf, "manual", "manual:" + UUID.randomUUID(), tx.now(), given, null, actor).orElseThrow();
         });
         ctx.signals().workAvailable();
         return id;

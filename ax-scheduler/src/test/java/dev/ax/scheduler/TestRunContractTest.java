@@ -102,7 +102,7 @@ abstract class TestRunContractTest {
                         e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("taskName")));
         assertThatThrownBy(() -> node.testRuns().run("report", task("report", cron("0 2 * * *"), "echo {{params.day}}", null), Map.of(), "bob"))
                 .isInstanceOfSatisfying(ValidationException.class,
-                        e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("params")));
+                        e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("params.day")));
         assertThat(count("ax_instance")).isZero();
         assertThat(count("ax_task_version")).isEqualTo(1);
     }

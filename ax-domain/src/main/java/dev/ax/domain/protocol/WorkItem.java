@@ -1,6 +1,7 @@
 package dev.ax.domain.protocol;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,14 +17,32 @@ import java.util.Map;
  * @param shardIndex     the shard (0-based) of a sharded run ({@code policy.sharding}); {@code null} when not sharded,
  *                       and then {@code attempt} is the instance's attempt, else the shard's own
  * @param shardTotal     how many shards the instance has; {@code null} when not sharded
+ * @param masks          the values of the secrets this work carries: the executor writes {@code ***} for each
+ *                       wherever it reports text (output, messages), so a job that prints one shows no secret
  */
 public record WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
                        Instant scheduledAt, String actionType, String command, Map<String, String> env,
                        String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
-                       Map<String, Object> params, Integer shardIndex, Integer shardTotal) {
+                       Map<String, Object> params, Integer shardIndex, Integer shardTotal, List<String> masks) {
     public WorkItem {
         env = env == null ? Map.of() : Map.copyOf(env);
         params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+        masks = masks == null ? List.of() : List.copyOf(masks);
+    }
+
+    /** A work item that carries no secrets. */
+    public WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
+                    Instant scheduledAt, String actionType, String command, Map<String, String> env,
+                    String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
+                    Map<String, Object> params, Integer shardIndex, Integer shardTotal) {
+        this(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env, workingDir,
+                timeoutSeconds, leaseMillis, http, handler, params, shardIndex, shardTotal, List.of());
+    }
+
+    /** This item carrying the values of the secrets it holds, to be masked in what the executor reports. */
+    public WorkItem withMasks(List<String> values) {
+        return new WorkItem(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env,
+                workingDir, timeoutSeconds, leaseMillis, http, handler, params, shardIndex, shardTotal, values);
     }
 
     /** A work item of a run that is not sharded. */
@@ -46,7 +65,7 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
         }
         return new WorkItem(instanceId, shardAttempt, taskName, taskVersion, shardRequestId, scheduledAt, actionType, command,
                 "shell".equals(actionType) ? shardEnv : env, workingDir, timeoutSeconds, leaseMillis, http, handler, params,
-                index, total);
+                index, total, masks);
     }
 
     /** A shell work item. */

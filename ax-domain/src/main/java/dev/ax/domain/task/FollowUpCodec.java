@@ -2,6 +2,7 @@ package dev.ax.domain.task;
 
 import static dev.ax.domain.task.JsonReader.path;
 
+import dev.ax.domain.template.Target;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -108,7 +109,7 @@ final class FollowUpCodec {
 
     private static Map<String, String> templateMap(JsonReader in, Object value, String field) {
         Map<String, String> out = stringMap(in, value, field);
-        out.forEach((k, v) -> TaskDefinitionCodec.templates(in, v, path(field, k)));
+        out.forEach((k, v) -> TaskDefinitionCodec.templates(in, v, path(field, k), Target.KEY));
         return out;
     }
 

@@ -22,6 +22,8 @@ import java.util.Set;
 final class JsonReader {
     private final List<FieldError> errors = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
+    /** The parameters each template field uses, in the order seen, to be checked against the declarations once all is read. */
+    private final Map<String, Set<String>> parameterUses = new LinkedHashMap<>();
 
     static String path(String parent, String key) {
         return parent.isEmpty() ? key : parent + "." + key;
@@ -37,6 +39,16 @@ final class JsonReader {
 
     void warn(String warning) {
         warnings.add(warning);
+    }
+
+    void usesParameters(String field, Set<String> names) {
+        if (!names.isEmpty()) {
+            parameterUses.computeIfAbsent(field, f -> new java.util.LinkedHashSet<>()).addAll(names);
+        }
+    }
+
+    Map<String, Set<String>> parameterUses() {
+        return parameterUses;
     }
 
     boolean hasErrors() {

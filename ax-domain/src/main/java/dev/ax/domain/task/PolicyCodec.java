@@ -2,6 +2,7 @@ package dev.ax.domain.task;
 
 import static dev.ax.domain.task.JsonReader.path;
 
+import dev.ax.domain.template.Target;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -55,7 +56,7 @@ final class PolicyCodec {
         List<String> notify = notifyOnFailure(in, p.get("notifyOnFailure"), configuredChannels);
         String idempotencyKey = in.nonBlank(p.get("idempotencyKey"), "policy.idempotencyKey");
         if (idempotencyKey != null) {
-            TaskDefinitionCodec.templates(in, idempotencyKey, "policy.idempotencyKey");
+            TaskDefinitionCodec.templates(in, idempotencyKey, "policy.idempotencyKey", Target.KEY);
         }
         OverflowPolicy overflow = overflow(in, p.get("overflow"), "policy.overflow");
         // Integer, whatever number type came in, so the stored form is stable across round trips.

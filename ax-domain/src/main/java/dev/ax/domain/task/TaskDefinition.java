@@ -5,8 +5,11 @@ import java.util.Objects;
 
 /**
  * The recipe of a task, as the user wrote it (the task JSON: {@code taskName}, {@code trigger},
- * {@code action}, {@code policy}) after validation. Immutable; every change makes a new version.
- * {@link TaskDefinitionCodec} turns JSON trees into this and back.
+ * {@code action}, {@code policy}, {@code params}) after validation. Immutable; every change makes a new
+ * version. {@link TaskDefinitionCodec} turns JSON trees into this and back.
+ *
+ * @param environment executor labels a run of this task needs, all of them (e.g. ["prod"]); empty = any executor of the group
+ * @param params      the trigger parameters it declares; {@link Parameters#NONE} takes any
  */
 public record TaskDefinition(
         String taskName,
@@ -16,17 +19,23 @@ public record TaskDefinition(
         Action action,
         Policy policy,
         DependencyPolicy dependencies,
-        List<String> environment) {
+        List<String> environment,
+        Parameters params) {
 
     public TaskDefinition {
         Objects.requireNonNull(taskName, "taskName");
-        // Executor labels a run of this task needs, ALL of them (e.g. ["prod"]); empty = any executor of the group.
-        environment = environment == null ? List.of() : List.copyOf(environment);
         Objects.requireNonNull(trigger, "trigger");
         Objects.requireNonNull(action, "action");
         Objects.requireNonNull(policy, "policy");
         dependencies = dependencies == null ? DependencyPolicy.NONE : dependencies;
         environment = environment == null ? List.of() : List.copyOf(environment);
+        params = params == null ? Parameters.NONE : params;
+    }
+
+    /** A definition that declares no parameters. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
+                          DependencyPolicy dependencies, List<String> environment) {
+        this(taskName, description, owner, trigger, action, policy, dependencies, environment, Parameters.NONE);
     }
 
     /** A definition without {@code dependsOn} and without environment labels. */

@@ -3,6 +3,8 @@ package dev.ax.domain.task;
 import static dev.ax.domain.task.JsonReader.path;
 
 import dev.ax.domain.schedule.CronSchedule;
+import dev.ax.domain.template.Target;
+import dev.ax.domain.template.Templates;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -39,7 +42,7 @@ public final class TaskDefinitionCodec {
     private static final String RESERVED_ENV_PREFIX = "AX_";
 
     private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
-            "dependsOn", "dependencyPolicy", "environment");
+            "dependsOn", "dependencyPolicy", "environment", "params");
     /** At most this many environment labels per task. */
     public static final int MAX_ENVIRONMENT_LABELS = 10;
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
@@ -81,11 +84,13 @@ public final class TaskDefinitionCodec {
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
         DependencyPolicy dependencies = DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
         List<String> environment = environment(in, root.get("environment"));
+        Parameters params = ParametersCodec.read(in, root.get("params"));
+        checkParameterUses(in, params, trigger);
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment),
-                in.warnings());
+        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment,
+                params), in.warnings());
     }
 
     /**
@@ -113,11 +118,43 @@ public final class TaskDefinitionCodec {
         root.put("action", actionJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
         DependencyCodec.write(root, def.dependencies());
-        // Written only when set, so the stored form of the many tasks without labels stays as it was.
+        // Written only when set, so the stored form of the many tasks without labels (or parameters) stays as it was.
         if (!def.environment().isEmpty()) {
             root.put("environment", def.environment());
         }
+        if (def.params().declared()) {
+            root.put("params", ParametersCodec.toJson(def.params()));
+        }
         return root;
+    }
+
+    /**
+     * With declarations, every parameter a template uses must be declared (a typo would otherwise fail each run);
+     * a scheduled task's runs have no caller to give a required one.
+     */
+    private static void checkParameterUses(JsonReader in, Parameters params, Trigger trigger) {
+        if (params.declared()) {
+            Set<String> optional = new TreeSet<>();
+            in.parameterUses().forEach((field, names) -> names.forEach(n -> {
+                ParamSpec spec = params.specs().get(n);
+                if (spec == null) {
+                    in.error(field, "uses {{params." + n + "}}, which \"params\" does not declare; declared: "
+                            + String.join(", ", params.specs().keySet()));
+                } else if (!spec.required() && spec.defaultValue() == null) {
+                    optional.add(n);
+                }
+            }));
+            optional.forEach(n -> in.warn("params." + n + " is used in a template but has neither a default nor \"required\":"
+                    + " a run that does not give it is refused"));
+        }
+        if (trigger != null && trigger.isScheduled()) {
+            params.specs().forEach((name, spec) -> {
+                if (spec.required()) {
+                    in.error("params." + name + ".required", "a " + trigger.type() + " task's scheduled runs have no caller to give it;"
+                            + " give it a default instead");
+                }
+            });
+        }
     }
 
     // ---- environment ----
@@ -301,7 +338,7 @@ public final class TaskDefinitionCodec {
         }
         String url = in.nonBlank(in.required(a, field, "url"), field + ".url");
         if (url != null) {
-            templates(in, url, field + ".url");
+            templates(in, url, field + ".url", Target.URL);
             if (!url.startsWith("http://") && !url.startsWith("https://") && !url.startsWith("{{")) {
                 in.error(field + ".url", "must start with http:// or https://");
             }
@@ -312,15 +349,17 @@ public final class TaskDefinitionCodec {
             rawHeaders.forEach((k, v) -> {
                 String h = in.string(v, path(field + ".headers", k));
                 if (h != null) {
-                    templates(in, h, path(field + ".headers", k));
+                    templates(in, h, path(field + ".headers", k), Target.HEADER);
                     headers.put(k, h);
                 }
             });
         }
         Object body = a.get("body");
         if (body instanceof String b) {
-            templates(in, b, field + ".body");
-        } else if (body != null && !(body instanceof Map<?, ?>) && !(body instanceof List<?>)) {
+            templates(in, b, field + ".body", Target.ofBody(contentType(headers), b));
+        } else if (body instanceof Map<?, ?> || body instanceof List<?>) {
+            bodyTemplates(in, body, field + ".body");
+        } else if (body != null) {
             in.error(field + ".body", "must be a string (a template) or a JSON object or array");
         }
         Boolean async = in.bool(a.get("async"), field + ".async");
@@ -343,12 +382,12 @@ public final class TaskDefinitionCodec {
                 in.error(field + ".command", "must be at most " + MAX_COMMAND_BYTES
                         + " bytes (64 KiB); put a longer script in a file and run that");
             }
-            templates(in, command, field + ".command");
+            templates(in, command, field + ".command", Target.COMMAND);
         }
         Map<String, String> env = env(in, a.get("env"), field + ".env");
         String workingDir = in.nonBlank(a.get("workingDir"), field + ".workingDir");
         if (workingDir != null) {
-            templates(in, workingDir, field + ".workingDir");
+            templates(in, workingDir, field + ".workingDir", Target.PATH);
         }
         String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
         return new Action.Shell(command, env, workingDir, group);
@@ -374,7 +413,7 @@ public final class TaskDefinitionCodec {
             }
             String s = in.string(v, field);
             if (s != null) {
-                templates(in, s, field);
+                templates(in, s, field, Target.ENV);
                 env.put(key, s);
             }
         });
@@ -427,9 +466,34 @@ public final class TaskDefinitionCodec {
     }
 
     /** Every problem of a template becomes an error on its field, checked at save time rather than at 2 a.m. */
-    static void templates(JsonReader in, String template, String field) {
-        for (String problem : Templates.problems(template)) {
+    static void templates(JsonReader in, String template, String field, Target target) {
+        for (String problem : Templates.problems(template, target)) {
             in.error(field, problem);
         }
+        in.usesParameters(field, Templates.parameters(template));
+    }
+
+    /** The string values of an object or array body: each goes into the JSON the executor sends, escaped by the writer. */
+    private static void bodyTemplates(JsonReader in, Object node, String field) {
+        switch (node) {
+            case String s -> templates(in, s, field, Target.TEXT);
+            case Map<?, ?> m -> m.forEach((k, v) -> bodyTemplates(in, v, path(field, String.valueOf(k))));
+            case List<?> l -> {
+                for (int i = 0; i < l.size(); i++) {
+                    bodyTemplates(in, l.get(i), field + "[" + i + "]");
+                }
+            }
+            case null, default -> { }
+        }
+    }
+
+    /** The action's Content-Type header, whatever its case; null when it has none. */
+    public static String contentType(Map<String, String> headers) {
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            if (h.getKey().equalsIgnoreCase("Content-Type")) {
+                return h.getValue();
+            }
+        }
+        return null;
     }
 }

@@ -1,4 +1,4 @@
-package dev.ax.domain.task;
+package dev.ax.domain.template;
 
 import java.time.Instant;
 import java.time.ZoneId;
@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param zone        the trigger's time zone: {@code {{date}}} is the slot's date there
  * @param params      trigger parameters ({@code {{params.NAME}}}); JSON values, nulls allowed
  * @param requestId   the API request that triggered the run; {@code null} for scheduled runs
+ * @param secrets     the values of the secrets the work refers to ({@code {{secret.NAME}}}), resolved
+ *                    only when the work is handed to its executor; empty everywhere else
  */
 public record TemplateContext(
         String taskName,
@@ -24,7 +26,8 @@ public record TemplateContext(
         Map<String, Object> params,
         long instanceId,
         int attempt,
-        String requestId) {
+        String requestId,
+        Map<String, String> secrets) {
 
     public TemplateContext {
         Objects.requireNonNull(taskName, "taskName");
@@ -32,5 +35,20 @@ public record TemplateContext(
         Objects.requireNonNull(zone, "zone");
         // Not Map.copyOf: JSON parameters may hold nulls, which it rejects.
         params = params == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        secrets = secrets == null ? Map.of() : Map.copyOf(secrets);
+    }
+
+    /** A context without secrets: a {@code {{secret.NAME}}} in what it renders fails as not set. */
+    public TemplateContext(String taskName, Instant scheduledAt, ZoneId zone, Map<String, Object> params, long instanceId,
+                           int attempt, String requestId) {
+        this(taskName, scheduledAt, zone, params, instanceId, attempt, requestId, Map.of());
+    }
+
+    public TemplateContext withSecrets(Map<String, String> values) {
+        return new TemplateContext(taskName, scheduledAt, zone, params, instanceId, attempt, requestId, values);
+    }
+
+    public TemplateContext withParams(Map<String, Object> values) {
+        return new TemplateContext(taskName, scheduledAt, zone, values, instanceId, attempt, requestId, secrets);
     }
 }

@@ -1,4 +1,4 @@
-package dev.ax.domain.task;
+package dev.ax.domain.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -93,7 +93,8 @@ class TemplatesTest {
                 Arguments.of("echo {{foo}}", "unknown template variable 'foo'; known: date, yesterday, tomorrow"),
                 Arguments.of("{{params.missing}}", "template variable params.missing has no value: pass it as a trigger parameter"),
                 Arguments.of("{{params.nothing}}", "template variable params.nothing has no value"),
-                Arguments.of("{{params.obj}}", "only strings, numbers and booleans"),
+                Arguments.of("{{params.obj}}", "is a JSON object"),
+                Arguments.of("{{secret.db}}", "secret db is not set"),
                 Arguments.of("{{params.}}", "unknown template variable 'params.'"),
                 Arguments.of("{{params.a b}}", "unknown template variable 'params.a b'"),
                 Arguments.of("{{}}", "empty template variable"),
@@ -130,7 +131,7 @@ class TemplatesTest {
         for (String name : Templates.VARIABLES) {
             String template = "{{" + name.replace("NAME", "region") + "}}";
             assertThat(Templates.problems(template)).as(template).isEmpty();
-            assertThat(Templates.render(template, ctx())).as(template).isNotEmpty();
+            assertThat(Templates.render(template, ctx().withSecrets(Map.of("region", "s3cr3t")))).as(template).isNotEmpty();
         }
         assertThat(Templates.VARIABLES).startsWith("date", "yesterday");
         assertThat(List.copyOf(Templates.VARIABLES)).doesNotHaveDuplicates();

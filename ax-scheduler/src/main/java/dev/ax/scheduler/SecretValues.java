@@ -1,0 +1,18 @@
+package dev.ax.scheduler;
+
+import dev.ax.store.Tx;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The values of stored secrets, read when work that refers to them ({@code {{secret.NAME}}}) is handed
+ * to its executor, and at no other time: they are never written to a run, an event or a version.
+ */
+@FunctionalInterface
+public interface SecretValues {
+    /** A node with no secret store: every secret counts as not set. */
+    SecretValues NONE = (tx, names) -> Map.of();
+
+    /** The values of those of {@code names} that are set, read in {@code tx}; names not set are left out. */
+    Map<String, String> read(Tx tx, Set<String> names);
+}
