@@ -3,8 +3,11 @@ package dev.ax.console;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Queries.RunRow;
 import dev.ax.console.Views.DiffItem;
+import dev.ax.console.Views.ParamField;
 import dev.ax.console.Views.RunItem;
 import dev.ax.console.Views.VersionItem;
+import dev.ax.domain.task.ParamSpec;
+import dev.ax.domain.task.Parameters;
 import dev.ax.domain.task.Trigger;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +15,25 @@ import java.util.Map;
 /** Rows from the database as the views show them. */
 final class Items {
     private Items() {
+    }
+
+    /** The trigger form's fields for a task's declared parameters, in declaration order. */
+    static List<ParamField> paramFields(Parameters params) {
+        return params.specs().entrySet().stream().map(e -> {
+            ParamSpec p = e.getValue();
+            List<String> options = p.type() == ParamSpec.Type.BOOLEAN ? List.of("true", "false")
+                    : p.allowed().stream().map(Items::text).toList();
+            boolean numeric = p.type() == ParamSpec.Type.INTEGER || p.type() == ParamSpec.Type.NUMBER;
+            Object dflt = p.defaultValue();
+            String value = dflt instanceof List<?> l ? String.join("\n", l.stream().map(Items::text).toList()) : dflt == null ? "" : text(dflt);
+            return new ParamField(e.getKey(), p.type().inputType(), p.required(), value, options, p.description(),
+                    numeric && p.min() != null ? p.min().toPlainString() : null, numeric && p.max() != null ? p.max().toPlainString() : null,
+                    p.type() == ParamSpec.Type.INTEGER ? "1" : "any", p.type() == ParamSpec.Type.ARRAY);
+        }).toList();
+    }
+
+    private static String text(Object v) {
+        return v instanceof java.math.BigDecimal d ? d.toPlainString() : String.valueOf(v);
     }
 
     static RunItem run(RunRow r) {

@@ -83,7 +83,7 @@ final class TaskPages {
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
                     new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),
                     t.createdBy(), Time.of(t.createdAt()), t.updatedBy(), Time.of(t.updatedAt()),
-                    c.node().canaries().active(tx, t.id()).orElse(null));
+                    c.node().canaries().active(tx, t.id()).orElse(null), Items.paramFields(def.params()));
         });
         c.templates().page(ctx, "task.jte", new Page(name, "tasks", who, Session.takeFlash(ctx)), view);
     }
@@ -167,11 +167,16 @@ final class TaskPages {
         ctx.redirect("/tasks", HttpStatus.SEE_OTHER);
     }
 
-    /** Runs the task now, by hand, with the form's {@code key=value} lines as parameters. */
+    /**
+     * Runs the task now, by hand: with the form's field per declared parameter (an empty field is left out, so its
+     * default applies), or, for a task that declares none, the form's {@code key=value} lines.
+     */
     void trigger(Context ctx, Who who) {
         Console.require(who, Action.TRIGGER_TASK);
         String name = ctx.pathParam("name");
-        long id = c.node().tasks().trigger(name, params(ctx.formParam("params")), Cause.MANUAL, who.name());
+        Map<String, Object> params = ctx.formParamMap().keySet().stream().anyMatch(k -> k.startsWith(PARAM_FIELD_PREFIX))
+                ? declaredParams(ctx) : params(ctx.formParam("params"));
+        long id = c.node().tasks().trigger(name, params, Cause.MANUAL, who.name());
         Session.flash(ctx, false, "triggered " + name + ": run " + id);
         ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
     }
@@ -220,6 +225,23 @@ final class TaskPages {
         c.node().tasks().setPaused(name, false, who.name());
         Session.flash(ctx, false, "resumed " + name);
         ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
+    }
+
+    /** The prefix of the trigger form's fields that carry declared parameters. */
+    static final String PARAM_FIELD_PREFIX = "param.";
+
+    /** The declared parameters' fields as they were filled in: text the server checks and types; a list field is one value a line. */
+    private static Map<String, Object> declaredParams(Context ctx) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        ctx.formParamMap().forEach((key, values) -> {
+            if (key.startsWith(PARAM_FIELD_PREFIX) && !values.isEmpty() && !values.getFirst().isBlank()) {
+                String value = values.getFirst();
+                boolean list = "true".equals(ctx.formParam("list." + key.substring(PARAM_FIELD_PREFIX.length())));
+                out.put(key.substring(PARAM_FIELD_PREFIX.length()), list
+                        ? value.lines().map(String::strip).filter(l -> !l.isEmpty()).toList() : value.strip());
+            }
+        });
+        return out;
     }
 
     /** {@code key=value} per line; blank lines are skipped; a line without '=' or with an empty key is refused. */

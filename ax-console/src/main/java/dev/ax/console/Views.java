@@ -49,10 +49,26 @@ public final class Views {
     public record Counters(long overlapSkipped, long queueDropped, long missedCaughtUp, long missedSlotEvents) {
     }
 
+    /**
+     * @param params the trigger form's fields, one per declared parameter; empty when the task declares none
+     *               (the form then takes {@code key=value} lines)
+     */
     public record TaskDetail(String name, int version, boolean paused, String triggerType, String schedule, String timezone,
                              String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
                              List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
-                             String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary) {
+                             String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary, List<ParamField> params) {
+    }
+
+    /**
+     * One declared parameter as a field of the trigger form. {@code options} non-empty: a select; {@code multiline}: a
+     * list, one value per line; otherwise an input of {@code inputType} (date, number, text).
+     */
+    public record ParamField(String name, String inputType, boolean required, String value, List<String> options,
+                             String description, String min, String max, String step, boolean multiline) {
+        /** The form field's name: a prefix keeps it apart from the form's own fields. */
+        public String field() {
+            return TaskPages.PARAM_FIELD_PREFIX + name;
+        }
     }
 
     /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */

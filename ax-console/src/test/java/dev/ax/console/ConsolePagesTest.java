@@ -121,6 +121,36 @@ class ConsolePagesTest {
     }
 
     @Test
+    void the_trigger_form_is_built_from_the_declared_parameters_and_refuses_what_they_do_not_allow() {
+        server.node.tasks().create(Map.of("taskName", "report", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", "echo {{params.date}} {{params.region}} {{params.limit}}"),
+                "params", Map.of("date", Map.of("type", "date", "required", true, "description", "the business date"),
+                        "region", Map.of("enum", List.of("cn", "us")),
+                        "limit", Map.of("type", "integer", "min", 1, "max", 1000, "default", 100))), "test");
+        WebClient web = web();
+        String csrf = web.login(ConsoleServer.OPERATOR);
+        String page = web.get("/tasks/report").body();
+        assertThat(page).contains("<input type=\"date\" id=\"param.date\" name=\"param.date\" value=\"\" required")
+                .contains("<select id=\"param.region\" name=\"param.region\">").contains("<option value=\"us\">us</option>")
+                .contains("name=\"param.limit\" value=\"100\"").contains("min=\"1\" max=\"1000\" step=\"1\"")
+                .contains("the business date").doesNotContain("key=value per line");
+
+        int before = runs();
+        WebClient.Page refused = web.post("/tasks/report/trigger", form("csrf", csrf, "param.date", "2026-11-30", "param.region", "eu",
+                "back", "/tasks/report"));
+        assertThat(refused.status()).isEqualTo(303);
+        assertThat(web.get(refused.location()).body()).contains("params.region: must be one of cn, us");
+        assertThat(runs()).isEqualTo(before);
+
+        WebClient.Page ok = web.post("/tasks/report/trigger", form("csrf", csrf, "param.date", "2026-11-30", "param.region", "us",
+                "param.limit", "", "back", "/tasks/report"));
+        long id = Long.parseLong(ok.location().substring("/runs/".length()));
+        Map<String, Object> params = server.store.tx(tx -> server.store.instances().find(tx, id)).orElseThrow().params();
+        assertThat(params).containsOnlyKeys("date", "region", "limit").containsEntry("date", "2026-11-30").containsEntry("region", "us");
+        assertThat(((Number) params.get("limit")).longValue()).isEqualTo(100);
+    }
+
+    @Test
     void an_operator_pauses_and_resumes_and_an_admin_deletes_after_confirming() {
         server.node.tasks().create(Map.of("taskName", "nightly", "trigger", Map.of("type", "cron", "expression", "0 3 * * *"),
                 "action", Map.of("type", "shell", "command", "true")), "test");
