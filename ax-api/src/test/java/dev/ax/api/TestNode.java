@@ -1,14 +1,17 @@
 package dev.ax.api;
 
 import dev.ax.domain.time.SystemClock;
+import dev.ax.scheduler.Keyring;
+import dev.ax.scheduler.MasterKey;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.scheduler.SchedulerNode;
+import dev.ax.scheduler.WebhookSender;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.net.URI;
 
-/** A scheduler node with its API on a free port, and one token per role. No executor. */
+/** A scheduler node with its API on a free port, one token per role, and a secret key in memory. No executor. */
 final class TestNode implements AutoCloseable {
     static final String ADMIN = "admin-token";
     static final String OPERATOR = "operator-token";
@@ -29,7 +32,8 @@ final class TestNode implements AutoCloseable {
             return null;
         });
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
-        node = new SchedulerNode("api-test", store, clock, SchedulerConfig.DEFAULT).start();
+        node = new SchedulerNode("api-test", store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE,
+                Keyring.inMemory(MasterKey.random())).start();
         api = ApiServer.start(node, "127.0.0.1", 0);
     }
 
