@@ -19,10 +19,22 @@ import java.util.Objects;
  * @param alerts             alert channels, watchdog and anomaly settings ({@code --alerts FILE}); null = no channels, defaults
  * @param executorLabels     environment labels of the in-process executor ({@code --executor-labels prod}); empty = none
  * @param executorConcurrency runs the in-process executor runs at a time ({@code --executor-concurrency})
+ * @param secretKey          the master key of secrets, base64 of 32 bytes; {@code null} = take AX_SECRET_KEY, else the key
+ *                           file {@code secret.key} in {@code dataDir} (made on the first start)
+ * @param secretKeyPrevious  the key before a rotation, still opening the secrets it sealed; {@code null} = take
+ *                           AX_SECRET_KEY_PREVIOUS
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                            String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                           List<String> executorLabels, int executorConcurrency) {
+                           List<String> executorLabels, int executorConcurrency, String secretKey, String secretKeyPrevious) {
+    /** A node whose secret key comes from the environment or its data directory. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts, List<String> executorLabels,
+                        int executorConcurrency) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels, executorConcurrency,
+                null, null);
+    }
+
     /** A node whose in-process executor runs {@link ExecutorConfig#DEFAULT_CONCURRENCY} runs at a time. */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                         String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts, List<String> executorLabels) {
@@ -62,17 +74,25 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels, executorConcurrency);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels, executorConcurrency,
+                secretKey, secretKeyPrevious);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels, executorConcurrency);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels, executorConcurrency,
+                secretKey, secretKeyPrevious);
+    }
+
+    /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
+    public ServerConfig withSecretKey(String key, String previous) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, key, previous);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
     public ServerConfig withExecutorConcurrency(int concurrency) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                concurrency);
+                concurrency, secretKey, secretKeyPrevious);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
