@@ -6,6 +6,7 @@ import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;
 import dev.ax.scheduler.ForbiddenException;
+import dev.ax.scheduler.KeyReusedException;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.ConcurrentChangeException;
 import dev.ax.store.StoreException;
@@ -39,6 +40,7 @@ public final class ErrorMapper {
             case ApiException a -> write(ctx, a.status(), a.getMessage(), List.of());
             case NotFoundException n -> write(ctx, 404, n.getMessage(), List.of());
             case ConflictException c -> write(ctx, 409, c.getMessage(), List.of());
+            case KeyReusedException k -> write(ctx, 422, k.getMessage(), List.of());
             case ForbiddenException f -> write(ctx, 403, f.getMessage(), List.of());
             case ConcurrentChangeException c -> write(ctx, 409, c.getMessage() + "; reload and try again", List.of());
             case IllegalTransitionException t -> write(ctx, 409, t.getMessage(), List.of());

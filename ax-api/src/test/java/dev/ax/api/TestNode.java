@@ -20,16 +20,23 @@ final class TestNode implements AutoCloseable {
     final ApiServer api;
 
     TestNode(DbConfig db) {
+        this(db, "api-test", SchedulerConfig.DEFAULT);
+    }
+
+    /** A node with its own settings; the first node on {@code db} adds the tokens, a node joining it finds them. */
+    TestNode(DbConfig db, String nodeId, SchedulerConfig config) {
         store = Store.open(db);
         store.tx(tx -> {
-            store.tokens().add(tx, "admin", ADMIN, "admin", "test");
-            store.tokens().add(tx, "olga", OPERATOR, "operator", "test");
-            store.tokens().add(tx, "vera", VIEWER, "viewer", "test");
-            store.tokens().add(tx, "exec-1", EXECUTOR, "executor", "test");
+            if (store.tokens().count(tx) == 0) {
+                store.tokens().add(tx, "admin", ADMIN, "admin", "test");
+                store.tokens().add(tx, "olga", OPERATOR, "operator", "test");
+                store.tokens().add(tx, "vera", VIEWER, "viewer", "test");
+                store.tokens().add(tx, "exec-1", EXECUTOR, "executor", "test");
+            }
             return null;
         });
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
-        node = new SchedulerNode("api-test", store, clock, SchedulerConfig.DEFAULT).start();
+        node = new SchedulerNode(nodeId, store, clock, config).start();
         api = ApiServer.start(node, "127.0.0.1", 0);
     }
 

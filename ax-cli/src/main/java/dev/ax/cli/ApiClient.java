@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * A small client for the AX REST API: JSON in, {@link JsonNode} out, {@code Authorization: Bearer <token>}.
@@ -66,6 +67,60 @@ public final class ApiClient {
 
     public JsonNode post(String path, Object body) {
         return parse(send("POST", path, body, "application/json"));
+    }
+
+    /** How often {@link #postIdempotent} sends a request at most: once, and three retries. */
+    static final int ATTEMPTS = 4;
+    /** The pause before the first retry; it doubles before each further one (250 ms, 500 ms, 1 s). */
+    static final Duration FIRST_PAUSE = Duration.ofMillis(250);
+
+    /** A request sent {@link #ATTEMPTS} times without an answer that says what became of it. */
+    public static final class GaveUp extends CliException {
+        GaveUp(int attempts, String key, CliException last) {
+            super(last.exitCode(), "no answer after " + attempts + " attempts with Idempotency-Key " + key + "; the last: "
+                    + last.getMessage(), last);
+        }
+    }
+
+    /**
+     * A POST that is safe to send again: it carries {@code Idempotency-Key: key}, and the server makes at most one
+     * run for that key whichever attempt reaches it. When an attempt fails in a way that may not have reached the
+     * server, or whose answer was lost on the way back — no connection, a connection reset or closed before the
+     * answer, no answer in time, or 502/503/504 from the server or a proxy in front of it — it is sent again with the
+     * same key, up to {@link #ATTEMPTS} times, {@link #FIRST_PAUSE} apart and doubling; {@code onRetry} is told each
+     * time why. Any other answer is final at once. Gives up with {@link GaveUp}.
+     */
+    public JsonNode postIdempotent(String path, Object body, String key, Consumer<String> onRetry) {
+        Map<String, String> headers = Map.of("Idempotency-Key", key);
+        long pause = FIRST_PAUSE.toMillis();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return parse(send("POST", path, body, "application/json", headers));
+            } catch (CliException e) {
+                if (!unanswered(e)) {
+                    throw e;
+                }
+                if (attempt == ATTEMPTS) {
+                    throw new GaveUp(attempt, key, e);
+                }
+                onRetry.accept("attempt " + attempt + " of " + ATTEMPTS + ": " + e.getMessage());
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliException(ExitCodes.UNREACHABLE, "interrupted while retrying " + path + " with Idempotency-Key " + key, e);
+            }
+            pause *= 2;
+        }
+    }
+
+    /** True when a request may have gone unanswered rather than refused: sending it again with its key is the way to know. */
+    private static boolean unanswered(CliException e) {
+        if (e instanceof ApiException a) {
+            return a.status() == 502 || a.status() == 503 || a.status() == 504;
+        }
+        return e.getCause() instanceof IOException io && !unknownHost(io);
     }
 
     /** What {@link #apply} did: the answer, and "created" or "updated". */
@@ -129,9 +184,14 @@ public final class ApiClient {
     }
 
     private HttpResponse<String> send(String method, String path, Object body, String accept) {
+        return send(method, path, body, accept, Map.of());
+    }
+
+    private HttpResponse<String> send(String method, String path, Object body, String accept, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Accept", accept);
+        headers.forEach(request::header);
         if (token != null && !token.isBlank()) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -167,10 +227,8 @@ public final class ApiClient {
 
     /** An IOException's message is often null; then a cause's message, or its class name, says what happened. */
     private String describe(IOException e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
-                return "unknown host " + base.getHost();
-            }
+        if (unknownHost(e)) {
+            return "unknown host " + base.getHost();
         }
         if (e instanceof java.net.ConnectException) {
             return "connection refused";
@@ -181,6 +239,15 @@ public final class ApiClient {
         }
         String message = t.getMessage();
         return message == null || message.isBlank() ? t.getClass().getSimpleName() : message;
+    }
+
+    private static boolean unknownHost(IOException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private ApiException error(HttpResponse<String> response) {

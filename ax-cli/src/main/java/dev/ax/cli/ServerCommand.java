@@ -1,9 +1,12 @@
 package dev.ax.cli;
 
+import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
 import dev.ax.store.DbConfig;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -76,6 +79,12 @@ final class ServerCommand implements Callable<Integer> {
                     + "so one group's flood cannot take every slot.")
     java.util.Map<String, Integer> groupCapacity = new java.util.LinkedHashMap<>();
 
+    @Option(names = "--idempotency-window", paramLabel = "DURATION",
+            defaultValue = "PT24H",
+            description = "How long a trigger's Idempotency-Key answers with the run it made; after it the same key makes a new run "
+                    + "(ISO-8601, e.g. PT24H, PT30M, P7D; default: ${DEFAULT-VALUE}).")
+    String idempotencyWindow;
+
     @Option(names = "--node-id", paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
     String nodeId;
@@ -131,10 +140,27 @@ final class ServerCommand implements Callable<Integer> {
         }
         DbConfig chosen = db;
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
+        Duration window = idempotencyWindow();
         return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
-                dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null)
+                SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity).withIdempotencyWindow(window), null)
                 .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList())
                 .withExecutorConcurrency(executorConcurrency));
+    }
+
+    /** {@code --idempotency-window}, refused with the option's name (the config's own check names its field). */
+    private Duration idempotencyWindow() {
+        Duration window;
+        try {
+            window = Duration.parse(idempotencyWindow.strip());
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), "--idempotency-window must be an ISO-8601 duration such as PT24H, "
+                    + "PT30M or P7D, was '" + idempotencyWindow + "'");
+        }
+        if (window.isNegative() || window.isZero() || window.compareTo(SchedulerConfig.MAX_IDEMPOTENCY_WINDOW) > 0) {
+            throw new ParameterException(spec.commandLine(), "--idempotency-window must be positive and at most "
+                    + "P" + SchedulerConfig.MAX_IDEMPOTENCY_WINDOW.toDays() + "D, was " + idempotencyWindow);
+        }
+        return window;
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */

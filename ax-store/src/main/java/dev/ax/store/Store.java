@@ -17,6 +17,7 @@ public final class Store implements AutoCloseable {
     private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
     private final ShardStore shards = new ShardStore(events);
     private final CanaryStore canaries = new CanaryStore();
+    private final TriggerKeyStore triggerKeys = new TriggerKeyStore();
     private final PlannerStatistics statistics;
 
     public Store(Database db) {
@@ -83,6 +84,11 @@ public final class Store implements AutoCloseable {
 
     public CanaryStore canaries() {
         return canaries;
+    }
+
+    /** Idempotency keys of triggers: which run a caller's key made. */
+    public TriggerKeyStore triggerKeys() {
+        return triggerKeys;
     }
 
     public FollowUpStore followUps() {
