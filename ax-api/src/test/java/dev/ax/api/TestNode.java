@@ -20,6 +20,10 @@ final class TestNode implements AutoCloseable {
     final ApiServer api;
 
     TestNode(DbConfig db) {
+        this(db, HttpOptions.DEFAULT);
+    }
+
+    TestNode(DbConfig db, HttpOptions http) {
         store = Store.open(db);
         store.tx(tx -> {
             store.tokens().add(tx, "admin", ADMIN, "admin", "test");
@@ -30,7 +34,7 @@ final class TestNode implements AutoCloseable {
         });
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
         node = new SchedulerNode("api-test", store, clock, SchedulerConfig.DEFAULT).start();
-        api = ApiServer.start(node, "127.0.0.1", 0);
+        api = ApiServer.start(node, "127.0.0.1", 0, http, Observability.NONE, cfg -> { });
     }
 
     ApiClient client(String token) {
