@@ -61,8 +61,8 @@ final class RequestChecks {
         drain(ctx);
         // Whatever is left of the body is not read: the connection cannot carry another request after it.
         ctx.header("Connection", "close");
-        return new ApiException(413, "request body larger than the limit of " + maxBytes + " bytes" + inUnits(maxBytes)
-                + " (the server's --max-request-size)");
+        return new ApiException(413, "request body larger than the server's limit of " + maxBytes + " bytes ("
+                + inUnits(maxBytes) + "set by --max-request-size)");
     }
 
     /**
@@ -101,10 +101,11 @@ final class RequestChecks {
         }
     }
 
+    /** "1 MiB, " or "256 KiB, " when the limit is a round number of them; nothing otherwise. */
     private static String inUnits(long bytes) {
         if (bytes % (1024 * 1024) == 0) {
-            return " (" + bytes / (1024 * 1024) + " MiB)";
+            return bytes / (1024 * 1024) + " MiB, ";
         }
-        return bytes % 1024 == 0 ? " (" + bytes / 1024 + " KiB)" : "";
+        return bytes % 1024 == 0 ? bytes / 1024 + " KiB, " : "";
     }
 }
