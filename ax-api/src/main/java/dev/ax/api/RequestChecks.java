@@ -72,6 +72,9 @@ final class RequestChecks {
      * bandwidth, not memory; past the cap the connection is closed all the same.
      */
     private static void drain(Context ctx) {
+        if ("100-continue".equalsIgnoreCase(ctx.header("Expect"))) {
+            return; // the client waits to be told to send; reading would tell it, so the 413 goes first and alone
+        }
         try {
             InputStream in = ctx.req().getInputStream();
             byte[] buffer = new byte[64 * 1024];

@@ -80,6 +80,16 @@ class RequestEdgeTest {
     }
 
     @Test
+    void a_client_that_expects_100_continue_gets_the_413_instead_of_a_go_ahead() throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(url("/api/tasks")).expectContinue(true)
+                .header("Authorization", "Bearer " + TestNode.ADMIN).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(taskOf("huge_expecting", TWO_MIB))).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(r.statusCode()).isEqualTo(413);
+        assertThat(exists("huge_expecting")).isFalse();
+    }
+
+    @Test
     void a_chunked_body_over_the_limit_gets_the_same_413_and_writes_nothing() throws Exception {
         byte[] body = taskOf("huge_chunked", TWO_MIB);
         // An input stream has no known length: the client sends Transfer-Encoding: chunked and no Content-Length.

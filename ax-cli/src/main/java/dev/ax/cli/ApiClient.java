@@ -190,8 +190,7 @@ public final class ApiClient {
             return "connection refused";
         }
         if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
-            // The JDK quotes the bytes it got, a TLS alert's among them: not for a terminal.
-            return "the answer was not HTTP" + ("http".equals(base.getScheme()) ? " (does the server speak HTTPS? then use https://)" : "");
+            return TlsTrust.describe(e);
         }
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {

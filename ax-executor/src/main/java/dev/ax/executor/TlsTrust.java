@@ -78,10 +78,14 @@ public final class TlsTrust {
 
     /**
      * One line saying why {@code e} happened: for a failed TLS handshake what was wrong with the certificate,
-     * for anything else the exception itself.
+     * for an answer in TLS to plain HTTP that it was not HTTP, for anything else the exception itself.
      */
     public static String describe(IOException e) {
         if (!isHandshakeFailure(e)) {
+            if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
+                // The JDK quotes the bytes it got, a TLS alert's among them: not for a log or a terminal.
+                return "the answer was not HTTP (does the server speak HTTPS? then use https://)";
+            }
             return e.toString();
         }
         for (Throwable t = e; t != null; t = t.getCause()) {

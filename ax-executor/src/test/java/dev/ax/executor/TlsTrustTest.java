@@ -40,5 +40,7 @@ class TlsTrustTest {
                 + "in the URL (No subject alternative names matching IP address 10.0.0.9 found)");
         assertThat(TlsTrust.isHandshakeFailure(new ConnectException("Connection refused"))).isFalse();
         assertThat(TlsTrust.describe(new ConnectException("Connection refused"))).isEqualTo("java.net.ConnectException: Connection refused");
+        assertThat(TlsTrust.describe(new IOException("parsing HTTP/1.1 status line, receiving [\u0015\u0003\u0003], parser state [STATUS_LINE]")))
+                .isEqualTo("the answer was not HTTP (does the server speak HTTPS? then use https://)");
     }
 }
