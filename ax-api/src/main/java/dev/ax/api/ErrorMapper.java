@@ -12,6 +12,7 @@ import dev.ax.store.ConcurrentChangeException;
 import dev.ax.store.StoreException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.router.EndpointNotFound;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,7 @@ public final class ErrorMapper {
             case ForbiddenException f -> write(ctx, 403, f.getMessage(), List.of());
             case ConcurrentChangeException c -> write(ctx, 409, c.getMessage() + "; reload and try again", List.of());
             case IllegalTransitionException t -> write(ctx, 409, t.getMessage(), List.of());
+            case EndpointNotFound n -> writeNoRoute(ctx);
             case HttpResponseException h -> write(ctx, h.getStatus(), h.getMessage(), List.of());
             case StoreException s -> {
                 log.error("{} {} failed in the database", ctx.method(), ctx.path(), s);
@@ -60,8 +62,12 @@ public final class ErrorMapper {
     /** Javalin's own 404 (no such route) in our shape; a 404 a handler already explained is left alone. */
     public static void noRoute(Context ctx) {
         if (ctx.attribute(WRITTEN) == null) {
-            write(ctx, 404, "no route " + ctx.method() + " " + ctx.path() + "; see /api/openapi.json", List.of());
+            writeNoRoute(ctx);
         }
+    }
+
+    private static void writeNoRoute(Context ctx) {
+        write(ctx, 404, "no route " + ctx.method() + " " + ctx.path() + "; see /api/openapi.json", List.of());
     }
 
     public static void write(Context ctx, int status, String message, List<FieldError> fields) {

@@ -20,11 +20,19 @@ final class TestNode implements AutoCloseable {
     final ApiServer api;
 
     TestNode(DbConfig db) {
-        this(db, "api-test", SchedulerConfig.DEFAULT);
+        this(db, "api-test", SchedulerConfig.DEFAULT, HttpOptions.DEFAULT);
+    }
+
+    TestNode(DbConfig db, HttpOptions http) {
+        this(db, "api-test", SchedulerConfig.DEFAULT, http);
     }
 
     /** A node with its own settings; the first node on {@code db} adds the tokens, a node joining it finds them. */
     TestNode(DbConfig db, String nodeId, SchedulerConfig config) {
+        this(db, nodeId, config, HttpOptions.DEFAULT);
+    }
+
+    TestNode(DbConfig db, String nodeId, SchedulerConfig config, HttpOptions http) {
         store = Store.open(db);
         store.tx(tx -> {
             if (store.tokens().count(tx) == 0) {
@@ -37,7 +45,7 @@ final class TestNode implements AutoCloseable {
         });
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
         node = new SchedulerNode(nodeId, store, clock, config).start();
-        api = ApiServer.start(node, "127.0.0.1", 0);
+        api = ApiServer.start(node, "127.0.0.1", 0, http, Observability.NONE, cfg -> { });
     }
 
     ApiClient client(String token) {

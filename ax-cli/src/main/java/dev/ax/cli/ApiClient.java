@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.ax.executor.TlsTrust;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
 
 /**
  * A small client for the AX REST API: JSON in, {@link JsonNode} out, {@code Authorization: Bearer <token>}.
@@ -38,19 +40,27 @@ public final class ApiClient {
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http;
 
+    public ApiClient(URI base, String token) {
+        this(base, token, null);
+    }
+
     /**
      * @param base  the server, e.g. {@code http://127.0.0.1:7070}; a path prefix (behind a proxy) is kept
      * @param token the bearer token; {@code null} sends no Authorization header (the server will say 401)
+     * @param tls   whom to trust for an {@code https://} server ({@code --ca}); null = the system's CAs
      */
-    public ApiClient(URI base, String token) {
+    public ApiClient(URI base, String token, SSLContext tls) {
         Objects.requireNonNull(base, "base");
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.token = token;
-        this.http = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT)
-                .build();
+                .connectTimeout(CONNECT_TIMEOUT);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.http = builder.build();
     }
 
     public URI base() {
@@ -209,6 +219,10 @@ public final class ApiClient {
         } catch (HttpTimeoutException e) {
             throw unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s", e);
         } catch (IOException e) {
+            if (TlsTrust.isHandshakeFailure(e)) {
+                throw new CliException(ExitCodes.UNREACHABLE, "cannot connect securely to the AX server at " + base + ": "
+                        + TlsTrust.describe(e) + " (--ca FILE or AX_CA names the CA to trust)", e);
+            }
             throw unreachable(describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -232,6 +246,9 @@ public final class ApiClient {
         }
         if (e instanceof java.net.ConnectException) {
             return "connection refused";
+        }
+        if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
+            return TlsTrust.describe(e);
         }
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {

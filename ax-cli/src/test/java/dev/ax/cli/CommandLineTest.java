@@ -117,6 +117,20 @@ class CommandLineTest {
     }
 
     @Test
+        void server_refuses_a_request_size_limit_out_of_range_and_a_proxy_that_is_not_an_address() {
+        Cli.Result small = Cli.run("server", "--max-request-size", "1000");
+        Cli.Result word = Cli.run("server", "--max-request-size", "lots");
+        Cli.Result proxy = Cli.run("server", "--trusted-proxy", "lb.internal");
+
+        assertThat(small.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(small.err()).contains("--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
+        assertThat(word.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(word.err()).contains("--max-request-size");
+        assertThat(proxy.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(proxy.err()).contains("--trusted-proxy must be an IP address");
+    }
+
+    @Test
     void executor_needs_a_token_and_a_sane_concurrency() {
         Cli.Result noToken = Cli.run("executor", "--server", "http://127.0.0.1:9", "--token", "");
         assertThat(noToken.exitCode()).isEqualTo(ExitCodes.USAGE);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.ax.executor.TlsTrust;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +55,14 @@ public final class AxClient {
      * @param token  a token whose role allows the calls made: viewer to read, operator to trigger and pause, admin to apply
      */
     public AxClient(URI server, String token) {
+        this(server, token, null);
+    }
+
+    /**
+     * @param tls for an {@code https://} server, the TLS context to connect with, e.g. {@code TlsTrust.trusting(caPem)}
+     *            to trust a private CA only; null = the JVM's trusted CAs
+     */
+    public AxClient(URI server, String token, SSLContext tls) {
         Objects.requireNonNull(server, "server");
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("token is required");
@@ -60,7 +70,11 @@ public final class AxClient {
         String s = server.toString();
         this.base = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
         this.token = token;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.http = builder.build();
     }
 
     /** Creates the task from its JSON definition, or updates it (a new version) when one of that name exists. */
@@ -214,7 +228,7 @@ public final class AxClient {
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new AxClientException(0, "cannot reach the AX server at " + base + ": " + e, null, e);
+            throw new AxClientException(0, "cannot reach the AX server at " + base + ": " + TlsTrust.describe(e), null, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AxClientException(0, "interrupted while calling " + base + path, null, e);
