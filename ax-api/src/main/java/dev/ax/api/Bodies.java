@@ -1,6 +1,7 @@
 package dev.ax.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
@@ -10,9 +11,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Request bodies. Broken JSON is a 400 on the field {@code ""} ("malformed JSON: ..."); a body of
- * the wrong shape is a 400 on the path Jackson was at. Either way the handler never runs, so
- * nothing is written.
+ * Request bodies. Broken JSON is a 400 on the field {@code ""} ("malformed JSON: ..."), and so is JSON
+ * nested deeper than {@link Json#MAX_NESTING_DEPTH}; a body of the wrong shape is a 400 on the path
+ * Jackson was at. Either way the handler never runs, so nothing is written.
  */
 final class Bodies {
     private Bodies() {
@@ -50,22 +51,39 @@ final class Bodies {
         if (body.isBlank()) {
             throw new ValidationException("", "a JSON body is required");
         }
+        T value;
         try {
-            return json.readValue(body, type);
+            value = json.readValue(body, type);
         } catch (ValueInstantiationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new ValidationException(path(e), "invalid " + type.getSimpleName() + ": "
                     + (cause instanceof NullPointerException ? "a required field is missing" : cause.getMessage()));
         } catch (JsonMappingException e) {
-            throw new ValidationException(path(e), e.getOriginalMessage());
+            throw tooDeep(e) ? malformed(e) : new ValidationException(path(e), e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw malformed(e);
         }
+        if (value == null) {
+            throw new ValidationException("", "a JSON object is required, not null");
+        }
+        return value;
     }
 
     private static ValidationException malformed(JsonProcessingException e) {
+        if (tooDeep(e)) {
+            return new ValidationException("", "JSON nested deeper than " + Json.MAX_NESTING_DEPTH + " levels of arrays and objects");
+        }
         return new ValidationException("", "malformed JSON: " + e.getOriginalMessage()
                 + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+    }
+
+    private static boolean tooDeep(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StreamConstraintsException c && c.getMessage() != null && c.getMessage().contains("nesting depth")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String path(JsonMappingException e) {

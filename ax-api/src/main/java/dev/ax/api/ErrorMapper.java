@@ -6,11 +6,13 @@ import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;
 import dev.ax.scheduler.ForbiddenException;
+import dev.ax.scheduler.KeyReusedException;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.ConcurrentChangeException;
 import dev.ax.store.StoreException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.router.EndpointNotFound;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,9 +41,11 @@ public final class ErrorMapper {
             case ApiException a -> write(ctx, a.status(), a.getMessage(), List.of());
             case NotFoundException n -> write(ctx, 404, n.getMessage(), List.of());
             case ConflictException c -> write(ctx, 409, c.getMessage(), List.of());
+            case KeyReusedException k -> write(ctx, 422, k.getMessage(), List.of());
             case ForbiddenException f -> write(ctx, 403, f.getMessage(), List.of());
             case ConcurrentChangeException c -> write(ctx, 409, c.getMessage() + "; reload and try again", List.of());
             case IllegalTransitionException t -> write(ctx, 409, t.getMessage(), List.of());
+            case EndpointNotFound n -> writeNoRoute(ctx);
             case HttpResponseException h -> write(ctx, h.getStatus(), h.getMessage(), List.of());
             case StoreException s -> {
                 log.error("{} {} failed in the database", ctx.method(), ctx.path(), s);
@@ -58,8 +62,12 @@ public final class ErrorMapper {
     /** Javalin's own 404 (no such route) in our shape; a 404 a handler already explained is left alone. */
     public static void noRoute(Context ctx) {
         if (ctx.attribute(WRITTEN) == null) {
-            write(ctx, 404, "no route " + ctx.method() + " " + ctx.path() + "; see /api/openapi.json", List.of());
+            writeNoRoute(ctx);
         }
+    }
+
+    private static void writeNoRoute(Context ctx) {
+        write(ctx, 404, "no route " + ctx.method() + " " + ctx.path() + "; see /api/openapi.json", List.of());
     }
 
     public static void write(Context ctx, int status, String message, List<FieldError> fields) {

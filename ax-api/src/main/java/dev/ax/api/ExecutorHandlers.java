@@ -8,8 +8,11 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.task.ValidationException;
 import io.javalin.http.Context;
+import java.lang.reflect.RecordComponent;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The executor protocol over HTTP: each body is a {@code dev.ax.domain.protocol} record, each
@@ -21,43 +24,65 @@ final class ExecutorHandlers {
     record PollAnswer(List<WorkItem> items) {
     }
 
+    /** What every protocol record that has them must carry: who is speaking (in which session), and about which run and stream. */
+    private static final Set<String> REQUIRED = Set.of("executorId", "session", "run", "stream");
+
     private final ApiContext api;
 
     ExecutorHandlers(ApiContext api) {
         this.api = api;
     }
 
+    /** The body as a protocol record; a missing required field is a 400 naming it, not a failure deep in the dispatcher. */
+    private <T extends Record> T body(Context ctx, Class<T> type) {
+        T value = Bodies.read(ctx, api.json(), type);
+        for (RecordComponent component : type.getRecordComponents()) {
+            if (REQUIRED.contains(component.getName()) && value(component, value) == null) {
+                throw new ValidationException(component.getName(), "is required");
+            }
+        }
+        return value;
+    }
+
+    private static Object value(RecordComponent component, Record record) {
+        try {
+            return component.getAccessor().invoke(record);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("a record's accessor is public", e);
+        }
+    }
+
     void register(Context ctx) {
-        ctx.json(api.dispatcher().register(Bodies.read(ctx, api.json(), Register.class)));
+        ctx.json(api.dispatcher().register(body(ctx, Register.class)));
     }
 
     /** Blocks up to {@code waitMillis}: Jetty runs requests on virtual threads, so waiting executors cost no platform thread. */
     void poll(Context ctx) throws InterruptedException {
-        ctx.json(new PollAnswer(api.dispatcher().poll(Bodies.read(ctx, api.json(), Poll.class))));
+        ctx.json(new PollAnswer(api.dispatcher().poll(body(ctx, Poll.class))));
     }
 
     void heartbeat(Context ctx) {
-        ctx.json(api.dispatcher().heartbeat(Bodies.read(ctx, api.json(), Heartbeat.class)));
+        ctx.json(api.dispatcher().heartbeat(body(ctx, Heartbeat.class)));
     }
 
     void started(Context ctx) {
-        report(ctx, api.dispatcher().started(Bodies.read(ctx, api.json(), Started.class)));
+        report(ctx, api.dispatcher().started(body(ctx, Started.class)));
     }
 
     void log(Context ctx) {
-        report(ctx, api.dispatcher().log(Bodies.read(ctx, api.json(), LogChunk.class)));
+        report(ctx, api.dispatcher().log(body(ctx, LogChunk.class)));
     }
 
     void complete(Context ctx) {
-        report(ctx, api.dispatcher().complete(Bodies.read(ctx, api.json(), Completion.class)));
+        report(ctx, api.dispatcher().complete(body(ctx, Completion.class)));
     }
 
     void requestApproval(Context ctx) {
-        report(ctx, api.dispatcher().requestApproval(Bodies.read(ctx, api.json(), dev.ax.domain.protocol.ApprovalAsk.class)));
+        report(ctx, api.dispatcher().requestApproval(body(ctx, dev.ax.domain.protocol.ApprovalAsk.class)));
     }
 
     void runState(Context ctx) {
-        report(ctx, api.dispatcher().runState(Bodies.read(ctx, api.json(), dev.ax.domain.protocol.RunStateQuery.class)));
+        report(ctx, api.dispatcher().runState(body(ctx, dev.ax.domain.protocol.RunStateQuery.class)));
     }
 
     private static void report(Context ctx, ReportAnswer answer) {

@@ -9,7 +9,9 @@ import dev.ax.api.Views.VersionView;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
+import dev.ax.scheduler.TaskService;
 import dev.ax.scheduler.TaskService.Saved;
+import dev.ax.scheduler.TriggerKey;
 import dev.ax.store.EventRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -108,19 +110,24 @@ final class TaskHandlers {
     /** {@code POST /api/tasks/{name}/trigger}, body {@code {"params":{...}}} or none. */
     void triggerManual(Context ctx) {
         String name = ctx.pathParam("name");
+        TriggerKey key = TriggerKeys.of(ctx);
         Map<String, Object> body = Bodies.object(ctx, api.json());
-        long id = api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body));
-        ctx.status(202).json(new Triggered(id, name));
+        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body), key));
     }
 
     /** {@code POST /api/trigger}, body {@code {"taskName":"x","params":{...}}}: another system says something happened. */
     void triggerEvent(Context ctx) {
+        TriggerKey key = TriggerKeys.of(ctx);
         Map<String, Object> body = Bodies.object(ctx, api.json());
         if (!(body.get("taskName") instanceof String name) || name.isBlank()) {
             throw new ValidationException("taskName", "required: the name of the task to run");
         }
-        long id = api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body));
-        ctx.status(202).json(new Triggered(id, name));
+        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body), key));
+    }
+
+    /** 202 for a new run; 200 with {@code "duplicate": true} for the run an earlier request with the same key made. */
+    private static void answer(Context ctx, String name, TaskService.Triggered t) {
+        ctx.status(t.duplicate() ? 200 : 202).json(new Triggered(t.instanceId(), name, t.duplicate()));
     }
 
     /** {@code "force": true} runs it even if its idempotency key is already done. */

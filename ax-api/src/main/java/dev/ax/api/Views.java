@@ -177,7 +177,8 @@ public final class Views {
         }
     }
 
-    public record Triggered(long instanceId, String taskName) {
+    /** A trigger's answer; {@code duplicate}: the run an earlier request with the same idempotency key made. */
+    public record Triggered(long instanceId, String taskName, boolean duplicate) {
     }
 
     /** A retry or re-run: the new run and the one it repeats. */

@@ -57,6 +57,13 @@ public final class ApiClient {
         return post(path, write(body));
     }
 
+    /** A POST with extra headers (an {@code Idempotency-Key}, say). */
+    public Response post(String path, String body, java.util.Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(request("POST", path, body, "application/json"), (name, value) -> true);
+        headers.forEach(b::header);
+        return send(b.build());
+    }
+
     public Response put(String path, String body) {
         return send("PUT", path, body, "application/json");
     }
@@ -72,8 +79,12 @@ public final class ApiClient {
     }
 
     private Response send(String method, String path, String body, String accept) {
+        return send(request(method, path, body, accept));
+    }
+
+    private Response send(HttpRequest request) {
         try {
-            HttpResponse<String> r = http.send(request(method, path, body, accept), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
             return new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -60,6 +60,25 @@ class OpenApiTest {
     }
 
     @Test
+    void both_trigger_routes_document_the_idempotency_key_and_its_answers() throws IOException {
+        JsonNode doc = Json.mapper().readTree(SystemHandlers.readOpenApi());
+
+        for (String path : new String[] {"/api/trigger", "/api/tasks/{name}/trigger"}) {
+            JsonNode op = doc.get("paths").get(path).get("post");
+            Set<String> headers = new TreeSet<>();
+            op.get("parameters").forEach(p -> {
+                if (p.get("in").asText().equals("header")) {
+                    headers.add(p.get("name").asText());
+                }
+            });
+            assertThat(headers).as(path).containsExactly("Idempotency-Key", "X-AX-Request-ID");
+            assertThat(op.get("responses").has("200")).as(path).isTrue();
+            assertThat(op.get("responses").has("422")).as(path).isTrue();
+        }
+        assertThat(doc.get("components").get("schemas").get("Triggered").get("properties").has("duplicate")).isTrue();
+    }
+
+    @Test
     void route_paths_are_unique() {
         assertThat(Routes.table(null).stream().map(r -> r.method() + " " + r.path()).distinct().count())
                 .isEqualTo(Routes.table(null).size());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.ax.executor.TlsTrust;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -19,6 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
 
 /**
  * A small client for the AX REST API: JSON in, {@link JsonNode} out, {@code Authorization: Bearer <token>}.
@@ -37,19 +40,27 @@ public final class ApiClient {
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http;
 
+    public ApiClient(URI base, String token) {
+        this(base, token, null);
+    }
+
     /**
      * @param base  the server, e.g. {@code http://127.0.0.1:7070}; a path prefix (behind a proxy) is kept
      * @param token the bearer token; {@code null} sends no Authorization header (the server will say 401)
+     * @param tls   whom to trust for an {@code https://} server ({@code --ca}); null = the system's CAs
      */
-    public ApiClient(URI base, String token) {
+    public ApiClient(URI base, String token, SSLContext tls) {
         Objects.requireNonNull(base, "base");
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.token = token;
-        this.http = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT)
-                .build();
+                .connectTimeout(CONNECT_TIMEOUT);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.http = builder.build();
     }
 
     public URI base() {
@@ -66,6 +77,60 @@ public final class ApiClient {
 
     public JsonNode post(String path, Object body) {
         return parse(send("POST", path, body, "application/json"));
+    }
+
+    /** How often {@link #postIdempotent} sends a request at most: once, and three retries. */
+    static final int ATTEMPTS = 4;
+    /** The pause before the first retry; it doubles before each further one (250 ms, 500 ms, 1 s). */
+    static final Duration FIRST_PAUSE = Duration.ofMillis(250);
+
+    /** A request sent {@link #ATTEMPTS} times without an answer that says what became of it. */
+    public static final class GaveUp extends CliException {
+        GaveUp(int attempts, String key, CliException last) {
+            super(last.exitCode(), "no answer after " + attempts + " attempts with Idempotency-Key " + key + "; the last: "
+                    + last.getMessage(), last);
+        }
+    }
+
+    /**
+     * A POST that is safe to send again: it carries {@code Idempotency-Key: key}, and the server makes at most one
+     * run for that key whichever attempt reaches it. When an attempt fails in a way that may not have reached the
+     * server, or whose answer was lost on the way back — no connection, a connection reset or closed before the
+     * answer, no answer in time, or 502/503/504 from the server or a proxy in front of it — it is sent again with the
+     * same key, up to {@link #ATTEMPTS} times, {@link #FIRST_PAUSE} apart and doubling; {@code onRetry} is told each
+     * time why. Any other answer is final at once. Gives up with {@link GaveUp}.
+     */
+    public JsonNode postIdempotent(String path, Object body, String key, Consumer<String> onRetry) {
+        Map<String, String> headers = Map.of("Idempotency-Key", key);
+        long pause = FIRST_PAUSE.toMillis();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return parse(send("POST", path, body, "application/json", headers));
+            } catch (CliException e) {
+                if (!unanswered(e)) {
+                    throw e;
+                }
+                if (attempt == ATTEMPTS) {
+                    throw new GaveUp(attempt, key, e);
+                }
+                onRetry.accept("attempt " + attempt + " of " + ATTEMPTS + ": " + e.getMessage());
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliException(ExitCodes.UNREACHABLE, "interrupted while retrying " + path + " with Idempotency-Key " + key, e);
+            }
+            pause *= 2;
+        }
+    }
+
+    /** True when a request may have gone unanswered rather than refused: sending it again with its key is the way to know. */
+    private static boolean unanswered(CliException e) {
+        if (e instanceof ApiException a) {
+            return a.status() == 502 || a.status() == 503 || a.status() == 504;
+        }
+        return e.getCause() instanceof IOException io && !unknownHost(io);
     }
 
     /** What {@link #apply} did: the answer, and "created" or "updated". */
@@ -139,9 +204,14 @@ public final class ApiClient {
     }
 
     private HttpResponse<String> send(String method, String path, Object body, String accept) {
+        return send(method, path, body, accept, Map.of());
+    }
+
+    private HttpResponse<String> send(String method, String path, Object body, String accept, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Accept", accept);
+        headers.forEach(request::header);
         if (token != null && !token.isBlank()) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -159,6 +229,10 @@ public final class ApiClient {
         } catch (HttpTimeoutException e) {
             throw unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s", e);
         } catch (IOException e) {
+            if (TlsTrust.isHandshakeFailure(e)) {
+                throw new CliException(ExitCodes.UNREACHABLE, "cannot connect securely to the AX server at " + base + ": "
+                        + TlsTrust.describe(e) + " (--ca FILE or AX_CA names the CA to trust)", e);
+            }
             throw unreachable(describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -177,13 +251,14 @@ public final class ApiClient {
 
     /** An IOException's message is often null; then a cause's message, or its class name, says what happened. */
     private String describe(IOException e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
-                return "unknown host " + base.getHost();
-            }
+        if (unknownHost(e)) {
+            return "unknown host " + base.getHost();
         }
         if (e instanceof java.net.ConnectException) {
             return "connection refused";
+        }
+        if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
+            return TlsTrust.describe(e);
         }
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {
@@ -191,6 +266,15 @@ public final class ApiClient {
         }
         String message = t.getMessage();
         return message == null || message.isBlank() ? t.getClass().getSimpleName() : message;
+    }
+
+    private static boolean unknownHost(IOException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private ApiException error(HttpResponse<String> response) {

@@ -4,6 +4,7 @@ import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.executor.HttpExecutorChannel;
+import dev.ax.executor.TlsTrust;
 import dev.ax.executor.shell.ShellRunner;
 import java.net.InetAddress;
 import java.net.URI;
@@ -33,6 +34,11 @@ final class ExecutorCommand implements Callable<Integer> {
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",
             description = "The executor token (default: $AX_TOKEN).")
     String token;
+
+    @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:AX_CA}",
+            description = "For an https:// server: the CA certificate(s) (PEM) that signed its certificate, trusted "
+                    + "instead of the system's CAs (default: $AX_CA; without either, the system's CAs).")
+    java.nio.file.Path ca;
 
     @Option(names = {"-g", "--group"}, paramLabel = "GROUP", defaultValue = "default",
             description = "An executor group whose runs this executor takes; repeatable (default: ${DEFAULT-VALUE}).")
@@ -77,14 +83,14 @@ final class ExecutorCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        HttpExecutorChannel channel = new HttpExecutorChannel(uri, token.strip());
+        HttpExecutorChannel channel = new HttpExecutorChannel(uri, token.strip(), ClientOptions.trust(spec, ca));
         ExecutorAgent agent = new ExecutorAgent(config, channel, new ShellRunner(config.killGrace()));
         try {
             agent.start();
         } catch (ChannelException e) {
             channel.close();
             spec.commandLine().getErr().println("cannot register executor " + config.executorId() + " with " + uri + ": "
-                    + e.getMessage());
+                    + e.getMessage() + (TlsTrust.isHandshakeFailure(e) ? " (--ca FILE or AX_CA names the CA to trust)" : ""));
             // An I/O cause means no answer at all; without one the server answered and said no (a refused token).
             return e.getCause() instanceof java.io.IOException ? ExitCodes.UNREACHABLE : ExitCodes.REFUSED;
         }

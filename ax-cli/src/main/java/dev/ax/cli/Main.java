@@ -16,7 +16,8 @@ import picocli.CommandLine.HelpCommand;
         footer = {"  0  done", "  1  the server refused the request, or the awaited run did not succeed",
                 "  2  usage error", "  3  the server could not be reached",
                 "%nClient commands take --server from AX_SERVER (default http://127.0.0.1:7070)",
-                "and --token from AX_TOKEN, else from the file ./ax-data/admin.token."})
+                "and --token from AX_TOKEN, else from the file ./ax-data/admin.token;",
+                "for an https:// server, --ca (the CA to trust) from AX_CA."})
 public final class Main extends GroupCommand {
     /** Logging for the ax command; a -Dlogback.configurationFile given by the user wins. */
     static final String LOGBACK_CONFIG = "dev/ax/cli/logback-cli.xml";

@@ -1,9 +1,14 @@
 package dev.ax.cli;
 
+import dev.ax.api.HttpOptions;
+import dev.ax.api.TlsIdentity;
+import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
 import dev.ax.store.DbConfig;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -78,6 +83,33 @@ final class ServerCommand implements Callable<Integer> {
                     + "so one group's flood cannot take every slot.")
     java.util.Map<String, Integer> groupCapacity = new java.util.LinkedHashMap<>();
 
+    @Option(names = "--idempotency-window", paramLabel = "DURATION",
+            defaultValue = "PT24H",
+            description = "How long a trigger's Idempotency-Key answers with the run it made; after it the same key makes a new run "
+                    + "(ISO-8601, e.g. PT24H, PT30M, P7D; default: ${DEFAULT-VALUE}).")
+    String idempotencyWindow;
+
+    @Option(names = "--max-request-size", paramLabel = "BYTES", defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES,
+            description = "The largest request body taken, in bytes (default: ${DEFAULT-VALUE}, 1 MiB; at least 262144, the "
+                    + "largest request an executor sends; at most 64 MiB). A larger body gets 413 before anything reads it.")
+    long maxRequestSize;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "Serve HTTPS on --port with this certificate chain (PEM: the server's certificate first, then any "
+                    + "intermediate CAs). Needs --tls-key. Clients trust its CA with --ca or AX_CA.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "The private key of --tls-cert (PEM, unencrypted: PKCS#8, or PKCS#1 RSA, or EC); keep it readable "
+                    + "by the server's user only.")
+    Path tlsKey;
+
+    @Option(names = "--trusted-proxy", paramLabel = "ADDR",
+            description = "The IP address of a reverse proxy in front of this server (repeatable): requests from it are "
+                    + "counted by the client address its X-Forwarded-For names (the console's log-in throttle). Without it, "
+                    + "X-Forwarded-For is ignored and every client behind a proxy shares the proxy's address.")
+    List<String> trustedProxies = new java.util.ArrayList<>();
+
     @Option(names = "--node-id", paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
     String nodeId;
@@ -132,11 +164,34 @@ final class ServerCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--db-user and --db-password need --db-url");
         }
         DbConfig chosen = db;
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together: give both to serve HTTPS");
+        }
+        HttpOptions http = validated(() -> new HttpOptions(maxRequestSize, tlsCert == null ? null : TlsIdentity.load(tlsCert, tlsKey),
+                trustedProxies));
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
+        Duration window = idempotencyWindow();
         return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
-                dev.ax.scheduler.SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity), null)
+                SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity).withIdempotencyWindow(window), null)
                 .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList())
-                .withExecutorConcurrency(executorConcurrency));
+                .withExecutorConcurrency(executorConcurrency)
+                .withHttp(http));
+    }
+
+    /** {@code --idempotency-window}, refused with the option's name (the config's own check names its field). */
+    private Duration idempotencyWindow() {
+        Duration window;
+        try {
+            window = Duration.parse(idempotencyWindow.strip());
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), "--idempotency-window must be an ISO-8601 duration such as PT24H, "
+                    + "PT30M or P7D, was '" + idempotencyWindow + "'");
+        }
+        if (window.isNegative() || window.isZero() || window.compareTo(SchedulerConfig.MAX_IDEMPOTENCY_WINDOW) > 0) {
+            throw new ParameterException(spec.commandLine(), "--idempotency-window must be positive and at most "
+                    + "P" + SchedulerConfig.MAX_IDEMPOTENCY_WINDOW.toDays() + "D, was " + idempotencyWindow);
+        }
+        return window;
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */

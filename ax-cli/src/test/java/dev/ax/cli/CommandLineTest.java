@@ -94,6 +94,43 @@ class CommandLineTest {
     }
 
     @Test
+    void server_refuses_an_idempotency_window_that_is_not_a_positive_iso_8601_duration() {
+        Cli.Result words = Cli.run("server", "--idempotency-window", "24h");
+        assertThat(words.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(words.err()).contains("--idempotency-window must be an ISO-8601 duration such as PT24H, PT30M or P7D, was '24h'");
+
+        Cli.Result zero = Cli.run("server", "--idempotency-window", "PT0S");
+        assertThat(zero.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(zero.err()).contains("--idempotency-window must be positive and at most P3650D, was PT0S");
+        assertThat(Cli.run("server", "--idempotency-window", "-PT1H").err()).contains("--idempotency-window must be positive");
+    }
+
+    @Test
+    void server_takes_its_idempotency_window_from_the_option_and_a_day_without_it() {
+        ServerCommand given = new ServerCommand();
+        new CommandLine(given).parseArgs("--idempotency-window", "PT30M");
+        ServerCommand none = new ServerCommand();
+        new CommandLine(none).parseArgs();
+
+        assertThat(given.config().scheduler().idempotencyWindow()).isEqualTo(java.time.Duration.ofMinutes(30));
+        assertThat(none.config().scheduler().idempotencyWindow()).isEqualTo(java.time.Duration.ofHours(24));
+    }
+
+    @Test
+        void server_refuses_a_request_size_limit_out_of_range_and_a_proxy_that_is_not_an_address() {
+        Cli.Result small = Cli.run("server", "--max-request-size", "1000");
+        Cli.Result word = Cli.run("server", "--max-request-size", "lots");
+        Cli.Result proxy = Cli.run("server", "--trusted-proxy", "lb.internal");
+
+        assertThat(small.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(small.err()).contains("--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
+        assertThat(word.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(word.err()).contains("--max-request-size");
+        assertThat(proxy.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(proxy.err()).contains("--trusted-proxy must be an IP address");
+    }
+
+    @Test
     void executor_needs_a_token_and_a_sane_concurrency() {
         Cli.Result noToken = Cli.run("executor", "--server", "http://127.0.0.1:9", "--token", "");
         assertThat(noToken.exitCode()).isEqualTo(ExitCodes.USAGE);

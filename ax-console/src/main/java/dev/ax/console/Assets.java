@@ -70,7 +70,6 @@ public final class Assets {
         void serve(Context ctx) {
             ctx.header("Cache-Control", cacheControl);
             ctx.header("ETag", etag);
-            ctx.header("X-Content-Type-Options", "nosniff");
             if (etag.equals(ctx.header("If-None-Match"))) {
                 ctx.status(HttpStatus.NOT_MODIFIED);
                 return;

@@ -11,6 +11,7 @@ import dev.ax.store.ConcurrentChangeException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,7 @@ public final class Console {
     public static Consumer<JavalinConfig> routes(SchedulerNode node) {
         ConsoleContext c = new ConsoleContext(node, new Templates());
         return cfg -> {
+            cfg.routes.before(Console::securityHeaders);
             Assets.routes(cfg);
             for (Route r : table(c)) {
                 cfg.routes.addHttpHandler(r.method(), r.path(), ctx -> serve(c, r, ctx));
@@ -58,7 +60,7 @@ public final class Console {
     }
 
     private static List<Route> table(ConsoleContext c) {
-        LoginPages login = new LoginPages(c);
+        LoginPages login = new LoginPages(c, new LoginThrottle(c.clock()));
         DashboardPage dashboard = new DashboardPage(c);
         TaskPages tasks = new TaskPages(c);
         RunPages runs = new RunPages(c);
@@ -106,10 +108,20 @@ public final class Console {
                 new Route(HandlerType.GET, "/health", Kind.PAGE, system::health));
     }
 
-    private static void serve(ConsoleContext c, Route r, Context ctx) {
+    /**
+     * On every answer outside the API, before any handler runs: pages, error pages, redirects, assets and a
+     * path that leads nowhere alike. The API's JSON gets {@code nosniff} from the API itself.
+     */
+    static void securityHeaders(Context ctx) {
+        if (ctx.path().startsWith("/api/")) {
+            return;
+        }
         ctx.header("Content-Security-Policy", CSP);
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Referrer-Policy", "same-origin");
+    }
+
+    private static void serve(ConsoleContext c, Route r, Context ctx) {
         ctx.header("Cache-Control", "no-store");
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
         try {
@@ -142,6 +154,8 @@ public final class Console {
                 }
                 throw e;
             }
+        } catch (HttpResponseException e) {
+            throw e; // Javalin's own refusals are answered by the app's mapper, as for any route
         } catch (Exception e) {
             Integer status = refusal(e);
             if (status == null) {

@@ -1,11 +1,17 @@
 package dev.ax.console;
 
 import dev.ax.domain.secret.SecretMask;
+import dev.ax.domain.time.AxClock;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.Store;
 
 /** What every console handler needs, passed as one object. */
 record ConsoleContext(SchedulerNode node, Templates templates) {
+    /** The node's clock: the database's in production, one a test moves. */
+    AxClock clock() {
+        return node.context().clock();
+    }
+
     Store store() {
         return node.context().store();
     }

@@ -3,13 +3,23 @@ package dev.ax.console;
 import dev.ax.console.Session.Who;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
 
-/** Logging in with an API token, and out. */
+/** Logging in with an API token, and out. Failed attempts are throttled per client address ({@link LoginThrottle}). */
 final class LoginPages {
-    private final ConsoleContext c;
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
-    LoginPages(ConsoleContext c) {
+    private final ConsoleContext c;
+    private final LoginThrottle throttle;
+
+    LoginPages(ConsoleContext c, LoginThrottle throttle) {
         this.c = c;
+        this.throttle = throttle;
     }
 
     void form(Context ctx, Who ignored) {
@@ -17,12 +27,22 @@ final class LoginPages {
         c.templates().page(ctx, "login.jte", new Page("Log in", null, null, Session.takeFlash(ctx)), new Views.Login(next, null));
     }
 
-    /** Checks the token against the API's tokens; executor tokens are for executors only. */
+    /**
+     * Checks the token against the API's tokens; executor tokens are for executors only. An address that
+     * failed too often is refused before its token is even looked at.
+     */
     void login(Context ctx, Who ignored) {
-        String token = ctx.formParam("token");
         String next = Console.localPath(ctx.formParam("next"), "/");
+        String address = ctx.ip();
+        Optional<Instant> blocked = throttle.blockedUntil(address);
+        if (blocked.isPresent()) {
+            tooManyFailures(ctx, next, blocked.get());
+            return;
+        }
+        String token = ctx.formParam("token");
         Who who = token == null || token.isBlank() ? null : Session.lookup(c.store(), token.strip()).orElse(null);
         if (who == null) {
+            throttle.failed(address);
             ctx.status(401);
             c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null),
                     new Views.Login(next, "That token is not known (executor tokens cannot log in to the console)."));
@@ -35,5 +55,19 @@ final class LoginPages {
     void logout(Context ctx, Who who) {
         Session.logout(ctx);
         ctx.redirect("/login", HttpStatus.SEE_OTHER);
+    }
+
+    private static String minutes(Duration d) {
+        return d.toSeconds() % 60 == 0 ? d.toMinutes() + " minutes" : Fmt.duration(d);
+    }
+
+    private void tooManyFailures(Context ctx, String next, Instant until) {
+        Duration wait = Duration.between(throttle.clock().now(), until);
+        long seconds = Math.max(1, wait.plusMillis(999).truncatedTo(ChronoUnit.SECONDS).toSeconds());
+        ctx.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", Long.toString(seconds));
+        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null), new Views.Login(next,
+                "Too many failed log-ins from your address (" + throttle.maxFailures() + " within " + minutes(throttle.window())
+                        + "). Try again after " + CLOCK.format(until)
+                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ")."));
     }
 }

@@ -15,12 +15,30 @@ import dev.ax.executor.shell.RunningShell;
 final class ActiveRun {
 
     private final WorkItem item;
+    /** Until when (this JVM's nanoTime) the run's lease can be counted on; see {@link LeaseTerms}. */
+    private volatile long holdsUntilNanos;
     private RunningShell shell;     // guarded by this; null until started
     private LogShipper shipper;     // guarded by this
     private String abandonReason;   // guarded by this; non-null once the run must not be reported any more
+    private volatile boolean reported;
 
-    ActiveRun(WorkItem item) {
+    ActiveRun(WorkItem item, long holdsUntilNanos) {
         this.item = item;
+        this.holdsUntilNanos = holdsUntilNanos;
+    }
+
+    long holdsUntilNanos() {
+        return holdsUntilNanos;
+    }
+
+    /** A heartbeat renewed the lease: it holds until then. */
+    void renewed(long untilNanos) {
+        holdsUntilNanos = untilNanos;
+    }
+
+    /** True while this executor can show, by its own clock, that it still holds the run's lease with the margin. */
+    boolean leaseHeld() {
+        return System.nanoTime() - holdsUntilNanos < 0;
     }
 
     WorkItem item() {
@@ -66,6 +84,15 @@ final class ActiveRun {
             wait(Math.max(1, Math.min(left / 1_000_000, 1000)));
         }
         return true;
+    }
+
+    /** The server accepted the run's completion: nothing more happens to it here. */
+    void markReported() {
+        reported = true;
+    }
+
+    boolean reported() {
+        return reported;
     }
 
     synchronized boolean abandoned() {

@@ -8,7 +8,9 @@ import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.reaper.Reaper;
 import dev.ax.executor.shell.ShellRunner;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Objects;
@@ -70,7 +72,9 @@ public final class ExecutorAgent implements AutoCloseable {
     private volatile boolean running;
     private volatile String session;
     private volatile long leaseMillis;
+    private volatile LeaseTerms lease;
     private volatile long heartbeatMillis;
+    private Reaper reaper;                      // set by start(), under lifecycle
     private ExecutorService runThreads;         // set by start(), under lifecycle
     private ScheduledExecutorService heartbeat; // set by start(), under lifecycle
     private Thread pollThread;                  // set by start(), under lifecycle
@@ -103,10 +107,29 @@ public final class ExecutorAgent implements AutoCloseable {
                 throw new IllegalStateException("executor " + config.executorId() + " was already started");
             }
             String newSession = UUID.randomUUID().toString();
-            RegisterAnswer answer = channel.register(new Register(config.executorId(), newSession, config.groups(),
-                    hostName(), ProcessHandle.current().pid(), config.version(), List.copyOf(runs.keySet()), config.labels()));
+            // The reaper first: no process of this life may start before something outside this JVM guards it.
+            Reaper guard;
+            try {
+                guard = Reaper.start(config.executorId(), newSession,
+                        ref -> abandon(ref, "killed by the reaper: its lease was not renewed in time"));
+            } catch (IOException e) {
+                throw new IllegalStateException("executor " + config.executorId() + " cannot start its reaper, which kills its runs'"
+                        + " processes should it die or stall: " + e.getMessage(), e);
+            }
+            RegisterAnswer answer;
+            try {
+                answer = channel.register(new Register(config.executorId(), newSession, config.groups(),
+                        hostName(), ProcessHandle.current().pid(), config.version(), List.copyOf(runs.keySet()), config.labels()));
+            } catch (RuntimeException e) {
+                guard.close();
+                throw e;
+            }
+            reaper = guard;
+            worker.guardWith(guard);
+            guard.killEarlierLives(answer.lost());
             session = newSession;
             leaseMillis = answer.leaseMillis();
+            lease = new LeaseTerms(answer.leaseMillis());
             heartbeatMillis = heartbeatPeriod(answer);
             answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server at registration"));
             running = true;
@@ -153,6 +176,7 @@ public final class ExecutorAgent implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        reaper.close(); // kills what is left of runs that did not stop in time
         log.info("executor {} closed", config.executorId());
     }
 
@@ -209,6 +233,7 @@ public final class ExecutorAgent implements AutoCloseable {
             return;
         }
         List<WorkItem> items;
+        long sent = System.nanoTime(); // the server claims at the start of the poll: leases run from after this
         try {
             items = channel.poll(new Poll(config.executorId(), config.groups(), free, config.pollWaitMillis()));
         } catch (ChannelException e) {
@@ -225,7 +250,7 @@ public final class ExecutorAgent implements AutoCloseable {
             // Their leases are already ticking: refusing them would only delay them until the leases expire.
             log.warn("server sent {} runs for {} free slots; running them all", items.size(), free);
         }
-        items.forEach(this::admit);
+        items.forEach(item -> admit(item, lease.holdsUntil(sent)));
     }
 
     private int awaitFreeSlots() throws InterruptedException {
@@ -240,13 +265,13 @@ public final class ExecutorAgent implements AutoCloseable {
         }
     }
 
-    private void admit(WorkItem item) {
+    private void admit(WorkItem item, long holdsUntilNanos) {
         synchronized (lifecycle) {
             if (!running) {
                 log.info("not starting run {}: executor is closing; its lease will expire", item.ref());
                 return;
             }
-            ActiveRun run = new ActiveRun(item);
+            ActiveRun run = new ActiveRun(item, holdsUntilNanos);
             if (runs.putIfAbsent(item.ref(), run) != null) {
                 log.warn("run {} was handed out again while it is running here; ignoring the duplicate", item.ref());
                 return;
@@ -259,13 +284,25 @@ public final class ExecutorAgent implements AutoCloseable {
 
     private void heartbeatTick() {
         try {
-            HeartbeatAnswer answer = channel.heartbeat(
-                    new Heartbeat(config.executorId(), session, List.copyOf(runs.keySet())));
+            long sent = System.nanoTime();
+            List<RunRef> held = List.copyOf(runs.keySet());
+            HeartbeatAnswer answer = channel.heartbeat(new Heartbeat(config.executorId(), session, held));
             if (heartbeatFailing) {
                 log.info("heartbeats reach the server again");
                 heartbeatFailing = false;
             }
             answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server (lease lost or terminated)"));
+            // The others' leases were renewed after we sent: they hold from then, here and in the reaper.
+            Set<RunRef> abandoned = Set.copyOf(answer.abandon());
+            List<RunRef> renewed = held.stream().filter(ref -> !abandoned.contains(ref)).toList();
+            long until = lease.holdsUntil(sent);
+            renewed.forEach(ref -> {
+                ActiveRun run = runs.get(ref);
+                if (run != null) {
+                    run.renewed(until);
+                }
+            });
+            reaper.renew(renewed, until);
         } catch (ChannelException e) {
             // The processes keep running; if the lease expires meanwhile, the next answer's "abandon" says so.
             if (running && !heartbeatFailing) {
@@ -280,8 +317,9 @@ public final class ExecutorAgent implements AutoCloseable {
 
     private void abandon(RunRef ref, String reason) {
         ActiveRun run = runs.get(ref);
-        if (run == null) {
-            log.debug("server abandoned run {}, which is not running here", ref);
+        if (run == null || run.reported()) {
+            // A heartbeat that crossed the run's completion: the server let go of a run that is over here too.
+            log.debug("server let go of run {}, which is {} here", ref, run == null ? "not running" : "over");
             return;
         }
         log.info("stopping run {}: {}", ref, reason);

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * The executor side of the protocol over HTTP: each call is a {@code POST {server}/api/executor/<call>} with the
@@ -33,23 +34,45 @@ import java.util.Objects;
  * complete) is the server refusing it because this executor no longer holds the lease, and comes back as a refused
  * {@link ReportAnswer}, not an error; anything else, and any I/O failure, is a {@link ChannelException}, which the
  * agent retries.
+ *
+ * <p>No request is larger than {@link #MAX_REQUEST_BYTES}, the least a server may be configured to take: whoever
+ * batches output already keeps chunks far smaller ({@link LogLines}), and what still comes out larger (a huge
+ * executor id, a caller of its own) is split here: a log chunk into several, a completion's tail shipped as log
+ * chunks ahead of it, a message or approval summary cut.
+ *
+ * <p>{@code https://} servers are verified against the JVM's trusted CAs, or against the given {@link SSLContext}
+ * ({@link TlsTrust#trusting}), host name included.
  */
 public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable {
 
     /** Time allowed for every call except poll, and for connecting. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    /** The largest request body sent; a server's --max-request-size may not be set below it. */
+    public static final int MAX_REQUEST_BYTES = 256 * 1024;
+    /** The longest completion message or approval summary sent; the rest is cut. */
+    static final int MAX_TEXT_CHARS = 8000;
     private static final int EXCERPT_CHARS = 200;
 
     private final String base;
     private final String authorization;
     private final ObjectMapper json;
     private final HttpClient http;
+    private final int maxRequestBytes;
 
     public HttpExecutorChannel(URI server, String token) {
-        this(server, token, defaultMapper());
+        this(server, token, (SSLContext) null);
+    }
+
+    /** @param tls whom to trust for an {@code https://} server; null = the JVM's trusted CAs */
+    public HttpExecutorChannel(URI server, String token, SSLContext tls) {
+        this(server, token, defaultMapper(), tls, MAX_REQUEST_BYTES);
     }
 
     public HttpExecutorChannel(URI server, String token, ObjectMapper json) {
+        this(server, token, json, null, MAX_REQUEST_BYTES);
+    }
+
+    HttpExecutorChannel(URI server, String token, ObjectMapper json, SSLContext tls, int maxRequestBytes) {
         Objects.requireNonNull(server, "server");
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("token is required");
@@ -58,11 +81,15 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         this.base = (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/";
         this.authorization = "Bearer " + token;
         this.json = Objects.requireNonNull(json, "json");
+        this.maxRequestBytes = maxRequestBytes;
         // HTTP/1.1: a long-poll is one plain request; no h2c upgrade dance with proxies.
-        this.http = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CALL_TIMEOUT)
-                .build();
+                .connectTimeout(CALL_TIMEOUT);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.http = builder.build();
     }
 
     /** Java time as ISO-8601 strings, unknown fields ignored (a newer server may send more). */
@@ -106,17 +133,42 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
 
     @Override
     public ReportAnswer log(LogChunk chunk) {
-        return call("log", chunk, ReportAnswer.class, CALL_TIMEOUT, true);
+        byte[] body = write("log", chunk);
+        if (body.length <= maxRequestBytes) {
+            return post("log", body, ReportAnswer.class, CALL_TIMEOUT, true);
+        }
+        for (LogChunk part : halves(chunk)) {
+            ReportAnswer answer = log(part);
+            if (!answer.accepted()) {
+                return answer;
+            }
+        }
+        return ReportAnswer.OK;
     }
 
     @Override
     public ReportAnswer complete(Completion completion) {
-        return call("complete", completion, ReportAnswer.class, CALL_TIMEOUT, true);
+        Completion c = completion.message() == null ? completion : new Completion(completion.executorId(), completion.run(),
+                completion.success(), completion.failureKind(), completion.exitCode(), cut(completion.message()), completion.pid(),
+                completion.tail());
+        byte[] body = write("complete", c);
+        if (body.length > maxRequestBytes && !c.tail().isEmpty()) {
+            // Output first, outcome after, as when nothing is carried: the log is whole when the outcome is recorded.
+            for (LogChunk chunk : c.tail()) {
+                ReportAnswer answer = log(chunk);
+                if (!answer.accepted()) {
+                    return answer;
+                }
+            }
+            body = write("complete", c.withTail(List.of()));
+        }
+        return post("complete", body, ReportAnswer.class, CALL_TIMEOUT, true);
     }
 
     @Override
     public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
-        return call("approval-request", ask, ReportAnswer.class, CALL_TIMEOUT, true);
+        return call("approval-request", new dev.ax.domain.protocol.ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
+                ReportAnswer.class, CALL_TIMEOUT, true);
     }
 
     @Override
@@ -130,25 +182,49 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         http.shutdownNow();
     }
 
-    private <T> T call(String name, Object body, Class<T> answerType, Duration timeout, boolean report) {
-        URI uri = URI.create(base + name);
-        HttpRequest request;
+    /** A chunk too large for one request as two, by lines; a single line is cut into pieces first. */
+    private List<LogChunk> halves(LogChunk chunk) {
+        List<String> lines = chunk.lines().size() == 1
+                ? LogLines.pieces(chunk.lines().getFirst(), maxRequestBytes / 2)
+                : chunk.lines();
+        if (lines.size() == 1) {
+            throw new IllegalStateException("a log chunk of one character exceeds " + maxRequestBytes + " bytes"); // a bug
+        }
+        int half = lines.size() / 2;
+        return List.of(new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), lines.subList(0, half)),
+                new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), lines.subList(half, lines.size())));
+    }
+
+    private static String cut(String text) {
+        return text == null || text.length() <= MAX_TEXT_CHARS ? text : text.substring(0, MAX_TEXT_CHARS) + "…";
+    }
+
+    private byte[] write(String name, Object body) {
         try {
-            request = HttpRequest.newBuilder(uri)
-                    .timeout(timeout)
-                    .header("Authorization", authorization)
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)))
-                    .build();
+            return json.writeValueAsBytes(body);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write " + name + " as JSON", e); // a bug, not an outage
         }
+    }
+
+    private <T> T call(String name, Object body, Class<T> answerType, Duration timeout, boolean report) {
+        return post(name, write(name, body), answerType, timeout, report);
+    }
+
+    private <T> T post(String name, byte[] body, Class<T> answerType, Duration timeout, boolean report) {
+        URI uri = URI.create(base + name);
+        HttpRequest request = HttpRequest.newBuilder(uri)
+                .timeout(timeout)
+                .header("Authorization", authorization)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ChannelException("cannot reach server at " + uri + ": " + e, e);
+            throw new ChannelException("cannot reach server at " + uri + ": " + TlsTrust.describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the caller's loop sees the flag and stops
             throw new ChannelException("interrupted while calling " + uri, e);

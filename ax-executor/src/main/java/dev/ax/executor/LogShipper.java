@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * <p>The shell's reader threads call {@link #line} and only append to a buffer: a slow or unreachable server must
  * never stall the reading of a process's pipes (a full pipe blocks the process itself). A sender thread of its own
  * ships the buffer as {@link LogChunk}s: as soon as {@link Limits#batchLines} lines or {@link Limits#batchBytes} bytes
- * are waiting, otherwise every {@link Limits#flushEvery}. At the end, {@link #handOver()} returns what is left (at most
+ * are waiting, otherwise every {@link Limits#flushEvery}. Bytes are counted as the lines travel, inside JSON
+ * ({@link LogLines#jsonBytes}), and a line longer than a batch is cut into pieces, so a chunk, and the completion
+ * that carries the last batch, stay far below the server's request size limit whatever a process prints. At the end, {@link #handOver()} returns what is left (at most
  * one batch) for the run's completion to carry: the server stores it with the outcome, in one transaction, so the log
  * is complete when the outcome is recorded and a short run's output costs no commit of its own ({@link #finish()}
  * ships everything instead). One sender per run keeps that run's chunks in order without any further coordination.
@@ -43,7 +45,7 @@ final class LogShipper implements OutputSink {
 
     private static final Logger log = LoggerFactory.getLogger(LogShipper.class);
 
-    /** When to send and how much to keep. */
+    /** When to send and how much to keep; bytes as the lines take them in JSON ({@link LogLines#jsonBytes}). */
     record Limits(int batchLines, int batchBytes, Duration flushEvery, int maxBufferedLines, long maxBufferedBytes) {
         static final Limits DEFAULT = new Limits(200, 64 * 1024, Duration.ofMillis(250), 10_000, 8L * 1024 * 1024);
     }
@@ -84,14 +86,18 @@ final class LogShipper implements OutputSink {
 
     @Override
     public void line(Stream stream, String line) {
-        Entry entry = new Entry(stream, line, utf8Length(line));
+        // A line too long for one batch goes in pieces: no request may outgrow the server's body size limit.
+        List<String> pieces = LogLines.pieces(line, limits.batchBytes());
         lock.lock();
         try {
             if (aborted) {
                 return;
             }
-            queue.addLast(entry);
-            queuedBytes += entry.bytes();
+            for (String piece : pieces) {
+                Entry entry = new Entry(stream, piece, LogLines.jsonBytes(piece));
+                queue.addLast(entry);
+                queuedBytes += entry.bytes();
+            }
             while (queue.size() > limits.maxBufferedLines() || queuedBytes > limits.maxBufferedBytes()) {
                 queuedBytes -= queue.removeFirst().bytes();
                 dropped++;
@@ -326,21 +332,5 @@ final class LogShipper implements OutputSink {
         byStream.forEach((stream, lines) ->
                 chunks.add(new LogChunk(executorId, run, stream.name().toLowerCase(Locale.ROOT), lines)));
         return chunks;
-    }
-
-    /** Bytes the line takes as UTF-8, without encoding it. */
-    static int utf8Length(String s) {
-        int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n += 1;
-            } else if (c < 0x800 || Character.isSurrogate(c)) {
-                n += 2; // a surrogate pair is 4 bytes: 2 per half
-            } else {
-                n += 3;
-            }
-        }
-        return n;
     }
 }

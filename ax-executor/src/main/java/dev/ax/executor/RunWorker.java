@@ -7,6 +7,7 @@ import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.reaper.Reaper;
 import dev.ax.executor.shell.RunningShell;
 import dev.ax.executor.shell.ShellCommand;
 import dev.ax.executor.shell.ShellResult;
@@ -39,6 +40,7 @@ final class RunWorker {
     private final BooleanSupplier agentRunning;
     private final LongAdder errors;
     private final HttpActions http = new HttpActions();
+    private volatile Reaper reaper; // set when the agent starts, before any run
 
     /**
      * How long after its start a process may end and still have its start reported with its completion. A longer run
@@ -56,6 +58,11 @@ final class RunWorker {
         this.errors = errors;
     }
 
+    /** The reaper of this executor's life: it is told of every process group a run starts. */
+    void guardWith(Reaper reaper) {
+        this.reaper = reaper;
+    }
+
     /**
      * Runs one claimed item to its end: start the process, report "started", stream its output, wait, report the
      * outcome. Returns without reporting when the run was abandoned (or the agent is closing). Blocks for the whole
@@ -64,6 +71,13 @@ final class RunWorker {
     void runToEnd(ActiveRun run) throws InterruptedException {
         if (run.abandoned()) {
             return; // the server took it back before it started
+        }
+        if (!run.leaseHeld()) {
+            // This JVM was stopped or starved since the claim: the server may already have passed the run on, and a
+            // body started now could run beside another executor's. It is not started; the server retries it.
+            log.warn("not starting run {}: its lease was not renewed in time (this executor was stopped or starved)", run.ref());
+            run.abandon("not started: its lease was not renewed in time");
+            return;
         }
         WorkItem item = run.item();
         if (HttpActions.HTTP.equals(item.actionType()) && item.http() != null) {
@@ -76,7 +90,7 @@ final class RunWorker {
         }
         ShellCommand command;
         try {
-            command = ShellActions.command(item);
+            command = ShellActions.command(item, Reaper.MARKER_ENV, reaper.marker(run.ref()));
         } catch (IllegalArgumentException e) {
             report(run, ShellActions.startError(executorId, run.ref(), "cannot start: " + e.getMessage()));
             return;
@@ -84,6 +98,9 @@ final class RunWorker {
         LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
                 reason -> run.abandon("log refused: " + reason), errors);
         RunningShell shell = runner.start(command, MaskingSink.of(mask(run), shipper));
+        if (shell.pid() > 0) {
+            reaper.track(run.ref(), shell.pid(), run.holdsUntilNanos());
+        }
         run.attach(shell, shipper);
         // A process that ends within a moment of its start has its start carried by the completion (one report and one
         // commit instead of two); a longer one reports "started" then. Shards always report it on its own.
@@ -95,6 +112,11 @@ final class RunWorker {
         }
         shipper.startSending();
         ShellResult result = shell.await(); // also after an abandon: the slot frees only once the tree is dead
+        if (shell.pid() > 0 && reaper.release(run.ref())) {
+            // Killed by the reaper because its lease ran out: its exit says nothing about the job, and the server
+            // passes the run on (or has), so nothing is reported.
+            run.abandon("killed by the reaper: its lease was not renewed in time");
+        }
         Optional<Completion> completion = ShellActions.completion(executorId, run.ref(), result)
                 .map(c -> startCarried ? c.withStart(shell.pid()) : c);
         if (completion.isEmpty() && !run.abandoned()) {
@@ -158,6 +180,7 @@ final class RunWorker {
             log.info("run {} dropped before its completion was delivered: {}", run.ref(),
                     run.abandoned() ? run.abandonReason() : "executor shutting down");
         } else if (answer.get().accepted()) {
+            run.markReported();
             log.debug("run {} reported: success={} {}", run.ref(), completion.success(), completion.message());
         } else {
             log.info("run {}: report refused: {}", run.ref(), answer.get().reason());

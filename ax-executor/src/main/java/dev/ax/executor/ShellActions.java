@@ -25,9 +25,11 @@ final class ShellActions {
      * the server already put them in {@code env}: the fields are what the lease and the reports are about, so a
      * script's idempotency key can never disagree with them.
      *
+     * {@code markerName=marker} goes into the environment too: how the reaper finds the run's processes.
+     *
      * @throws IllegalArgumentException if the item has no command or its working directory is not a valid path
      */
-    static ShellCommand command(WorkItem item) {
+    static ShellCommand command(WorkItem item, String markerName, String marker) {
         if (item.command() == null || item.command().isBlank()) {
             throw new IllegalArgumentException("the work item has no command");
         }
@@ -40,6 +42,7 @@ final class ShellActions {
         // A shard of a sharded run (policy.sharding): which part of the work is this process's.
         putIfPresent(env, "AX_SHARD_INDEX", item.shardIndex() == null ? null : item.shardIndex().toString());
         putIfPresent(env, "AX_SHARD_TOTAL", item.shardTotal() == null ? null : item.shardTotal().toString());
+        env.put(markerName, marker);
         Path workingDir = item.workingDir() == null || item.workingDir().isBlank() ? null : Path.of(item.workingDir());
         Duration timeout = item.timeoutSeconds() == null || item.timeoutSeconds() <= 0
                 ? null : Duration.ofSeconds(item.timeoutSeconds());

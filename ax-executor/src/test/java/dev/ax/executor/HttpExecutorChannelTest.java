@@ -219,4 +219,74 @@ class HttpExecutorChannelTest {
     void requires_a_token() {
         assertThatThrownBy(() -> new HttpExecutorChannel(base, " ")).hasMessageContaining("token");
     }
+
+    /** A channel that may send at most {@code max} bytes a request, to see the splitting without megabytes of test data. */
+    private HttpExecutorChannel bounded(int max) {
+        return new HttpExecutorChannel(base, "s3cret", JSON, null, max);
+    }
+
+    private List<String> linesSentTo(String path) throws Exception {
+        List<String> lines = new java.util.ArrayList<>();
+        for (Seen request : seen) {
+            if (request.path().equals(path)) {
+                JSON.readTree(request.body()).get("lines").forEach(l -> lines.add(l.asText()));
+            }
+        }
+        return lines;
+    }
+
+    @Test
+    void a_log_chunk_too_large_for_one_request_goes_in_several_in_order() throws Exception {
+        answer("log", 200, "{\"accepted\":true}");
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            lines.add(i + " " + "\u0001".repeat(i * 5)); // control characters: six bytes each in JSON
+        }
+        String longLine = "x".repeat(20_000);
+        lines.add(longLine);
+
+        try (HttpExecutorChannel channel = bounded(4096)) {
+            assertThat(channel.log(new LogChunk("exec-1", new RunRef(3, 1), "stdout", lines)).accepted()).isTrue();
+        }
+
+        assertThat(seen).hasSizeGreaterThan(10).allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(4096));
+        List<String> sent = linesSentTo("/api/executor/log");
+        assertThat(sent.subList(0, 100)).isEqualTo(lines.subList(0, 100));
+        assertThat(String.join("", sent.subList(100, sent.size()))).isEqualTo(longLine);
+    }
+
+    @Test
+    void a_completion_too_large_ships_its_tail_as_log_first_and_cuts_its_message() throws Exception {
+        answer("log", 200, "{\"accepted\":true}");
+        answer("complete", 200, "{\"accepted\":true}");
+        RunRef run = new RunRef(3, 1);
+        List<String> tail = java.util.stream.IntStream.range(0, 200).mapToObj(i -> "line " + i + " " + "y".repeat(200)).toList();
+        Completion completion = new Completion("exec-1", run, false, FailureKind.EXIT_CODE, 1, "z".repeat(20_000), null,
+                List.of(new LogChunk("exec-1", run, "stderr", tail)));
+
+        try (HttpExecutorChannel channel = bounded(16 * 1024)) {
+            assertThat(channel.complete(completion).accepted()).isTrue();
+        }
+
+        assertThat(seen).allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(16 * 1024));
+        assertThat(seen.getLast().path()).isEqualTo("/api/executor/complete");
+        assertThat(linesSentTo("/api/executor/log")).isEqualTo(tail);
+        JsonNode sent = JSON.readTree(seen.getLast().body());
+        assertThat(sent.get("tail")).isEmpty();
+        assertThat(sent.get("message").asText()).hasSize(HttpExecutorChannel.MAX_TEXT_CHARS + 1).endsWith("…");
+    }
+
+    @Test
+    void a_completion_that_fits_carries_its_tail_in_one_request() {
+        answer("complete", 200, "{\"accepted\":true}");
+        RunRef run = new RunRef(3, 1);
+        Completion completion = new Completion("exec-1", run, true, null, 0, "ok",
+                List.of(new LogChunk("exec-1", run, "stdout", List.of("done"))));
+
+        assertThat(channel.complete(completion).accepted()).isTrue();
+
+        assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/complete");
+        assertThat(seen.getFirst().body()).contains("\"done\"");
+    }
 }

@@ -204,10 +204,28 @@ class LogShipperTest {
     }
 
     @Test
-    void counts_utf8_bytes() {
-        assertThat(LogShipper.utf8Length("abc")).isEqualTo(3);
-        assertThat(LogShipper.utf8Length("é")).isEqualTo(2);
-        assertThat(LogShipper.utf8Length("任务")).isEqualTo(6);
-        assertThat(LogShipper.utf8Length("😀")).isEqualTo(4);
+    void keeps_every_chunk_and_the_handed_over_tail_within_a_batch_of_json_whatever_a_line_holds() throws Exception {
+        LogShipper.Limits limits = new LogShipper.Limits(200, 1024, Duration.ofMillis(20), 10_000, 1L << 20);
+        LogShipper shipper = shipper(limits);
+        shipper.startSending();
+        String controls = "\u0001".repeat(3_000); // 3 KB of output, 18 KB as JSON
+        String emoji = "\ud83d\ude00".repeat(1_000);
+        shipper.line(Stream.STDOUT, controls);
+        numbered(1, 300).forEach(line -> shipper.line(Stream.STDOUT, line));
+        shipper.line(Stream.STDOUT, emoji);
+
+        List<LogChunk> tail = shipper.handOver();
+
+        var json = HttpExecutorChannel.defaultMapper();
+        for (LogChunk chunk : java.util.stream.Stream.concat(server.logs.stream(), tail.stream()).toList()) {
+            // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
+            assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(1024);
+        }
+        List<String> all = new java.util.ArrayList<>(shipped("stdout"));
+        tail.forEach(chunk -> all.addAll(chunk.lines()));
+        // Every line arrives, the long ones in pieces that join back into them.
+        assertThat(String.join("", all.stream().filter(l -> l.startsWith("\u0001")).toList())).isEqualTo(controls);
+        assertThat(all.stream().filter(l -> l.startsWith("line ")).toList()).isEqualTo(numbered(1, 300));
+        assertThat(String.join("", all.stream().filter(l -> l.startsWith("\ud83d")).toList())).isEqualTo(emoji);
     }
 }

@@ -49,7 +49,7 @@ class ShellActionsTest {
         WorkItem item = new WorkItem(9, 3, "nightly", 2, "req-9", Instant.parse("2024-03-01T02:00:00Z"), "shell",
                 "python x.py", Map.of("A", "1", "AX_ATTEMPT", "99"), "/tmp", 60L, 30_000);
 
-        ShellCommand command = ShellActions.command(item);
+        ShellCommand command = ShellActions.command(item, "AX_EXECUTOR_RUN", "s 1:1 e");
 
         assertThat(command.command()).isEqualTo("python x.py");
         assertThat(command.env()).containsExactlyInAnyOrderEntriesOf(Map.of(
@@ -58,7 +58,8 @@ class ShellActionsTest {
                 "AX_ATTEMPT", "3",
                 "AX_TASK_NAME", "nightly",
                 "AX_REQUEST_ID", "req-9",
-                "AX_SCHEDULED_AT", "2024-03-01T02:00:00Z"));
+                "AX_SCHEDULED_AT", "2024-03-01T02:00:00Z",
+                "AX_EXECUTOR_RUN", "s 1:1 e"));
         assertThat(command.workingDir()).isEqualTo(Path.of("/tmp"));
         assertThat(command.timeout()).isEqualTo(Duration.ofSeconds(60));
     }
@@ -67,18 +68,18 @@ class ShellActionsTest {
     void no_timeout_and_no_working_dir_when_the_item_has_none() {
         WorkItem item = new WorkItem(9, 3, "t", 1, null, null, "shell", "true", null, " ", null, 30_000);
 
-        ShellCommand command = ShellActions.command(item);
+        ShellCommand command = ShellActions.command(item, "AX_EXECUTOR_RUN", "s 1:1 e");
 
         assertThat(command.timeout()).isNull();
         assertThat(command.workingDir()).isNull();
-        assertThat(command.env()).containsOnlyKeys("AX_INSTANCE_ID", "AX_ATTEMPT", "AX_TASK_NAME");
+        assertThat(command.env()).containsOnlyKeys("AX_INSTANCE_ID", "AX_ATTEMPT", "AX_TASK_NAME", "AX_EXECUTOR_RUN");
     }
 
     @Test
     void refuses_an_item_without_a_command() {
         WorkItem item = new WorkItem(9, 3, "t", 1, null, null, "shell", " ", null, null, null, 30_000);
 
-        assertThatThrownBy(() -> ShellActions.command(item))
+        assertThatThrownBy(() -> ShellActions.command(item, "AX_EXECUTOR_RUN", "s 1:1 e"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no command");
     }
@@ -89,11 +90,11 @@ class ShellActionsTest {
                 null, null, 30_000);
         WorkItem shard = whole.asShard(2, 3, 4, "ax-9:shard-3");
 
-        ShellCommand cmd = ShellActions.command(shard);
+        ShellCommand cmd = ShellActions.command(shard, "AX_EXECUTOR_RUN", "s 1:1 e");
 
         assertThat(cmd.env()).containsEntry("AX_SHARD_INDEX", "3").containsEntry("AX_SHARD_TOTAL", "4")
                 .containsEntry("AX_ATTEMPT", "2").containsEntry("AX_REQUEST_ID", "ax-9:shard-3");
         assertThat(shard.ref()).isEqualTo(new RunRef(9, 2, 3));
-        assertThat(ShellActions.command(whole).env()).doesNotContainKeys("AX_SHARD_INDEX", "AX_SHARD_TOTAL");
+        assertThat(ShellActions.command(whole, "AX_EXECUTOR_RUN", "s 1:1 e").env()).doesNotContainKeys("AX_SHARD_INDEX", "AX_SHARD_TOTAL");
     }
 }

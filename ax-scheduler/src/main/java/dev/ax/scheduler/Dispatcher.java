@@ -88,7 +88,8 @@ public final class Dispatcher {
         seen.remove(r.executorId()); // its labels may have changed
         shards.registered(r.executorId(), r.held());
         ctx.signals().workAvailable();
-        return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon);
+        return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon,
+                lostRuns.stream().map(run -> new RunRef(run.id(), run.attempt())).toList());
     }
 
     /**

@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The small periodic chores of a node, each a tick the loop calls: runs whose lease expired
  * become failures (EXECUTOR_LOST, then the retry policy), retries whose time has come become
- * READY again, the database's planner statistics are kept up with tables that grow fast, and secrets changed on
- * another node are learned (to be masked here too).
+ * READY again, triggers' idempotency keys past their window are deleted, the database's planner
+ * statistics are kept up with tables that grow fast, and secrets changed on another node are learned
+ * (to be masked here too).
  */
 public final class Housekeeping {
     static final int BATCH = 500;
@@ -22,6 +23,8 @@ public final class Housekeeping {
      * few seconds late cost nothing.
      */
     static final long STATISTICS_EVERY_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Batches of expired trigger keys deleted per tick at most: a backlog goes over several ticks, never in one long stretch. */
+    static final int KEY_BATCHES_PER_TICK = 20;
 
     private final NodeContext ctx;
     private final Dispatcher dispatcher;
@@ -61,6 +64,7 @@ public final class Housekeeping {
         expireApprovals();
         backfills();
         dependencyDeadlines();
+        expireTriggerKeys();
         secrets.refresh();
         long now = System.nanoTime();
         if (now - statisticsDue >= 0) {
@@ -96,6 +100,23 @@ public final class Housekeeping {
             started += store.tx(tx -> gate.release(tx, taskId));
         }
         return started;
+    }
+
+    /**
+     * Deletes the triggers' idempotency keys older than the window; returns how many. Each batch is a
+     * transaction of its own that skips keys a trigger holds, so a trigger waits for at most one batch.
+     */
+    public int expireTriggerKeys() {
+        Store store = ctx.store();
+        int total = 0;
+        for (int i = 0; i < KEY_BATCHES_PER_TICK; i++) {
+            int n = store.tx(tx -> store.triggerKeys().deleteExpired(tx, ctx.config().idempotencyWindow(), BATCH));
+            total += n;
+            if (n < BATCH) {
+                break;
+            }
+        }
+        return total;
     }
 
     public int reapLeases() {

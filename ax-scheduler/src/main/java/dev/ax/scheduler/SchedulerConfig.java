@@ -23,11 +23,13 @@ import java.util.Set;
  * @param claimAhead       how long before their slot a long poll claims runs fired ahead; it hands them out at the
  *                         slot, so their bodies start on it rather than after the claim's transaction (tens of
  *                         milliseconds for a thousand runs due at once). Zero: runs are claimed once due
+ * @param idempotencyWindow how long a trigger's {@code Idempotency-Key} answers with the run it made; after it, the
+ *                         same key makes a new run (and housekeeping deletes the old key)
  */
 public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
                               Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels,
                               java.util.Map<String, Integer> groupCapacity, Duration fireAhead,
-                              Duration claimAhead) {
+                              Duration claimAhead, Duration idempotencyWindow) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
     public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
@@ -48,10 +50,14 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
      * to claim.
      */
     public static final Duration DEFAULT_CLAIM_AHEAD = Duration.ofMillis(250);
+    /** A day: a caller retrying a trigger does so within minutes; one that sends yesterday's key again means a new run. */
+    public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofHours(24);
+    /** Ten years: keys are kept that long, and the window is written into SQL in milliseconds. */
+    public static final Duration MAX_IDEMPOTENCY_WINDOW = Duration.ofDays(3650);
 
     public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
             DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of(),
-            java.util.Map.of(), DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD);
+            java.util.Map.of(), DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
 
     public SchedulerConfig {
         positive("scanWindow", scanWindow);
@@ -76,6 +82,10 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
             throw new IllegalArgumentException("claimAhead must be zero or more and at most half the lease (" + leaseMillis + " ms), was "
                     + claimAhead);
         }
+        positive("idempotencyWindow", idempotencyWindow);
+        if (idempotencyWindow.compareTo(MAX_IDEMPOTENCY_WINDOW) > 0) {
+            throw new IllegalArgumentException("idempotencyWindow must be at most " + MAX_IDEMPOTENCY_WINDOW + ", was " + idempotencyWindow);
+        }
         groupCapacity.forEach((group, n) -> {
             if (n == null || n < 1) {
                 throw new IllegalArgumentException("groupCapacity." + group + " must be at least 1, was " + n);
@@ -86,17 +96,17 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     public SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis, Duration executorAlive,
                            Duration housekeeping, Duration pollRecheck, Set<String> channels) {
         this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, java.util.Map.of(),
-                DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD);
+                DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
     }
 
     public SchedulerConfig withChannels(Set<String> names) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, names,
-                groupCapacity, fireAhead, claimAhead);
+                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
     }
 
     public SchedulerConfig withGroupCapacity(java.util.Map<String, Integer> capacity) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                capacity, fireAhead, claimAhead);
+                capacity, fireAhead, claimAhead, idempotencyWindow);
     }
 
     /**
@@ -109,22 +119,27 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
 
     public SchedulerConfig withLeaseMillis(long lease) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, claimAhead);
+                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
     }
 
     public SchedulerConfig withScanWindow(Duration window) {
         return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, claimAhead);
+                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
     }
 
     public SchedulerConfig withFireAhead(Duration ahead) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, ahead, claimAhead);
+                groupCapacity, ahead, claimAhead, idempotencyWindow);
     }
 
     public SchedulerConfig withClaimAhead(Duration ahead) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, ahead);
+                groupCapacity, fireAhead, ahead, idempotencyWindow);
+    }
+
+    public SchedulerConfig withIdempotencyWindow(Duration window) {
+        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
+                groupCapacity, fireAhead, claimAhead, window);
     }
 
     private static void positive(String field, Duration d) {

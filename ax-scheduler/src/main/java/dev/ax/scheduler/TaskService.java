@@ -191,15 +191,34 @@ public final class TaskService {
 
     /** As above; {@code force} runs it even if its idempotency key is already done. */
     public long trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force) {
+        return trigger(name, params, cause, actor, force, null).instanceId();
+    }
+
+    /** What a trigger made: its run, and whether an earlier request with the same {@link TriggerKey} made it. */
+    public record Triggered(long instanceId, boolean duplicate) {
+    }
+
+    /**
+     * As above; with a {@code key} (null: none), the same key for the same task within the idempotency window is
+     * answered with the run the first request made, never a second one, and another request under it is refused
+     * ({@link KeyReusedException}).
+     *
+     * <p>A keyed trigger always takes the single way ({@link #admitTriggered}), never a group: its key is written in
+     * the transaction that creates its run, and on PostgreSQL that insert waits for any other transaction holding the
+     * same key. In a group, one caller's retry would hold every other trigger of the group behind it, and a duplicate
+     * or a refused key would have to be undone inside a transaction that writes the others' runs. A keyed trigger
+     * costs one commit of its own; unkeyed triggers are grouped as before.
+     */
+    public Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key) {
         // Guessed from the task's last trigger; a wrong guess is found under the lock and taken again the other way.
         boolean shared = sharedAdmission.contains(name);
-        Long id = shared && !force ? triggerTogether(new Trigger(name, params, cause, actor))
-                : admitTriggered(name, params, cause, actor, force, shared);
-        if (id == null) {
-            id = admitTriggered(name, params, cause, actor, force, !shared);
+        Triggered t = shared && !force && key == null ? triggerTogether(new Trigger(name, params, cause, actor))
+                : admitTriggered(name, params, cause, actor, force, key, shared);
+        if (t == null) {
+            t = admitTriggered(name, params, cause, actor, force, key, !shared);
         }
         ctx.signals().workAvailable();
-        return id;
+        return t;
     }
 
     /**
@@ -234,8 +253,8 @@ public final class TaskService {
      */
     static final int TRIGGER_WRITERS = 2;
 
-    /** The run's id, or null when the task needs the exclusive lock now (nothing written). */
-    private Long triggerTogether(Trigger trigger) {
+    /** The run, or null when the task needs the exclusive lock now (nothing written). */
+    private Triggered triggerTogether(Trigger trigger) {
         Admitted a = triggers.submit(trigger);
         if (a.id() == null) {
             sharedAdmission.remove(trigger.name()); // needs the exclusive lock now, or is gone
@@ -243,7 +262,7 @@ public final class TaskService {
         if (a.refused() != null) {
             throw a.refused();
         }
-        return a.id();
+        return a.id() == null ? null : new Triggered(a.id(), false);
     }
 
     private List<Admitted> admitTogether(List<Trigger> group) {
@@ -284,7 +303,8 @@ public final class TaskService {
     }
 
     /** One trigger with the task locked shared or exclusively; null (nothing written) when that was the wrong lock. */
-    private Long admitTriggered(String name, Map<String, Object> params, Cause cause, String actor, boolean force, boolean shared) {
+    private Triggered admitTriggered(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key,
+                                     boolean shared) {
         Store store = ctx.store();
         return store.tx(tx -> {
             TaskRow task = (shared ? store.tasks().lockShared(tx, name) : store.tasks().lock(tx, name)).orElseThrow(() -> notFound(name));
@@ -295,9 +315,33 @@ public final class TaskService {
                 }
                 sharedAdmission.add(name); // this time under the exclusive lock anyway; the next one shares
             }
+            Optional<Long> earlier = key == null ? Optional.empty() : earlierRun(tx, task, key, params, force);
+            if (earlier.isPresent()) {
+                return new Triggered(earlier.get(), true);
+            }
             Instant now = tx.now();
             Map<String, Object> checked = checkParams(task.definition(), params, now);
-            return gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force).orElseThrow();
+            long id = gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force).orElseThrow();
+            if (key != null) {
+                store.triggerKeys().bind(tx, task.id(), key.value(), id);
+            }
+            return new Triggered(id, false);
+        });
+    }
+
+    /**
+     * Takes {@code key} for the run this transaction is about to create (empty); or, when a request with it made a
+     * run within the idempotency window, that run, if the request was this one (task, parameters and force).
+     */
+    private Optional<Long> earlierRun(Tx tx, TaskRow task, TriggerKey key, Map<String, Object> params, boolean force) {
+        String hash = TriggerKey.requestHash(task.name(), params, force);
+        return ctx.store().triggerKeys().claim(tx, task.id(), key.value(), hash, ctx.config().idempotencyWindow()).map(earlier -> {
+            if (!earlier.requestHash().equals(hash)) {
+                throw new KeyReusedException("this Idempotency-Key was used at " + earlier.createdAt() + " for a different request to task "
+                        + task.name() + " (other params or force; it made instance " + earlier.instanceId()
+                        + "); send a new key with a new request");
+            }
+            return earlier.instanceId();
         });
     }
 

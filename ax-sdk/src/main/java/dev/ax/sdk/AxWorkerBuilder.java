@@ -3,13 +3,16 @@ package dev.ax.sdk;
 import dev.ax.executor.ExecutorChannel;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.executor.HttpExecutorChannel;
+import dev.ax.executor.TlsTrust;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * Builds an {@link AxWorker}. Required: {@link #server} and {@link #token} (or a {@link #channel}), at
@@ -34,6 +37,7 @@ public final class AxWorkerBuilder {
     private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
     private IdempotencyStore idempotencyStore;
     private boolean failFast = true;
+    private SSLContext tls;
 
     AxWorkerBuilder() {
     }
@@ -46,6 +50,23 @@ public final class AxWorkerBuilder {
 
     public AxWorkerBuilder server(String server) {
         return server(server == null ? null : URI.create(server));
+    }
+
+    /**
+     * For an {@code https://} server: trust the CA certificate(s) in this PEM file, and no others (without it,
+     * the JVM's trusted CAs). The server's certificate must also name the host in {@link #server}.
+     *
+     * @throws IllegalArgumentException when the file is missing or holds no certificate, naming it
+     */
+    public AxWorkerBuilder trustedCa(Path pemFile) {
+        this.tls = TlsTrust.trusting(pemFile);
+        return this;
+    }
+
+    /** For an {@code https://} server: the TLS context to connect with (whom to trust; a client certificate). */
+    public AxWorkerBuilder sslContext(SSLContext context) {
+        this.tls = context;
+        return this;
     }
 
     /** A token with role {@code executor} (or admin). */
@@ -165,7 +186,7 @@ public final class AxWorkerBuilder {
         // ExecutorConfig checks the id, the groups and the concurrency, naming the field.
         ExecutorConfig config = new ExecutorConfig(id, groups, concurrency, pollWait.toMillis(), shutdownGrace, version());
         boolean owns = channel == null;
-        ExecutorChannel ch = owns ? new HttpExecutorChannel(server, token) : channel;
+        ExecutorChannel ch = owns ? new HttpExecutorChannel(server, token, tls) : channel;
         return new AxWorker(config, ch, owns, handlers, idempotencyStore, failFast);
     }
 

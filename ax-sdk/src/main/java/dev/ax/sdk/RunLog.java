@@ -6,6 +6,7 @@ import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel;
 import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.LogLines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingDeque;
@@ -23,14 +24,17 @@ import org.slf4j.LoggerFactory;
  * the next chunk then says how many were dropped. A refused chunk means the lease is gone: the log
  * stops and its owner is told.
  *
- * <p>(The shell executor's {@code LogShipper} does the same for process output with byte limits;
- * it is internal to ax-executor, and handler logs are lines a person wrote, so lines are the measure here.)
+ * <p>A batch is at most {@link #BATCH_LINES} lines and {@link #BATCH_BYTES} bytes as the lines travel in JSON
+ * ({@link LogLines#jsonBytes}); a longer line goes in pieces. So whatever a handler logs, no request outgrows the
+ * server's body size limit. (The shell executor's {@code LogShipper} does the same for process output, and bounds
+ * its buffer by bytes too; handler logs are lines a person wrote, so lines bound the buffer here.)
  */
 final class RunLog {
 
     private static final Logger log = LoggerFactory.getLogger(RunLog.class);
 
     static final int BATCH_LINES = 200;
+    static final int BATCH_BYTES = 64 * 1024;
     static final int MAX_BUFFERED_LINES = 10_000;
     static final String STDOUT = "stdout";
     static final String STDERR = "stderr";
@@ -74,7 +78,10 @@ final class RunLog {
         }
         String all = String.valueOf(text);
         for (String line : all.isEmpty() ? List.of(all) : all.lines().toList()) {
-            queue.offerLast(new Line(stream, mask.apply(line)));
+            // Masked whole, then cut: a value is never split before it is masked.
+            for (String piece : LogLines.pieces(mask.apply(line), BATCH_BYTES)) {
+                queue.offerLast(new Line(stream, piece));
+            }
             while (queue.size() > MAX_BUFFERED_LINES && queue.pollFirst() != null) {
                 dropped.incrementAndGet();
             }
@@ -175,11 +182,13 @@ final class RunLog {
             batch.add(new Line(STDERR, "[ax] " + lost + " log lines dropped: server unreachable"));
         }
         batch.add(first);
+        long bytes = batch.stream().mapToLong(line -> LogLines.jsonBytes(line.text())).sum();
         while (batch.size() < BATCH_LINES) {
             Line next = queue.peekFirst();
-            if (next == null || next == END) {
+            if (next == null || next == END || bytes + LogLines.jsonBytes(next.text()) > BATCH_BYTES) {
                 break;
             }
+            bytes += LogLines.jsonBytes(next.text());
             batch.add(queue.pollFirst());
         }
         return true;

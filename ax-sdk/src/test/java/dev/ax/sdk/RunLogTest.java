@@ -77,4 +77,25 @@ class RunLogTest {
         log.append(RunLog.STDOUT, "ignored");
         assertThat(channel.chunks).isEmpty();
     }
+
+    @Test
+    void keeps_every_chunk_within_a_batch_of_json_bytes_and_sends_a_huge_line_in_pieces() throws Exception {
+        String huge = "\u0001".repeat(100_000); // 100 KB logged, 600 KB as JSON
+        for (int i = 0; i < 150; i++) {
+            log.append(RunLog.STDOUT, "line " + i + " " + "x".repeat(2_000));
+        }
+        log.append(RunLog.STDERR, huge);
+        log.startSending();
+
+        log.finish();
+
+        var json = dev.ax.executor.HttpExecutorChannel.defaultMapper();
+        for (var chunk : channel.chunks) {
+            // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
+            assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(RunLog.BATCH_BYTES);
+        }
+        assertThat(channel.lines().stream().filter(l -> l.startsWith("stdout: ")).count()).isEqualTo(150);
+        assertThat(String.join("", channel.lines().stream().filter(l -> l.startsWith("stderr: "))
+                .map(l -> l.substring("stderr: ".length())).toList())).isEqualTo(huge);
+    }
 }

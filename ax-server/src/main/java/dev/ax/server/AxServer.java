@@ -35,10 +35,11 @@ public final class AxServer implements AutoCloseable {
     private final AdminToken.Bootstrap admin;
     private final Alerts alerts;
     private final ServerLogFile serverLog;
+    private final String scheme;
     private boolean closed;
 
     private AxServer(Store store, SchedulerNode node, ApiServer api, ExecutorAgent executor, AdminToken.Bootstrap admin,
-                     Alerts alerts, ServerLogFile serverLog) {
+                     Alerts alerts, ServerLogFile serverLog, String scheme) {
         this.store = store;
         this.node = node;
         this.api = api;
@@ -46,6 +47,7 @@ public final class AxServer implements AutoCloseable {
         this.admin = admin;
         this.alerts = alerts;
         this.serverLog = serverLog;
+        this.scheme = scheme;
     }
 
     /**
@@ -93,14 +95,14 @@ public final class AxServer implements AutoCloseable {
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
             node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring).start();
             alerts = Alerts.start(node, cfg.alerts());
-            api = ApiServer.start(node, null, cfg.port(), new AlertsObservability(alerts), Console.routes(node));
+            api = ApiServer.start(node, null, cfg.port(), cfg.http(), new AlertsObservability(alerts), Console.routes(node));
             if (!cfg.executorGroups().isEmpty()) {
                 executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()).withLabels(cfg.executorLabels())
                         .withConcurrency(cfg.executorConcurrency()),
                         new InProcessChannel(node.dispatcher()));
                 executor.start();
             }
-            AxServer server = new AxServer(store, node, api, executor, admin, alerts, serverLog);
+            AxServer server = new AxServer(store, node, api, executor, admin, alerts, serverLog, cfg.http().scheme());
             log.info("AX listening on {} (database: {}), {}, secrets sealed with key {} ({}){}", server.url(), describe(db, cfg.dataDir()),
                     admin.source(), keyring.current().id(), keyring.source(),
                     executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
@@ -115,9 +117,12 @@ public final class AxServer implements AutoCloseable {
         return api.port();
     }
 
-    /** The address a client on this machine uses (the API listens on every interface). */
+    /**
+     * The address a client on this machine uses (the API listens on every interface); {@code https://} when
+     * the node serves HTTPS, and then a client checks the certificate names 127.0.0.1.
+     */
     public URI url() {
-        return URI.create("http://127.0.0.1:" + port());
+        return URI.create(scheme + "://127.0.0.1:" + port());
     }
 
     /** The admin token, when this node knows it (configured, or generated into the data dir); else null. */

@@ -1,6 +1,7 @@
 package dev.ax.server;
 
 import dev.ax.alerts.AlertsConfig;
+import dev.ax.api.HttpOptions;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
@@ -19,6 +20,8 @@ import java.util.Objects;
  * @param alerts             alert channels, watchdog and anomaly settings ({@code --alerts FILE}); null = no channels, defaults
  * @param executorLabels     environment labels of the in-process executor ({@code --executor-labels prod}); empty = none
  * @param executorConcurrency runs the in-process executor runs at a time ({@code --executor-concurrency})
+ * @param http               request size limit, HTTPS and trusted proxies ({@code --max-request-size}, {@code --tls-cert},
+ *                           {@code --tls-key}, {@code --trusted-proxy}); null = {@link HttpOptions#DEFAULT}
  * @param secretKey          the master key of secrets, base64 of 32 bytes; {@code null} = take AX_SECRET_KEY, else the key
  *                           file {@code secret.key} in {@code dataDir} (made on the first start)
  * @param secretKeyPrevious  the key before a rotation, still opening the secrets it sealed; {@code null} = take
@@ -26,13 +29,22 @@ import java.util.Objects;
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                            String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                           List<String> executorLabels, int executorConcurrency, String secretKey, String secretKeyPrevious) {
+                           List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
+                           String secretKeyPrevious) {
     /** A node whose secret key comes from the environment or its data directory. */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts, List<String> executorLabels,
-                        int executorConcurrency) {
-        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels, executorConcurrency,
-                null, null);
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
+                        List<String> executorLabels, int executorConcurrency, HttpOptions http) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, http, null, null);
+    }
+
+    /** A node with the default HTTP options: plain HTTP, 1 MiB requests. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
+                        List<String> executorLabels, int executorConcurrency) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, HttpOptions.DEFAULT);
     }
 
     /** A node whose in-process executor runs {@link ExecutorConfig#DEFAULT_CONCURRENCY} runs at a time. */
@@ -71,28 +83,35 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
         if (executorConcurrency < 1) {
             throw new IllegalArgumentException("executorConcurrency must be at least 1, was " + executorConcurrency);
         }
+        http = http == null ? HttpOptions.DEFAULT : http;
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels, executorConcurrency,
-                secretKey, secretKeyPrevious);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels,
+                executorConcurrency, http, secretKey, secretKeyPrevious);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels, executorConcurrency,
-                secretKey, secretKeyPrevious);
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels,
+                executorConcurrency, http, secretKey, secretKeyPrevious);
     }
 
     /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
     public ServerConfig withSecretKey(String key, String previous) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, key, previous);
+                executorConcurrency, http, key, previous);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
     public ServerConfig withExecutorConcurrency(int concurrency) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                concurrency, secretKey, secretKeyPrevious);
+                concurrency, http, secretKey, secretKeyPrevious);
+    }
+
+    /** How the node's HTTP server meets the outside: request size limit, HTTPS, trusted proxies. */
+    public ServerConfig withHttp(HttpOptions options) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, options, secretKey, secretKeyPrevious);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */

@@ -33,6 +33,11 @@ public enum Dialect {
         public boolean writesInWith() {
             return true;
         }
+
+        @Override
+        public boolean upsertsOnConflict() {
+            return true;
+        }
     },
     H2("h2") {
         @Override
@@ -54,6 +59,11 @@ public enum Dialect {
 
         @Override
         public boolean writesInWith() {
+            return false;
+        }
+
+        @Override
+        public boolean upsertsOnConflict() {
             return false;
         }
     };
@@ -93,6 +103,14 @@ public enum Dialect {
      * cost one round trip instead of two (PostgreSQL; H2 has no data-modifying WITH).
      */
     public abstract boolean writesInWith();
+
+    /**
+     * True if an INSERT may end in {@code ON CONFLICT (cols) DO UPDATE SET ... WHERE ...}: one statement
+     * that inserts a key, or takes over its row when the condition holds, or leaves it, and that waits
+     * for a concurrent transaction inserting the same key to end first (PostgreSQL). Without it (H2),
+     * a store reads the row {@code FOR UPDATE} and inserts or updates it.
+     */
+    public abstract boolean upsertsOnConflict();
 
     /** {@code FOR UPDATE SKIP LOCKED}, or plain {@code FOR UPDATE} where claims are serialised in the JVM. */
     public String forUpdateSkipLocked() {

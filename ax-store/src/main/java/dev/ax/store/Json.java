@@ -3,12 +3,14 @@ package dev.ax.store;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** JSON columns (definitions, parameters, event data) as plain maps. */
 public final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper SORTED = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
 
@@ -21,6 +23,18 @@ public final class Json {
         }
         try {
             return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code value} as JSON with the keys of every object in sorted order, so that two requests with
+     * the same content give the same text whatever order their fields came in.
+     */
+    public static String canonical(Object value) {
+        try {
+            return SORTED.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
         }

@@ -24,6 +24,7 @@ public final class SchemaGuard {
         REQUIRED.put("ax_task", List.of("name"));
         REQUIRED.put("ax_token", List.of("token_hash"));
         REQUIRED.put("ax_workflow_run", List.of("workflow_id", "fire_key"));
+        REQUIRED.put("ax_trigger_key", List.of("task_id", "idem_key"));
     }
 
     private SchemaGuard() {

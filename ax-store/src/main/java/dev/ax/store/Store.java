@@ -18,6 +18,7 @@ public final class Store implements AutoCloseable {
     private final ShardStore shards = new ShardStore(events);
     private final CanaryStore canaries = new CanaryStore();
     private final SecretStore secrets = new SecretStore();
+    private final TriggerKeyStore triggerKeys = new TriggerKeyStore();
     private final PlannerStatistics statistics;
 
     public Store(Database db) {
@@ -84,6 +85,11 @@ public final class Store implements AutoCloseable {
 
     public CanaryStore canaries() {
         return canaries;
+    }
+
+    /** Idempotency keys of triggers: which run a caller's key made. */
+    public TriggerKeyStore triggerKeys() {
+        return triggerKeys;
     }
 
     public FollowUpStore followUps() {

@@ -1,5 +1,6 @@
 package dev.ax.executor.shell;
 
+import dev.ax.executor.os.Procs;
 import dev.ax.executor.shell.ShellResult.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
@@ -169,7 +170,7 @@ final class ShellProcess implements RunningShell {
       ProcessTree.signal(process.toHandle(), "TERM");
     }
     for (ProcessHandle h : snapshot) {
-      if (ProcessTree.stat(h.pid()).map(s -> s.pgid() != pid).orElse(false)) {
+      if (Procs.stat(h.pid()).map(s -> s.pgid() != pid).orElse(false)) {
         ProcessTree.signal(h, "TERM"); // escaped the group
       }
     }

@@ -1,5 +1,6 @@
 package dev.ax.executor.shell;
 
+import dev.ax.executor.os.Procs;
 import dev.ax.executor.shell.ShellResult.Outcome;
 import java.io.File;
 import java.io.IOException;
@@ -81,7 +82,7 @@ public final class ShellRunner {
   }
 
   static List<String> defaultLauncher() {
-    String setsid = ProcessTree.firstExecutable("/usr/bin/setsid", "/bin/setsid");
+    String setsid = Procs.firstExecutable("/usr/bin/setsid", "/bin/setsid");
     return setsid == null ? null : List.of(setsid, "-w");
   }
 

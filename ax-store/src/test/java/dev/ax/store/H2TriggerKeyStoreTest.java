@@ -1,0 +1,8 @@
+package dev.ax.store;
+
+class H2TriggerKeyStoreTest extends TriggerKeyStoreContractTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.h2();
+    }
+}
