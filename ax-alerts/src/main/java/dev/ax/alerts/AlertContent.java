@@ -1,5 +1,6 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.secret.SecretMask;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,17 @@ public record AlertContent(AlertKind kind, String title, Map<String, String> fie
         fields = fields == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
         details = details == null ? List.of() : List.copyOf(details);
         logTail = logTail == null ? "" : logTail;
+    }
+
+    /** This content with the values of secrets written as {@code ***} wherever it holds text. */
+    public AlertContent masked(SecretMask mask) {
+        if (mask.isEmpty()) {
+            return this;
+        }
+        Map<String, String> f = new LinkedHashMap<>();
+        fields.forEach((k, v) -> f.put(k, mask.apply(v)));
+        return new AlertContent(kind, mask.apply(title), f, details.stream().map(mask::apply).toList(), mask.apply(logTail),
+                mask.apply(nextAction), link);
     }
 
     public Map<String, Object> toMap() {

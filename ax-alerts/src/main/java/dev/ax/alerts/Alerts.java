@@ -168,8 +168,9 @@ public final class Alerts implements AutoCloseable {
     /** The newest alerts (any channel, any state), newest first: for tests and diagnostics. */
     public List<AlertView> recent(int limit) {
         return ctx.store().tx(tx -> ctx.alerts().recent(tx, limit)).stream()
-                .map(r -> new AlertView(r.id(), r.channel(), r.kind().name(), r.state().name(), r.dedupeKey(), r.content().title(),
-                        AlertText.plain(r.content()), r.attempts(), r.lastError(), r.instanceId()))
+                .map(r -> new AlertView(r.id(), r.channel(), r.kind().name(), r.state().name(), r.dedupeKey(),
+                        r.content().masked(ctx.mask()).title(), AlertText.plain(r.content().masked(ctx.mask())), r.attempts(), r.lastError(),
+                        r.instanceId()))
                 .toList();
     }
 

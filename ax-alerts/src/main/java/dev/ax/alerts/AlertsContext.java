@@ -1,5 +1,6 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
@@ -18,6 +19,11 @@ record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels,
         return node.context().store();
     }
 
+    /** The values of the secrets this node knows of, written as {@code ***} in alert texts. */
+    SecretMask mask() {
+        return node.secrets().mask();
+    }
+
     String nodeId() {
         return node.context().nodeId();
     }
@@ -33,8 +39,13 @@ record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels,
         return all;
     }
 
-    /** Writes an alert to the outbox for the channels; with none, the server log is its only trace. */
-    int enqueue(Tx tx, AlertStore.NewAlert alert, List<String> channelNames) {
+    /**
+     * Writes an alert to the outbox for the channels; with none, the server log is its only trace. Every alert comes in
+     * here, so its text is masked here: a failure message or a log tail stored before a secret existed may hold one.
+     */
+    int enqueue(Tx tx, AlertStore.NewAlert unmasked, List<String> channelNames) {
+        AlertStore.NewAlert alert = new AlertStore.NewAlert(unmasked.kind(), unmasked.dedupeKey(), unmasked.taskId(), unmasked.taskName(),
+                unmasked.instanceId(), unmasked.content().masked(mask()));
         if (channelNames.isEmpty()) {
             LOG.warn("alert with no channel to send it to: {}", alert.content().title());
             return 0;

@@ -56,7 +56,8 @@ final class Deliveries {
             });
             return false;
         }
-        AlertContent content = row.kind() == AlertKind.STORM_SUMMARY ? store.tx(tx -> summary(tx, row)) : row.content();
+        // Masked again as it leaves: an alert queued before a secret was set may quote it.
+        AlertContent content = (row.kind() == AlertKind.STORM_SUMMARY ? store.tx(tx -> summary(tx, row)) : row.content()).masked(ctx.mask());
         Channel.SendResult result = channel.get().send(new Channel.Outgoing(row.id(), row.channel(), row.dedupeKey(), content));
         ctx.channels().record(row.channel(), result, ctx.node().context().clock().now());
         ctx.metrics().delivered(row.channel(), result.ok());
@@ -100,7 +101,7 @@ final class Deliveries {
         if (channel.isEmpty()) {
             return Channel.SendResult.failed("channel '" + channelName + "' is not configured");
         }
-        Channel.SendResult r = channel.get().send(new Channel.Outgoing(0, channelName, dedupeKey, content));
+        Channel.SendResult r = channel.get().send(new Channel.Outgoing(0, channelName, dedupeKey, content.masked(ctx.mask())));
         ctx.channels().record(channelName, r, ctx.node().context().clock().now());
         ctx.metrics().delivered(channelName, r.ok());
         return r;

@@ -9,8 +9,11 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.time.SystemClock;
+import dev.ax.scheduler.Keyring;
+import dev.ax.scheduler.MasterKey;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.scheduler.SchedulerNode;
+import dev.ax.scheduler.WebhookSender;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
@@ -30,7 +33,7 @@ import java.util.function.Function;
 /**
  * A scheduler node on a real database with its loops not started (the test drives every step), an
  * {@link Alerts} with its ticks called by hand, a fake executor speaking the dispatcher protocol,
- * and a real HTTP server as the alert channel "hook".
+ * a secret key in memory, and a real HTTP server as the alert channel "hook".
  */
 final class Rig implements AutoCloseable {
     final Store store;
@@ -58,7 +61,8 @@ final class Rig implements AutoCloseable {
         store = Store.open(db);
         AlertsConfig cfg = config.apply("http://127.0.0.1:" + http.getAddress().getPort() + "/hook");
         node = new SchedulerNode("alerts-test", store, new DatabaseClock(store.db(), SystemClock.UTC, Duration.ofSeconds(5)),
-                SchedulerConfig.DEFAULT.withChannels(cfg.channels().keySet()));
+                SchedulerConfig.DEFAULT.withChannels(cfg.channels().keySet()), WebhookSender.NONE, Keyring.inMemory(MasterKey.random()));
+        node.secrets().start();
         alerts = Alerts.create(node, cfg);
     }
 

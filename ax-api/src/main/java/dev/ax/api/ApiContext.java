@@ -1,6 +1,7 @@
 package dev.ax.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.scheduler.Dispatcher;
 import dev.ax.scheduler.RunService;
 import dev.ax.scheduler.SchedulerNode;
@@ -39,6 +40,14 @@ public record ApiContext(SchedulerNode node, ObjectMapper json, Observability ob
 
     public String nodeId() {
         return node.context().nodeId();
+    }
+
+    /**
+     * What answers write {@code ***} for: the values of the secrets this node knows of. Text is masked when stored; this
+     * masks what was stored before a secret existed (or on a node that did not know it yet).
+     */
+    public SecretMask mask() {
+        return node.secrets().mask();
     }
 
     /** An executor not heard from for this long counts as offline. */

@@ -7,6 +7,7 @@ import dev.ax.api.Views.LogView;
 import dev.ax.api.Views.Page;
 import dev.ax.api.Views.Repeated;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.InstanceRow;
@@ -49,7 +50,8 @@ final class InstanceHandlers {
             boolean more = rows.size() > limit;
             List<InstanceRow> shown = more ? rows.subList(0, limit) : rows;
             Explainer explain = new Explainer(tx);
-            return new Page<>(shown.stream().map(explain::view).toList(), more ? Cursor.ofId(shown.getLast().id()) : null);
+            return new Page<>(shown.stream().map(explain::view).map(v -> v.masked(api.mask())).toList(),
+                    more ? Cursor.ofId(shown.getLast().id()) : null);
         });
         ctx.json(page);
     }
@@ -57,7 +59,7 @@ final class InstanceHandlers {
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
-        InstanceView view = store.tx(tx -> new Explainer(tx).full(find(tx, id)));
+        InstanceView view = store.tx(tx -> new Explainer(tx).full(find(tx, id))).masked(api.mask());
         ctx.json(view.state() == InstanceState.WAITING_DEPENDENCY ? view.withWaitingFor(api.node().dependencies().waitingFor(id)) : view);
     }
 
@@ -128,7 +130,7 @@ final class InstanceHandlers {
     }
 
     private InstanceView view(InstanceRow row) {
-        return api.store().tx(tx -> new Explainer(tx).full(row));
+        return api.store().tx(tx -> new Explainer(tx).full(row)).masked(api.mask());
     }
 
     /** Oldest first; {@code next} is the id to pass as {@code after} to follow a run as it goes. */
@@ -139,7 +141,7 @@ final class InstanceHandlers {
         Store store = api.store();
         List<EventView> items = store.tx(tx -> {
             find(tx, id);
-            return store.events().forInstance(tx, id, after, limit).stream().map(EventView::of).toList();
+            return store.events().forInstance(tx, id, after, limit).stream().map(e -> EventView.of(e, api.mask())).toList();
         });
         ctx.json(new Page<>(items, items.isEmpty() ? after : items.getLast().id()));
     }
@@ -154,6 +156,7 @@ final class InstanceHandlers {
         // ?shard=N: one shard's output of a sharded run (policy.sharding).
         Integer shard = ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, dev.ax.domain.task.Sharding.MAX_SHARDS - 1);
         Store store = api.store();
+        SecretMask mask = api.mask();
         if (wantsText(ctx)) {
             StringBuilder text = new StringBuilder();
             store.tx(tx -> {
@@ -163,7 +166,7 @@ final class InstanceHandlers {
                 do {
                     chunk = store.logs().read(tx, id, shard, cursor, TEXT_PAGE);
                     for (LogLine line : chunk) {
-                        text.append(line.text()).append('\n');
+                        text.append(mask.apply(line.text())).append('\n');
                         cursor = line.chunkId();
                     }
                 } while (chunk.size() == TEXT_PAGE);
@@ -177,7 +180,7 @@ final class InstanceHandlers {
             find(tx, id);
             return store.logs().read(tx, id, shard, after, limit);
         });
-        ctx.json(new Page<>(lines.stream().map(LogView::of).toList(), lines.isEmpty() ? after : lines.getLast().chunkId()));
+        ctx.json(new Page<>(lines.stream().map(l -> LogView.of(l, mask)).toList(), lines.isEmpty() ? after : lines.getLast().chunkId()));
     }
 
     private static boolean wantsText(Context ctx) {

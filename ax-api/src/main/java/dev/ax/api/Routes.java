@@ -27,6 +27,7 @@ public final class Routes {
         BackfillHandlers b = new BackfillHandlers(api);
         WorkflowHandlers w = new WorkflowHandlers(api);
         CanaryHandlers c = new CanaryHandlers(api);
+        SecretHandlers k = new SecretHandlers(api);
         return List.of(
                 get("/healthz", PUBLIC, "Node and database health", s::health),
                 get("/metrics", PUBLIC, "Prometheus metrics of this node", s::metrics),
@@ -64,6 +65,11 @@ public final class Routes {
                 get("/api/workflow-runs/{id}", VIEWER, "A workflow run: its graph with node states", w::run),
                 post("/api/workflow-runs/{id}/rerun", OPERATOR, "Run a finished workflow run again from a node and its descendants", w::rerun),
                 post("/api/workflow-runs/{id}/cancel", OPERATOR, "Cancel a running workflow run: what has not run is skipped", w::cancel),
+
+                put("/api/secrets/{name}", ADMIN, "Set a secret's value: 201 when new, 200 when replaced; the answer never holds the value", k::set),
+                get("/api/secrets", ADMIN, "List secrets: names, who set them when, key ids; never values", k::list),
+                delete("/api/secrets/{name}", ADMIN, "Delete a secret no task uses", k::delete),
+                post("/api/secrets/rotate-key", ADMIN, "Seal every secret with a new key (key file only; with AX_SECRET_KEY, 409 says how)", k::rotateKey),
 
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
                 get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),

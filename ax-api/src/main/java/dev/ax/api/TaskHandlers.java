@@ -104,7 +104,7 @@ final class TaskHandlers {
         });
         boolean more = rows.size() > limit;
         List<EventRow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(EventView::of).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
+        ctx.json(new Page<>(page.stream().map(e -> EventView.of(e, api.mask())).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
     }
 
     /** {@code POST /api/tasks/{name}/trigger}, body {@code {"params":{...}}} or none. */

@@ -3,6 +3,7 @@ package dev.ax.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.store.EventRow;
 import dev.ax.store.ExecutorRow;
@@ -114,6 +115,15 @@ public final class Views {
                     i.nodeId(), chain, waitingReason, null, shards.stream().map(ShardView::of).toList());
         }
 
+        /** Its message with the values of secrets masked (a message stored before the secret existed holds it as it was). */
+        public InstanceView masked(SecretMask mask) {
+            return new InstanceView(id, taskName, taskVersion, cause, fireKey, scheduledAt, state, attempt, maxAttempts, group,
+                    executorId, pid, exitCode, failureKind, mask.apply(message), requestId, params, readyAt, leaseExpiresAt, createdAt,
+                    startedAt, finishedAt, actor, nodeId, triggerChain, waitingReason, waitingFor,
+                    shards.stream().map(s -> new ShardView(s.index(), s.total(), s.state(), s.attempt(), s.executor(), s.pid(), s.exitCode(),
+                            s.failureKind(), mask.apply(s.message()), s.readyAt(), s.startedAt(), s.finishedAt())).toList());
+        }
+
         /** With what a WAITING_DEPENDENCY run waits for: one entry per dependsOn entry. */
         public InstanceView withWaitingFor(List<dev.ax.scheduler.Dependencies.WaitingFor> list) {
             return new InstanceView(id, taskName, taskVersion, cause, fireKey, scheduledAt, state, attempt, maxAttempts, group,
@@ -134,6 +144,13 @@ public final class Views {
     public record EventView(long id, Long instanceId, String taskName, String type, InstanceState from, InstanceState to,
                             Integer attempt, String actor, String nodeId, Instant at, String message,
                             Map<String, Object> data) {
+        /** The event with the values of secrets masked in its message. */
+        public static EventView of(EventRow e, SecretMask mask) {
+            EventView v = of(e);
+            return new EventView(v.id(), v.instanceId(), v.taskName(), v.type(), v.from(), v.to(), v.attempt(), v.actor(), v.nodeId(),
+                    v.at(), mask.apply(v.message()), v.data());
+        }
+
         public static EventView of(EventRow e) {
             return new EventView(e.id(), e.instanceId(), e.taskName(), e.type().name(), e.from(), e.to(), e.attempt(),
                     e.actor(), e.nodeId(), e.at(), e.message(), e.data());
@@ -142,8 +159,9 @@ public final class Views {
 
     public record LogView(int attempt, String stream, Instant at, String text,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Integer shard) {
-        public static LogView of(LogLine l) {
-            return new LogView(l.attempt(), l.stream(), l.at(), l.text(), l.shard());
+        /** A chunk of output with the values of secrets masked: output stored before a secret existed holds it as it was. */
+        public static LogView of(LogLine l, SecretMask mask) {
+            return new LogView(l.attempt(), l.stream(), l.at(), mask.apply(l.text()), l.shard());
         }
     }
 

@@ -1,19 +1,23 @@
 package dev.ax.api;
 
 import dev.ax.domain.time.SystemClock;
+import dev.ax.scheduler.Keyring;
+import dev.ax.scheduler.MasterKey;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.scheduler.SchedulerNode;
+import dev.ax.scheduler.WebhookSender;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.net.URI;
 
-/** A scheduler node with its API on a free port, and one token per role. No executor. */
+/** A scheduler node with its API on a free port, one token per role, and a secret key in memory. No executor. */
 final class TestNode implements AutoCloseable {
     static final String ADMIN = "admin-token";
     static final String OPERATOR = "operator-token";
     static final String VIEWER = "viewer-token";
     static final String EXECUTOR = "executor-token";
+    private static final MasterKey KEY = MasterKey.random();
 
     final Store store;
     final SchedulerNode node;
@@ -44,7 +48,8 @@ final class TestNode implements AutoCloseable {
             return null;
         });
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
-        node = new SchedulerNode(nodeId, store, clock, config).start();
+        // One key for every node of the test JVM: nodes sharing a database must share it, as a cluster's do.
+        node = new SchedulerNode(nodeId, store, clock, config, WebhookSender.NONE, Keyring.inMemory(KEY)).start();
         api = ApiServer.start(node, "127.0.0.1", 0, http, Observability.NONE, cfg -> { });
     }
 

@@ -156,6 +156,16 @@ public final class ApiClient {
         return parse(send("PUT", path, body, "application/json"));
     }
 
+    /** An answer with its status, for routes whose 2xx status says what happened (201 created, 200 replaced). */
+    public record Answer(int status, JsonNode body) {
+    }
+
+    /** {@link #put} with the answer's status. */
+    public Answer putForStatus(String path, Object body) {
+        HttpResponse<String> response = send("PUT", path, body, "application/json");
+        return new Answer(response.statusCode(), parse(response));
+    }
+
     public JsonNode delete(String path) {
         return parse(send("DELETE", path, null, "application/json"));
     }

@@ -11,7 +11,7 @@ import picocli.CommandLine.HelpCommand;
 @Command(name = "ax", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "AX, a self-hosted job scheduler: every run fires when it should, once, tracked, retried and explained.",
         subcommands = {ServerCommand.class, ExecutorCommand.class, TaskCommand.class, TriggerCommand.class,
-                InstanceCommand.class, BackfillCommand.class, WorkflowCommand.class, CronCommand.class, HelpCommand.class},
+                InstanceCommand.class, BackfillCommand.class, WorkflowCommand.class, SecretCommand.class, CronCommand.class, HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the server refused the request, or the awaited run did not succeed",
                 "  2  usage error", "  3  the server could not be reached",

@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "server", mixinStandardHelpOptions = true,
         description = {"Start a server node (API, scheduler, in-process executor).",
                 "It runs until stopped (Ctrl-C, SIGTERM). Without --db-url it keeps everything in an embedded database "
-                        + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work."})
+                        + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work.",
+                "Secrets are sealed with AX_SECRET_KEY (base64 of 32 bytes, the same on every node; AX_SECRET_KEY_PREVIOUS after"
+                        + " a rotation), else with the key file secret.key in --data-dir, made on the first start."})
 final class ServerCommand implements Callable<Integer> {
     static final String POSTGRES_PREFIX = "jdbc:postgresql:";
 

@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.time.AxClock;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.Store;
@@ -17,6 +18,14 @@ record ConsoleContext(SchedulerNode node, Templates templates) {
 
     String nodeId() {
         return node.context().nodeId();
+    }
+
+    /**
+     * What pages write {@code ***} for: the values of the secrets this node knows of. Output is masked when stored; this
+     * masks what was stored before a secret existed.
+     */
+    SecretMask mask() {
+        return node.secrets().mask();
     }
 
     /** An executor not heard from for this long counts as offline (the scheduler's setting). */

@@ -72,7 +72,7 @@ final class LogStream {
                     store.logs().read(tx, id, from, CHUNKS_PER_READ)));
             if (!read.chunks().isEmpty()) {
                 after = read.chunks().getLast().chunkId();
-                String html = c.templates().fragment("logitems.jte", LogText.of(read.chunks(), attempt));
+                String html = c.templates().fragment("logitems.jte", LogText.of(read.chunks(), attempt, c.mask()));
                 attempt = read.chunks().getLast().attempt();
                 write(out, event("log", after, html));
                 lastWrite = System.nanoTime();

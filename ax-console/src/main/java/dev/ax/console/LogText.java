@@ -1,6 +1,7 @@
 package dev.ax.console;
 
 import dev.ax.console.Views.LogItem;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.store.LogStore.LogLine;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +15,15 @@ final class LogText {
         return of(chunks, 1);
     }
 
-    /** {@code previousAttempt}: the attempt of the chunk before these (0 = none), so a stream continues without a marker. */
     static List<LogItem> of(List<LogLine> chunks, int previousAttempt) {
+        return of(chunks, previousAttempt, SecretMask.NONE);
+    }
+
+    /**
+     * {@code previousAttempt}: the attempt of the chunk before these (0 = none), so a stream continues without a marker;
+     * {@code mask}: the values of secrets, written as {@code ***}.
+     */
+    static List<LogItem> of(List<LogLine> chunks, int previousAttempt, SecretMask mask) {
         List<LogItem> items = new ArrayList<>();
         int attempt = previousAttempt;
         Integer shard = null;
@@ -31,7 +39,7 @@ final class LogText {
                 items.add(new LogItem("log-attempt", "── attempt " + chunk.attempt() + " ──\n"));
                 attempt = chunk.attempt();
             }
-            items.add(new LogItem("stderr".equals(chunk.stream()) ? "log-err" : "log-out", chunk.text() + "\n"));
+            items.add(new LogItem("stderr".equals(chunk.stream()) ? "log-err" : "log-out", mask.apply(chunk.text()) + "\n"));
         }
         return items;
     }

@@ -13,6 +13,7 @@ import dev.ax.console.Views.RunDetail;
 import dev.ax.console.Views.RunList;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.Approval;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.EventRow;
@@ -84,7 +85,8 @@ final class RunPages {
     private RunDetail detail(Tx tx, long id, Who who) {
         Store store = c.store();
         InstanceRow r = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
-        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream().map(RunPages::event).toList();
+        SecretMask mask = c.mask();
+        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream().map(e -> event(e, mask)).toList();
         List<LogLine> chunks = store.logs().read(tx, id, 0, MAX_LOG_CHUNKS);
         long lastChunk = chunks.isEmpty() ? 0 : chunks.getLast().chunkId();
         int lastAttempt = chunks.isEmpty() ? 1 : chunks.getLast().attempt();
@@ -92,13 +94,13 @@ final class RunPages {
                 Time.of(r.scheduledAt()), Time.of(r.createdAt()), Time.of(r.startedAt()), Time.of(r.finishedAt()),
                 Fmt.between(r.startedAt(), r.finishedAt()), Items.attempts(r.attempt(), r.maxAttempts()), r.group(),
                 r.executorId(), Fmt.num(r.pid()), Fmt.num(r.exitCode()), r.failureKind() == null ? null : r.failureKind().name(),
-                r.message(), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
-                waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
+                mask.apply(r.message()), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
+                waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks, 1, mask), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
                 !r.state().isTerminal(), approval(tx, r, who), r.state() == InstanceState.RUNNING, CANCELABLE.contains(r.state()),
                 RETRYABLE.contains(r.state()), r.state().isTerminal(), c.node().dependencies().waitingFor(tx, id),
                 store.shards().ofInstance(tx, id).stream()
                 .map(s -> new Views.ShardItem(s.index(), s.total(), s.state().name(), s.attempt(), s.executorId(), Fmt.num(s.pid()),
-                        Fmt.num(s.exitCode()), s.message(), Time.of(s.startedAt()), Time.of(s.finishedAt()))).toList());
+                        Fmt.num(s.exitCode()), mask.apply(s.message()), Time.of(s.startedAt()), Time.of(s.finishedAt()))).toList());
     }
 
     /** From the root of the trigger chain to this run, following {@code parentId}. */
@@ -150,7 +152,7 @@ final class RunPages {
             approval = new Approval(List.of(), null, false, null);
         }
         InstanceRow preview = store.instances().previewOf(tx, r.id()).orElse(null);
-        String output = preview == null ? null : tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS));
+        String output = preview == null ? null : c.mask().apply(tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS)));
         String role = who.role().wireName();
         String whyNot = null;
         if (!who.may(Permissions.required(Action.APPROVE_RUN)) || !approval.allows(who.name(), role)) {
@@ -174,10 +176,10 @@ final class RunPages {
         return String.join("\n", lines.subList(Math.max(0, lines.size() - PREVIEW_LINES), lines.size()));
     }
 
-    private static EventItem event(EventRow e) {
+    private static EventItem event(EventRow e, SecretMask mask) {
         String move = e.from() == null && e.to() == null ? null
                 : (e.from() == null ? "" : e.from().name()) + " → " + (e.to() == null ? "" : e.to().name());
-        return new EventItem(e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), e.message());
+        return new EventItem(e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), mask.apply(e.message()));
     }
 
     private static String params(InstanceRow r) {

@@ -93,8 +93,9 @@ public final class WorkflowPages {
     void show(Context ctx, Who who) {
         RunView v = c.node().workflows().service().run(RunPages.pathId(ctx));
         List<NodeItem> nodes = v.nodes().stream().map(n -> new NodeItem(n.name(), n.task(), n.triggerRule(), n.state().name(), css(n.state().name()),
-                n.instanceId(), n.attempts(), String.join(", ", n.upstream()), n.message())).toList();
-        List<EventItem> events = v.events().stream().map(e -> new EventItem(e.type().name(), Time.of(e.at()), e.actor(), e.message())).toList();
+                n.instanceId(), n.attempts(), String.join(", ", n.upstream()), c.mask().apply(n.message()))).toList();
+        List<EventItem> events = v.events().stream()
+                .map(e -> new EventItem(e.type().name(), Time.of(e.at()), e.actor(), c.mask().apply(e.message()))).toList();
         RunItem run = item(v.run(), LocalDate.ofInstant(v.run().scheduledAt(), v.definition().trigger().timezone()).toString());
         c.templates().page(ctx, "workflowrun.jte", new Page("Workflow run " + v.run().id(), "workflows", who, Session.takeFlash(ctx)),
                 new RunPage(run, v.run().workflowVersion(), v.run().params().isEmpty() ? null : v.run().params().toString(), graph(v.nodes()),

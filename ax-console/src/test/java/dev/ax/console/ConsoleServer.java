@@ -5,8 +5,11 @@ import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.executor.HttpExecutorChannel;
+import dev.ax.scheduler.Keyring;
+import dev.ax.scheduler.MasterKey;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.scheduler.SchedulerNode;
+import dev.ax.scheduler.WebhookSender;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
@@ -15,7 +18,7 @@ import java.util.List;
 
 /**
  * A real server node for console tests, wired as {@code AxServer} wires one (scheduler, the
- * API and the console on one port, an executor for group "default") — built here because
+ * API and the console on one port, a secret key in memory, an executor for group "default") — built here because
  * ax-server depends on this module, so its tests cannot be used from here. The executor talks
  * to the node over HTTP, like a remote one.
  */
@@ -40,7 +43,8 @@ final class ConsoleServer implements AutoCloseable {
             return null;
         });
         DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(java.time.Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
-        node = new SchedulerNode("console-test-node", store, clock, SchedulerConfig.DEFAULT).start();
+        node = new SchedulerNode("console-test-node", store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE,
+                Keyring.inMemory(MasterKey.random())).start();
         http = ApiServer.start(node, "127.0.0.1", 0, Console.routes(node));
         executor = new ExecutorAgent(ExecutorConfig.of("console-test-executor", List.of("default")),
                 new HttpExecutorChannel(url(), EXECUTOR));

@@ -5,6 +5,7 @@ import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.reaper.Reaper;
 import dev.ax.executor.shell.RunningShell;
@@ -96,7 +97,7 @@ final class RunWorker {
         }
         LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
                 reason -> run.abandon("log refused: " + reason), errors);
-        RunningShell shell = runner.start(command, shipper);
+        RunningShell shell = runner.start(command, MaskingSink.of(mask(run), shipper));
         if (shell.pid() > 0) {
             reaper.track(run.ref(), shell.pid(), run.holdsUntilNanos());
         }
@@ -150,11 +151,13 @@ final class RunWorker {
         WorkItem item = run.item();
         LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
                 reason -> run.abandon("log refused: " + reason), errors);
-        HttpActions.Call call = http.start(item, shipper);
+        // The URL, the answer and any error go to the log through the mask: a secret may be the URL itself.
+        dev.ax.executor.shell.OutputSink output = MaskingSink.of(mask(run), shipper);
+        HttpActions.Call call = http.start(item, output);
         run.attach(call, shipper);
         shipper.startSending();
         call.await();
-        Optional<Completion> completion = HttpActions.completion(executorId, run.ref(), call, shipper, item.http().async());
+        Optional<Completion> completion = HttpActions.completion(executorId, run.ref(), call, output, item.http().async());
         if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
             shipper.line(dev.ax.executor.shell.OutputSink.Stream.STDOUT,
                     "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId() + "/complete");
@@ -170,7 +173,8 @@ final class RunWorker {
         end(run, shipper, completion);
     }
 
-    private void report(ActiveRun run, Completion completion) throws InterruptedException {
+    private void report(ActiveRun run, Completion unmasked) throws InterruptedException {
+        Completion completion = MaskingSink.masked(unmasked, mask(run));
         Optional<ReportAnswer> answer = deliver(run, "completion", () -> channel.complete(completion));
         if (answer.isEmpty()) {
             log.info("run {} dropped before its completion was delivered: {}", run.ref(),
@@ -181,6 +185,11 @@ final class RunWorker {
         } else {
             log.info("run {}: report refused: {}", run.ref(), answer.get().reason());
         }
+    }
+
+    /** The values of the secrets the run carries: written as {@code ***} in whatever leaves this process about it. */
+    private static SecretMask mask(ActiveRun run) {
+        return SecretMask.of(run.item().masks());
     }
 
     /**

@@ -59,7 +59,9 @@ public final class Approvals {
      * executor and lease; the job waits (polling its instance) until it is RUNNING again
      * (approved) or CANCELED (rejected, expired: its process is then killed).
      */
-    public InstanceRow requestMidRun(long id, String actor, String summary) {
+    public InstanceRow requestMidRun(long id, String actor, String rawSummary) {
+        // A job's own words, stored and shown with the request: the one way they come in, from an executor or the API.
+        String summary = ctx.secrets().mask().apply(rawSummary);
         Store store = ctx.store();
         return store.tx(tx -> {
             InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
@@ -93,7 +95,8 @@ public final class Approvals {
         return decide(id, actor, role, comment, false);
     }
 
-    private InstanceRow decide(long id, String actor, String role, String comment, boolean approve) {
+    private InstanceRow decide(long id, String actor, String role, String rawComment, boolean approve) {
+        String comment = ctx.secrets().mask().apply(rawComment);
         Store store = ctx.store();
         InstanceRow decided = store.tx(tx -> {
             InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));

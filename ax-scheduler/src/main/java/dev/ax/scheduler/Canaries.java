@@ -128,6 +128,7 @@ public final class Canaries {
                 throw new ValidationException("", "the definition is the same as the current version " + task.version()
                         + "; there is nothing to roll out");
             }
+            SecretChecks.requireSet(tx, store, def);
             int version = store.tasks().appendCanary(tx, task, def, actor);
             definitions.remember(task.id(), version, def);
             long id = store.canaries().insert(tx, task.id(), task.name(), task.version(), version, rollout.percent(), rollout.runs(),

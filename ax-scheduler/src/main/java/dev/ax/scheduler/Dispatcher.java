@@ -13,6 +13,7 @@ import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore;
 import dev.ax.store.LogStore;
@@ -488,7 +489,8 @@ public final class Dispatcher {
         });
     }
 
-    public ReportAnswer log(LogChunk chunk) {
+    public ReportAnswer log(LogChunk raw) {
+        LogChunk chunk = masked(raw);
         if (chunk.run().sharded()) {
             return shards.log(chunk);
         }
@@ -507,7 +509,8 @@ public final class Dispatcher {
         });
     }
 
-    public ReportAnswer complete(Completion c) {
+    public ReportAnswer complete(Completion raw) {
+        Completion c = masked(raw);
         if (c.run().sharded()) {
             return shards.complete(c);
         }
@@ -578,6 +581,11 @@ public final class Dispatcher {
      * Fenced by the attempt: a report for an attempt that is over (retried, timed out, terminated) is refused.
      */
     public ReportAnswer completeFromService(long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
+        return completeRunFromService(instanceId, attempt, success, status, ctx.secrets().mask().apply(message), actor);
+    }
+
+    private ReportAnswer completeRunFromService(long instanceId, int attempt, boolean success, Integer status, String message,
+                                                String actor) {
         Store store = ctx.store();
         return store.tx(tx -> {
             InstanceRow run = store.instances().find(tx, instanceId).orElseThrow(() -> new NotFoundException("no instance " + instanceId));
@@ -595,8 +603,29 @@ public final class Dispatcher {
     /** {@link #completeFromService} for one shard of a sharded run ({@code shard} null: the run itself). */
     public ReportAnswer completeFromService(long instanceId, Integer shard, int attempt, boolean success, Integer status, String message,
                                             String actor) {
-        return shard == null ? completeFromService(instanceId, attempt, success, status, message, actor)
-                : shards.completeFromService(instanceId, shard, attempt, success, status, message, actor);
+        String masked = ctx.secrets().mask().apply(message);
+        return shard == null ? completeRunFromService(instanceId, attempt, success, status, masked, actor)
+                : shards.completeFromService(instanceId, shard, attempt, success, status, masked, actor);
+    }
+
+    /*
+     * Output and messages from executors and services come in by these reports only, so they are masked here, before
+     * any path stores them (one run's chunk alone, a group's, a shard's, a completion's tail): an executor masks what it
+     * sends already, and this keeps what an older executor, an SDK worker or a service sends from reaching the database.
+     */
+
+    private LogChunk masked(LogChunk chunk) {
+        SecretMask mask = ctx.secrets().mask();
+        return mask.isEmpty() ? chunk : new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), mask.apply(chunk.lines()));
+    }
+
+    private Completion masked(Completion c) {
+        SecretMask mask = ctx.secrets().mask();
+        if (mask.isEmpty()) {
+            return c;
+        }
+        return new Completion(c.executorId(), c.run(), c.success(), c.failureKind(), c.exitCode(), mask.apply(c.message()), c.pid(),
+                c.tail().stream().map(this::masked).toList());
     }
 
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */

@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The small periodic chores of a node, each a tick the loop calls: runs whose lease expired
  * become failures (EXECUTOR_LOST, then the retry policy), retries whose time has come become
- * READY again, triggers' idempotency keys past their window are deleted, and the database's
- * planner statistics are kept up with tables that grow fast.
+ * READY again, triggers' idempotency keys past their window are deleted, the database's planner
+ * statistics are kept up with tables that grow fast, and secrets changed on another node are learned
+ * (to be masked here too).
  */
 public final class Housekeeping {
     static final int BATCH = 500;
@@ -31,16 +32,18 @@ public final class Housekeeping {
     private final FollowUps followUps;
     private final Approvals approvals;
     private final Backfills backfills;
+    private final Secrets secrets;
     private long statisticsDue = System.nanoTime(); // only the housekeeping loop's thread ticks
 
     Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals,
-                 Backfills backfills) {
+                 Backfills backfills, Secrets secrets) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
         this.gate = gate;
         this.followUps = followUps;
         this.approvals = approvals;
         this.backfills = backfills;
+        this.secrets = secrets;
     }
 
     /** Creates the next runs of running backfills; returns how many. */
@@ -62,6 +65,7 @@ public final class Housekeeping {
         backfills();
         dependencyDeadlines();
         expireTriggerKeys();
+        secrets.refresh();
         long now = System.nanoTime();
         if (now - statisticsDue >= 0) {
             statisticsDue = now + STATISTICS_EVERY_NANOS;

@@ -129,7 +129,8 @@ public final class RunService {
         });
     }
 
-    private static String why(String what, String reason) {
-        return reason == null || reason.isBlank() ? what : what + ": " + reason;
+    /** The message of an operator's stop: a reason is stored and shown, so a secret's value in it is masked first. */
+    private String why(String what, String reason) {
+        return reason == null || reason.isBlank() ? what : what + ": " + ctx.secrets().mask().apply(reason);
     }
 }

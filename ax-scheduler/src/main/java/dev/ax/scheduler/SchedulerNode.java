@@ -24,6 +24,7 @@ public final class SchedulerNode implements AutoCloseable {
     private final WorkflowLoop workflows;
     private final Canaries canaries;
     private final TestRuns testRuns;
+    private final Secrets secrets;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -32,12 +33,14 @@ public final class SchedulerNode implements AutoCloseable {
         this(nodeId, store, clock, config, WebhookSender.NONE);
     }
 
+    /** A node without a secret key: it can neither set nor read secrets ({@link Keyring#NONE}). */
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks) {
-        this(nodeId, store, clock, config, webhooks, SecretValues.NONE);
+        this(nodeId, store, clock, config, webhooks, Keyring.NONE);
     }
 
-    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks,
-                         SecretValues secrets) {
+    /** @param keyring the master keys that seal this node's secrets ({@code AX_SECRET_KEY} or the data directory's key file) */
+    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks, Keyring keyring) {
+        this.secrets = new Secrets(store, keyring, nodeId);
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals(), secrets);
         this.definitions = new Definitions(store.tasks());
         ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx, definitions));
@@ -48,7 +51,7 @@ public final class SchedulerNode implements AutoCloseable {
         this.approvals = new Approvals(ctx, gate);
         this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals, new Shards(ctx, definitions, gate, followUps));
         this.backfills = new Backfills(ctx, gate);
-        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills);
+        this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills, secrets);
         this.tasks = new TaskService(ctx, definitions, gate);
         this.runs = new RunService(ctx, gate);
         this.workflows = new WorkflowLoop(ctx, gate);
@@ -59,7 +62,9 @@ public final class SchedulerNode implements AutoCloseable {
                 () -> Thread.sleep(config.housekeeping().toMillis()));
     }
 
+    /** Starts the loops, once this node's secrets are sealed with its key and it knows what to mask. */
     public SchedulerNode start() {
+        secrets.start();
         firingLoop.start();
         housekeepingLoop.start();
         workflows.start();
@@ -124,6 +129,11 @@ public final class SchedulerNode implements AutoCloseable {
 
     public TestRuns testRuns() {
         return testRuns;
+    }
+
+    /** Stored secrets: what admins set, what runs get at their hand-off, what this node masks. */
+    public Secrets secrets() {
+        return secrets;
     }
 
     public Approvals approvals() {

@@ -62,6 +62,7 @@ public final class TaskService {
                 throw new ConflictException("task " + def.taskName() + " already exists; use PUT /api/tasks/" + def.taskName() + " to change it");
             }
             DependencyChecks.check(tx, store, def);
+            SecretChecks.requireSet(tx, store, def);
             TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
             store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
@@ -87,6 +88,7 @@ public final class TaskService {
         TaskRow row = store.tx(tx -> {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
             DependencyChecks.check(tx, store, def);
+            SecretChecks.requireSet(tx, store, def);
             gate.canaries().refuseEdit(tx, current);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());

@@ -51,6 +51,7 @@ public final class TestRuns {
         synchronized (TestRuns.class) {
             started = store.tx(tx -> {
                 Map<String, Object> checked = TaskService.checkParams(draft, params, tx.now());
+                SecretChecks.requireSet(tx, store, draft);
                 TaskRow task = store.tasks().find(tx, name).orElse(null);
                 long taskId = task == null ? 0 : task.id();
                 tx.lockKey("ax-draft:" + taskId);

@@ -213,7 +213,7 @@ public final class WorkflowService {
             if (run.state().isFinished()) {
                 throw new ConflictException("workflow run " + id + " is " + run.state() + "; only a RUNNING run can be canceled");
             }
-            engine.cancel(tx, run, actor, reason);
+            engine.cancel(tx, run, actor, ctx.secrets().mask().apply(reason));
             return view(tx, store.workflowRuns().find(tx, id).orElseThrow());
         });
     }

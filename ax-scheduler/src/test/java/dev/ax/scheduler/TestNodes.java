@@ -30,6 +30,12 @@ final class TestNodes {
         return node(store, id, Duration.ZERO, SchedulerConfig.DEFAULT);
     }
 
+    /** A node whose secrets are sealed with {@code keyring}. */
+    static SchedulerNode node(Store store, String id, Keyring keyring) {
+        DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), Duration.ofSeconds(5));
+        return new SchedulerNode(id, store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE, keyring);
+    }
+
     static Map<String, Object> task(String name, Map<String, Object> trigger, String command, Map<String, Object> policy) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("taskName", name);

@@ -1,6 +1,7 @@
 package dev.ax.sdk;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.Started;
@@ -37,6 +38,7 @@ final class HandlerRun {
     private final AxWorker worker;
     private final WorkItem item;
     private final AxHandler handler; // null when no handler of that name is registered, or not an sdk action
+    private final SecretMask mask;
     private final RunLog runLog;
     private final RunContext context;
     private final AtomicBoolean reported = new AtomicBoolean();
@@ -50,7 +52,8 @@ final class HandlerRun {
         this.worker = worker;
         this.item = item;
         this.handler = handler;
-        this.runLog = new RunLog(worker.channel(), worker.executorId(), item.ref(), reason -> abandon("log refused: " + reason));
+        this.mask = SecretMask.of(item.masks());
+        this.runLog = new RunLog(worker.channel(), worker.executorId(), item.ref(), reason -> abandon("log refused: " + reason), mask);
         this.context = new RunContext(item, runLog, this::cancelled, worker.idempotencyStore(), worker.channel(), worker.executorId());
     }
 
@@ -150,8 +153,10 @@ final class HandlerRun {
         return timedOut || abandoned() || !worker.isRunning();
     }
 
-    /** Sends the completion once (log first), then lets go of the lease. */
-    private void report(Completion completion) throws InterruptedException {
+    /** Sends the completion once (log first, its message masked: an exception's message may quote a secret), then lets go of the lease. */
+    private void report(Completion unmasked) throws InterruptedException {
+        Completion completion = new Completion(unmasked.executorId(), unmasked.run(), unmasked.success(), unmasked.failureKind(),
+                unmasked.exitCode(), mask.apply(unmasked.message()), unmasked.pid(), unmasked.tail());
         if (!reported.compareAndSet(false, true)) {
             return;
         }

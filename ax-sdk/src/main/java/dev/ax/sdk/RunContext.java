@@ -31,7 +31,8 @@ final class RunContext implements AxContext {
 
     @Override
     public void awaitApproval(String summary) throws InterruptedException {
-        var asked = channel.requestApproval(new dev.ax.domain.protocol.ApprovalAsk(executorId, item.ref(), summary));
+        var asked = channel.requestApproval(new dev.ax.domain.protocol.ApprovalAsk(executorId, item.ref(),
+                dev.ax.domain.secret.SecretMask.of(item.masks()).apply(summary)));
         if (!asked.accepted()) {
             throw new java.util.concurrent.CancellationException("approval request refused: " + asked.reason());
         }

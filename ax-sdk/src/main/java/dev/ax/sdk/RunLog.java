@@ -3,6 +3,7 @@ package dev.ax.sdk;
 import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.LogLines;
@@ -47,6 +48,7 @@ final class RunLog {
     private final String executorId;
     private final RunRef run;
     private final Consumer<String> onRefused;
+    private final SecretMask mask;
     private final LinkedBlockingDeque<Line> queue = new LinkedBlockingDeque<>();
     private final AtomicLong dropped = new AtomicLong();
     private volatile boolean finishing;
@@ -54,20 +56,30 @@ final class RunLog {
     private Thread sender; // guarded by this
 
     RunLog(ExecutorChannel channel, String executorId, RunRef run, Consumer<String> onRefused) {
+        this(channel, executorId, run, onRefused, SecretMask.NONE);
+    }
+
+    /** @param mask the run's secrets ({@code WorkItem.masks}): each line is masked as it is appended, before it is queued */
+    RunLog(ExecutorChannel channel, String executorId, RunRef run, Consumer<String> onRefused, SecretMask mask) {
         this.channel = channel;
         this.executorId = executorId;
         this.run = run;
         this.onRefused = onRefused;
+        this.mask = mask;
     }
 
-    /** Appends text to the log, one line per line of text. Never blocks on the server. */
+    /**
+     * Appends text to the log, one line per line of text, with the run's secrets masked (a value of several lines line by
+     * line). Never blocks on the server.
+     */
     void append(String stream, String text) {
         if (aborted || finishing) {
             return; // a thread the handler started may still log after the handler returned
         }
         String all = String.valueOf(text);
         for (String line : all.isEmpty() ? List.of(all) : all.lines().toList()) {
-            for (String piece : LogLines.pieces(line, BATCH_BYTES)) {
+            // Masked whole, then cut: a value is never split before it is masked.
+            for (String piece : LogLines.pieces(mask.apply(line), BATCH_BYTES)) {
                 queue.offerLast(new Line(stream, piece));
             }
             while (queue.size() > MAX_BUFFERED_LINES && queue.pollFirst() != null) {

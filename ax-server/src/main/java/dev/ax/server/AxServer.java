@@ -8,6 +8,7 @@ import dev.ax.console.Console;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorConfig;
+import dev.ax.scheduler.Keyring;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
@@ -70,6 +71,13 @@ public final class AxServer implements AutoCloseable {
         // The scheduler's own log, rotated and capped, apart from run output (which goes to the database, capped too).
         ServerLogFile serverLog = ServerLogFile.install(cfg.dataDir().resolve("logs"), cfg.alerts().logs());
         DbConfig db = cfg.effectiveDb();
+        Keyring keyring;
+        try {
+            keyring = SecretKeys.load(cfg.dataDir(), cfg.secretKey(), cfg.secretKeyPrevious());
+        } catch (RuntimeException e) {
+            serverLog.close();
+            throw e instanceof StartupException s ? s : new StartupException("cannot start: secret key: " + e.getMessage(), e);
+        }
         Store store;
         try {
             store = Store.open(db);
@@ -85,7 +93,7 @@ public final class AxServer implements AutoCloseable {
             DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
             String nodeId = cfg.nodeId() != null ? cfg.nodeId() : defaultNodeId();
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
-            node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender()).start();
+            node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring).start();
             alerts = Alerts.start(node, cfg.alerts());
             api = ApiServer.start(node, null, cfg.port(), cfg.http(), new AlertsObservability(alerts), Console.routes(node));
             if (!cfg.executorGroups().isEmpty()) {
@@ -95,8 +103,9 @@ public final class AxServer implements AutoCloseable {
                 executor.start();
             }
             AxServer server = new AxServer(store, node, api, executor, admin, alerts, serverLog, cfg.http().scheme());
-            log.info("AX listening on {} (database: {}), {}{}", server.url(), describe(db, cfg.dataDir()),
-                    admin.source(), executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
+            log.info("AX listening on {} (database: {}), {}, secrets sealed with key {} ({}){}", server.url(), describe(db, cfg.dataDir()),
+                    admin.source(), keyring.current().id(), keyring.source(),
+                    executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
             return server;
         } catch (RuntimeException e) {
             closeQuietly(api, executor, alerts, node, store, serverLog);

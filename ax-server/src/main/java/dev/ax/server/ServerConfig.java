@@ -22,10 +22,23 @@ import java.util.Objects;
  * @param executorConcurrency runs the in-process executor runs at a time ({@code --executor-concurrency})
  * @param http               request size limit, HTTPS and trusted proxies ({@code --max-request-size}, {@code --tls-cert},
  *                           {@code --tls-key}, {@code --trusted-proxy}); null = {@link HttpOptions#DEFAULT}
+ * @param secretKey          the master key of secrets, base64 of 32 bytes; {@code null} = take AX_SECRET_KEY, else the key
+ *                           file {@code secret.key} in {@code dataDir} (made on the first start)
+ * @param secretKeyPrevious  the key before a rotation, still opening the secrets it sealed; {@code null} = take
+ *                           AX_SECRET_KEY_PREVIOUS
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                            String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                           List<String> executorLabels, int executorConcurrency, HttpOptions http) {
+                           List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
+                           String secretKeyPrevious) {
+    /** A node whose secret key comes from the environment or its data directory. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
+                        List<String> executorLabels, int executorConcurrency, HttpOptions http) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, http, null, null);
+    }
+
     /** A node with the default HTTP options: plain HTTP, 1 MiB requests. */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                         String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
@@ -75,24 +88,30 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
 
     public ServerConfig withAlerts(AlertsConfig a) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels,
-                executorConcurrency, http);
+                executorConcurrency, http, secretKey, secretKeyPrevious);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels,
-                executorConcurrency, http);
+                executorConcurrency, http, secretKey, secretKeyPrevious);
+    }
+
+    /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
+    public ServerConfig withSecretKey(String key, String previous) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, http, key, previous);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
     public ServerConfig withExecutorConcurrency(int concurrency) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                concurrency, http);
+                concurrency, http, secretKey, secretKeyPrevious);
     }
 
     /** How the node's HTTP server meets the outside: request size limit, HTTPS, trusted proxies. */
     public ServerConfig withHttp(HttpOptions options) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, options);
+                executorConcurrency, options, secretKey, secretKeyPrevious);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */

@@ -47,6 +47,19 @@ final class ServerClient {
                 .PUT(HttpRequest.BodyPublishers.ofString(body)));
     }
 
+    /** {@code text} as a JSON string literal. */
+    static String quote(String text) {
+        try {
+            return JSON.writeValueAsString(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Response delete(String path) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).DELETE());
+    }
+
     JsonNode instance(long id) {
         return get("/api/instances/" + id).json();
     }

@@ -17,6 +17,7 @@ public final class Store implements AutoCloseable {
     private final WorkflowRunStore workflowRuns = new WorkflowRunStore();
     private final ShardStore shards = new ShardStore(events);
     private final CanaryStore canaries = new CanaryStore();
+    private final SecretStore secrets = new SecretStore();
     private final TriggerKeyStore triggerKeys = new TriggerKeyStore();
     private final PlannerStatistics statistics;
 
@@ -93,6 +94,11 @@ public final class Store implements AutoCloseable {
 
     public FollowUpStore followUps() {
         return followUps;
+    }
+
+    /** Secrets, sealed: the values are the scheduler's to seal and open. */
+    public SecretStore secrets() {
+        return secrets;
     }
 
     public TokenStore tokens() {

@@ -222,6 +222,10 @@ public final class Tx {
             return rs.wasNull() ? null : v;
         }
 
+        public byte[] bytes(String col) throws SQLException {
+            return rs.getBytes(col);
+        }
+
         public boolean bool(String col) throws SQLException {
             return rs.getBoolean(col);
         }

@@ -32,5 +32,7 @@ public enum EventType {
     // canary rollout of a task change (PUT /api/tasks/{name}?rollout=canary)
     CANARY_STARTED, CANARY_PROMOTED, CANARY_ROLLED_BACK,
     // a draft definition run once as a test
-    TEST_RUN
+    TEST_RUN,
+    // secrets (no task, no instance: data.name is the secret, never its value)
+    SECRET_CREATED, SECRET_UPDATED, SECRET_DELETED, SECRET_KEY_ROTATED
 }

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,8 +90,10 @@ public final class TaskDefinitionCodec {
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new ParsedTask(new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment,
-                params), in.warnings());
+        TaskDefinition def = new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment, params);
+        List<String> warnings = new ArrayList<>(in.warnings());
+        warnings.addAll(SecretFields.warnings(def));
+        return new ParsedTask(def, warnings);
     }
 
     /**

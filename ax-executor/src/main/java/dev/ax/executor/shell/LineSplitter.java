@@ -8,20 +8,27 @@ import java.util.function.Consumer;
  *
  * <p>A line ends at {@code \n}; the {@code \n} and a {@code \r} right before it are stripped. A line longer than
  * {@code maxLineBytes} is emitted in pieces of at most that many bytes, cut before a multi-byte UTF-8 character rather
- * than through it. {@link #finish()} emits a last line that had no newline.
+ * than through it; pieces go to their own consumer (by default the lines'), and a piece is always followed by more of
+ * its line, ending with a line. {@link #finish()} emits a last line that had no newline.
  */
 final class LineSplitter {
 
   private final byte[] line;
   private final Consumer<String> out;
+  private final Consumer<String> pieces;
   private int size;
 
   LineSplitter(int maxLineBytes, Consumer<String> out) {
+    this(maxLineBytes, out, out);
+  }
+
+  LineSplitter(int maxLineBytes, Consumer<String> out, Consumer<String> pieces) {
     if (maxLineBytes < 4) {
       throw new IllegalArgumentException("maxLineBytes must be at least 4");
     }
     this.line = new byte[maxLineBytes];
     this.out = out;
+    this.pieces = pieces;
   }
 
   void feed(byte[] buf, int off, int len) {
@@ -69,7 +76,7 @@ final class LineSplitter {
   /** The buffer is full and the line goes on: emit a piece, cut at a UTF-8 character boundary. */
   private void emitPiece() {
     int cut = utf8Boundary();
-    emit(cut);
+    pieces.accept(new String(line, 0, cut, StandardCharsets.UTF_8));
     System.arraycopy(line, cut, line, 0, size - cut);
     size -= cut;
   }

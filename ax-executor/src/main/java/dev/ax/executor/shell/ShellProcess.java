@@ -300,13 +300,17 @@ final class ShellProcess implements RunningShell {
 
   // ---------------------------------------------------------------------------------------------- output
 
-  private void deliver(OutputSink.Stream stream, String line) {
+  private void deliver(OutputSink.Stream stream, String line, boolean piece) {
     synchronized (sinkLock) {
       if (abandoned) {
         return;
       }
       try {
-        sink.line(stream, line);
+        if (piece) {
+          sink.piece(stream, line);
+        } else {
+          sink.line(stream, line);
+        }
       } catch (RuntimeException e) {
         log.warn("output sink failed on a {} line of shell {}; line dropped", stream, pid, e);
       }
@@ -327,7 +331,10 @@ final class ShellProcess implements RunningShell {
     @Override
     public void run() {
       LineSplitter lines = new LineSplitter(ShellRunner.MAX_LINE_BYTES, line -> {
-        deliver(stream, line);
+        deliver(stream, line, false);
+        lastActivity = System.nanoTime();
+      }, piece -> {
+        deliver(stream, piece, true);
         lastActivity = System.nanoTime();
       });
       byte[] buf = new byte[8192];

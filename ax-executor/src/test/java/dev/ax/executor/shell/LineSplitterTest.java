@@ -59,4 +59,15 @@ class LineSplitterTest {
     assertThat(lines).allSatisfy(l -> assertThat(l).doesNotContain("\uFFFD"));
     assertThat(String.join("", lines)).isEqualTo(s);
   }
+
+  @Test
+  void piecesOfALongLineGoToTheirOwnConsumerAndTheLineEndsAsALine() {
+    List<String> pieces = new ArrayList<>();
+    LineSplitter s = new LineSplitter(4, lines::add, pieces::add);
+    byte[] b = "abcdefghij\nk".getBytes(StandardCharsets.UTF_8);
+    s.feed(b, 0, b.length);
+    s.finish();
+    assertThat(pieces).containsExactly("abcd", "efgh");
+    assertThat(lines).containsExactly("ij", "k");
+  }
 }

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2SecretsTest extends SecretsContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}
