@@ -112,12 +112,14 @@ public final class Alerts implements AutoCloseable {
     /**
      * This node's health as /healthz shows it.
      *
-     * @param status  {@code ok}; {@code degraded} when a channel's last delivery failed (alerts
-     *                are late, scheduling is fine: still HTTP 200); {@code unhealthy} when a check fails (503)
+     * @param status  {@code ok}; {@code degraded} when a channel's last delivery failed (alerts are late) or the
+     *                node's clock is off (scheduling is fine: still HTTP 200); {@code unhealthy} when a check fails (503)
      * @param facts   backlog, running, executors, last run created, loop age...
      * @param failing the failing checks by name, with the reason
+     * @param degraded the checks that degrade the node without making it unhealthy (its clock), with the reason
      */
-    public record Health(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, Object> channels) {
+    public record Health(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, String> degraded,
+                         Map<String, Object> channels) {
         public boolean healthy() {
             return failing.isEmpty();
         }
@@ -125,12 +127,13 @@ public final class Alerts implements AutoCloseable {
 
     public Health health() {
         Map<String, String> failing = new LinkedHashMap<>();
+        Map<String, String> degraded = new LinkedHashMap<>();
         Map<String, Object> facts = new LinkedHashMap<>();
         Map<String, Long> pending = Map.of();
         try {
             WatchFacts f = watchdog.facts();
             facts.putAll(f.toMap());
-            WatchChecks.failing(f, ctx.config().watch()).forEach((c, d) -> failing.put(c.wireName, d));
+            WatchChecks.failing(f, ctx.config().watch()).forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
             pending = ctx.store().tx(tx -> ctx.alerts().pendingByChannel(tx));
         } catch (RuntimeException e) {
             failing.put(WatchChecks.Check.DATABASE.wireName, "the database cannot be reached: " + e.getMessage());
@@ -140,8 +143,8 @@ public final class Alerts implements AutoCloseable {
             failing.put("watchdog", "the watchdog has not run for " + RunAlerts.human(watchdogAge));
         }
         facts.put("alertLoopErrors", loopErrors());
-        String status = !failing.isEmpty() ? "unhealthy" : ctx.channels().anyFailing() ? "degraded" : "ok";
-        return new Health(status, facts, failing, ctx.channels().health(pending));
+        String status = !failing.isEmpty() ? "unhealthy" : !degraded.isEmpty() || ctx.channels().anyFailing() ? "degraded" : "ok";
+        return new Health(status, facts, failing, degraded, ctx.channels().health(pending));
     }
 
     /** The Prometheus text exposition of this node's metrics; the gauges are read fresh. */

@@ -104,15 +104,24 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
      * @param backlogAge  a READY run waiting this long for an executor fails "ready-backlog"
      * @param silence     tasks overdue this long and no scheduled run created for this long fails "silence"
      * @param noExecutor  READY runs this old in a group without a live executor fail "executors"
+     * @param clockOffset a node whose clock is further than this from the database's is "degraded" (scheduling goes by
+     *                    the database's clock and is not affected; what the node logs and times is)
      */
-    public record Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor) {
+    public record Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor,
+                        Duration clockOffset) {
         public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
         public static final Duration DEFAULT_LOOP_STALL = Duration.ofSeconds(60);
         public static final Duration DEFAULT_BACKLOG_AGE = Duration.ofMinutes(5);
         public static final Duration DEFAULT_SILENCE = Duration.ofMinutes(5);
         public static final Duration DEFAULT_NO_EXECUTOR = Duration.ofSeconds(30);
+        public static final Duration DEFAULT_CLOCK_OFFSET = Duration.ofSeconds(5);
         public static final Watch DEFAULT = new Watch(DEFAULT_INTERVAL, DEFAULT_LOOP_STALL, DEFAULT_BACKLOG_AGE,
-                DEFAULT_SILENCE, DEFAULT_NO_EXECUTOR);
+                DEFAULT_SILENCE, DEFAULT_NO_EXECUTOR, DEFAULT_CLOCK_OFFSET);
+
+        /** A watch with the default clock offset. */
+        public Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor) {
+            this(interval, loopStall, backlogAge, silence, noExecutor, DEFAULT_CLOCK_OFFSET);
+        }
 
         public Watch {
             ConfigChecks.positive("watchdog.interval", interval);
@@ -120,6 +129,7 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
             ConfigChecks.positive("watchdog.backlogAge", backlogAge);
             ConfigChecks.positive("watchdog.silence", silence);
             ConfigChecks.positive("watchdog.noExecutor", noExecutor);
+            ConfigChecks.positive("watchdog.clockOffset", clockOffset);
         }
     }
 

@@ -311,11 +311,13 @@ public final class AlertsConfigReader {
             return AlertsConfig.Watch.DEFAULT;
         }
         String f = "watchdog.";
-        known(w, f, Set.of("intervalSeconds", "loopStallSeconds", "backlogSeconds", "silenceSeconds", "noExecutorSeconds"));
+        known(w, f, Set.of("intervalSeconds", "loopStallSeconds", "backlogSeconds", "silenceSeconds", "noExecutorSeconds",
+                "clockOffsetSeconds"));
         var d = AlertsConfig.Watch.DEFAULT;
         return new AlertsConfig.Watch(seconds(w, "intervalSeconds", f, d.interval(), 86_400),
                 seconds(w, "loopStallSeconds", f, d.loopStall(), 86_400), seconds(w, "backlogSeconds", f, d.backlogAge(), 86_400 * 7),
-                seconds(w, "silenceSeconds", f, d.silence(), 86_400 * 7), seconds(w, "noExecutorSeconds", f, d.noExecutor(), 86_400));
+                seconds(w, "silenceSeconds", f, d.silence(), 86_400 * 7), seconds(w, "noExecutorSeconds", f, d.noExecutor(), 86_400),
+                seconds(w, "clockOffsetSeconds", f, d.clockOffset(), 86_400));
     }
 
     private AlertsConfig.Anomaly anomaly(JsonNode a) {

@@ -20,15 +20,27 @@ final class WatchChecks {
         /** The oldest READY run has waited too long for an executor. */
         READY_BACKLOG("ready-backlog", false),
         /** Tasks are overdue and no scheduled run was created anywhere for a while: nothing fires. */
-        SILENCE("silence", false);
+        SILENCE("silence", false),
+        /**
+         * This node's clock is far from the database's. Scheduling is immune (the database's clock decides), so the node
+         * is degraded, not unhealthy; but what it logs and times is off.
+         */
+        CLOCK("clock", true, true);
 
         final String wireName;
         /** Node-local checks are kept per node; the others are one fact for the whole cluster. */
         final boolean perNode;
+        /** True for a check that makes the node degraded (still 200) rather than unhealthy (503); it is alerted all the same. */
+        final boolean degradesOnly;
 
         Check(String wireName, boolean perNode) {
+            this(wireName, perNode, false);
+        }
+
+        Check(String wireName, boolean perNode, boolean degradesOnly) {
             this.wireName = wireName;
             this.perNode = perNode;
+            this.degradesOnly = degradesOnly;
         }
 
         /** The key of this check's state in ax_watch_check. */
@@ -61,6 +73,10 @@ final class WatchChecks {
                     + " while " + f.overdueTasks() + (f.overdueTasks() == 1 ? " task is" : " tasks are") + " due, the oldest slot "
                     + RunAlerts.human(overdue) + " ago");
         }
+        if (f.clockOffset() != null && f.clockOffset().abs().compareTo(w.clockOffset()) > 0) {
+            out.put(Check.CLOCK, "this node's clock is " + RunAlerts.human(f.clockOffset().abs()) + (f.clockOffset().isNegative()
+                    ? " ahead of" : " behind") + " the database's; scheduling is not affected, its log times and timings are");
+        }
         return out;
     }
 
@@ -72,6 +88,7 @@ final class WatchChecks {
             case EXECUTORS -> "Start an executor for the group: ax executor --server URL --token TOKEN --group GROUP";
             case READY_BACKLOG -> "Add executors for the waiting groups, or look for runs that hold every slot (ax instance list --state RUNNING).";
             case SILENCE -> "Is any server node running and connected to the database? GET /healthz on each node and read its server log.";
+            case CLOCK -> "Synchronise the clock of node " + nodeId + " (NTP, chrony or systemd-timesyncd) with the database host's.";
         };
     }
 }

@@ -25,14 +25,15 @@ import java.util.Set;
  */
 record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, Map<String, Long> counts, Instant oldestReadyAt,
                   int liveExecutors, List<String> starvedGroups, Instant lastScheduledAt, int overdueTasks, Instant oldestOverdue,
-                  Duration loopAge) {
+                  Duration loopAge, Duration clockOffset) {
 
     /** Runs that have not finished, READY aside (counted with its oldest): their counts are the first facts. */
     private static final List<InstanceState> UNFINISHED = List.of(InstanceState.RUNNING, InstanceState.RETRYING,
             InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
 
+    /** @param clockOffset how far the database's clock is ahead of this node's; null when not measured */
     static WatchFacts collect(Store store, Tx tx, long executorAliveMillis, Duration noExecutorGrace, Duration silence,
-            Duration loopAge) {
+            Duration loopAge, Duration clockOffset) {
         Instant now = tx.now();
         Object[] last = tx.queryOne("SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
                 r -> new Object[] {r.lng("id"), r.instant("created_at")}).orElse(new Object[] {null, null});
@@ -56,7 +57,7 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
                         + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
                 r -> new Object[] {r.lng("n"), r.instant("oldest")}, -silence.toMillis()).orElse(new Object[] {0L, null});
         return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, (Instant) ready[1], live.size(), starved, lastScheduled,
-                ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge);
+                ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge, clockOffset);
     }
 
     long count(String state) {

@@ -1,6 +1,7 @@
 package dev.ax.alerts;
 
 import dev.ax.alerts.WatchChecks.Check;
+import dev.ax.store.DatabaseClock;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -43,7 +44,8 @@ final class Watchdog {
         AlertsConfig.Watch w = ctx.config().watch();
         long alive = ctx.node().context().config().executorAlive().toMillis();
         Duration loopAge = loopAge();
-        return ctx.store().tx(tx -> WatchFacts.collect(ctx.store(), tx, alive, w.noExecutor(), w.silence(), loopAge));
+        Duration offset = ctx.node().context().clock() instanceof DatabaseClock clock ? clock.offset() : null;
+        return ctx.store().tx(tx -> WatchFacts.collect(ctx.store(), tx, alive, w.noExecutor(), w.silence(), loopAge, offset));
     }
 
     /** One round of checks; returns the failing ones. */

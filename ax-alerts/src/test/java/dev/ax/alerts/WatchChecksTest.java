@@ -46,6 +46,18 @@ class WatchChecksTest {
     }
 
     @Test
+    void a_clock_off_the_databases_by_more_than_the_limit_degrades_the_node_either_way() {
+        var ahead = WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(-30)), W);
+        assertThat(ahead).containsOnlyKeys(Check.CLOCK);
+        assertThat(ahead.get(Check.CLOCK)).contains("30s ahead of the database's");
+        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(30)), W).get(Check.CLOCK)).contains("30s behind");
+        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(4)), W)).isEmpty();
+        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = null), W)).isEmpty();
+        assertThat(Check.CLOCK.degradesOnly).isTrue();
+        assertThat(Check.CLOCK.key("n1")).isEqualTo("clock@n1");
+    }
+
+    @Test
     void node_local_checks_are_kept_per_node() {
         assertThat(Check.SCHEDULER_LOOP.key("n1")).isEqualTo("scheduler-loop@n1");
         assertThat(Check.SILENCE.key("n1")).isEqualTo("silence");
@@ -57,12 +69,13 @@ class WatchChecksTest {
         Instant lastScheduled = NOW.minusSeconds(400);
         Instant oldestReady;
         List<String> starved = List.of();
+        Duration clockOffset = Duration.ofMillis(3);
     }
 
     static WatchFacts facts(java.util.function.Consumer<B> change) {
         B b = new B();
         change.accept(b);
         return new WatchFacts(NOW, 7L, NOW, Map.of("ready", b.oldestReady == null ? 0L : 3L), b.oldestReady, 1, b.starved,
-                b.lastScheduled, b.overdue, b.overdue > 0 ? NOW.minusSeconds(600) : null, b.loopAge);
+                b.lastScheduled, b.overdue, b.overdue > 0 ? NOW.minusSeconds(600) : null, b.loopAge, b.clockOffset);
     }
 }

@@ -10,15 +10,19 @@ import java.util.Map;
  */
 public interface Observability {
     /**
-     * @param status   {@code ok}, {@code degraded} (an alert channel is failing: still 200) or {@code unhealthy} (503)
+     * @param status   {@code ok}, {@code degraded} (an alert channel is failing, or the node's clock is off: still 200)
+     *                 or {@code unhealthy} (503)
      * @param facts    backlog, running, live executors, last run created, scheduler loop age...
      * @param failing  failing checks by name, with a reason each
+     * @param degraded checks that degrade the node without making it unhealthy (its clock), with a reason each
      * @param channels alert channels by name: type, target, state, last error; never a secret
      */
-    record Report(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, Object> channels) {
+    record Report(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, String> degraded,
+                  Map<String, Object> channels) {
         public Report {
             facts = facts == null ? Map.of() : facts;
             failing = failing == null ? Map.of() : failing;
+            degraded = degraded == null ? Map.of() : degraded;
             channels = channels == null ? Map.of() : channels;
         }
     }
@@ -31,7 +35,7 @@ public interface Observability {
     Observability NONE = new Observability() {
         @Override
         public Report health() {
-            return new Report("ok", Map.of(), Map.of(), Map.of());
+            return new Report("ok", Map.of(), Map.of(), Map.of(), Map.of());
         }
 
         @Override

@@ -65,6 +65,7 @@ final class SystemHandlers {
         Observability.Report report = api.observability().health();
         body.putAll(report.facts());
         body.put("failing", report.failing());
+        body.put("degraded", report.degraded());
         body.put("channels", report.channels());
         boolean healthy = error == null && report.failing().isEmpty();
         body.put("status", !healthy ? "unhealthy" : report.status());

@@ -28,7 +28,9 @@ final class ExecutorCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--server", paramLabel = "URL", defaultValue = "${env:AX_SERVER:-" + ClientOptions.DEFAULT_SERVER + "}",
-            description = "The AX server (default: $AX_SERVER, else " + ClientOptions.DEFAULT_SERVER + ").")
+            description = "The AX server, or the nodes of a cluster comma-separated (http://ax1:7070,http://ax2:7070): when the "
+                    + "node in use stops answering, the executor goes on with the next, keeping its runs (default: $AX_SERVER, else "
+                    + ClientOptions.DEFAULT_SERVER + ").")
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",
@@ -50,7 +52,9 @@ final class ExecutorCommand implements Callable<Integer> {
     List<String> labels = new java.util.ArrayList<>();
 
     @Option(names = "--id", paramLabel = "NAME",
-            description = "This executor's name, stable across restarts so the server can match its runs (default: the host name).")
+            description = "This executor's name. Give one that stays the same across restarts: a restarted executor then has the "
+                    + "runs its earlier life held declared lost at once, and what of them still runs killed (default: the host "
+                    + "name and the process id, unique for each process but new at each start).")
     String id;
 
     @Option(names = "--concurrency", paramLabel = "N", defaultValue = "" + ExecutorConfig.DEFAULT_CONCURRENCY,
@@ -66,24 +70,28 @@ final class ExecutorCommand implements Callable<Integer> {
         if (token == null || token.isBlank()) {
             throw new ParameterException(spec.commandLine(), "an executor token is required: --token or AX_TOKEN");
         }
-        URI uri;
-        try {
-            uri = URI.create(server.strip());
-            if (uri.getHost() == null) {
-                throw new IllegalArgumentException("no host");
+        List<URI> servers = new java.util.ArrayList<>();
+        for (String one : server.split(",")) {
+            try {
+                URI uri = URI.create(one.strip());
+                if (uri.getHost() == null) {
+                    throw new IllegalArgumentException("no host");
+                }
+                servers.add(uri);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--server must be a URL like " + ClientOptions.DEFAULT_SERVER
+                        + " (or several, comma-separated), was '" + server + "'");
             }
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--server must be a URL like " + ClientOptions.DEFAULT_SERVER
-                    + ", was '" + server + "'");
         }
+        String uri = String.join(", ", servers.stream().map(URI::toString).toList());
         ExecutorConfig config;
         try {
-            config = new ExecutorConfig(id != null ? id : hostName(), groups, concurrency,
+            config = new ExecutorConfig(id != null ? id : defaultId(), groups, concurrency,
                     ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS, Duration.ofSeconds(killGraceSeconds), Version.get(), labels);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        HttpExecutorChannel channel = new HttpExecutorChannel(uri, token.strip(), ClientOptions.trust(spec, ca));
+        HttpExecutorChannel channel = new HttpExecutorChannel(servers, token.strip(), ClientOptions.trust(spec, ca));
         ExecutorAgent agent = new ExecutorAgent(config, channel, new ShellRunner(config.killGrace()));
         try {
             agent.start();
@@ -106,8 +114,14 @@ final class ExecutorCommand implements Callable<Integer> {
     }
 
     /**
-     * The host name, which survives restarts (a pid would not). The kernel's name first: InetAddress may wait for DNS.
+     * The host name and this process's id: two executors on one host must not share a name (each would take the
+     * other's runs for lost ones), and without --id nothing says which earlier process this one replaces.
      */
+    static String defaultId() {
+        return hostName() + "-" + ProcessHandle.current().pid();
+    }
+
+    /** The host name. The kernel's name first: InetAddress may wait for DNS. */
     static String hostName() {
         try {
             java.nio.file.Path kernel = java.nio.file.Path.of("/proc/sys/kernel/hostname");

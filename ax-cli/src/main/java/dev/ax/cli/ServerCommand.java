@@ -89,6 +89,13 @@ final class ServerCommand implements Callable<Integer> {
                     + "(ISO-8601, e.g. PT24H, PT30M, P7D; default: ${DEFAULT-VALUE}).")
     String idempotencyWindow;
 
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "PT30S",
+            description = "How long a run stays its executor's without a heartbeat (ISO-8601, at least PT1S; default: "
+                    + "${DEFAULT-VALUE}). Executors heartbeat every third of it (at most every 2 s), and a run's processes are "
+                    + "killed when its executor could not renew it for two thirds of it. Shorter: a lost executor's runs are "
+                    + "retried sooner; every node must use the same.")
+    String lease;
+
     @Option(names = "--max-request-size", paramLabel = "BYTES", defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES,
             description = "The largest request body taken, in bytes (default: ${DEFAULT-VALUE}, 1 MiB; at least 262144, the "
                     + "largest request an executor sends; at most 64 MiB). A larger body gets 413 before anything reads it.")
@@ -171,11 +178,24 @@ final class ServerCommand implements Callable<Integer> {
                 trustedProxies));
         List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
         Duration window = idempotencyWindow();
+        Duration leaseLength = duration("--lease", lease);
+        if (leaseLength.toMillis() < 1000) {
+            throw new ParameterException(spec.commandLine(), "--lease must be at least PT1S, was " + lease);
+        }
         return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
-                SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity).withIdempotencyWindow(window), null)
+                SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity).withIdempotencyWindow(window)
+                        .withLeaseMillis(leaseLength.toMillis()), null)
                 .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList())
                 .withExecutorConcurrency(executorConcurrency)
                 .withHttp(http));
+    }
+
+    private Duration duration(String option, String text) {
+        try {
+            return Duration.parse(text.strip());
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), option + " must be an ISO-8601 duration such as PT30S, was '" + text + "'");
+        }
     }
 
     /** {@code --idempotency-window}, refused with the option's name (the config's own check names its field). */

@@ -13,6 +13,19 @@ import picocli.CommandLine;
 class CommandLineTest {
 
     @Test
+    void an_executor_without_an_id_is_named_by_its_host_and_process_so_two_on_one_host_never_share_a_name() {
+        assertThat(ExecutorCommand.defaultId()).isEqualTo(ExecutorCommand.hostName() + "-" + ProcessHandle.current().pid());
+    }
+
+    @Test
+    void server_refuses_a_lease_shorter_than_a_second_naming_the_option() {
+        Cli.Result r = Cli.run("server", "--lease", "PT0.5S");
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("--lease must be at least PT1S, was PT0.5S");
+        assertThat(Cli.run("server", "--lease", "30s").err()).contains("--lease must be an ISO-8601 duration");
+    }
+
+    @Test
     void every_command_has_help_that_exits_0() {
         List<List<String>> paths = new ArrayList<>();
         collect(new CommandLine(new Main()), new ArrayList<>(), paths);

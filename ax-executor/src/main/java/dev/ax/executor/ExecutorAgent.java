@@ -125,7 +125,8 @@ public final class ExecutorAgent implements AutoCloseable {
                 throw e;
             }
             reaper = guard;
-            worker.guardWith(guard);
+            worker.guardWith(guard, this::renewNow);
+            channel.leaseKnown(answer.leaseMillis());
             guard.killEarlierLives(answer.lost());
             session = newSession;
             leaseMillis = answer.leaseMillis();
@@ -292,9 +293,8 @@ public final class ExecutorAgent implements AutoCloseable {
                 heartbeatFailing = false;
             }
             answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server (lease lost or terminated)"));
-            // The others' leases were renewed after we sent: they hold from then, here and in the reaper.
-            Set<RunRef> abandoned = Set.copyOf(answer.abandon());
-            List<RunRef> renewed = held.stream().filter(ref -> !abandoned.contains(ref)).toList();
+            // The renewed leases were renewed after we sent: they hold from then, here and in the reaper.
+            List<RunRef> renewed = answer.renewed();
             long until = lease.holdsUntil(sent);
             renewed.forEach(ref -> {
                 ActiveRun run = runs.get(ref);
@@ -312,6 +312,26 @@ public final class ExecutorAgent implements AutoCloseable {
         } catch (Throwable t) {
             errors.increment();
             log.error("unexpected error in the heartbeat", t);
+        }
+    }
+
+    /**
+     * Renews one run's lease at once, for a run about to start whose claim is too old to count on: a heartbeat of its
+     * own. True if the server renewed it.
+     */
+    private boolean renewNow(ActiveRun run) {
+        try {
+            long sent = System.nanoTime();
+            HeartbeatAnswer answer = channel.heartbeat(new Heartbeat(config.executorId(), session, List.of(run.ref())));
+            if (!answer.renewed().contains(run.ref())) {
+                return false;
+            }
+            long until = lease.holdsUntil(sent);
+            run.renewed(until);
+            reaper.renew(List.of(run.ref()), until);
+            return run.leaseHeld();
+        } catch (ChannelException e) {
+            return false;
         }
     }
 

@@ -23,6 +23,10 @@ import java.util.List;
 public interface ExecutorChannel {
     RegisterAnswer register(Register register);
 
+    /** The lease the server gave at registration, for a channel whose waits should fit in it. */
+    default void leaseKnown(long leaseMillis) {
+    }
+
     /** Long-polls: returns as soon as work is claimed, or empty after {@code poll.waitMillis()}. */
     List<WorkItem> poll(Poll poll);
 
@@ -45,7 +49,7 @@ public interface ExecutorChannel {
     }
 
     /** The server could not be reached or answered with an error. */
-    final class ChannelException extends RuntimeException {
+    class ChannelException extends RuntimeException {
         public ChannelException(String message, Throwable cause) {
             super(message, cause);
         }

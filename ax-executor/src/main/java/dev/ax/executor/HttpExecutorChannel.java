@@ -42,6 +42,12 @@ import javax.net.ssl.SSLContext;
  *
  * <p>{@code https://} servers are verified against the JVM's trusted CAs, or against the given {@link SSLContext}
  * ({@link TlsTrust#trusting}), host name included.
+ *
+ * <p><b>Several servers</b> (the nodes of one cluster): calls go to one of them until it stops answering — no
+ * connection, a timeout, or 502/503/504 — and then to the next, which is where they stay. Leases live in the database,
+ * so any node renews them and takes the runs' reports: an executor whose node dies keeps its runs. Once the lease is
+ * known ({@link #leaseKnown}), a call waits at most a quarter of it, so that a node that hangs (stopped, starved) is
+ * left while the leases can still be renewed elsewhere.
  */
 public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable {
 
@@ -53,7 +59,10 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
     static final int MAX_TEXT_CHARS = 8000;
     private static final int EXCERPT_CHARS = 200;
 
-    private final String base;
+    private final List<String> bases;
+    /** The server calls go to now: the last one that answered. */
+    private volatile int current;
+    private volatile Duration callTimeout = CALL_TIMEOUT;
     private final String authorization;
     private final ObjectMapper json;
     private final HttpClient http;
@@ -65,20 +74,31 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
 
     /** @param tls whom to trust for an {@code https://} server; null = the JVM's trusted CAs */
     public HttpExecutorChannel(URI server, String token, SSLContext tls) {
-        this(server, token, defaultMapper(), tls, MAX_REQUEST_BYTES);
+        this(List.of(server), token, defaultMapper(), tls, MAX_REQUEST_BYTES);
+    }
+
+    /** A channel to the nodes of one cluster, tried in this order; see the class comment. */
+    public HttpExecutorChannel(List<URI> servers, String token, SSLContext tls) {
+        this(servers, token, defaultMapper(), tls, MAX_REQUEST_BYTES);
     }
 
     public HttpExecutorChannel(URI server, String token, ObjectMapper json) {
-        this(server, token, json, null, MAX_REQUEST_BYTES);
+        this(List.of(server), token, json, null, MAX_REQUEST_BYTES);
     }
 
     HttpExecutorChannel(URI server, String token, ObjectMapper json, SSLContext tls, int maxRequestBytes) {
-        Objects.requireNonNull(server, "server");
+        this(List.of(server), token, json, tls, maxRequestBytes);
+    }
+
+    HttpExecutorChannel(List<URI> servers, String token, ObjectMapper json, SSLContext tls, int maxRequestBytes) {
+        if (servers == null || servers.isEmpty()) {
+            throw new IllegalArgumentException("at least one server is required");
+        }
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("token is required");
         }
-        String s = server.toString();
-        this.base = (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/";
+        this.bases = servers.stream().map(Objects::requireNonNull).map(URI::toString)
+                .map(s -> (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/").toList();
         this.authorization = "Bearer " + token;
         this.json = Objects.requireNonNull(json, "json");
         this.maxRequestBytes = maxRequestBytes;
@@ -110,32 +130,39 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
 
     @Override
     public RegisterAnswer register(Register register) {
-        return call("register", register, RegisterAnswer.class, CALL_TIMEOUT, false);
+        return call("register", register, RegisterAnswer.class, callTimeout, false);
+    }
+
+    /** Calls wait at most a quarter of the lease (1 to 10 s): long enough for a busy node, short enough to leave a hung one. */
+    @Override
+    public void leaseKnown(long leaseMillis) {
+        long quarter = Math.max(1000, Math.min(CALL_TIMEOUT.toMillis(), leaseMillis / 4));
+        callTimeout = Duration.ofMillis(quarter);
     }
 
     @Override
     public List<WorkItem> poll(Poll poll) {
         // The server may hold the request for waitMillis before answering "nothing".
-        Duration timeout = Duration.ofMillis(poll.waitMillis()).plus(CALL_TIMEOUT);
+        Duration timeout = Duration.ofMillis(poll.waitMillis()).plus(callTimeout);
         PollAnswer answer = call("poll", poll, PollAnswer.class, timeout, false);
         return answer == null ? List.of() : answer.items();
     }
 
     @Override
     public HeartbeatAnswer heartbeat(Heartbeat heartbeat) {
-        return call("heartbeat", heartbeat, HeartbeatAnswer.class, CALL_TIMEOUT, false);
+        return call("heartbeat", heartbeat, HeartbeatAnswer.class, callTimeout, false);
     }
 
     @Override
     public ReportAnswer started(Started started) {
-        return call("started", started, ReportAnswer.class, CALL_TIMEOUT, true);
+        return call("started", started, ReportAnswer.class, callTimeout, true);
     }
 
     @Override
     public ReportAnswer log(LogChunk chunk) {
         byte[] body = write("log", chunk);
         if (body.length <= maxRequestBytes) {
-            return post("log", body, ReportAnswer.class, CALL_TIMEOUT, true);
+            return post("log", body, ReportAnswer.class, callTimeout, true);
         }
         for (LogChunk part : halves(chunk)) {
             ReportAnswer answer = log(part);
@@ -162,18 +189,18 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
             }
             body = write("complete", c.withTail(List.of()));
         }
-        return post("complete", body, ReportAnswer.class, CALL_TIMEOUT, true);
+        return post("complete", body, ReportAnswer.class, callTimeout, true);
     }
 
     @Override
     public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
         return call("approval-request", new dev.ax.domain.protocol.ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
-                ReportAnswer.class, CALL_TIMEOUT, true);
+                ReportAnswer.class, callTimeout, true);
     }
 
     @Override
     public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
-        return call("run-state", query, ReportAnswer.class, CALL_TIMEOUT, true);
+        return call("run-state", query, ReportAnswer.class, callTimeout, true);
     }
 
     /** Stops the HTTP client; calls in flight fail with a {@link ChannelException}. */
@@ -211,7 +238,34 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         return post(name, write(name, body), answerType, timeout, report);
     }
 
+    /**
+     * Posts to the current server, and to the next ones in turn while a server does not answer; the first that does
+     * becomes the current one. Fails when none answers.
+     */
     private <T> T post(String name, byte[] body, Class<T> answerType, Duration timeout, boolean report) {
+        int first = current;
+        for (int i = 0; ; i++) {
+            int at = (first + i) % bases.size();
+            try {
+                T answer = postTo(bases.get(at), name, body, answerType, timeout, report);
+                current = at;
+                return answer;
+            } catch (Unanswered e) {
+                if (i == bases.size() - 1 || Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A server that did not answer at all, or answered that it cannot serve now: another node may. */
+    private static final class Unanswered extends ChannelException {
+        Unanswered(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private <T> T postTo(String base, String name, byte[] body, Class<T> answerType, Duration timeout, boolean report) {
         URI uri = URI.create(base + name);
         HttpRequest request = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
@@ -224,7 +278,7 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ChannelException("cannot reach server at " + uri + ": " + TlsTrust.describe(e), e);
+            throw new Unanswered("cannot reach server at " + uri + ": " + TlsTrust.describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the caller's loop sees the flag and stops
             throw new ChannelException("interrupted while calling " + uri, e);
@@ -242,6 +296,9 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         }
         if (status == 409 && report) {
             return answerType.cast(refusal(response.body()));
+        }
+        if (status == 502 || status == 503 || status == 504) {
+            throw new Unanswered("server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()), null);
         }
         throw new ChannelException("server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()),
                 null);

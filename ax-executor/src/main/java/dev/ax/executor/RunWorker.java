@@ -58,9 +58,18 @@ final class RunWorker {
         this.errors = errors;
     }
 
-    /** The reaper of this executor's life: it is told of every process group a run starts. */
-    void guardWith(Reaper reaper) {
+    /** Renews one run's lease now; true if the server renewed it (it holds from the request's sending then). */
+    @FunctionalInterface
+    interface Renewal {
+        boolean renew(ActiveRun run);
+    }
+
+    private volatile Renewal renewal = run -> false;
+
+    /** The reaper of this executor's life, told of every process group a run starts, and how to renew a lease at once. */
+    void guardWith(Reaper reaper, Renewal renewal) {
         this.reaper = reaper;
+        this.renewal = renewal;
     }
 
     /**
@@ -72,9 +81,10 @@ final class RunWorker {
         if (run.abandoned()) {
             return; // the server took it back before it started
         }
-        if (!run.leaseHeld()) {
-            // This JVM was stopped or starved since the claim: the server may already have passed the run on, and a
-            // body started now could run beside another executor's. It is not started; the server retries it.
+        if (!run.leaseHeld() && !renewal.renew(run)) {
+            // Too long since the claim (this JVM was stopped or starved, or the answer was slow), and the server would not
+            // renew the lease now: it may already have passed the run on, and a body started now could run beside another
+            // executor's. It is not started; the server retries it.
             log.warn("not starting run {}: its lease was not renewed in time (this executor was stopped or starved)", run.ref());
             run.abandon("not started: its lease was not renewed in time");
             return;

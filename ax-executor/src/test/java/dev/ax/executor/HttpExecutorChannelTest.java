@@ -289,4 +289,41 @@ class HttpExecutorChannelTest {
         assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/complete");
         assertThat(seen.getFirst().body()).contains("\"done\"");
     }
+
+    @Test
+    void a_node_that_does_not_answer_is_left_for_the_next_one_which_calls_keep_using() throws Exception {
+        URI dead;
+        try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+            dead = URI.create("http://127.0.0.1:" + closed.getLocalPort()); // nothing listens once it is closed
+        }
+        answers.put("/api/executor/register", new Answer(200, "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[]}"));
+        answers.put("/api/executor/heartbeat", new Answer(200, "{\"renewed\":[],\"abandon\":[]}"));
+        try (HttpExecutorChannel cluster = new HttpExecutorChannel(List.of(dead, base), "s3cret", null)) {
+            assertThat(cluster.register(new Register("e1", "s1", List.of("default"), "h", 1, "v", List.of())).leaseMillis())
+                    .isEqualTo(30_000);
+            cluster.heartbeat(new Heartbeat("e1", "s1", List.of()));
+            assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/register", "/api/executor/heartbeat");
+        }
+    }
+
+    @Test
+    void a_node_that_answers_503_is_left_too_and_when_none_answers_the_call_fails() throws Exception {
+        HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        busy.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        busy.start();
+        try (HttpExecutorChannel cluster = new HttpExecutorChannel(List.of(URI.create("http://127.0.0.1:" + busy.getAddress().getPort()),
+                base), "s3cret", null)) {
+            answers.put("/api/executor/heartbeat", new Answer(200, "{\"renewed\":[],\"abandon\":[]}"));
+            cluster.heartbeat(new Heartbeat("e1", "s1", List.of()));
+            assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/heartbeat");
+
+            server.stop(0); // now neither answers
+            assertThatThrownBy(() -> cluster.heartbeat(new Heartbeat("e1", "s1", List.of()))).isInstanceOf(ChannelException.class);
+        } finally {
+            busy.stop(0);
+        }
+    }
 }

@@ -399,7 +399,7 @@ public final class Dispatcher {
         for (InstanceRow run : claimed) {
             try {
                 dev.ax.domain.task.TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
-                WorkItem item = WorkRenderer.render(tx, run, def, ctx.config().leaseMillis(), ctx.secrets());
+                WorkItem item = WorkRenderer.render(tx, ctx, run, def);
                 // A sharded run fans out here; its shards are handed out below, like shards of earlier runs.
                 if (shards.fanOut(tx, run, def, r.executorId())) {
                     fannedOut = true;
@@ -463,11 +463,14 @@ public final class Dispatcher {
         Store store = ctx.store();
         return store.tx(tx -> {
             store.executors().seen(tx, h.executorId());
-            List<RunRef> lost = new ArrayList<>(store.instances().renewLeases(tx, h.executorId(), Shards.plain(h.held()),
-                    ctx.config().leaseMillis()));
-            lost.addAll(shards.renewLeases(tx, h.executorId(), Shards.sharded(h.held())));
-            List<RunRef> renewed = new ArrayList<>(h.held());
-            renewed.removeAll(lost);
+            InstanceStore.Renewal plain = store.instances().renew(tx, h.executorId(), Shards.plain(h.held()), ctx.config().leaseMillis());
+            List<RunRef> sharded = Shards.sharded(h.held());
+            List<RunRef> lost = new ArrayList<>(plain.lost());
+            List<RunRef> lostShards = shards.renewLeases(tx, h.executorId(), sharded);
+            lost.addAll(lostShards);
+            // Only what was renewed: a run whose row was busy keeps the lease it had, and the executor counts from then.
+            List<RunRef> renewed = new ArrayList<>(plain.renewed());
+            sharded.stream().filter(ref -> !lostShards.contains(ref)).forEach(renewed::add);
             return new HeartbeatAnswer(renewed, lost);
         });
     }
@@ -633,7 +636,7 @@ public final class Dispatcher {
         String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()
                 + " refused: " + executorId + " does not hold its lease (the attempt is over)";
         if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
-            ctx.store().events().appendForInstance(tx, ref.instanceId(), EventType.REPORT_REFUSED, null, null, actor(executorId),
+            ctx.store().events().appendForAttempt(tx, ref.instanceId(), ref.attempt(), EventType.REPORT_REFUSED, actor(executorId),
                     ctx.nodeId(), reason, Map.of("attempt", ref.attempt()));
         }
         return ReportAnswer.refused(reason);

@@ -1,6 +1,7 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
@@ -129,14 +130,18 @@ public final class Housekeeping {
         return total;
     }
 
-    /** RETRYING → READY for every retry that is due; returns how many. */
+    /**
+     * RETRYING → READY for every retry that is due; returns how many. A run its executor lost keeps its place in
+     * line (its slot): it was due then, and put behind a backlog of later slots it waited for all of them.
+     */
     public int promoteRetries() {
         Store store = ctx.store();
         int promoted = store.tx(tx -> {
             int n = 0;
             for (InstanceRow run : store.instances().lockDueRetries(tx, BATCH)) {
+                boolean lost = run.failureKind() == FailureKind.EXECUTOR_LOST;
                 if (store.instances().move(tx, Move.of(run.id(), InstanceState.RETRYING, InstanceState.READY)
-                        .set(Move.Column.READY_AT, Move.NOW)
+                        .set(Move.Column.READY_AT, lost ? run.scheduledAt() : Move.NOW)
                         .event(EventType.RETRY_READY, ctx.schedulerActor(), ctx.nodeId(),
                                 "attempt " + (run.attempt() + 1) + " of " + run.maxAttempts() + " is ready"))) {
                     n++;

@@ -143,7 +143,7 @@ final class Shards {
             if (!spread.take() || !shards().claim(tx, shard, executorId, ctx.config().leaseMillis(), actor(executorId), ctx.nodeId())) {
                 continue;
             }
-            WorkItem whole = WorkRenderer.render(tx, run, def, ctx.config().leaseMillis(), ctx.secrets());
+            WorkItem whole = WorkRenderer.render(tx, ctx, run, def);
             out.add(whole.asShard(shard.attempt() + 1, shard.index(), shard.total(), run.requestId() + ":shard-" + shard.index()));
         }
         return out;

@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * What people and services do to tasks: create, edit, pause, resume, delete, trigger. Each
@@ -144,15 +145,22 @@ public final class TaskService {
                 return current;
             }
             TaskRow t = store.tasks().setEnabled(tx, current, !paused, actor);
+            List<Long> canceled = new ArrayList<>();
             if (paused) {
+                // A run created ahead of its slot has not started: the pause withdraws it, and says so on the run and the task.
                 for (InstanceRow run : store.instances().lockFiredAhead(tx, current.id())) {
+                    String why = "canceled by " + actor + ": task paused before its slot " + run.scheduledAt();
                     store.instances().move(tx, Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED).finished()
-                            .event(EventType.CANCELED, actor, ctx.nodeId(), "task paused before the slot " + run.scheduledAt()));
+                            .set(Move.Column.MESSAGE, why).event(EventType.CANCELED, actor, ctx.nodeId(), why));
+                    canceled.add(run.id());
                 }
             }
+            String what = paused ? "paused" + (canceled.isEmpty() ? "" : "; canceled " + (canceled.size() == 1 ? "run " : "runs ")
+                    + canceled.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ", created ahead of "
+                    + (canceled.size() == 1 ? "its slot" : "their slots"))
+                    : "resumed; missed slots follow misfire policy " + t.definition().policy().misfire();
             store.events().append(tx, new NewEvent(t.id(), t.name(), paused ? EventType.TASK_PAUSED : EventType.TASK_RESUMED,
-                    actor, ctx.nodeId(), paused ? "paused" : "resumed; missed slots follow misfire policy "
-                    + t.definition().policy().misfire(), Map.of("version", t.version())));
+                    actor, ctx.nodeId(), what, Map.of("version", t.version())));
             return t;
         });
         ctx.signals().tasksChanged();

@@ -3,6 +3,7 @@ package dev.ax.scheduler;
 import dev.ax.domain.protocol.HttpCall;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
+import dev.ax.domain.run.EventType;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
@@ -32,16 +33,24 @@ final class WorkRenderer {
     private WorkRenderer() {
     }
 
+    /** Set to 1 for an attempt that follows one its executor lost: that attempt may have done part of the work. */
+    static final String PREVIOUS_ATTEMPT_LOST_ENV = "AX_PREVIOUS_ATTEMPT_LOST";
+    static final String PREVIOUS_ATTEMPT_LOST_HEADER = "X-AX-Previous-Attempt-Lost";
+
     /**
-     * The work item of {@code run}, with the secrets it refers to read from {@code secrets} in {@code tx}.
+     * The work item of {@code run}, with the secrets it refers to read in {@code tx}.
      *
      * @throws IllegalArgumentException when the run cannot be rendered (a missing parameter or secret, a
      *                                  value that cannot stand where the template puts it)
      */
-    static WorkItem render(Tx tx, InstanceRow run, TaskDefinition def, long leaseMillis, SecretValues secrets) {
+    static WorkItem render(Tx tx, NodeContext ctx, InstanceRow run, TaskDefinition def) {
+        long leaseMillis = ctx.config().leaseMillis();
         Action action = action(run, def);
         Set<String> names = secretNames(action);
-        Map<String, String> values = names.isEmpty() ? Map.of() : secrets.read(tx, names);
+        Map<String, String> values = names.isEmpty() ? Map.of() : ctx.secrets().read(tx, names);
+        // A body cut off with its executor may have done part of its work: the next attempt is told, to check.
+        boolean previousLost = run.attempt() > 1
+                && ctx.store().events().has(tx, run.id(), run.attempt() - 1, EventType.EXECUTOR_LOST);
         // A scheduled run (or one stored before its task declared defaults) gets the declared defaults.
         Map<String, Object> params = def.params().withDefaults(run.params());
         TemplateContext tc = new TemplateContext(run.taskName(), run.scheduledAt(), def.trigger().timezone(), params,
@@ -54,14 +63,17 @@ final class WorkRenderer {
                 env.put("AX_TASK_NAME", run.taskName());
                 env.put("AX_ATTEMPT", Integer.toString(run.attempt()));
                 env.put("AX_SCHEDULED_AT", run.scheduledAt().toString());
+                if (previousLost) {
+                    env.put(PREVIOUS_ATTEMPT_LOST_ENV, "1");
+                }
                 String workingDir = shell.workingDir() == null ? null : Templates.render(shell.workingDir(), Target.PATH, tc);
                 yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
                         "shell", Templates.render(shell.command(), Target.COMMAND, tc), env, workingDir,
                         def.policy().timeoutSeconds(), leaseMillis);
             }
             case Action.Http http -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
-                    run.scheduledAt(), "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, call(http, tc), null,
-                    params);
+                    run.scheduledAt(), "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis,
+                    previousLost ? call(http, tc).withHeader(PREVIOUS_ATTEMPT_LOST_HEADER, "1") : call(http, tc), null, params);
             case Action.Sdk sdk -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
                     run.scheduledAt(), "sdk", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, null, sdk.handler(),
                     params);

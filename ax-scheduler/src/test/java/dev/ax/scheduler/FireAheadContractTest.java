@@ -189,8 +189,13 @@ abstract class FireAheadContractTest {
             assertThat(now.state()).isEqualTo(InstanceState.CANCELED);
             List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, r.id(), 0, 10));
             assertThat(events.getLast().type()).isEqualTo(EventType.CANCELED);
-            assertThat(events.getLast().message()).contains("paused before the slot");
+            assertThat(events.getLast().message()).contains("task paused before its slot");
+            assertThat(now.message()).as("the run itself says why").contains("canceled by ops: task paused before its slot");
         }
+        EventRow paused = store.tx(tx -> store.events().forTask(tx, ahead.getFirst().taskId(), Long.MAX_VALUE, 10)).stream()
+                .filter(e -> e.type() == EventType.TASK_PAUSED).findFirst().orElseThrow();
+        assertThat(paused.message()).contains(ahead.size() == 1 ? "canceled run " : "canceled runs ").contains("created ahead of")
+                .contains(ahead.stream().map(r -> String.valueOf(r.id())).toList());
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.ax.domain.protocol.HeartbeatAnswer;
 import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
@@ -84,13 +85,36 @@ abstract class LeaseContractTest {
 
         WorkItem second = claimOne("healthy");
         assertThat(second.attempt()).isEqualTo(2);
+        // The first attempt may have done part of the work: the retry is told, beside the same request id.
+        assertThat(second.env()).containsEntry("AX_PREVIOUS_ATTEMPT_LOST", "1");
+        assertThat(first.env()).doesNotContainKey("AX_PREVIOUS_ATTEMPT_LOST");
+        assertThat(second.requestId()).isEqualTo(first.requestId());
         // The lost executor comes back and reports: refused (fenced), and the refusal is recorded.
         ReportAnswer late = dispatcher.complete(new Completion("doomed", first.ref(), true, null, 0, "late"));
         assertThat(late.accepted()).isFalse();
         assertThat(dispatcher.log(new LogChunk("doomed", first.ref(), "stdout", List.of("x"))).accepted()).isFalse();
         assertThat(dispatcher.complete(new Completion("healthy", second.ref(), true, null, 0, "ok")).accepted()).isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(events(id)).extracting(EventRow::type).contains(EventType.REPORT_REFUSED);
+        assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).isNotEmpty()
+                .allSatisfy(e -> assertThat(e.attempt()).as("the refused attempt, not the current one").isEqualTo(first.attempt()));
+    }
+
+    @Test
+    void a_lost_runs_retry_keeps_its_place_in_line_before_later_runs() throws Exception {
+        node.tasks().create(task("job", event(), "true", Map.of("maxRetries", 1, "retryIntervalSeconds", 0)), "test");
+        node.tasks().create(task("later", event(), "true", Map.of("overflow", "ALLOW")), "test");
+        long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
+        claimOne("doomed");
+        List<Long> backlog = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            backlog.add(node.tasks().trigger("later", Map.of(), Cause.EVENT, "test"));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            node.housekeeping().tick();
+            return instance(id).state() == InstanceState.READY;
+        });
+        assertThat(instance(id).readyAt()).isBefore(instance(backlog.getFirst()).readyAt());
+        assertThat(claimOne("healthy").instanceId()).as("the lost run, not the backlog that came after it").isEqualTo(id);
     }
 
     @Test
@@ -126,8 +150,9 @@ abstract class LeaseContractTest {
     void an_executor_restart_fails_the_runs_it_no_longer_has() throws Exception {
         node.tasks().create(task("job", event(), "true", Map.of("maxRetries", 0)), "test");
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        claimOne("box");
-        dispatcher.register(new Register("box", "box-s2", List.of("default"), "test", 2, "t", List.of()));
+        WorkItem held = claimOne("box");
+        RegisterAnswer again = dispatcher.register(new Register("box", "box-s2", List.of("default"), "test", 2, "t", List.of()));
+        assertThat(again.lost()).as("named, so the new life kills what of it still runs").containsExactly(held.ref());
         InstanceRow run = instance(id);
         assertThat(run.state()).isEqualTo(InstanceState.FAILED);
         assertThat(run.failureKind()).isEqualTo(FailureKind.EXECUTOR_LOST);

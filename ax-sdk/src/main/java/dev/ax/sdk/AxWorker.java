@@ -212,6 +212,7 @@ public final class AxWorker implements AutoCloseable {
         RegisterAnswer answer = channel.register(new Register(config.executorId(), session, config.groups(),
                 Hosts.name(), ProcessHandle.current().pid(), config.version(), List.copyOf(held.keySet())));
         answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server at registration"));
+        channel.leaseKnown(answer.leaseMillis());
         long heartbeat = heartbeatPeriod(answer);
         timer.scheduleWithFixedDelay(this::heartbeatTick, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
         registered = true;

@@ -25,7 +25,7 @@ public final class AxWorkerBuilder {
     public static final Duration DEFAULT_POLL_WAIT = Duration.ofSeconds(20);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
 
-    private URI server;
+    private List<URI> servers = List.of();
     private String token;
     private ExecutorChannel channel;
     private final List<String> groups = new ArrayList<>();
@@ -44,7 +44,16 @@ public final class AxWorkerBuilder {
 
     /** The AX server, e.g. {@code http://ax.internal:7070}. */
     public AxWorkerBuilder server(URI server) {
-        this.server = server;
+        this.servers = server == null ? List.of() : List.of(server);
+        return this;
+    }
+
+    /**
+     * The nodes of an AX cluster: the worker talks to one and, when it stops answering, goes on with the next,
+     * keeping its runs (leases live in the database, any node renews them).
+     */
+    public AxWorkerBuilder servers(List<URI> nodes) {
+        this.servers = nodes == null ? List.of() : List.copyOf(nodes);
         return this;
     }
 
@@ -154,11 +163,13 @@ public final class AxWorkerBuilder {
 
     public AxWorker build() {
         if (channel == null) {
-            if (server == null) {
+            if (servers.isEmpty()) {
                 throw new IllegalArgumentException("server is required (the AX server's URL, e.g. http://ax:7070)");
             }
-            if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) {
-                throw new IllegalArgumentException("server must be an http or https URL, was " + server);
+            for (URI server : servers) {
+                if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) {
+                    throw new IllegalArgumentException("server must be an http or https URL, was " + server);
+                }
             }
             if (token == null || token.isBlank()) {
                 throw new IllegalArgumentException("token is required (an AX token with role executor)");
@@ -186,7 +197,7 @@ public final class AxWorkerBuilder {
         // ExecutorConfig checks the id, the groups and the concurrency, naming the field.
         ExecutorConfig config = new ExecutorConfig(id, groups, concurrency, pollWait.toMillis(), shutdownGrace, version());
         boolean owns = channel == null;
-        ExecutorChannel ch = owns ? new HttpExecutorChannel(server, token, tls) : channel;
+        ExecutorChannel ch = owns ? new HttpExecutorChannel(servers, token, tls) : channel;
         return new AxWorker(config, ch, owns, handlers, idempotencyStore, failFast);
     }
 

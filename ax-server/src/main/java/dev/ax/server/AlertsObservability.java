@@ -14,7 +14,7 @@ final class AlertsObservability implements Observability {
     @Override
     public Report health() {
         Alerts.Health h = alerts.health();
-        return new Report(h.status(), h.facts(), h.failing(), h.channels());
+        return new Report(h.status(), h.facts(), h.failing(), h.degraded(), h.channels());
     }
 
     @Override

@@ -160,6 +160,26 @@ class AlertsEndToEndTest {
     }
 
     @Test
+    void a_node_whose_clock_is_30s_off_is_degraded_not_unhealthy_and_alerted() throws Exception {
+        startHttp("/ops", "");
+        String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/ops";
+        AlertsConfig cfg = alerts(Map.of("ops", new ChannelConfig.Webhook(url, Map.of())))
+                .withWatch(new AlertsConfig.Watch(Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofMinutes(5),
+                        Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofSeconds(5)));
+        server = AxServer.start(new ServerConfig(0, dir.resolve("skewed"), TestDatabases.h2(), List.of("default"),
+                "admin-token", "node-1", SchedulerConfig.DEFAULT, Duration.ofSeconds(30), cfg));
+        ServerClient anonymous = new ServerClient(server.url(), null);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").json().at("/degraded/clock").isTextual());
+        ServerClient.Response r = anonymous.get("/healthz");
+        assertThat(r.status()).as("scheduling goes by the database's clock: still serving").isEqualTo(200);
+        assertThat(r.json().get("status").asText()).isEqualTo("degraded");
+        assertThat(r.json().at("/degraded/clock").asText()).containsPattern("(29|30)s ahead of the database's");
+        assertThat(r.json().get("failing").size()).isZero();
+        await().atMost(Duration.ofSeconds(20)).until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: clock failing")));
+    }
+
+    @Test
     void metrics_are_scraped_with_the_fire_lag_histogram() {
         server = start(AlertsConfig.NONE);
         server.node().tasks().create(Map.of("taskName", "every_second", "trigger", Map.of("type", "interval", "intervalSeconds", 1),

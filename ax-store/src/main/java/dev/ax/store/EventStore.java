@@ -31,6 +31,26 @@ public final class EventStore {
         }
     }
 
+    /** True if the instance has an event of {@code type} for its attempt {@code attempt}. */
+    public boolean has(Tx tx, long instanceId, int attempt, EventType type) {
+        return tx.queryOne("SELECT id FROM ax_event WHERE instance_id = ? AND attempt = ? AND type = ? LIMIT 1",
+                r -> r.lng("id"), instanceId, attempt, type).isPresent();
+    }
+
+    /**
+     * An event about one attempt of an instance, which need not be its current one: a report refused for an attempt
+     * that is over is recorded with that attempt, not with the one running now.
+     */
+    public void appendForAttempt(Tx tx, long instanceId, int attempt, EventType type, String actor, String nodeId, String message,
+                                 Map<String, Object> data) {
+        int n = tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                        + " SELECT id, task_id, task_name, ?, NULL, NULL, ?, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?",
+                type, attempt, actor, nodeId, message, dataJson(data), instanceId);
+        if (n != 1) {
+            throw new StoreException("event for a missing instance " + instanceId);
+        }
+    }
+
     /**
      * The same event for each of {@code instanceIds}, in one statement (a claim's CLAIMED events),
      * in id order; returns how many were written.

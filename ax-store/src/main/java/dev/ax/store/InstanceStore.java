@@ -316,7 +316,19 @@ public final class InstanceStore {
     }
 
     /**
-     * Extends the leases that {@code executorId} still holds; returns the ones it no longer holds.
+     * What a renewal did: the leases it extended, and the runs the executor no longer holds. A run in neither was busy
+     * (locked by another transaction) and keeps the lease it had: the executor must not count it as renewed.
+     */
+    public record Renewal(List<RunRef> renewed, List<RunRef> lost) {
+    }
+
+    /** Extends the leases that {@code executorId} still holds; returns the ones it no longer holds (see {@link #renew}). */
+    public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
+        return renew(tx, executorId, held, leaseMillis).lost();
+    }
+
+    /**
+     * Extends the leases that {@code executorId} still holds.
      * A heartbeat never waits for a run's row: on PostgreSQL a run another transaction has locked
      * (its completion being written, typically) is skipped, neither renewed nor lost, and the next
      * heartbeat renews it if it is still held. Waiting, it deadlocked with a group of successes
@@ -324,38 +336,47 @@ public final class InstanceStore {
      * part of a deadlock. One statement for all runs; elsewhere one per run, in id order (H2 has no
      * SKIP LOCKED, and every write of several runs there goes in id order).
      */
-    public List<RunRef> renewLeases(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
+    public Renewal renew(Tx tx, String executorId, List<RunRef> held, long leaseMillis) {
         if (held.isEmpty()) {
-            return List.of();
+            return new Renewal(List.of(), List.of());
         }
         List<RunRef> sorted = held.stream().sorted(java.util.Comparator.comparingLong(RunRef::instanceId)).toList();
+        List<RunRef> renewed = new ArrayList<>();
+        List<RunRef> lost = new ArrayList<>();
         if (tx.dialect().writesInWith()) {
-            // Lost: locked here and failing the fence, or gone. A run that exists but was not locked here is busy.
-            return tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]))),"
+            // Renewed: updated here. Lost: locked here and failing the fence, or gone. Busy: exists but locked elsewhere.
+            tx.query("WITH v (id, attempt) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]))),"
                             + " free AS (SELECT l.id, l.state, l.attempt, l.executor_id FROM ax_instance l WHERE l.id IN (SELECT id FROM v)"
                             + " FOR NO KEY UPDATE OF l SKIP LOCKED),"
                             + " renewed AS (UPDATE ax_instance i SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                             + " FROM v JOIN free f ON f.id = v.id"
                             + " WHERE i.id = f.id AND f.attempt = v.attempt AND f.executor_id = ? AND " + held("f.")
                             + " RETURNING i.id, i.attempt)"
-                            + " SELECT v.id, v.attempt FROM v WHERE NOT EXISTS (SELECT 1 FROM renewed r WHERE r.id = v.id AND r.attempt = v.attempt)"
-                            + " AND (EXISTS (SELECT 1 FROM free f WHERE f.id = v.id) OR NOT EXISTS (SELECT 1 FROM ax_instance x WHERE x.id = v.id))"
-                            + " ORDER BY v.id",
-                    r -> new RunRef(r.lng("id"), r.integer("attempt")),
+                            + " SELECT v.id, v.attempt, CASE WHEN EXISTS (SELECT 1 FROM renewed r WHERE r.id = v.id AND r.attempt = v.attempt)"
+                            + " THEN 'R' WHEN EXISTS (SELECT 1 FROM free f WHERE f.id = v.id)"
+                            + " OR NOT EXISTS (SELECT 1 FROM ax_instance x WHERE x.id = v.id) THEN 'L' ELSE 'B' END AS outcome"
+                            + " FROM v ORDER BY v.id",
+                    r -> {
+                        RunRef ref = new RunRef(r.lng("id"), r.integer("attempt"));
+                        switch (r.str("outcome")) {
+                            case "R" -> renewed.add(ref);
+                            case "L" -> lost.add(ref);
+                            default -> { } // busy: neither
+                        }
+                        return ref;
+                    },
                     sorted.stream().map(RunRef::instanceId).toArray(Long[]::new),
                     sorted.stream().map(RunRef::attempt).toArray(Integer[]::new), leaseMillis, executorId);
+            return new Renewal(renewed, lost);
         }
-        List<RunRef> lost = new ArrayList<>();
         for (RunRef ref : sorted) {
             int n = tx.update("UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                             // A run waiting mid-run for approval keeps its process, so its lease too.
                             + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state IN ('RUNNING', 'WAITING_APPROVAL')",
                     leaseMillis, ref.instanceId(), ref.attempt(), executorId);
-            if (n == 0) {
-                lost.add(ref);
-            }
+            (n == 0 ? lost : renewed).add(ref);
         }
-        return lost;
+        return new Renewal(renewed, lost);
     }
 
     /**

@@ -50,17 +50,19 @@ class PostgresStoreTest extends StoreContractTest {
                 return null;
             }));
             assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
-            List<RunRef> lost;
+            InstanceStore.Renewal renewal;
             try {
-                lost = store.tx(tx -> {
+                renewal = store.tx(tx -> {
                     tx.update("SET LOCAL lock_timeout = '5s'");
-                    return store.instances().renewLeases(tx, "e1", both, 60_000);
+                    return store.instances().renew(tx, "e1", both, 60_000);
                 });
             } finally {
                 release.complete(null);
             }
             holder.get(30, TimeUnit.SECONDS);
-            assertThat(lost).isEmpty();
+            assertThat(renewal.lost()).isEmpty();
+            // Not renewed either: the executor must not count a lease the database did not extend.
+            assertThat(renewal.renewed()).containsExactly(new RunRef(b, 1));
             assertThat(row(b).leaseExpiresAt()).isAfter(leaseOfB);
             assertThat(row(a).leaseExpiresAt()).isEqualTo(leaseOfA);
         }

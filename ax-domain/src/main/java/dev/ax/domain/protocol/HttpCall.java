@@ -14,4 +14,11 @@ public record HttpCall(String method, String url, Map<String, String> headers, S
     public HttpCall {
         headers = headers == null ? Map.of() : Map.copyOf(headers);
     }
+
+    /** This call with one more header. */
+    public HttpCall withHeader(String name, String value) {
+        Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new HttpCall(method, url, more, body, async);
+    }
 }
