@@ -6,7 +6,6 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.TemplateException;
@@ -134,9 +133,9 @@ final class WorkRenderer {
         http.headers().forEach((k, v) -> headers.put(k, Templates.render(v, Target.HEADER, tc)));
         String body = switch (http.body()) {
             case null -> null;
-            case String s -> Templates.render(s, Target.ofBody(TaskDefinitionCodec.contentType(http.headers()), s), tc);
+            case String s -> Templates.render(s, Target.ofBody(Action.Http.contentType(http.headers()), s), tc);
             default -> {
-                if (TaskDefinitionCodec.contentType(headers) == null) {
+                if (Action.Http.contentType(headers) == null) {
                     headers.put("Content-Type", "application/json");
                 }
                 yield Json.write(renderTree(http.body(), tc)); // the JSON writer escapes every rendered string

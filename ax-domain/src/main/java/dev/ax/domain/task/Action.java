@@ -45,6 +45,16 @@ public sealed interface Action {
         public String type() {
             return "http";
         }
+
+        /** The Content-Type among {@code headers}, whatever its case; null when there is none. */
+        public static String contentType(Map<String, String> headers) {
+            for (Map.Entry<String, String> h : headers.entrySet()) {
+                if (h.getKey().equalsIgnoreCase("Content-Type")) {
+                    return h.getValue();
+                }
+            }
+            return null;
+        }
     }
 
     /** A handler registered by name in a user's Java service through the AX SDK, which polls the group. */

@@ -39,7 +39,7 @@ final class ApprovalCodec {
         }
         Long timeout = in.integer(m.get("timeoutSeconds"), path(FIELD, "timeoutSeconds"), 1, MAX_TIMEOUT_SECONDS);
         Boolean fourEyes = in.bool(m.get("fourEyes"), path(FIELD, "fourEyes"));
-        Action preview = m.get("preview") == null ? null : TaskDefinitionCodec.action(in, m.get("preview"), path(FIELD, "preview"));
+        Action preview = m.get("preview") == null ? null : ActionCodec.read(in, m.get("preview"), path(FIELD, "preview"));
         // "required": false keeps the settings written down but switches the gate off.
         return required != null && !required ? null : new Approval(approvers, timeout, fourEyes != null && fourEyes, preview);
     }
@@ -53,7 +53,7 @@ final class ApprovalCodec {
         m.put("approvers", new ArrayList<>(a.approvers()));
         m.put("timeoutSeconds", a.timeoutSeconds());
         m.put("fourEyes", a.fourEyes());
-        m.put("preview", a.preview() == null ? null : TaskDefinitionCodec.actionJson(a.preview()));
+        m.put("preview", a.preview() == null ? null : ActionCodec.toJson(a.preview()));
         return m;
     }
 }

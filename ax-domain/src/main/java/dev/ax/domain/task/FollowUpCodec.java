@@ -109,7 +109,7 @@ final class FollowUpCodec {
 
     private static Map<String, String> templateMap(JsonReader in, Object value, String field) {
         Map<String, String> out = stringMap(in, value, field);
-        out.forEach((k, v) -> TaskDefinitionCodec.templates(in, v, path(field, k), Target.KEY));
+        out.forEach((k, v) -> ActionCodec.templates(in, v, path(field, k), Target.KEY));
         return out;
     }
 

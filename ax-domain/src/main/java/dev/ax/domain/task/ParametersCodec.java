@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -191,6 +192,35 @@ final class ParametersCodec {
             }
         }
         return allowed;
+    }
+
+    /**
+     * With declarations, every parameter a template uses must be declared (a typo would otherwise fail each run);
+     * a scheduled task's runs have no caller to give a required one.
+     */
+    static void checkUses(JsonReader in, Parameters params, Trigger trigger) {
+        if (params.declared()) {
+            Set<String> optional = new TreeSet<>();
+            in.parameterUses().forEach((field, names) -> names.forEach(n -> {
+                ParamSpec spec = params.specs().get(n);
+                if (spec == null) {
+                    in.error(field, "uses {{params." + n + "}}, which \"params\" does not declare; declared: "
+                            + String.join(", ", params.specs().keySet()));
+                } else if (!spec.required() && spec.defaultValue() == null) {
+                    optional.add(n);
+                }
+            }));
+            optional.forEach(n -> in.warn("params." + n + " is used in a template but has neither a default nor \"required\":"
+                    + " a run that does not give it is refused"));
+        }
+        if (trigger != null && trigger.isScheduled()) {
+            params.specs().forEach((name, spec) -> {
+                if (spec.required()) {
+                    in.error("params." + name + ".required", "a " + trigger.type() + " task's scheduled runs have no caller to give it;"
+                            + " give it a default instead");
+                }
+            });
+        }
     }
 
     static Map<String, Object> toJson(Parameters parameters) {

@@ -56,7 +56,7 @@ final class PolicyCodec {
         List<String> notify = notifyOnFailure(in, p.get("notifyOnFailure"), configuredChannels);
         String idempotencyKey = in.nonBlank(p.get("idempotencyKey"), "policy.idempotencyKey");
         if (idempotencyKey != null) {
-            TaskDefinitionCodec.templates(in, idempotencyKey, "policy.idempotencyKey", Target.KEY);
+            ActionCodec.templates(in, idempotencyKey, "policy.idempotencyKey", Target.KEY);
         }
         OverflowPolicy overflow = overflow(in, p.get("overflow"), "policy.overflow");
         // Integer, whatever number type came in, so the stored form is stable across round trips.

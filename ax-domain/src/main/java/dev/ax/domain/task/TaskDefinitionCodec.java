@@ -1,11 +1,6 @@
 package dev.ax.domain.task;
 
-import static dev.ax.domain.task.JsonReader.path;
-
 import dev.ax.domain.schedule.CronSchedule;
-import dev.ax.domain.template.Target;
-import dev.ax.domain.template.Templates;
-import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -16,8 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -38,9 +31,6 @@ public final class TaskDefinitionCodec {
 
     /** Task and group names: they end up in URLs, metrics labels and file names, so keep them plain. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
-    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-    /** The executor sets AX_TASK_NAME, AX_INSTANCE_ID, ... itself; a task must not shadow them. */
-    private static final String RESERVED_ENV_PREFIX = "AX_";
 
     private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
             "dependsOn", "dependencyPolicy", "environment", "params");
@@ -49,11 +39,6 @@ public final class TaskDefinitionCodec {
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
     private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
-    private static final Set<String> SHELL_FIELDS = Set.of("type", "command", "env", "workingDir", "group");
-    /** Action types that later versions add: named so that users learn to upgrade, not that they typed wrong. */
-    private static final Set<String> HTTP_FIELDS = Set.of("type", "method", "url", "headers", "body", "async", "group");
-    private static final Set<String> SDK_FIELDS = Set.of("type", "handler", "group");
-    private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
 
     private TaskDefinitionCodec() {
     }
@@ -81,12 +66,12 @@ public final class TaskDefinitionCodec {
         String description = in.string(root.get("description"), "description");
         String owner = in.string(root.get("owner"), "owner");
         Trigger trigger = trigger(in, root.get("trigger"));
-        Action action = action(in, root.get("action"), "action");
+        Action action = ActionCodec.read(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
         DependencyPolicy dependencies = DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
         List<String> environment = environment(in, root.get("environment"));
         Parameters params = ParametersCodec.read(in, root.get("params"));
-        checkParameterUses(in, params, trigger);
+        ParametersCodec.checkUses(in, params, trigger);
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
@@ -96,14 +81,9 @@ public final class TaskDefinitionCodec {
         return new ParsedTask(def, warnings);
     }
 
-    /**
-     * The canonical JSON tree of {@code def}: keys in a fixed order, defaults written out, absent
-     * optional values as JSON null. Environment variables are sorted by name, because the model
-     * keeps them in a map without order and the stored form should not change between saves.
-     */
     /** An action as JSON, the way {@code action} spells it. */
     public static Map<String, Object> actionToJson(Action action) {
-        return actionJson(action);
+        return ActionCodec.toJson(action);
     }
 
     /** One follow-up as JSON, the way {@code policy.onFailedActions} spells it. */
@@ -112,13 +92,18 @@ public final class TaskDefinitionCodec {
         return (Map<String, Object>) FollowUpCodec.toJson(List.of(followUp)).getFirst();
     }
 
+    /**
+     * The canonical JSON tree of {@code def}: keys in a fixed order, defaults written out, absent
+     * optional values as JSON null. Environment variables are sorted by name, because the model
+     * keeps them in a map without order and the stored form should not change between saves.
+     */
     public static Map<String, Object> toJson(TaskDefinition def) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("taskName", def.taskName());
         root.put("description", def.description());
         root.put("owner", def.owner());
         root.put("trigger", triggerJson(def.trigger()));
-        root.put("action", actionJson(def.action()));
+        root.put("action", ActionCodec.toJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
         DependencyCodec.write(root, def.dependencies());
         // Written only when set, so the stored form of the many tasks without labels (or parameters) stays as it was.
@@ -129,35 +114,6 @@ public final class TaskDefinitionCodec {
             root.put("params", ParametersCodec.toJson(def.params()));
         }
         return root;
-    }
-
-    /**
-     * With declarations, every parameter a template uses must be declared (a typo would otherwise fail each run);
-     * a scheduled task's runs have no caller to give a required one.
-     */
-    private static void checkParameterUses(JsonReader in, Parameters params, Trigger trigger) {
-        if (params.declared()) {
-            Set<String> optional = new TreeSet<>();
-            in.parameterUses().forEach((field, names) -> names.forEach(n -> {
-                ParamSpec spec = params.specs().get(n);
-                if (spec == null) {
-                    in.error(field, "uses {{params." + n + "}}, which \"params\" does not declare; declared: "
-                            + String.join(", ", params.specs().keySet()));
-                } else if (!spec.required() && spec.defaultValue() == null) {
-                    optional.add(n);
-                }
-            }));
-            optional.forEach(n -> in.warn("params." + n + " is used in a template but has neither a default nor \"required\":"
-                    + " a run that does not give it is refused"));
-        }
-        if (trigger != null && trigger.isScheduled()) {
-            params.specs().forEach((name, spec) -> {
-                if (spec.required()) {
-                    in.error("params." + name + ".required", "a " + trigger.type() + " task's scheduled runs have no caller to give it;"
-                            + " give it a default instead");
-                }
-            });
-        }
     }
 
     // ---- environment ----
@@ -304,151 +260,6 @@ public final class TaskDefinitionCodec {
         return t;
     }
 
-    // ---- action ----
-
-    static Action action(JsonReader in, Object value, String field) {
-        if (value == null) {
-            in.error(field, "is required");
-            return null;
-        }
-        Map<String, Object> a = in.object(value, field);
-        if (a == null) {
-            return null;
-        }
-        String type = in.string(in.required(a, field, "type"), field + ".type");
-        if (type == null) {
-            return null;
-        }
-        return switch (type) {
-            case "shell" -> shell(in, a, field);
-            case "http" -> http(in, a, field);
-            case "sdk" -> sdk(in, a, field);
-            default -> {
-                in.error(field + ".type", "unknown action type '" + type + "'; expected shell, http or sdk");
-                yield null;
-            }
-        };
-    }
-
-    private static Action.Http http(JsonReader in, Map<String, Object> a, String field) {
-        in.rejectUnknown(a, field, HTTP_FIELDS);
-        String method = a.get("method") == null ? "GET" : in.string(a.get("method"), field + ".method");
-        if (method != null) {
-            method = method.strip().toUpperCase(java.util.Locale.ROOT);
-            if (!HTTP_METHODS.contains(method)) {
-                in.error(field + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
-            }
-        }
-        String url = in.nonBlank(in.required(a, field, "url"), field + ".url");
-        if (url != null) {
-            templates(in, url, field + ".url", Target.URL);
-            if (!url.startsWith("http://") && !url.startsWith("https://") && !url.startsWith("{{")) {
-                in.error(field + ".url", "must start with http:// or https://");
-            }
-        }
-        Map<String, String> headers = new LinkedHashMap<>();
-        Map<String, Object> rawHeaders = a.get("headers") == null ? null : in.object(a.get("headers"), field + ".headers");
-        if (rawHeaders != null) {
-            rawHeaders.forEach((k, v) -> {
-                String h = in.string(v, path(field + ".headers", k));
-                if (h != null) {
-                    templates(in, h, path(field + ".headers", k), Target.HEADER);
-                    headers.put(k, h);
-                }
-            });
-        }
-        Object body = a.get("body");
-        if (body instanceof String b) {
-            templates(in, b, field + ".body", Target.ofBody(contentType(headers), b));
-        } else if (body instanceof Map<?, ?> || body instanceof List<?>) {
-            bodyTemplates(in, body, field + ".body");
-        } else if (body != null) {
-            in.error(field + ".body", "must be a string (a template) or a JSON object or array");
-        }
-        Boolean async = in.bool(a.get("async"), field + ".async");
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
-        return new Action.Http(method, url, headers, body == null ? null : JsonReader.freeze(body), async != null && async, group);
-    }
-
-    private static Action.Sdk sdk(JsonReader in, Map<String, Object> a, String field) {
-        in.rejectUnknown(a, field, SDK_FIELDS);
-        String handler = name(in, in.required(a, field, "handler"), field + ".handler");
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
-        return new Action.Sdk(handler, group);
-    }
-
-    private static Action.Shell shell(JsonReader in, Map<String, Object> a, String field) {
-        in.rejectUnknown(a, field, SHELL_FIELDS);
-        String command = in.nonBlank(in.required(a, field, "command"), field + ".command");
-        if (command != null) {
-            if (command.getBytes(StandardCharsets.UTF_8).length > MAX_COMMAND_BYTES) {
-                in.error(field + ".command", "must be at most " + MAX_COMMAND_BYTES
-                        + " bytes (64 KiB); put a longer script in a file and run that");
-            }
-            templates(in, command, field + ".command", Target.COMMAND);
-        }
-        Map<String, String> env = env(in, a.get("env"), field + ".env");
-        String workingDir = in.nonBlank(a.get("workingDir"), field + ".workingDir");
-        if (workingDir != null) {
-            templates(in, workingDir, field + ".workingDir", Target.PATH);
-        }
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : name(in, a.get("group"), field + ".group");
-        return new Action.Shell(command, env, workingDir, group);
-    }
-
-    private static Map<String, String> env(JsonReader in, Object value, String envField) {
-        Map<String, Object> raw = in.object(value, envField);
-        Map<String, String> env = new LinkedHashMap<>();
-        if (raw == null) {
-            return env;
-        }
-        raw.forEach((key, v) -> {
-            String field = path(envField, key);
-            if (!ENV_NAME.matcher(key).matches()) {
-                in.error(field, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*");
-            } else if (key.startsWith(RESERVED_ENV_PREFIX)) {
-                in.error(field, "names starting with AX_ are reserved for the variables AX sets itself");
-            }
-            if (v == null) {
-                // Unset or empty? Ambiguous, so ask for a string.
-                in.error(field, "must be a string");
-                return;
-            }
-            String s = in.string(v, field);
-            if (s != null) {
-                templates(in, s, field, Target.ENV);
-                env.put(key, s);
-            }
-        });
-        return env;
-    }
-
-    static Map<String, Object> actionJson(Action action) {
-        Map<String, Object> a = new LinkedHashMap<>();
-        a.put("type", action.type());
-        switch (action) {
-            case Action.Shell s -> {
-                a.put("command", s.command());
-                a.put("env", new LinkedHashMap<>(new TreeMap<>(s.env())));
-                a.put("workingDir", s.workingDir());
-                a.put("group", s.group());
-            }
-            case Action.Http h -> {
-                a.put("method", h.method());
-                a.put("url", h.url());
-                a.put("headers", new LinkedHashMap<>(new TreeMap<>(h.headers())));
-                a.put("body", JsonReader.thaw(h.body()));
-                a.put("async", h.async());
-                a.put("group", h.group());
-            }
-            case Action.Sdk k -> {
-                a.put("handler", k.handler());
-                a.put("group", k.group());
-            }
-        }
-        return a;
-    }
-
     // ---- shared ----
 
     /** A task or group name: 1-100 of [A-Za-z0-9_.-], starting with a letter or digit. */
@@ -466,37 +277,5 @@ public final class TaskDefinitionCodec {
             return null;
         }
         return s;
-    }
-
-    /** Every problem of a template becomes an error on its field, checked at save time rather than at 2 a.m. */
-    static void templates(JsonReader in, String template, String field, Target target) {
-        for (String problem : Templates.problems(template, target)) {
-            in.error(field, problem);
-        }
-        in.usesParameters(field, Templates.parameters(template));
-    }
-
-    /** The string values of an object or array body: each goes into the JSON the executor sends, escaped by the writer. */
-    private static void bodyTemplates(JsonReader in, Object node, String field) {
-        switch (node) {
-            case String s -> templates(in, s, field, Target.TEXT);
-            case Map<?, ?> m -> m.forEach((k, v) -> bodyTemplates(in, v, path(field, String.valueOf(k))));
-            case List<?> l -> {
-                for (int i = 0; i < l.size(); i++) {
-                    bodyTemplates(in, l.get(i), field + "[" + i + "]");
-                }
-            }
-            case null, default -> { }
-        }
-    }
-
-    /** The action's Content-Type header, whatever its case; null when it has none. */
-    public static String contentType(Map<String, String> headers) {
-        for (Map.Entry<String, String> h : headers.entrySet()) {
-            if (h.getKey().equalsIgnoreCase("Content-Type")) {
-                return h.getValue();
-            }
-        }
-        return null;
     }
 }
