@@ -42,10 +42,12 @@ final class RequestChecks {
         boolean chunked = declared < 0 && ctx.header("Transfer-Encoding") != null;
         if (declared > 0 || chunked) {
             charset(ctx);
-        }
-        if (chunked) {
+            // Read now, whatever the handler does with it. A handler that answers without reading (a 404, a 401, a
+            // route that takes no body) would leave bytes unread; Jetty then closes the connection after an answer
+            // already sent as keep-alive, and a client that reuses it finds it dead ("header parser received no
+            // bytes"). Javalin keeps the bytes for the handler; a chunked body stops one buffer past the limit.
             try {
-                ctx.bodyAsBytes(); // Javalin keeps it for the handler; reading stops one buffer past the limit
+                ctx.bodyAsBytes();
             } catch (HttpResponseException e) {
                 throw translate(e, ctx);
             }

@@ -192,6 +192,40 @@ class RequestEdgeTest {
         assertThat(failures).isEmpty();
     }
 
+    /**
+     * A route that answers without reading the body (here the 401 of a request with no token) must not leave the
+     * rest of it unread: Jetty would close a connection whose answer already went out as keep-alive, and a client
+     * reusing it (every pooling client does) would find it dead. The body's second half is sent only once the
+     * server has had time to answer the first; the server must wait for it, then serve the next request.
+     */
+    @Test
+    void a_body_no_handler_reads_still_leaves_the_connection_usable() throws Exception {
+        byte[] body = "{\"params\":{\"day\":\"2026-12-03\"}}".getBytes(StandardCharsets.UTF_8);
+        int half = body.length / 2;
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", node.api.port())) {
+            socket.setSoTimeout(30_000);
+            var out = socket.getOutputStream();
+            var in = socket.getInputStream();
+            out.write(("POST /api/tasks/hello/trigger HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, 0, half);
+            out.flush();
+            // An answer to half a body would come within this wait; a server that reads the body sends none.
+            long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
+            while (in.available() == 0 && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            out.write(body, half, body.length - half);
+            // The second request asks to close after its answer, so the whole exchange ends at the end of the stream.
+            out.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+
+            String answers = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answers).startsWith("HTTP/1.1 401");
+            assertThat(answers.indexOf("HTTP/1.1 200")).as(answers).isPositive();
+        }
+    }
+
     @Test
     void every_api_answer_says_nosniff_errors_included() throws Exception {
         ApiClient admin = node.client(TestNode.ADMIN);
