@@ -12,11 +12,9 @@ import dev.ax.store.Store;
  * What every handler needs, passed as one object.
  *
  * @param observability what /healthz adds and /metrics serves ({@link Observability#NONE} without monitoring)
+ * @param auth          who is calling, and the cache of token lookups (a revoke drops its token from it)
  */
-public record ApiContext(SchedulerNode node, ObjectMapper json, Observability observability) {
-    public ApiContext(SchedulerNode node, ObjectMapper json) {
-        this(node, json, Observability.NONE);
-    }
+public record ApiContext(SchedulerNode node, ObjectMapper json, Observability observability, Auth auth) {
 
     public ApiContext {
         observability = observability == null ? Observability.NONE : observability;

@@ -63,8 +63,9 @@ public final class ApiServer implements AutoCloseable {
     public static ApiServer start(SchedulerNode node, String host, int port, HttpOptions http, Observability observability,
                                   Consumer<JavalinConfig> more) {
         ObjectMapper json = Json.mapper();
-        ApiContext api = new ApiContext(node, json, observability);
-        Auth auth = new Auth(api.store(), Auth.DEFAULT_CACHE_TTL);
+        Auth auth = new Auth(node.context().store(), node.context().clock(), Auth.DEFAULT_CACHE_TTL);
+        ApiContext api = new ApiContext(node, json, observability, auth);
+        AuditTrail audit = new AuditTrail(api);
         List<Route> table = Routes.table(api);
         RequestChecks checks = new RequestChecks(http.maxRequestBytes());
         ClientAddress clients = new ClientAddress(http.trustedProxies());
@@ -78,8 +79,17 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.before(RequestChecks::headers);
             for (Route r : table) {
                 cfg.routes.addHttpHandler(HandlerType.findOrCreate(r.method().name()), r.path(), ctx -> {
-                    auth.require(ctx, r.role());
-                    r.handler().handle(ctx);
+                    try {
+                        auth.require(ctx, r, api);
+                        if (r.method() == Route.Method.DELETE && r.scope() != Scope.GLOBAL) {
+                            Auth.owners(ctx, r, api); // the team of what is deleted, for its audit entry: afterwards it is gone
+                        }
+                        r.handler().handle(ctx);
+                    } catch (Exception e) {
+                        audit.record(ctx, r, e);
+                        throw e;
+                    }
+                    audit.record(ctx, r, null);
                 });
             }
             more.accept(cfg);

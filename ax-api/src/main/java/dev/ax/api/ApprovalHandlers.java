@@ -75,14 +75,14 @@ final class ApprovalHandlers {
     /** {@code POST /api/instances/{id}/approve}, body {@code {"comment":"..."}} or none. */
     void approve(Context ctx) {
         long id = Params.pathId(ctx, "id");
-        api.node().approvals().approve(id, Auth.actor(ctx), Auth.role(ctx), comment(ctx));
+        api.node().approvals().approve(id, Auth.principal(ctx), comment(ctx));
         ctx.json(api.store().tx(tx -> api.store().instances().find(tx, id).map(r -> Map.of("instanceId", id, "state", r.state())).orElseThrow()));
     }
 
     /** {@code POST /api/instances/{id}/reject}, body {@code {"comment":"..."}} or none. */
     void reject(Context ctx) {
         long id = Params.pathId(ctx, "id");
-        api.node().approvals().reject(id, Auth.actor(ctx), Auth.role(ctx), comment(ctx));
+        api.node().approvals().reject(id, Auth.principal(ctx), comment(ctx));
         ctx.json(api.store().tx(tx -> api.store().instances().find(tx, id).map(r -> Map.of("instanceId", id, "state", r.state())).orElseThrow()));
     }
 

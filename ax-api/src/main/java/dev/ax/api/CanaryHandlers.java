@@ -48,6 +48,8 @@ final class CanaryHandlers {
         Canaries.Rollout rollout = Canaries.Rollout.of(optionalInt(ctx, "percent"), optionalInt(ctx, "runs"), optionalInt(ctx, "margin"),
                 optionalInt(ctx, "minRuns"));
         Canaries.Started s = api.node().canaries().start(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), rollout, Auth.actor(ctx));
+        AuditTrail.action(ctx, "task.canary.start");
+        AuditTrail.note(ctx, "canary version " + s.canary().canaryVersion());
         ctx.status(202).json(new TaskWithCanary(TaskView.of(s.task(), s.warnings()), s.canary()));
     }
 

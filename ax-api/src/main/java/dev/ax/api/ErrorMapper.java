@@ -59,6 +59,24 @@ public final class ErrorMapper {
         }
     }
 
+    /** The status {@link #handle} answers {@code e} with. */
+    public static int statusOf(Exception e) {
+        return switch (e) {
+            case ValidationException v -> 400;
+            case ApiException a -> a.status();
+            case NotFoundException n -> 404;
+            case ConflictException c -> 409;
+            case KeyReusedException k -> 422;
+            case ForbiddenException f -> 403;
+            case ConcurrentChangeException c -> 409;
+            case IllegalTransitionException t -> 409;
+            case EndpointNotFound n -> 404;
+            case HttpResponseException h -> h.getStatus();
+            case StoreException s -> 503;
+            default -> 500;
+        };
+    }
+
     /** Javalin's own 404 (no such route) in our shape; a 404 a handler already explained is left alone. */
     public static void noRoute(Context ctx) {
         if (ctx.attribute(WRITTEN) == null) {

@@ -28,9 +28,11 @@ final class ExecutorHandlers {
     private static final Set<String> REQUIRED = Set.of("executorId", "session", "run", "stream");
 
     private final ApiContext api;
+    private final ExecutorBindings bindings;
 
     ExecutorHandlers(ApiContext api) {
         this.api = api;
+        this.bindings = new ExecutorBindings(api == null ? null : api.store());
     }
 
     /** The body as a protocol record; a missing required field is a 400 naming it, not a failure deep in the dispatcher. */
@@ -53,36 +55,55 @@ final class ExecutorHandlers {
     }
 
     void register(Context ctx) {
-        ctx.json(api.dispatcher().register(body(ctx, Register.class)));
+        Register r = body(ctx, Register.class);
+        bindings.checkRegister(Auth.principal(ctx), r.executorId(), r.groups());
+        var answer = api.dispatcher().register(r);
+        bindings.bind(Auth.principal(ctx), r.executorId());
+        ctx.json(answer);
     }
 
     /** Blocks up to {@code waitMillis}: Jetty runs requests on virtual threads, so waiting executors cost no platform thread. */
     void poll(Context ctx) throws InterruptedException {
-        ctx.json(new PollAnswer(api.dispatcher().poll(body(ctx, Poll.class))));
+        Poll p = body(ctx, Poll.class);
+        bindings.checkGroups(Auth.principal(ctx), p.groups());
+        bindings.checkReport(Auth.principal(ctx), p.executorId());
+        ctx.json(new PollAnswer(api.dispatcher().poll(p)));
     }
 
     void heartbeat(Context ctx) {
-        ctx.json(api.dispatcher().heartbeat(body(ctx, Heartbeat.class)));
+        Heartbeat h = body(ctx, Heartbeat.class);
+        bindings.checkReport(Auth.principal(ctx), h.executorId());
+        ctx.json(api.dispatcher().heartbeat(h));
     }
 
     void started(Context ctx) {
-        report(ctx, api.dispatcher().started(body(ctx, Started.class)));
+        Started s = body(ctx, Started.class);
+        bindings.checkReport(Auth.principal(ctx), s.executorId());
+        report(ctx, api.dispatcher().started(s));
     }
 
     void log(Context ctx) {
-        report(ctx, api.dispatcher().log(body(ctx, LogChunk.class)));
+        LogChunk l = body(ctx, LogChunk.class);
+        bindings.checkReport(Auth.principal(ctx), l.executorId());
+        report(ctx, api.dispatcher().log(l));
     }
 
     void complete(Context ctx) {
-        report(ctx, api.dispatcher().complete(body(ctx, Completion.class)));
+        Completion c = body(ctx, Completion.class);
+        bindings.checkReport(Auth.principal(ctx), c.executorId());
+        report(ctx, api.dispatcher().complete(c));
     }
 
     void requestApproval(Context ctx) {
-        report(ctx, api.dispatcher().requestApproval(body(ctx, dev.ax.domain.protocol.ApprovalAsk.class)));
+        dev.ax.domain.protocol.ApprovalAsk a = body(ctx, dev.ax.domain.protocol.ApprovalAsk.class);
+        bindings.checkReport(Auth.principal(ctx), a.executorId());
+        report(ctx, api.dispatcher().requestApproval(a));
     }
 
     void runState(Context ctx) {
-        report(ctx, api.dispatcher().runState(body(ctx, dev.ax.domain.protocol.RunStateQuery.class)));
+        dev.ax.domain.protocol.RunStateQuery q = body(ctx, dev.ax.domain.protocol.RunStateQuery.class);
+        bindings.checkReport(Auth.principal(ctx), q.executorId());
+        report(ctx, api.dispatcher().runState(q));
     }
 
     private static void report(Context ctx, ReportAnswer answer) {

@@ -118,6 +118,7 @@ final class InstanceHandlers {
     }
 
     private static void created(Context ctx, long newId, long parentId) {
+        AuditTrail.note(ctx, "new run " + newId);
         ctx.status(201).header("Location", "/api/instances/" + newId).json(new Repeated(newId, parentId));
     }
 

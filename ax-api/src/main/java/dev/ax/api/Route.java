@@ -1,5 +1,6 @@
 package dev.ax.api;
 
+import dev.ax.domain.access.Role;
 import io.javalin.http.Handler;
 
 /**
@@ -8,24 +9,40 @@ import io.javalin.http.Handler;
  *
  * @param path Javalin path syntax, which for {@code {param}} is also OpenAPI's
  */
-public record Route(Method method, String path, Role role, String summary, Handler handler) {
+public record Route(Method method, String path, Role role, Scope scope, String summary, Handler handler) {
     public enum Method {
         GET, POST, PUT, DELETE
     }
 
     static Route get(String path, Role role, String summary, Handler h) {
-        return new Route(Method.GET, path, role, summary, h);
+        return new Route(Method.GET, path, role, Scope.GLOBAL, summary, h);
+    }
+
+    static Route get(String path, Role role, Scope scope, String summary, Handler h) {
+        return new Route(Method.GET, path, role, scope, summary, h);
     }
 
     static Route post(String path, Role role, String summary, Handler h) {
-        return new Route(Method.POST, path, role, summary, h);
+        return new Route(Method.POST, path, role, Scope.GLOBAL, summary, h);
+    }
+
+    static Route post(String path, Role role, Scope scope, String summary, Handler h) {
+        return new Route(Method.POST, path, role, scope, summary, h);
     }
 
     static Route put(String path, Role role, String summary, Handler h) {
-        return new Route(Method.PUT, path, role, summary, h);
+        return new Route(Method.PUT, path, role, Scope.GLOBAL, summary, h);
+    }
+
+    static Route put(String path, Role role, Scope scope, String summary, Handler h) {
+        return new Route(Method.PUT, path, role, scope, summary, h);
     }
 
     static Route delete(String path, Role role, String summary, Handler h) {
-        return new Route(Method.DELETE, path, role, summary, h);
+        return new Route(Method.DELETE, path, role, Scope.GLOBAL, summary, h);
+    }
+
+    static Route delete(String path, Role role, Scope scope, String summary, Handler h) {
+        return new Route(Method.DELETE, path, role, scope, summary, h);
     }
 }

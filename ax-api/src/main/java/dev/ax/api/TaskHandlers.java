@@ -33,6 +33,8 @@ final class TaskHandlers {
 
     void create(Context ctx) {
         Saved saved = api.tasks().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        AuditTrail.target(ctx, "task:" + saved.task().name());
+        AuditTrail.note(ctx, "version 1");
         ctx.status(201).json(TaskView.of(saved.task(), saved.warnings()));
     }
 
@@ -65,6 +67,7 @@ final class TaskHandlers {
             return;
         }
         Saved saved = api.tasks().update(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        recordVersion(ctx, saved.task());
         ctx.json(TaskView.of(saved.task(), saved.warnings()));
     }
 
@@ -122,11 +125,21 @@ final class TaskHandlers {
         if (!(body.get("taskName") instanceof String name) || name.isBlank()) {
             throw new ValidationException("taskName", "required: the name of the task to run");
         }
+        AuditTrail.target(ctx, "task:" + name);
         answer(ctx, name, api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body), key));
+    }
+
+    /** The audit entry of an edit carries its version and what it changed (as the version stores it). */
+    void recordVersion(Context ctx, TaskRow task) {
+        AuditTrail.note(ctx, "version " + task.version());
+        Store store = api.store();
+        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream().findFirst()
+                .filter(v -> v.version() == task.version()).ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
     }
 
     /** 202 for a new run; 200 with {@code "duplicate": true} for the run an earlier request with the same key made. */
     private static void answer(Context ctx, String name, TaskService.Triggered t) {
+        AuditTrail.note(ctx, t.duplicate() ? "run " + t.instanceId() + " (the key's first request made it)" : "run " + t.instanceId());
         ctx.status(t.duplicate() ? 200 : 202).json(new Triggered(t.instanceId(), name, t.duplicate()));
     }
 

@@ -29,7 +29,9 @@ final class WorkflowHandlers {
     }
 
     void create(Context ctx) {
-        ctx.status(201).json(view(workflows().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx))));
+        Workflow created = workflows().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        AuditTrail.target(ctx, "workflow:" + created.row().name());
+        ctx.status(201).json(view(created));
     }
 
     void list(Context ctx) {
@@ -46,7 +48,12 @@ final class WorkflowHandlers {
     }
 
     void update(Context ctx) {
-        ctx.json(view(workflows().update(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), Auth.actor(ctx))));
+        String name = ctx.pathParam("name");
+        java.util.Map<String, Object> before = workflows().get(name).row().definition();
+        Workflow updated = workflows().update(name, Bodies.tree(ctx, api.json()), Auth.actor(ctx));
+        AuditTrail.note(ctx, "version " + updated.row().version());
+        AuditTrail.diff(ctx, dev.ax.store.JsonDiff.diff(before, updated.row().definition()));
+        ctx.json(view(updated));
     }
 
     void delete(Context ctx) {
@@ -63,6 +70,7 @@ final class WorkflowHandlers {
             throw new ValidationException("params", "must be a JSON object of parameter names to values");
         }
         long id = workflows().trigger(ctx.pathParam("name"), p == null ? Map.of() : (Map<String, Object>) p, Auth.actor(ctx));
+        AuditTrail.note(ctx, "workflow run " + id);
         ctx.status(202).json(view(workflows().run(id)));
     }
 
@@ -100,6 +108,7 @@ final class WorkflowHandlers {
     void backfill(Context ctx) {
         WorkflowBackfills.Started s = api.node().workflows().backfills().start(ctx.pathParam("name"), Bodies.object(ctx, api.json()),
                 Auth.actor(ctx));
+        AuditTrail.note(ctx, s.backfillId() == null ? "dry run" : "workflow backfill " + s.backfillId());
         ctx.status(s.backfillId() == null ? 200 : 201).json(s);
     }
 

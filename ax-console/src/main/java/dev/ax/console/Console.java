@@ -236,7 +236,7 @@ public final class Console {
     /** Refuses unless {@code who} may do {@code action}: the server checks even what the page did not offer. */
     static void require(Who who, Permissions.Action action) {
         var role = Permissions.required(action);
-        if (!who.may(role)) {
+        if (!who.may(role, null)) {
             throw new Refused(who.name() + " (" + who.role().wireName() + ") may not " + action.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
                     + "; that needs the " + role.wireName() + " role");
         }

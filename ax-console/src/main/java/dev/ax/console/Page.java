@@ -18,7 +18,7 @@ public record Page(String title, String section, Who who, Flash flash) {
 
     /** True when this person may do {@code action}; what they may not do is not offered. */
     public boolean may(Action action) {
-        return who != null && who.may(Permissions.required(action));
+        return who != null && who.may(Permissions.required(action), null);
     }
 
     public String userLine() {

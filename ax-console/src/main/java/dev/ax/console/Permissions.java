@@ -1,6 +1,6 @@
 package dev.ax.console;
 
-import dev.ax.api.Role;
+import dev.ax.domain.access.Role;
 import dev.ax.api.Route;
 import dev.ax.api.Routes;
 import java.util.EnumMap;

@@ -153,9 +153,9 @@ final class RunPages {
         }
         InstanceRow preview = store.instances().previewOf(tx, r.id()).orElse(null);
         String output = preview == null ? null : c.mask().apply(tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS)));
-        String role = who.role().wireName();
+        String team = store.tasks().definitionAt(tx, r.taskId(), r.taskVersion()).map(d -> d.team()).orElse(null);
         String whyNot = null;
-        if (!who.may(Permissions.required(Action.APPROVE_RUN)) || !approval.allows(who.name(), role)) {
+        if (!who.may(Permissions.required(Action.APPROVE_RUN), team) || !approval.allows(who.principal(), team)) {
             whyNot = "only " + approvers(approval) + " may decide";
         } else if (approval.fourEyes() && who.name().equals(r.actor())) {
             whyNot = "four-eyes rule: you triggered this run, someone else decides";
@@ -165,7 +165,7 @@ final class RunPages {
     }
 
     private static String approvers(Approval a) {
-        return a.approvers().isEmpty() ? "any operator or admin" : String.join(", ", a.approvers());
+        return a.describeApprovers();
     }
 
     private static String tail(List<LogLine> chunks) {
@@ -220,14 +220,14 @@ final class RunPages {
     void approve(Context ctx, Who who) {
         Console.require(who, Action.APPROVE_RUN);
         long id = pathId(ctx);
-        c.node().approvals().approve(id, who.name(), who.role().wireName(), blankToNull(ctx.formParam("comment")));
+        c.node().approvals().approve(id, who.principal(), blankToNull(ctx.formParam("comment")));
         done(ctx, id, "approved run " + id);
     }
 
     void reject(Context ctx, Who who) {
         Console.require(who, Action.REJECT_RUN);
         long id = pathId(ctx);
-        c.node().approvals().reject(id, who.name(), who.role().wireName(), blankToNull(ctx.formParam("comment")));
+        c.node().approvals().reject(id, who.principal(), blankToNull(ctx.formParam("comment")));
         done(ctx, id, "rejected run " + id + "; it is canceled");
     }
 

@@ -1,6 +1,7 @@
 package dev.ax.console;
 
-import dev.ax.api.Role;
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.store.Store;
 import io.javalin.http.Context;
 import java.net.URLDecoder;
@@ -33,11 +34,25 @@ public final class Session {
     private Session() {
     }
 
-    /** A logged-in person: {@code name} is the token's name, recorded as the actor of what they do. */
-    public record Who(String name, Role role, String csrf) {
-        /** True if this person may call an API route that requires {@code required}. */
-        public boolean may(Role required) {
-            return required.admits(role);
+    /** A logged-in person: {@code name} is recorded as the actor of what they do; {@code principal} says what they may. */
+    public record Who(Principal principal, String csrf) {
+        public String name() {
+            return principal.name();
+        }
+
+        /** Their role everywhere. */
+        public Role role() {
+            return principal.grants().role();
+        }
+
+        /** True if this person may, on something of {@code team} (null: of no team), what needs {@code required}. */
+        public boolean may(Role required, String team) {
+            return principal.allows(required, team);
+        }
+
+        /** True if this person may what needs {@code required} on something: everywhere, or in one of their teams. */
+        public boolean mayInSomeTeam(Role required) {
+            return principal.allows(required, null) || principal.grants().mayDependOnTeam(required);
         }
     }
 
@@ -51,10 +66,9 @@ public final class Session {
     }
 
     static Optional<Who> lookup(Store store, String token) {
-        return store.tx(tx -> store.tokens().find(tx, token))
-                .flatMap(row -> Role.ofToken(row.role())
-                        .filter(role -> role != Role.EXECUTOR)
-                        .map(role -> new Who(row.name(), role, csrf(token))));
+        return store.tx(tx -> store.tokens().find(tx, token)
+                .filter(row -> row.role() != null && row.role() != Role.EXECUTOR && !row.expiredAt(tx.now())))
+                .map(row -> new Who(new Principal(row.owner(), "token:" + row.name(), row.grants()), csrf(token)));
     }
 
     /** Starts a session: the cookie holds the token; scripts cannot read it and other sites cannot send it. */

@@ -289,11 +289,11 @@ class ConsolePagesTest {
 
     @Test
     void every_console_action_takes_its_role_from_the_api_route_table() {
-        assertThat(Permissions.required(Permissions.Action.CREATE_TASK)).isEqualTo(dev.ax.api.Role.ADMIN);
-        assertThat(Permissions.required(Permissions.Action.TRIGGER_TASK)).isEqualTo(dev.ax.api.Role.OPERATOR);
-        assertThat(Permissions.required(Permissions.Action.TERMINATE_RUN)).isEqualTo(dev.ax.api.Role.OPERATOR);
+        assertThat(Permissions.required(Permissions.Action.CREATE_TASK)).isEqualTo(dev.ax.domain.access.Role.ADMIN);
+        assertThat(Permissions.required(Permissions.Action.TRIGGER_TASK)).isEqualTo(dev.ax.domain.access.Role.OPERATOR);
+        assertThat(Permissions.required(Permissions.Action.TERMINATE_RUN)).isEqualTo(dev.ax.domain.access.Role.OPERATOR);
         // Approving needs only a known token: whether this person may decide is the approval's own rule.
-        assertThat(Permissions.required(Permissions.Action.APPROVE_RUN)).isEqualTo(dev.ax.api.Role.VIEWER);
+        assertThat(Permissions.required(Permissions.Action.APPROVE_RUN)).isEqualTo(dev.ax.domain.access.Role.VIEWER);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.ax.scheduler;
 
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
@@ -86,16 +88,21 @@ public final class Approvals {
     }
 
     /** An allowed person approves: the run becomes READY (or RUNNING again, when its job asked mid-run). */
-    public InstanceRow approve(long id, String actor, String role, String comment) {
-        return decide(id, actor, role, comment, true);
+    public InstanceRow approve(long id, Principal who, String comment) {
+        return decide(id, who, comment, true);
     }
 
     /** An allowed person rejects: the run is CANCELED and its slot freed. */
-    public InstanceRow reject(long id, String actor, String role, String comment) {
-        return decide(id, actor, role, comment, false);
+    public InstanceRow reject(long id, Principal who, String comment) {
+        return decide(id, who, comment, false);
     }
 
-    private InstanceRow decide(long id, String actor, String role, String rawComment, boolean approve) {
+    /**
+     * Who may decide on a run: the approvers of its task's version (people, roles for the task's team, roles in a
+     * team), by default any operator or admin of the task's team; with four eyes, never who triggered it.
+     */
+    private InstanceRow decide(long id, Principal who, String rawComment, boolean approve) {
+        String actor = who.name();
         String comment = ctx.secrets().mask().apply(rawComment);
         Store store = ctx.store();
         InstanceRow decided = store.tx(tx -> {
@@ -105,13 +112,14 @@ public final class Approvals {
             if (run.state() != InstanceState.WAITING_APPROVAL) {
                 throw new ConflictException("instance " + id + " is " + run.state() + "; it is not waiting for approval");
             }
-            Approval approval = ctx.store().tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow().policy().approval();
-            if (approval == null && !("operator".equals(role) || "admin".equals(role))) {
-                throw new ForbiddenException(actor + " (" + role + ") may not decide on instance " + id + "; approvers: any operator or admin");
-            }
-            if (approval != null && !approval.allows(actor, role)) {
-                throw new ForbiddenException(actor + " (" + role + ") may not decide on instance " + id + "; approvers: "
-                        + (approval.approvers().isEmpty() ? "any operator or admin" : String.join(", ", approval.approvers())));
+            TaskDefinition version = ctx.store().tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow();
+            Approval approval = version.policy().approval();
+            String team = version.team();
+            boolean allowed = approval == null ? who.allows(Role.OPERATOR, team) : approval.allows(who, team);
+            if (!allowed) {
+                throw new ForbiddenException(actor + " (" + who.roleIn(team).wireName() + (team == null ? "" : " in team " + team)
+                        + ") may not decide on instance " + id + "; approvers: "
+                        + (approval == null ? "any operator or admin of the task's team" : approval.describeApprovers()));
             }
             if (approval != null && approval.fourEyes() && actor.equals(run.actor())) {
                 throw new ForbiddenException("four-eyes rule: " + actor + " triggered instance " + id + " and may not decide on it");

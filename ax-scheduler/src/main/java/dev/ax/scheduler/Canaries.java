@@ -115,6 +115,10 @@ public final class Canaries {
                 throw new ValidationException("trigger", "a canary cannot change the trigger (the task's schedule fires both versions);"
                         + " change the trigger with a plain update");
             }
+            if (!Objects.equals(task.definition().team(), def.team())) {
+                throw new ValidationException("team", "a canary cannot move the task to another team (who may act on it would differ"
+                        + " between its runs); change the team with a plain update");
+            }
             if (!Objects.equals(task.definition().params(), def.params())) {
                 throw new ValidationException("params", "a canary cannot change the declared parameters (a run's parameters are"
                         + " checked before it is routed to a version); change them with a plain update");

@@ -25,6 +25,9 @@ public final class SchedulerNode implements AutoCloseable {
     private final Canaries canaries;
     private final TestRuns testRuns;
     private final Secrets secrets;
+    private final Tokens tokens;
+    private final Teams teams;
+    private final AuditLog audit;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
     private volatile long tasksSeen;
@@ -57,6 +60,9 @@ public final class SchedulerNode implements AutoCloseable {
         this.workflows = new WorkflowLoop(ctx, gate);
         this.canaries = gate.canaries();
         this.testRuns = new TestRuns(ctx, definitions);
+        this.tokens = new Tokens(store);
+        this.teams = new Teams(store);
+        this.audit = new AuditLog(store);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
         this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
@@ -134,6 +140,21 @@ public final class SchedulerNode implements AutoCloseable {
     /** Stored secrets: what admins set, what runs get at their hand-off, what this node masks. */
     public Secrets secrets() {
         return secrets;
+    }
+
+    /** Tokens for people and machines. */
+    public Tokens tokens() {
+        return tokens;
+    }
+
+    /** Teams that own tasks and workflows. */
+    public Teams teams() {
+        return teams;
+    }
+
+    /** The audit log of every action. */
+    public AuditLog audit() {
+        return audit;
     }
 
     public Approvals approvals() {

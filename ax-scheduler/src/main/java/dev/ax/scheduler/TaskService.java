@@ -64,6 +64,7 @@ public final class TaskService {
             }
             DependencyChecks.check(tx, store, def);
             SecretChecks.requireSet(tx, store, def);
+            Teams.requireExists(tx, store, def.team(), "team");
             TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
             store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
@@ -90,6 +91,7 @@ public final class TaskService {
             TaskRow current = store.tasks().lock(tx, name).orElseThrow(() -> notFound(name));
             DependencyChecks.check(tx, store, def);
             SecretChecks.requireSet(tx, store, def);
+            Teams.requireExists(tx, store, def.team(), "team");
             gate.canaries().refuseEdit(tx, current);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
                     ? current.nextFireAt() : firstSlotAfter(def, tx.now());

@@ -57,6 +57,7 @@ public final class WorkflowService {
         Store store = ctx.store();
         Workflow saved = store.tx(tx -> {
             WorkflowDefinition def = parse(tx, json);
+            Teams.requireExists(tx, store, def.team(), "team");
             if (store.workflows().find(tx, def.name()).isPresent()) {
                 throw new ConflictException("workflow " + def.name() + " already exists; use PUT /api/workflows/" + def.name() + " to change it");
             }
@@ -77,6 +78,7 @@ public final class WorkflowService {
             if (!def.name().equals(name)) {
                 throw new ValidationException("name", "must be '" + name + "' (the name in the URL); rename by creating a new workflow");
             }
+            Teams.requireExists(tx, store, def.team(), "team");
             WorkflowRow current = store.workflows().lock(tx, name).orElseThrow(() -> notFound(name));
             WorkflowDefinition before = WorkflowEngine.definition(current.definition());
             Instant next = Objects.equals(before.trigger(), def.trigger()) ? current.nextFireAt() : firstSlotAfter(def, tx.now());

@@ -10,6 +10,8 @@ import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
@@ -25,6 +27,10 @@ import org.junit.jupiter.api.Test;
 
 /** Approval gates: preview first, allowed people only, four eyes, expiry — each decision on record. */
 abstract class ApprovalContractTest {
+    static Principal who(String name, String role) {
+        return Principal.of(name, Role.ofToken(role).orElseThrow());
+    }
+
     Store store;
     SchedulerNode node;
 
@@ -74,11 +80,11 @@ abstract class ApprovalContractTest {
         assertThat(row(previewId).parentId()).isEqualTo(id);
         assertThat(poll()).isEmpty();
 
-        assertThatThrownBy(() -> node.approvals().approve(id, "mallory", "operator", "looks fine"))
+        assertThatThrownBy(() -> node.approvals().approve(id, who("mallory", "operator"), "looks fine"))
                 .isInstanceOf(ForbiddenException.class).hasMessageContaining("approvers: alice");
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
 
-        assertThat(node.approvals().approve(id, "alice", "viewer", "1234 is expected").state()).isEqualTo(InstanceState.READY);
+        assertThat(node.approvals().approve(id, who("alice", "viewer"), "1234 is expected").state()).isEqualTo(InstanceState.READY);
         assertThat(poll()).singleElement().satisfies(w -> assertThat(w.command()).isEqualTo("echo fixing"));
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.APPROVED).singleElement().satisfies(e -> {
             assertThat(e.actor()).isEqualTo("alice");
@@ -90,9 +96,9 @@ abstract class ApprovalContractTest {
     void four_eyes_refuses_the_person_who_triggered_the_run() {
         node.tasks().create(task("payout", event(), "true", Map.of("approval", Map.of("approvers", List.of("operator"), "fourEyes", true))), "test");
         long id = node.tasks().trigger("payout", Map.of(), Cause.MANUAL, "carol");
-        assertThatThrownBy(() -> node.approvals().approve(id, "carol", "operator", null))
+        assertThatThrownBy(() -> node.approvals().approve(id, who("carol", "operator"), null))
                 .isInstanceOf(ForbiddenException.class).hasMessageContaining("four-eyes");
-        assertThat(node.approvals().approve(id, "dave", "operator", null).state()).isEqualTo(InstanceState.READY);
+        assertThat(node.approvals().approve(id, who("dave", "operator"), null).state()).isEqualTo(InstanceState.READY);
     }
 
     @Test
@@ -102,7 +108,7 @@ abstract class ApprovalContractTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> node.housekeeping().expireApprovals() == 1);
         assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.APPROVAL_EXPIRED);
-        assertThatThrownBy(() -> node.approvals().approve(id, "alice", "admin", null)).isInstanceOf(ConflictException.class);
+        assertThatThrownBy(() -> node.approvals().approve(id, who("alice", "admin"), null)).isInstanceOf(ConflictException.class);
     }
 
     @Test
@@ -111,7 +117,7 @@ abstract class ApprovalContractTest {
         long first = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         long second = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         assertThat(row(second).state()).isEqualTo(InstanceState.BLOCKED);
-        assertThat(node.approvals().reject(first, "alice", "admin", "not today").state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(node.approvals().reject(first, who("alice", "admin"), "not today").state()).isEqualTo(InstanceState.CANCELED);
         assertThat(events(first)).filteredOn(e -> e.type() == EventType.REJECTED).singleElement()
                 .satisfies(e -> assertThat(e.message()).contains("not today"));
         assertThat(row(second).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
@@ -127,8 +133,8 @@ abstract class ApprovalContractTest {
         // The process keeps running meanwhile: its lease is renewed, nothing is abandoned.
         var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).isEmpty();
-        assertThatThrownBy(() -> node.approvals().approve(id, "vic", "viewer", null)).isInstanceOf(ForbiddenException.class);
-        assertThat(node.approvals().approve(id, "olga", "operator", "go").state()).isEqualTo(InstanceState.RUNNING);
+        assertThatThrownBy(() -> node.approvals().approve(id, who("vic", "viewer"), null)).isInstanceOf(ForbiddenException.class);
+        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
         assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
         assertThat(row(id).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
@@ -146,7 +152,7 @@ abstract class ApprovalContractTest {
         assertThat(node.dispatcher().started(new dev.ax.domain.protocol.Started("stranger", w.ref(), 1)).accepted()).isFalse();
         assertThat(row(id).pid()).isEqualTo(4321);
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
-        assertThat(node.approvals().approve(id, "olga", "operator", "go").state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
         assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
         assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
                 EventType.STARTED, EventType.APPROVED, EventType.SUCCEEDED);
@@ -158,7 +164,7 @@ abstract class ApprovalContractTest {
         long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
         WorkItem w = poll().getFirst();
         node.approvals().requestMidRun(id, "job", null);
-        assertThat(node.approvals().reject(id, "olga", "admin", "too many rows").state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(node.approvals().reject(id, who("olga", "admin"), "too many rows").state()).isEqualTo(InstanceState.CANCELED);
         var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).containsExactly(w.ref());
     }

@@ -20,6 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The SDK worker against a real server over real HTTP: what a handler sees, and every way a run ends. */
 class AxWorkerTest {
+    /** An operator deciding on approvals from the server side. */
+    static final dev.ax.domain.access.Principal OLGA = dev.ax.domain.access.Principal.of("olga", dev.ax.domain.access.Role.OPERATOR);
+
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
@@ -274,7 +277,7 @@ class AxWorkerTest {
         await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));
         assertThat(afterApproval).hasValue(0);
 
-        ax.server.node().approvals().approve(id, "olga", "operator", "expected");
+        ax.server.node().approvals().approve(id, OLGA, "expected");
 
         await().atMost(WAIT).until(() -> ax.state(id).equals("SUCCESS"));
         assertThat(afterApproval).hasValue(1);
@@ -293,7 +296,7 @@ class AxWorkerTest {
         long id = ax.client.trigger("careful", Map.of());
         await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));
 
-        ax.server.node().approvals().reject(id, "olga", "operator", "no");
+        ax.server.node().approvals().reject(id, OLGA, "no");
 
         await().atMost(WAIT).until(() -> worker.activeRuns().isEmpty());
         assertThat(ax.state(id)).isEqualTo("CANCELED");

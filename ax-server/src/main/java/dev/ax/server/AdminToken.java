@@ -69,12 +69,21 @@ final class AdminToken {
         return new Bootstrap(null, null, "admin token not stored on this node (tokens exist in the database)");
     }
 
-    /** Adds the token unless it is there already; a concurrent start of another node adding it too is fine. */
+    /**
+     * Adds the token unless it is there already; a concurrent start of another node adding it too is fine. The token
+     * named {@code admin} is the configured one: when the configuration names another, the stored one is replaced
+     * (the old value stops working), as one name is one token.
+     */
     private static void register(Store store, String token) {
         try {
             store.tx(tx -> {
                 if (store.tokens().find(tx, token).isEmpty()) {
-                    store.tokens().add(tx, NAME, token, "admin", "server");
+                    if (store.tokens().byName(tx, NAME).isPresent()) {
+                        store.tokens().replace(tx, NAME, token);
+                        log.info("the configured admin token differs from the stored one: the stored one is replaced");
+                    } else {
+                        store.tokens().add(tx, NAME, token, "admin", "server");
+                    }
                 }
                 return null;
             });

@@ -29,6 +29,17 @@ public final class ExecutorStore {
         return previous != null && !previous.equals(session);
     }
 
+    /** Notes the token an executor id registered with. */
+    public void bind(Tx tx, String id, String tokenName) {
+        tx.update("UPDATE ax_executor SET token_name = ? WHERE id = ?", tokenName, id);
+    }
+
+    /** The token an executor id last registered with; empty when it never registered (or before V38). */
+    public java.util.Optional<String> tokenOf(Tx tx, String id) {
+        return tx.queryOne("SELECT token_name FROM ax_executor WHERE id = ?", r -> r.str("token_name"), id)
+                .filter(java.util.Objects::nonNull);
+    }
+
     /** Replaces the environment labels of an executor (sent when it registers). */
     public void setLabels(Tx tx, String id, List<String> labels) {
         tx.update("DELETE FROM ax_executor_label WHERE executor_id = ?", id);

@@ -13,6 +13,8 @@ public final class Json {
     private static final ObjectMapper SORTED = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
+    private static final TypeReference<java.util.ArrayList<Object>> LIST = new TypeReference<>() {
+    };
 
     private Json() {
     }
@@ -46,6 +48,17 @@ public final class Json {
         }
         try {
             return MAPPER.readValue(json, MAP);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("corrupt JSON in the database: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    public static java.util.List<Object> readList(String json) {
+        if (json == null || json.isEmpty()) {
+            return java.util.List.of();
+        }
+        try {
+            return MAPPER.readValue(json, LIST);
         } catch (JsonProcessingException e) {
             throw new StoreException("corrupt JSON in the database: " + e.getOriginalMessage(), e);
         }

@@ -19,6 +19,9 @@ public final class Store implements AutoCloseable {
     private final CanaryStore canaries = new CanaryStore();
     private final SecretStore secrets = new SecretStore();
     private final TriggerKeyStore triggerKeys = new TriggerKeyStore();
+    private final TeamStore teams = new TeamStore();
+    private final AuditStore audit = new AuditStore();
+    private final SessionStore sessions = new SessionStore();
     private final PlannerStatistics statistics;
 
     public Store(Database db) {
@@ -103,6 +106,20 @@ public final class Store implements AutoCloseable {
 
     public TokenStore tokens() {
         return tokens;
+    }
+
+    public TeamStore teams() {
+        return teams;
+    }
+
+    /** The audit log: one row per action. */
+    public AuditStore audit() {
+        return audit;
+    }
+
+    /** Console sessions of single sign-on, and sign-ins under way. */
+    public SessionStore sessions() {
+        return sessions;
     }
 
     public PlannerStatistics statistics() {

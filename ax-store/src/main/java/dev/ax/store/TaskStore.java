@@ -75,10 +75,10 @@ public final class TaskStore {
 
     public TaskRow insert(Tx tx, TaskDefinition def, Instant nextFireAt, String actor) {
         Map<String, Object> json = TaskDefinitionCodec.toJson(def);
-        long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, fires_ahead, enabled,"
+        long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, fires_ahead, team, enabled,"
                         + " next_fire_at, created_at, created_by, updated_at, updated_by)"
-                        + " VALUES (?, 1, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
-                def.taskName(), Json.write(json), def.trigger().type(), def.group(), firesAhead(def), nextFireAt, actor, actor)
+                        + " VALUES (?, 1, ?, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
+                def.taskName(), Json.write(json), def.trigger().type(), def.group(), firesAhead(def), def.team(), nextFireAt, actor, actor)
                 .orElseThrow();
         appendVersion(tx, id, def.taskName(), 1, "CREATE", json, JsonDiff.diff(Map.of(), json), actor);
         return findById(tx, id).orElseThrow();
@@ -95,8 +95,8 @@ public final class TaskStore {
         Map<String, Object> after = TaskDefinitionCodec.toJson(def);
         int version = nextVersion(tx, current);
         int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, fires_ahead = ?,"
-                        + " next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
-                version, Json.write(after), def.trigger().type(), def.group(), firesAhead(def), nextFireAt, actor, current.id(),
+                        + " team = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
+                version, Json.write(after), def.trigger().type(), def.group(), firesAhead(def), def.team(), nextFireAt, actor, current.id(),
                 current.version());
         expectOne(n, current);
         appendVersion(tx, current.id(), current.name(), version, change, after, JsonDiff.diff(before, after), actor);

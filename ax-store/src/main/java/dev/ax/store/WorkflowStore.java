@@ -45,17 +45,17 @@ public final class WorkflowStore {
     }
 
     public WorkflowRow insert(Tx tx, String name, Map<String, Object> definition, Instant nextFireAt, String actor) {
-        long id = tx.insert("INSERT INTO ax_workflow (name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at,"
-                        + " updated_by) VALUES (?, 1, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
-                name, Json.write(definition), nextFireAt, actor, actor).orElseThrow();
+        long id = tx.insert("INSERT INTO ax_workflow (name, version, definition, team, enabled, next_fire_at, created_at, created_by,"
+                        + " updated_at, updated_by) VALUES (?, 1, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
+                name, Json.write(definition), team(definition), nextFireAt, actor, actor).orElseThrow();
         return findById(tx, id).orElseThrow();
     }
 
     /** Replaces the definition of a locked workflow (a new version); throws if it changed meanwhile. */
     public WorkflowRow update(Tx tx, WorkflowRow current, Map<String, Object> definition, Instant nextFireAt, String actor) {
-        int n = tx.update("UPDATE ax_workflow SET version = ?, definition = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP,"
+        int n = tx.update("UPDATE ax_workflow SET version = ?, definition = ?, team = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP,"
                         + " updated_by = ? WHERE id = ? AND version = ?",
-                current.version() + 1, Json.write(definition), nextFireAt, actor, current.id(), current.version());
+                current.version() + 1, Json.write(definition), team(definition), nextFireAt, actor, current.id(), current.version());
         expectOne(n, current);
         return findById(tx, current.id()).orElseThrow();
     }
@@ -130,5 +130,10 @@ public final class WorkflowStore {
                 r.integer("parallelism"), r.bool("newest_first"), params == null ? Map.of() : Json.readMap(params),
                 r.enumOf(BackfillState.class, "state"), r.integer("total"), r.integer("next_index"), r.str("created_by"),
                 r.instant("created_at"));
+    }
+
+    /** The team a canonical definition names, kept in a column of its own to be found by. */
+    private static String team(Map<String, Object> definition) {
+        return definition.get("team") instanceof String t ? t : null;
     }
 }

@@ -2,6 +2,8 @@ package dev.ax.domain.task;
 
 import static dev.ax.domain.task.JsonReader.path;
 
+import dev.ax.domain.access.Approver;
+import dev.ax.domain.access.Names;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,9 +33,16 @@ final class ApprovalCodec {
         List<Object> raw = in.array(m.get("approvers"), path(FIELD, "approvers"));
         if (raw != null) {
             for (int i = 0; i < raw.size(); i++) {
-                String name = TaskDefinitionCodec.name(in, raw.get(i), path(path(FIELD, "approvers"), i));
-                if (name != null) {
-                    approvers.add(name);
+                String field = path(path(FIELD, "approvers"), i);
+                String entry = in.string(raw.get(i), field);
+                if (entry != null && entry.startsWith("team:")) {
+                    if (Approver.parse(entry).isEmpty()) {
+                        in.error(field, "'" + entry + "' must be team:<team>/<role>, the role viewer, operator or admin");
+                    } else {
+                        approvers.add(entry);
+                    }
+                } else if (Names.person(in, entry, field) != null) {
+                    approvers.add(entry);
                 }
             }
         }

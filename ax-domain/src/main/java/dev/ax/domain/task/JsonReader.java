@@ -19,21 +19,21 @@ import java.util.Set;
  * and an absent field mean the same, and a required field has already been reported by
  * {@link #required}.
  */
-final class JsonReader {
+public final class JsonReader {
     private final List<FieldError> errors = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     /** The parameters each template field uses, in the order seen, to be checked against the declarations once all is read. */
     private final Map<String, Set<String>> parameterUses = new LinkedHashMap<>();
 
-    static String path(String parent, String key) {
+    public static String path(String parent, String key) {
         return parent.isEmpty() ? key : parent + "." + key;
     }
 
-    static String path(String parent, int index) {
+    public static String path(String parent, int index) {
         return parent + "[" + index + "]";
     }
 
-    void error(String field, String reason) {
+    public void error(String field, String reason) {
         errors.add(new FieldError(field, reason));
     }
 
@@ -51,11 +51,11 @@ final class JsonReader {
         return parameterUses;
     }
 
-    boolean hasErrors() {
+    public boolean hasErrors() {
         return !errors.isEmpty();
     }
 
-    List<FieldError> errors() {
+    public List<FieldError> errors() {
         return List.copyOf(errors);
     }
 
@@ -64,7 +64,7 @@ final class JsonReader {
     }
 
     @SuppressWarnings("unchecked")
-    Map<String, Object> object(Object value, String field) {
+    public Map<String, Object> object(Object value, String field) {
         if (value == null) {
             return null;
         }
@@ -83,7 +83,7 @@ final class JsonReader {
     }
 
     @SuppressWarnings("unchecked")
-    List<Object> array(Object value, String field) {
+    public List<Object> array(Object value, String field) {
         if (value == null) {
             return null;
         }
@@ -95,7 +95,7 @@ final class JsonReader {
     }
 
     /** Reports every key of {@code object} that is not in {@code known}: typos must not pass silently. */
-    void rejectUnknown(Map<String, Object> object, String field, Set<String> known) {
+    public void rejectUnknown(Map<String, Object> object, String field, Set<String> known) {
         for (String key : object.keySet()) {
             if (!known.contains(key)) {
                 error(path(field, key), "unknown field");
@@ -104,7 +104,7 @@ final class JsonReader {
     }
 
     /** The value of a field that must be there; JSON null counts as absent. */
-    Object required(Map<String, Object> object, String parent, String key) {
+    public Object required(Map<String, Object> object, String parent, String key) {
         Object value = object.get(key);
         if (value == null) {
             error(path(parent, key), "is required");
@@ -112,7 +112,7 @@ final class JsonReader {
         return value;
     }
 
-    String string(Object value, String field) {
+    public String string(Object value, String field) {
         if (value == null || value instanceof String) {
             return (String) value;
         }
@@ -120,7 +120,7 @@ final class JsonReader {
         return null;
     }
 
-    String nonBlank(Object value, String field) {
+    public String nonBlank(Object value, String field) {
         String s = string(value, field);
         if (s != null && s.isBlank()) {
             error(field, "must not be blank");
@@ -129,7 +129,7 @@ final class JsonReader {
         return s;
     }
 
-    Boolean bool(Object value, String field) {
+    public Boolean bool(Object value, String field) {
         if (value == null || value instanceof Boolean) {
             return (Boolean) value;
         }
@@ -142,7 +142,7 @@ final class JsonReader {
      * floating-point number without a fraction ({@code 300.0}): some clients write every number
      * that way. Strings and booleans are not numbers, however they look.
      */
-    Long integer(Object value, String field, long min, long max) {
+    public Long integer(Object value, String field, long min, long max) {
         if (value == null) {
             return null;
         }
@@ -158,7 +158,7 @@ final class JsonReader {
         return exact.longValueExact();
     }
 
-    Integer int32(Object value, String field, int min, int max) {
+    public Integer int32(Object value, String field, int min, int max) {
         Long n = integer(value, field, min, max);
         return n == null ? null : n.intValue();
     }

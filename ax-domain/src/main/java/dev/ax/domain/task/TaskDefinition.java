@@ -10,6 +10,7 @@ import java.util.Objects;
  *
  * @param environment executor labels a run of this task needs, all of them (e.g. ["prod"]); empty = any executor of the group
  * @param params      the trigger parameters it declares; {@link Parameters#NONE} takes any
+ * @param team        the team that owns it (its operators run it, its admins edit it); null = none, only global roles
  */
 public record TaskDefinition(
         String taskName,
@@ -20,7 +21,8 @@ public record TaskDefinition(
         Policy policy,
         DependencyPolicy dependencies,
         List<String> environment,
-        Parameters params) {
+        Parameters params,
+        String team) {
 
     public TaskDefinition {
         Objects.requireNonNull(taskName, "taskName");
@@ -30,6 +32,12 @@ public record TaskDefinition(
         dependencies = dependencies == null ? DependencyPolicy.NONE : dependencies;
         environment = environment == null ? List.of() : List.copyOf(environment);
         params = params == null ? Parameters.NONE : params;
+    }
+
+    /** A definition of no team. */
+    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
+                          DependencyPolicy dependencies, List<String> environment, Parameters params) {
+        this(taskName, description, owner, trigger, action, policy, dependencies, environment, params, null);
     }
 
     /** A definition that declares no parameters. */

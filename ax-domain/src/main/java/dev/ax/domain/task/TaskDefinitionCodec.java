@@ -33,7 +33,7 @@ public final class TaskDefinitionCodec {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
     private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
-            "dependsOn", "dependencyPolicy", "environment", "params");
+            "dependsOn", "dependencyPolicy", "environment", "params", "team");
     /** At most this many environment labels per task. */
     public static final int MAX_ENVIRONMENT_LABELS = 10;
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
@@ -65,6 +65,7 @@ public final class TaskDefinitionCodec {
         String taskName = name(in, in.required(root, "", "taskName"), "taskName");
         String description = in.string(root.get("description"), "description");
         String owner = in.string(root.get("owner"), "owner");
+        String team = root.get("team") == null ? null : name(in, root.get("team"), "team");
         Trigger trigger = trigger(in, root.get("trigger"));
         Action action = ActionCodec.read(in, root.get("action"), "action");
         Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
@@ -75,7 +76,7 @@ public final class TaskDefinitionCodec {
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        TaskDefinition def = new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment, params);
+        TaskDefinition def = new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment, params, team);
         List<String> warnings = new ArrayList<>(in.warnings());
         warnings.addAll(SecretFields.warnings(def));
         return new ParsedTask(def, warnings);
@@ -102,6 +103,9 @@ public final class TaskDefinitionCodec {
         root.put("taskName", def.taskName());
         root.put("description", def.description());
         root.put("owner", def.owner());
+        if (def.team() != null) {
+            root.put("team", def.team());
+        }
         root.put("trigger", triggerJson(def.trigger()));
         root.put("action", ActionCodec.toJson(def.action()));
         root.put("policy", PolicyCodec.toJson(def.policy()));
@@ -263,7 +267,8 @@ public final class TaskDefinitionCodec {
     // ---- shared ----
 
     /** A task or group name: 1-100 of [A-Za-z0-9_.-], starting with a letter or digit. */
-    static String name(JsonReader in, Object value, String field) {
+    /** A plain name (a task, a group, a team, a token): letters, digits, '_', '.', '-'; an error on {@code field} otherwise. */
+    public static String name(JsonReader in, Object value, String field) {
         String s = in.string(value, field);
         if (s == null) {
             return null;

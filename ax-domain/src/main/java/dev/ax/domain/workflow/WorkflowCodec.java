@@ -1,6 +1,7 @@
 package dev.ax.domain.workflow;
 
 import dev.ax.domain.task.FieldError;
+import dev.ax.domain.task.JsonReader;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.Trigger;
 import dev.ax.domain.task.ValidationException;
@@ -34,7 +35,7 @@ import java.util.regex.Pattern;
 public final class WorkflowCodec {
     public static final int MAX_NODES = 200;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-    private static final Set<String> ROOT_FIELDS = Set.of("name", "description", "trigger", "nodes", "edges");
+    private static final Set<String> ROOT_FIELDS = Set.of("name", "description", "trigger", "nodes", "edges", "team");
     private static final Set<String> NODE_FIELDS = Set.of("name", "task", "triggerRule");
     private static final Set<String> EDGE_FIELDS = Set.of("from", "to");
 
@@ -49,11 +50,17 @@ public final class WorkflowCodec {
         }
         Map<String, Object> root = strings(raw);
         root.keySet().stream().filter(k -> !ROOT_FIELDS.contains(k)).sorted()
-                .forEach(k -> errors.add(new FieldError(k, "unknown field; expected one of name, description, trigger, nodes, edges")));
+                .forEach(k -> errors.add(new FieldError(k, "unknown field; expected one of name, description, team, trigger, nodes, edges")));
         String name = name(root.get("name"), "name", errors);
         Object d = root.get("description");
         if (d != null && !(d instanceof String)) {
             errors.add(new FieldError("description", "must be a string"));
+        }
+        String team = null;
+        if (root.get("team") != null) {
+            JsonReader in = new JsonReader();
+            team = TaskDefinitionCodec.name(in, root.get("team"), "team");
+            errors.addAll(in.errors());
         }
         Trigger trigger = new Trigger.Event(ZoneOffset.UTC);
         if (root.get("trigger") != null) {
@@ -79,7 +86,7 @@ public final class WorkflowCodec {
         if (!errors.isEmpty()) {
             throw new ValidationException(errors);
         }
-        return new WorkflowDefinition(name, (String) d, trigger, nodes, edges);
+        return new WorkflowDefinition(name, (String) d, trigger, nodes, edges, team);
     }
 
     private static List<WorkflowDefinition.Node> nodes(Object value, Predicate<String> taskExists, List<FieldError> errors) {
@@ -195,6 +202,9 @@ public final class WorkflowCodec {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("name", def.name());
         root.put("description", def.description());
+        if (def.team() != null) {
+            root.put("team", def.team());
+        }
         root.put("trigger", TaskDefinitionCodec.triggerToJson(def.trigger()));
         List<Object> nodes = new ArrayList<>();
         for (WorkflowDefinition.Node n : def.nodes()) {

@@ -20,7 +20,7 @@ import java.util.Set;
  *
  * @param trigger when the workflow runs by itself; an {@code event} trigger means only by hand
  */
-public record WorkflowDefinition(String name, String description, Trigger trigger, List<Node> nodes, List<Edge> edges) {
+public record WorkflowDefinition(String name, String description, Trigger trigger, List<Node> nodes, List<Edge> edges, String team) {
     /** A node runs one task; its name is unique in the workflow (one task may appear under two names). */
     public record Node(String name, String task, TriggerRule rule) {
     }
@@ -31,6 +31,11 @@ public record WorkflowDefinition(String name, String description, Trigger trigge
     public WorkflowDefinition {
         nodes = List.copyOf(nodes);
         edges = List.copyOf(edges);
+    }
+
+    /** A workflow of no team. */
+    public WorkflowDefinition(String name, String description, Trigger trigger, List<Node> nodes, List<Edge> edges) {
+        this(name, description, trigger, nodes, edges, null);
     }
 
     public Node node(String name) {

@@ -1,4 +1,4 @@
-package dev.ax.api;
+package dev.ax.domain.access;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,8 @@
+package dev.ax.store;
+
+class PostgresAccessStoreTest extends AccessStoreContractTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.postgres();
+    }
+}
