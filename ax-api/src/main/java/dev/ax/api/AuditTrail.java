@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * {@code nightly} is {@code task.pause} on {@code task:nightly}); a handler names what the path cannot
  * ({@link #target}, {@link #note}, {@link #diff}). Values of secrets and tokens never reach an entry: no body is recorded.
  */
-final class AuditTrail {
+public final class AuditTrail {
     private static final String TARGET = "ax.audit.target";
     private static final String NOTE = "ax.audit.note";
     private static final String DIFF = "ax.audit.diff";
@@ -118,8 +118,11 @@ final class AuditTrail {
         return teams.isEmpty() ? null : teams;
     }
 
-    /** {@code task.pause} for {@code POST /api/tasks/{name}/pause}: the kind, then the verb or what the method does. */
-    static String action(Route route) {
+    /**
+     * {@code task.pause} for {@code POST /api/tasks/{name}/pause}: the kind, then the verb or what the method does. The
+     * console names its actions by the API route that does the same, so both write the same word.
+     */
+    public static String action(Route route) {
         String named = NAMED.get(route.method() + " " + route.path());
         if (named != null) {
             return named;
@@ -147,13 +150,15 @@ final class AuditTrail {
 
     private static String target(Context ctx, Route route) {
         String named = ctx.attribute(TARGET);
-        if (named != null) {
-            return named;
-        }
+        return named != null ? named : target(route, ctx::pathParam);
+    }
+
+    /** {@code task:nightly} for {@code /api/tasks/{name}/…} with {@code name} = nightly; null when the path names nothing. */
+    public static String target(Route route, java.util.function.UnaryOperator<String> pathParam) {
         String[] segments = route.path().replaceFirst("^/api/", "").split("/");
         if (segments.length > 1 && segments[1].startsWith("{")) {
             String param = segments[1].substring(1, segments[1].length() - 1);
-            return KINDS.getOrDefault(segments[0], segments[0]) + ":" + ctx.pathParam(param);
+            return KINDS.getOrDefault(segments[0], segments[0]) + ":" + pathParam.apply(param);
         }
         return null;
     }
