@@ -34,7 +34,9 @@ final class ExecutorCommand implements Callable<Integer> {
     String server;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",
-            description = "The executor token (default: $AX_TOKEN).")
+            description = {"The executor's token (default: $AX_TOKEN): one of role executor, made with",
+                    "ax token create NAME --role executor [--group G ...]; one limited to groups may serve only those",
+                    "(and is refused everywhere but the executor protocol)."})
     String token;
 
     @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:AX_CA}",
