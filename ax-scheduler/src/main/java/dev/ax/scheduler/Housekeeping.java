@@ -35,6 +35,8 @@ public final class Housekeeping {
     private final Backfills backfills;
     private final Secrets secrets;
     private long statisticsDue = System.nanoTime(); // only the housekeeping loop's thread ticks
+    private long sessionsDue = System.nanoTime();
+    static final long SESSIONS_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals,
                  Backfills backfills, Secrets secrets) {
@@ -72,7 +74,20 @@ public final class Housekeeping {
             statisticsDue = now + STATISTICS_EVERY_NANOS;
             statistics();
         }
+        if (now - sessionsDue >= 0) {
+            sessionsDue = now + SESSIONS_EVERY_NANOS;
+            expireSessions();
+        }
     }
+
+    /** Console sessions past their end, and single sign-ons begun and never finished (older than an hour); how many went. */
+    public int expireSessions() {
+        Store store = ctx.store();
+        return store.tx(tx -> store.sessions().expire(tx, SIGN_IN_KEPT.toMillis()));
+    }
+
+    /** A sign-in sent to the identity provider is good for ten minutes; its row is kept a little longer, then deleted. */
+    static final java.time.Duration SIGN_IN_KEPT = java.time.Duration.ofHours(1);
 
     /** Analyzes the tables that outgrew their planner statistics (PostgreSQL); returns their names. */
     public List<String> statistics() {
