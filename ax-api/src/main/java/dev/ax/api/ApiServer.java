@@ -80,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
             for (Route r : table) {
                 cfg.routes.addHttpHandler(HandlerType.findOrCreate(r.method().name()), r.path(), ctx -> {
                     try {
+                        AuditTrail.route(ctx, r);
                         auth.require(ctx, r, api);
                         if (r.method() == Route.Method.DELETE && r.scope() != Scope.GLOBAL) {
                             Auth.owners(ctx, r, api); // the team of what is deleted, for its audit entry: afterwards it is gone

@@ -24,6 +24,8 @@ public final class AuditTrail {
     private static final String DIFF = "ax.audit.diff";
     private static final String TEAM = "ax.audit.team";
     private static final String ACTION = "ax.audit.action";
+    private static final String ROUTE = "ax.audit.route";
+    private static final String IN_TRANSACTION = "ax.audit.in-transaction";
     private static final int MAX_MESSAGE = 2000;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AuditTrail.class);
 
@@ -48,6 +50,24 @@ public final class AuditTrail {
     /** What the request acted on, when the path does not say ({@code task:nightly}, {@code token:alice}). */
     static void target(Context ctx, String target) {
         ctx.attribute(TARGET, target);
+    }
+
+    /** Notes the route a request came by (before its handler runs), for {@link #forTransaction}. */
+    static void route(Context ctx, Route route) {
+        ctx.attribute(ROUTE, route);
+    }
+
+    /**
+     * The entry of this request for a service that writes it in the transaction of the change itself (a trigger: its
+     * run and its entry commit together); the service fills in the team, target, status and message. If the request
+     * then succeeds, nothing more is written for it here; if it fails, the transaction is gone and the refusal is
+     * recorded as usual.
+     */
+    static Entry forTransaction(Context ctx) {
+        Route route = ctx.attribute(ROUTE);
+        Principal who = Auth.principal(ctx);
+        ctx.attribute(IN_TRANSACTION, Boolean.TRUE);
+        return new Entry(who.name(), who.via(), null, ctx.ip(), route == null ? "task.trigger" : action(route), null, "ok", 202, null, null);
     }
 
     /** The action, when the route's does not say it (a PUT that starts a canary). */
@@ -88,7 +108,7 @@ public final class AuditTrail {
         boolean refusedCaller = status == 401 || status == 403;
         boolean routine = route.method() == Route.Method.GET || route.role() == dev.ax.domain.access.Role.PUBLIC
                 || route.path().startsWith("/api/executor/");
-        if (routine && !refusedCaller) {
+        if ((routine && !refusedCaller) || (failure == null && ctx.attribute(IN_TRANSACTION) != null)) {
             return;
         }
         Principal who = Auth.principal(ctx);

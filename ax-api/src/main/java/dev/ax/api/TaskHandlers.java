@@ -115,7 +115,8 @@ final class TaskHandlers {
         String name = ctx.pathParam("name");
         TriggerKey key = TriggerKeys.of(ctx);
         Map<String, Object> body = Bodies.object(ctx, api.json());
-        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body), key));
+        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body), key,
+                AuditTrail.forTransaction(ctx)));
     }
 
     /** {@code POST /api/trigger}, body {@code {"taskName":"x","params":{...}}}: another system says something happened. */
@@ -126,7 +127,8 @@ final class TaskHandlers {
             throw new ValidationException("taskName", "required: the name of the task to run");
         }
         AuditTrail.target(ctx, "task:" + name);
-        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body), key));
+        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body), key,
+                AuditTrail.forTransaction(ctx)));
     }
 
     /** The audit entry of an edit carries its version and what it changed (as the version stores it). */
@@ -139,7 +141,6 @@ final class TaskHandlers {
 
     /** 202 for a new run; 200 with {@code "duplicate": true} for the run an earlier request with the same key made. */
     private static void answer(Context ctx, String name, TaskService.Triggered t) {
-        AuditTrail.note(ctx, t.duplicate() ? "run " + t.instanceId() + " (the key's first request made it)" : "run " + t.instanceId());
         ctx.status(t.duplicate() ? 200 : 202).json(new Triggered(t.instanceId(), name, t.duplicate()));
     }
 

@@ -12,6 +12,7 @@ import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.TemplateException;
 import dev.ax.domain.template.Templates;
+import dev.ax.store.AuditStore.Entry;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
@@ -220,12 +221,22 @@ public final class TaskService {
      * costs one commit of its own; unkeyed triggers are grouped as before.
      */
     public Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key) {
+        return trigger(name, params, cause, actor, force, key, null);
+    }
+
+    /**
+     * As above; {@code audit} (null: none) is the audit entry of the request, written in the transaction that creates
+     * the run, with the task's team, the run and the status filled in: a run and its entry commit together, and a
+     * burst of triggers costs no commit of its own for the audit.
+     */
+    public Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key,
+                             Entry audit) {
         // Guessed from the task's last trigger; a wrong guess is found under the lock and taken again the other way.
         boolean shared = sharedAdmission.contains(name);
-        Triggered t = shared && !force && key == null ? triggerTogether(new Trigger(name, params, cause, actor))
-                : admitTriggered(name, params, cause, actor, force, key, shared);
+        Triggered t = shared && !force && key == null ? triggerTogether(new Trigger(name, params, cause, actor, audit))
+                : admitTriggered(name, params, cause, actor, force, key, shared, audit);
         if (t == null) {
-            t = admitTriggered(name, params, cause, actor, force, key, !shared);
+            t = admitTriggered(name, params, cause, actor, force, key, !shared, audit);
         }
         ctx.signals().workAvailable();
         return t;
@@ -239,7 +250,14 @@ public final class TaskService {
     private final Set<String> sharedAdmission = ConcurrentHashMap.newKeySet();
 
     /** One trigger waiting to be written with the others that arrived meanwhile. */
-    private record Trigger(String name, Map<String, Object> params, Cause cause, String actor) {
+    private record Trigger(String name, Map<String, Object> params, Cause cause, String actor, Entry audit) {
+    }
+
+    /** The request's audit entry for the run it made ({@code status} 202) or found again (200, a duplicate key). */
+    private static Entry audited(Entry template, TaskRow task, long runId, boolean duplicate) {
+        return new Entry(template.actor(), template.via(), task.definition().team(), template.address(), template.action(),
+                "task:" + task.name(), "ok", duplicate ? 200 : 202,
+                duplicate ? "run " + runId + " (the key's first request made it)" : "run " + runId, null);
     }
 
     /** What became of one trigger of a group: its run's id, its refusal, or neither (it needs the exclusive lock). */
@@ -305,8 +323,17 @@ public final class TaskService {
                 }
             }
             List<Optional<Long>> ids = admissions.isEmpty() ? List.of() : gate.admitAll(tx, admissions);
+            List<Entry> audit = new ArrayList<>();
             for (int k = 0; k < ids.size(); k++) {
-                answers[admitted.get(k)] = new Admitted(ids.get(k).orElseThrow(), null); // a new fire key: never taken
+                long id = ids.get(k).orElseThrow(); // a new fire key: never taken
+                answers[admitted.get(k)] = new Admitted(id, null);
+                Trigger t = group.get(admitted.get(k));
+                if (t.audit() != null) {
+                    audit.add(audited(t.audit(), admissions.get(k).task(), id, false));
+                }
+            }
+            if (!audit.isEmpty()) {
+                store.audit().add(tx, audit);
             }
             return Arrays.asList(answers);
         });
@@ -314,7 +341,7 @@ public final class TaskService {
 
     /** One trigger with the task locked shared or exclusively; null (nothing written) when that was the wrong lock. */
     private Triggered admitTriggered(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key,
-                                     boolean shared) {
+                                     boolean shared, Entry audit) {
         Store store = ctx.store();
         return store.tx(tx -> {
             TaskRow task = (shared ? store.tasks().lockShared(tx, name) : store.tasks().lock(tx, name)).orElseThrow(() -> notFound(name));
@@ -327,6 +354,9 @@ public final class TaskService {
             }
             Optional<Long> earlier = key == null ? Optional.empty() : earlierRun(tx, task, key, params, force);
             if (earlier.isPresent()) {
+                if (audit != null) {
+                    store.audit().add(tx, List.of(audited(audit, task, earlier.get(), true)));
+                }
                 return new Triggered(earlier.get(), true);
             }
             Instant now = tx.now();
@@ -334,6 +364,9 @@ public final class TaskService {
             long id = gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force).orElseThrow();
             if (key != null) {
                 store.triggerKeys().bind(tx, task.id(), key.value(), id);
+            }
+            if (audit != null) {
+                store.audit().add(tx, List.of(audited(audit, task, id, false)));
             }
             return new Triggered(id, false);
         });
