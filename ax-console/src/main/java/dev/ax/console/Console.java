@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.console.Permissions.Action;
 import dev.ax.console.Session.Who;
 import dev.ax.domain.run.IllegalTransitionException;
 import dev.ax.domain.task.ValidationException;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The web console: server-rendered pages on the API's port, at {@code /}. {@link #routes} is the
  * one table of its routes; pages need a logged-in person, actions also the session's CSRF field,
- * and each action checks its role ({@link Permissions}) before calling the same services as the API.
+ * and each action checks its role in the team of what it acts on ({@link Permissions}, {@link Access}) before
+ * calling the same services as the API, and leaves one entry in the audit log ({@link ConsoleAudit}).
  */
 public final class Console {
     private static final Logger log = LoggerFactory.getLogger(Console.class);
@@ -38,10 +40,35 @@ public final class Console {
         void handle(Context ctx, Who who) throws Exception;
     }
 
+    /** What an action whose form holds a draft does when it is refused: show the draft again with why, not lose it. */
+    @FunctionalInterface
+    interface Refusal {
+        void refused(Context ctx, Who who, Refused refused) throws Exception;
+    }
+
     /** PUBLIC_PAGE needs no login; STREAM answers 401 instead of redirecting (an EventSource cannot log in). */
     private enum Kind { PUBLIC_PAGE, PAGE, STREAM, ACTION }
 
-    private record Route(HandlerType method, String path, Kind kind, Handler handler) {
+    /**
+     * One route. An ACTION's {@code action} says who may do it and what the audit log calls it; it is checked before
+     * the handler runs, against the team of what it acts on ({@link Access}). Only the log-out is an action of none.
+     */
+    private record Route(HandlerType method, String path, Kind kind, Action action, Handler handler, Refusal onRefusal) {
+        Route(HandlerType method, String path, Kind kind, Handler handler) {
+            this(method, path, kind, null, handler, null);
+        }
+
+        static Route page(String path, Handler handler) {
+            return new Route(HandlerType.GET, path, Kind.PAGE, handler);
+        }
+
+        static Route action(String path, Action action, Handler handler) {
+            return new Route(HandlerType.POST, path, Kind.ACTION, action, handler, null);
+        }
+
+        static Route draft(String path, Action action, Handler handler, Refusal onRefusal) {
+            return new Route(HandlerType.POST, path, Kind.ACTION, action, handler, onRefusal);
+        }
     }
 
     private Console() {
@@ -49,6 +76,7 @@ public final class Console {
 
     /** Adds the console's routes and assets to an app being configured (see {@code ApiServer.start}). */
     public static Consumer<JavalinConfig> routes(SchedulerNode node) {
+        Access.check();
         ConsoleContext c = new ConsoleContext(node, new Templates());
         return cfg -> {
             cfg.routes.before(Console::securityHeaders);
@@ -67,45 +95,57 @@ public final class Console {
         LogStream logs = new LogStream(c);
         SystemPages system = new SystemPages(c);
         WorkflowPages workflows = new WorkflowPages(c);
+        TokenPages tokens = new TokenPages(c);
+        TeamPages teams = new TeamPages(c);
+        AuditPage audit = new AuditPage(c);
         return List.of(
                 new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
                 new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
                 new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
 
-                new Route(HandlerType.GET, "/", Kind.PAGE, dashboard::show),
+                Route.page("/", dashboard::show),
 
-                new Route(HandlerType.GET, "/tasks", Kind.PAGE, tasks::list),
-                new Route(HandlerType.GET, "/new-task", Kind.PAGE, tasks::newForm),
-                new Route(HandlerType.POST, "/new-task", Kind.ACTION, tasks::create),
-                new Route(HandlerType.GET, "/tasks/{name}", Kind.PAGE, tasks::show),
-                new Route(HandlerType.GET, "/tasks/{name}/edit", Kind.PAGE, tasks::editForm),
-                new Route(HandlerType.POST, "/tasks/{name}/edit", Kind.ACTION, tasks::update),
-                new Route(HandlerType.GET, "/tasks/{name}/delete", Kind.PAGE, tasks::confirmDelete),
-                new Route(HandlerType.POST, "/tasks/{name}/delete", Kind.ACTION, tasks::delete),
-                new Route(HandlerType.POST, "/tasks/{name}/trigger", Kind.ACTION, tasks::trigger),
-                new Route(HandlerType.POST, "/tasks/{name}/pause", Kind.ACTION, tasks::pause),
-                new Route(HandlerType.POST, "/tasks/{name}/canary/promote", Kind.ACTION, tasks::promoteCanary),
-                new Route(HandlerType.POST, "/tasks/{name}/canary/rollback", Kind.ACTION, tasks::rollbackCanary),
-                new Route(HandlerType.POST, "/tasks/{name}/test-run", Kind.ACTION, tasks::testRun),
-                new Route(HandlerType.POST, "/tasks/{name}/resume", Kind.ACTION, tasks::resume),
+                Route.page("/tasks", tasks::list),
+                Route.page("/new-task", tasks::newForm),
+                Route.draft("/new-task", Action.CREATE_TASK, tasks::create, tasks::refusedDraft),
+                Route.page("/tasks/{name}", tasks::show),
+                Route.page("/tasks/{name}/edit", tasks::editForm),
+                Route.draft("/tasks/{name}/edit", Action.EDIT_TASK, tasks::update, tasks::refusedDraft),
+                Route.page("/tasks/{name}/delete", tasks::confirmDelete),
+                Route.action("/tasks/{name}/delete", Action.DELETE_TASK, tasks::delete),
+                Route.action("/tasks/{name}/trigger", Action.TRIGGER_TASK, tasks::trigger),
+                Route.action("/tasks/{name}/pause", Action.PAUSE_TASK, tasks::pause),
+                Route.action("/tasks/{name}/canary/promote", Action.PROMOTE_CANARY, tasks::promoteCanary),
+                Route.action("/tasks/{name}/canary/rollback", Action.ROLLBACK_CANARY, tasks::rollbackCanary),
+                Route.draft("/tasks/{name}/test-run", Action.TEST_RUN, tasks::testRun, tasks::refusedDraft),
+                Route.action("/tasks/{name}/resume", Action.RESUME_TASK, tasks::resume),
 
-                new Route(HandlerType.GET, "/runs", Kind.PAGE, runs::list),
-                new Route(HandlerType.GET, "/runs/{id}", Kind.PAGE, runs::show),
+                Route.page("/runs", runs::list),
+                Route.page("/runs/{id}", runs::show),
                 new Route(HandlerType.GET, "/runs/{id}/stream", Kind.STREAM, logs::stream),
-                new Route(HandlerType.POST, "/runs/{id}/terminate", Kind.ACTION, runs::terminate),
-                new Route(HandlerType.POST, "/runs/{id}/cancel", Kind.ACTION, runs::cancel),
-                new Route(HandlerType.POST, "/runs/{id}/retry", Kind.ACTION, runs::retry),
-                new Route(HandlerType.POST, "/runs/{id}/rerun", Kind.ACTION, runs::rerun),
-                new Route(HandlerType.POST, "/runs/{id}/approve", Kind.ACTION, runs::approve),
-                new Route(HandlerType.POST, "/runs/{id}/reject", Kind.ACTION, runs::reject),
+                Route.action("/runs/{id}/terminate", Action.TERMINATE_RUN, runs::terminate),
+                Route.action("/runs/{id}/cancel", Action.CANCEL_RUN, runs::cancel),
+                Route.action("/runs/{id}/retry", Action.RETRY_RUN, runs::retry),
+                Route.action("/runs/{id}/rerun", Action.RERUN_RUN, runs::rerun),
+                Route.action("/runs/{id}/approve", Action.APPROVE_RUN, runs::approve),
+                Route.action("/runs/{id}/reject", Action.REJECT_RUN, runs::reject),
 
-                new Route(HandlerType.GET, "/workflows", Kind.PAGE, workflows::list),
-                new Route(HandlerType.GET, "/workflow-runs/{id}", Kind.PAGE, workflows::show),
-                new Route(HandlerType.POST, "/workflow-runs/{id}/rerun", Kind.ACTION, workflows::rerun),
+                Route.page("/workflows", workflows::list),
+                Route.page("/workflow-runs/{id}", workflows::show),
+                Route.action("/workflow-runs/{id}/rerun", Action.RERUN_WORKFLOW, workflows::rerun),
 
-                new Route(HandlerType.GET, "/executors", Kind.PAGE, system::executors),
-                new Route(HandlerType.GET, "/audit", Kind.PAGE, system::audit),
-                new Route(HandlerType.GET, "/health", Kind.PAGE, system::health));
+                Route.page("/tokens", tokens::list),
+                Route.action("/tokens", Action.CREATE_TOKEN, tokens::create),
+                Route.page("/my-tokens", tokens::mine),
+                Route.action("/tokens/{name}/revoke", Action.REVOKE_TOKEN, tokens::revoke),
+                Route.page("/teams", teams::list),
+                Route.action("/teams", Action.CREATE_TEAM, teams::create),
+                Route.page("/teams/{name}", teams::show),
+                Route.action("/teams/{name}/delete", Action.DELETE_TEAM, teams::delete),
+
+                Route.page("/executors", system::executors),
+                Route.page("/audit", audit::show),
+                Route.page("/health", system::health));
     }
 
     /**
@@ -124,8 +164,9 @@ public final class Console {
     private static void serve(ConsoleContext c, Route r, Context ctx) {
         ctx.header("Cache-Control", "no-store");
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
+        Who who = null;
+        Exception failure = null; // what refused or broke an action, for its audit entry
         try {
-            Who who = null;
             if (r.kind() != Kind.PUBLIC_PAGE) {
                 who = Session.of(ctx, c.store()).orElse(null);
                 if (who == null) {
@@ -133,19 +174,29 @@ public final class Console {
                     return;
                 }
                 if (r.kind() == Kind.ACTION && !Session.csrfValid(ctx, who)) {
-                    error(c, ctx, who, 403, "Refused", "This form was not sent by a console page of your session"
+                    failure = new Refused("This form was not sent by a console page of your session"
                             + " (or the session changed). Go back, reload and try again.");
+                    error(c, ctx, who, 403, "Refused", failure.getMessage());
                     return;
                 }
             }
             try {
                 long start = System.nanoTime();
+                if (r.kind() == Kind.ACTION && r.action() != null) {
+                    // The server checks even what the page did not offer, with the role in the target's team.
+                    Access.require(c, ctx, who, r.action());
+                }
                 r.handler().handle(ctx, who);
                 if (r.kind() != Kind.STREAM) {
                     // The server's own share of a page's time, for browsers' dev tools and the benchmark.
                     ctx.header("Server-Timing", String.format(java.util.Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
                 }
             } catch (Exception e) {
+                failure = e;
+                if (r.kind() == Kind.ACTION && e instanceof Refused refused && r.onRefusal() != null) {
+                    r.onRefusal().refused(ctx, who, refused);
+                    return;
+                }
                 if (r.kind() == Kind.ACTION && refusal(e) != null) {
                     // An action that was refused goes back to where it came from, saying why.
                     Session.flash(ctx, true, e.getMessage());
@@ -169,6 +220,10 @@ public final class Console {
                     case 404 -> "Not found";
                     default -> "Not done";
                 }, e.getMessage());
+            }
+        } finally {
+            if (r.kind() == Kind.ACTION) {
+                ConsoleAudit.action(c, ctx, r.action(), who, failure);
             }
         }
     }
@@ -230,15 +285,6 @@ public final class Console {
     static final class Refused extends RuntimeException {
         Refused(String message) {
             super(message);
-        }
-    }
-
-    /** Refuses unless {@code who} may do {@code action}: the server checks even what the page did not offer. */
-    static void require(Who who, Permissions.Action action) {
-        var role = Permissions.required(action);
-        if (!who.may(role, null)) {
-            throw new Refused(who.name() + " (" + who.role().wireName() + ") may not " + action.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-                    + "; that needs the " + role.wireName() + " role");
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.ax.console;
 
 import dev.ax.console.Session.Who;
+import dev.ax.domain.access.Principal;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.time.Duration;
@@ -36,12 +37,14 @@ final class LoginPages {
         String address = ctx.ip();
         Optional<Instant> blocked = throttle.blockedUntil(address);
         if (blocked.isPresent()) {
+            ConsoleAudit.login(c, ctx, Principal.ANONYMOUS, 429, "too many failed log-ins from this address; refused until " + blocked.get());
             tooManyFailures(ctx, next, blocked.get());
             return;
         }
         String token = ctx.formParam("token");
         Who who = token == null || token.isBlank() ? null : Session.lookup(c.store(), token.strip()).orElse(null);
         if (who == null) {
+            ConsoleAudit.login(c, ctx, Principal.ANONYMOUS, 401, "a token that is not known, revoked, expired or an executor's");
             throttle.failed(address);
             ctx.status(401);
             c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null),
@@ -49,6 +52,7 @@ final class LoginPages {
             return;
         }
         Session.login(ctx, token.strip());
+        ConsoleAudit.login(c, ctx, who.principal(), 200, "logged in with a token");
         ctx.redirect(next, HttpStatus.SEE_OTHER);
     }
 

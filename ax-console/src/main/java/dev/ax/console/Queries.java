@@ -1,8 +1,5 @@
 package dev.ax.console;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.store.Tx;
@@ -22,7 +19,6 @@ import java.util.Map;
 final class Queries {
     private static final String RUN_COLUMNS = "id, task_id, task_name, task_version, cause, state, attempt, max_attempts,"
             + " scheduled_at, created_at, started_at, finished_at, executor_id, exit_code, actor";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Queries() {
     }
@@ -38,11 +34,6 @@ final class Queries {
      * {@code maxLagSeconds} is the largest fire lag (created − scheduled) of the scheduled ones.
      */
     record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {
-    }
-
-    /** One entry of the audit log across tasks. */
-    record VersionRow(long taskId, String taskName, int version, String change, List<Map<String, Object>> diff,
-                      String actor, Instant at) {
     }
 
     /**
@@ -152,48 +143,6 @@ final class Queries {
             return null;
         }, taskIds.toArray());
         return out;
-    }
-
-    /** The newest task versions of every task, before the cursor (created_at, task_id, version), newest first. */
-    static List<VersionRow> versions(Tx tx, AuditCursor before, int limit) {
-        String where = before == null ? ""
-                : " WHERE created_at < ? OR (created_at = ? AND (task_id < ? OR (task_id = ? AND version < ?)))";
-        Object[] args = before == null ? new Object[] {limit}
-                : new Object[] {before.at(), before.at(), before.taskId(), before.taskId(), before.version(), limit};
-        return tx.query("SELECT task_id, task_name, version, change, diff, actor, created_at FROM ax_task_version" + where
-                + " ORDER BY created_at DESC, task_id DESC, version DESC FETCH FIRST ? ROWS ONLY", r -> new VersionRow(
-                r.lng("task_id"), r.str("task_name"), r.integer("version"), r.str("change"), diff(r.str("diff")),
-                r.str("actor"), r.instant("created_at")), args);
-    }
-
-    /** Where an audit page ends: {@code at~taskId~version}. */
-    record AuditCursor(Instant at, long taskId, int version) {
-        String encode() {
-            return at + "~" + taskId + "~" + version;
-        }
-
-        static AuditCursor decode(String s) {
-            if (s == null || s.isBlank()) {
-                return null;
-            }
-            String[] p = s.split("~");
-            try {
-                return new AuditCursor(Instant.parse(p[0]), Long.parseLong(p[1]), Integer.parseInt(p[2]));
-            } catch (RuntimeException e) {
-                throw new BadRequest("cursor: not a cursor this page made");
-            }
-        }
-    }
-
-    private static List<Map<String, Object>> diff(String json) {
-        if (json == null) {
-            return List.of();
-        }
-        try {
-            return JSON.readValue(json, new TypeReference<List<Map<String, Object>>>() { });
-        } catch (JsonProcessingException e) {
-            return List.of(Map.of("path", "?", "to", json));
-        }
     }
 
     private static String marks(int n) {

@@ -29,6 +29,7 @@ public final class Session {
     public static final String COOKIE = "ax_session";
     public static final String CSRF_FIELD = "csrf";
     static final String FLASH_COOKIE = "ax_flash";
+    private static final String FLASHED = "ax.console.flashed";
     private static final byte[] CSRF_LABEL = "ax-console-csrf-v1".getBytes(StandardCharsets.UTF_8);
 
     private Session() {
@@ -103,7 +104,13 @@ public final class Session {
     }
 
     static void flash(Context ctx, boolean error, String message) {
+        ctx.attribute(FLASHED, message);
         setCookie(ctx, FLASH_COOKIE, URLEncoder.encode((error ? "E" : "I") + message, StandardCharsets.UTF_8), -1);
+    }
+
+    /** The message this request left for the next page, if any: what the person was told an action did (for its audit entry). */
+    static String flashed(Context ctx) {
+        return ctx.attribute(FLASHED);
     }
 
     /** Reads and clears the flash message, if any. */

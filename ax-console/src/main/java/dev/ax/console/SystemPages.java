@@ -1,8 +1,6 @@
 package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
-import dev.ax.console.Queries.AuditCursor;
-import dev.ax.console.Queries.VersionRow;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.ExecutorItem;
 import dev.ax.domain.time.AxClock;
@@ -14,10 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-/** Executors, the audit log across tasks, and this node's health. */
+/** Executors and this node's health. */
 final class SystemPages {
-    static final int AUDIT_PAGE = 50;
-
     private final ConsoleContext c;
 
     SystemPages(ConsoleContext c) {
@@ -35,18 +31,6 @@ final class SystemPages {
         });
         c.templates().page(ctx, "executors.jte", new Page("Executors", "executors", who, Session.takeFlash(ctx)),
                 new Views.Executors(items, alive / 1000));
-    }
-
-    /** Every change to every task, newest first: the task versions with their diffs and actors. */
-    void audit(Context ctx, Who who) {
-        AuditCursor before = AuditCursor.decode(ctx.queryParam("before"));
-        List<VersionRow> rows = c.store().tx(tx -> Queries.versions(tx, before, AUDIT_PAGE + 1));
-        boolean more = rows.size() > AUDIT_PAGE;
-        List<VersionRow> page = more ? rows.subList(0, AUDIT_PAGE) : rows;
-        VersionRow last = more ? page.getLast() : null;
-        c.templates().page(ctx, "audit.jte", new Page("Audit log", "audit", who, Session.takeFlash(ctx)), new Views.Audit(
-                page.stream().map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
-                last == null ? null : new AuditCursor(last.at(), last.taskId(), last.version()).encode()));
     }
 
     void health(Context ctx, Who who) {

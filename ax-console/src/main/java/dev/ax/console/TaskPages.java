@@ -27,6 +27,7 @@ import io.javalin.http.HttpStatus;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The task list, a task's page, the JSON editor, and what can be done to a task. */
 final class TaskPages {
@@ -51,7 +52,7 @@ final class TaskPages {
             boolean more = rows.size() > PAGE_SIZE;
             List<TaskRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
             Map<Long, InstanceState> last = Queries.lastStates(tx, page.stream().map(TaskRow::id).toList());
-            return new TaskList(search, page.stream().map(t -> new Views.TaskRow(t.name(), t.definition().trigger().type(),
+            return new TaskList(search, page.stream().map(t -> new Views.TaskRow(t.name(), t.definition().team(), t.definition().trigger().type(),
                     Items.schedule(t.definition().trigger()), t.definition().trigger().timezone().getId(), Time.of(t.nextFireAt()),
                     t.paused(), last.get(t.id()), t.version())).toList(), more ? page.getLast().name() : null);
         });
@@ -76,7 +77,7 @@ final class TaskPages {
                 }
             }
             var counts = dev.ax.api.Views.Counters.of(store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
-            return new TaskDetail(t.name(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
+            return new TaskDetail(t.name(), def.team(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
                     def.trigger().timezone().getId(), def.group(), Fmt.prettyJson(TaskDefinitionCodec.toJson(def)), next, note,
                     Items.runs(Queries.runs(tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
                     store.tasks().versions(tx, name, VERSIONS).stream()
@@ -90,16 +91,24 @@ final class TaskPages {
 
     // ---- the editor -------------------------------------------------------------------------
 
+    /** The README's example; for someone who may create tasks only in their teams, already in the first of them. */
     void newForm(Context ctx, Who who) {
-        Console.require(who, Action.CREATE_TASK);
-        editor(ctx, who, 200, new TaskEditor(null, TEMPLATE, List.of(), List.of()));
+        Access.requireSomeTeam(who, Action.CREATE_TASK);
+        var role = Permissions.required(Action.CREATE_TASK);
+        String team = who.may(role, null) ? null : who.principal().grants().teams().entrySet().stream()
+                .filter(e -> role.admits(e.getValue())).map(Map.Entry::getKey).findFirst().orElse(null);
+        editor(ctx, who, 200, new TaskEditor(null, team == null ? TEMPLATE : inTeam(team), List.of(), List.of()));
     }
 
     void create(Context ctx, Who who) {
-        Console.require(who, Action.CREATE_TASK);
         String text = ctx.formParam("definition");
         try {
-            Saved saved = c.node().tasks().create(parse(text), who.name());
+            Object json = parse(text);
+            if (json instanceof Map<?, ?> m && m.get("taskName") instanceof String name) {
+                ConsoleAudit.target(ctx, "task:" + name);
+            }
+            Saved saved = c.node().tasks().create(json, who.name());
+            ConsoleAudit.note(ctx, "version 1");
             saved(ctx, saved, "created " + saved.task().name() + " v1");
         } catch (ValidationException e) {
             editor(ctx, who, 400, new TaskEditor(null, text, e.errors(), List.of()));
@@ -109,22 +118,42 @@ final class TaskPages {
     }
 
     void editForm(Context ctx, Who who) {
-        Console.require(who, Action.EDIT_TASK);
         String name = ctx.pathParam("name");
         TaskRow t = find(name);
+        // Before the draft exists, the task's own team is the one that counts.
+        Access.require(who, Action.EDIT_TASK, Optional.of(Access.teamsOf(t.definition().team())));
         editor(ctx, who, 200, new TaskEditor(name, Fmt.prettyJson(TaskDefinitionCodec.toJson(t.definition())), List.of(), List.of()));
     }
 
     void update(Context ctx, Who who) {
-        Console.require(who, Action.EDIT_TASK);
         String name = ctx.pathParam("name");
         String text = ctx.formParam("definition");
         try {
             Saved saved = c.node().tasks().update(name, parse(text), who.name());
+            recordVersion(ctx, saved.task());
             saved(ctx, saved, "saved " + name + " v" + saved.task().version());
         } catch (ValidationException e) {
             editor(ctx, who, 400, new TaskEditor(name, text, e.errors(), List.of()));
         }
+    }
+
+    /** The audit entry of an edit carries its version and what it changed, as the version stores it (as the API's does). */
+    private void recordVersion(Context ctx, TaskRow task) {
+        ConsoleAudit.note(ctx, "version " + task.version());
+        Store store = c.store();
+        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream().findFirst()
+                .filter(v -> v.version() == task.version()).ifPresent(v -> ConsoleAudit.diff(ctx, v.diff()));
+    }
+
+    /**
+     * A draft whose team this person may not write to (or a task of a team they may not edit): the editor again, with
+     * the draft and why, so nothing typed is lost.
+     */
+    void refusedDraft(Context ctx, Who who, Console.Refused refused) {
+        String name = ctx.pathParamMap().get("name");
+        ConsoleAudit.note(ctx, refused.getMessage());
+        editor(ctx, who, 403, new TaskEditor(name, ctx.formParam("definition"), List.of(new FieldError("team", refused.getMessage())),
+                List.of()));
     }
 
     private void saved(Context ctx, Saved saved, String what) {
@@ -135,7 +164,8 @@ final class TaskPages {
     private void editor(Context ctx, Who who, int status, TaskEditor view) {
         ctx.status(status);
         String title = view.isNew() ? "New task" : "Edit " + view.name();
-        c.templates().page(ctx, "editor.jte", new Page(title, "tasks", who, Session.takeFlash(ctx)), view);
+        TaskEditor shown = view.isNew() ? view : view.withTeam(Access.ofTask(c, view.name()).map(t -> t.getFirst()).orElse(null));
+        c.templates().page(ctx, "editor.jte", new Page(title, "tasks", who, Session.takeFlash(ctx)), shown);
     }
 
     /** The editor's text as a JSON tree; broken JSON is an error on the field "" with where it broke. */
@@ -154,13 +184,13 @@ final class TaskPages {
     // ---- actions ----------------------------------------------------------------------------
 
     void confirmDelete(Context ctx, Who who) {
-        Console.require(who, Action.DELETE_TASK);
-        String name = find(ctx.pathParam("name")).name();
+        TaskRow t = find(ctx.pathParam("name"));
+        Access.require(who, Action.DELETE_TASK, Optional.of(Access.teamsOf(t.definition().team())));
+        String name = t.name();
         c.templates().page(ctx, "delete.jte", new Page("Delete " + name, "tasks", who, Session.takeFlash(ctx)), name);
     }
 
     void delete(Context ctx, Who who) {
-        Console.require(who, Action.DELETE_TASK);
         String name = ctx.pathParam("name");
         c.node().tasks().delete(name, who.name());
         Session.flash(ctx, false, "deleted " + name + "; its waiting runs were canceled, its history stays in the audit log");
@@ -172,7 +202,6 @@ final class TaskPages {
      * default applies), or, for a task that declares none, the form's {@code key=value} lines.
      */
     void trigger(Context ctx, Who who) {
-        Console.require(who, Action.TRIGGER_TASK);
         String name = ctx.pathParam("name");
         Map<String, Object> params = ctx.formParamMap().keySet().stream().anyMatch(k -> k.startsWith(PARAM_FIELD_PREFIX))
                 ? declaredParams(ctx) : params(ctx.formParam("params"));
@@ -182,7 +211,6 @@ final class TaskPages {
     }
 
     void promoteCanary(Context ctx, Who who) {
-        Console.require(who, Action.PROMOTE_CANARY);
         String name = ctx.pathParam("name");
         TaskRow t = c.node().canaries().promote(name, who.name());
         Session.flash(ctx, false, "promoted the canary of " + name + ": now v" + t.version());
@@ -190,7 +218,6 @@ final class TaskPages {
     }
 
     void rollbackCanary(Context ctx, Who who) {
-        Console.require(who, Action.ROLLBACK_CANARY);
         String name = ctx.pathParam("name");
         TaskRow t = c.node().canaries().rollback(name, who.name());
         Session.flash(ctx, false, "rolled back the canary of " + name + ": new runs use v" + t.version());
@@ -199,7 +226,6 @@ final class TaskPages {
 
     /** The editor's "Test run" button: runs the text in the editor once, as a test, and saves nothing. */
     void testRun(Context ctx, Who who) {
-        Console.require(who, Action.TEST_RUN);
         String name = ctx.pathParam("name");
         String text = ctx.formParam("definition");
         try {
@@ -212,7 +238,6 @@ final class TaskPages {
     }
 
     void pause(Context ctx, Who who) {
-        Console.require(who, Action.PAUSE_TASK);
         String name = ctx.pathParam("name");
         c.node().tasks().setPaused(name, true, who.name());
         Session.flash(ctx, false, "paused " + name);
@@ -220,7 +245,6 @@ final class TaskPages {
     }
 
     void resume(Context ctx, Who who) {
-        Console.require(who, Action.RESUME_TASK);
         String name = ctx.pathParam("name");
         c.node().tasks().setPaused(name, false, who.name());
         Session.flash(ctx, false, "resumed " + name);
@@ -283,4 +307,9 @@ final class TaskPages {
               "policy": { "maxRetries": 2, "retryIntervalSeconds": 300, "timeoutSeconds": 1200 }
             }
             """;
+
+    /** The example in {@code team}: a team's admin may create tasks only there. */
+    static String inTeam(String team) {
+        return TEMPLATE.replaceFirst("\\{\n", "{\n  \"team\": \"" + team + "\",\n");
+    }
 }

@@ -33,7 +33,7 @@ public final class Views {
                             long retrying, int executorsOnline, int executorsTotal, Health health, Chart chart) {
     }
 
-    public record TaskRow(String name, String triggerType, String schedule, String timezone, Time nextFire, boolean paused,
+    public record TaskRow(String name, String team, String triggerType, String schedule, String timezone, Time nextFire, boolean paused,
                           InstanceState lastState, int version) {
     }
 
@@ -53,7 +53,7 @@ public final class Views {
      * @param params the trigger form's fields, one per declared parameter; empty when the task declares none
      *               (the form then takes {@code key=value} lines)
      */
-    public record TaskDetail(String name, int version, boolean paused, String triggerType, String schedule, String timezone,
+    public record TaskDetail(String name, String team, int version, boolean paused, String triggerType, String schedule, String timezone,
                              String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
                              List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
                              String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary, List<ParamField> params) {
@@ -72,7 +72,16 @@ public final class Views {
     }
 
     /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */
-    public record TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings) {
+    /** @param team the saved task's team (whose grants count for its test-run button); null for a new task or none */
+    public record TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings, String team) {
+        public TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings) {
+            this(name, json, errors, warnings, null);
+        }
+
+        TaskEditor withTeam(String team) {
+            return new TaskEditor(name, json, errors, warnings, team);
+        }
+
         public boolean isNew() {
             return name == null;
         }
@@ -96,7 +105,7 @@ public final class Views {
                                InstanceState previewState, String previewOutput, boolean mayDecide, String whyNot) {
     }
 
-    public record RunDetail(long id, String taskName, int taskVersion, InstanceState state, String cause, String fireKey,
+    public record RunDetail(long id, String taskName, String team, int taskVersion, InstanceState state, String cause, String fireKey,
                             Time scheduled, Time created, Time started, Time finished, String duration, String attempts,
                             String group, String executor, String pid, String exitCode, String failureKind, String message,
                             String requestId, String params, Time readyAt, Time leaseExpires, String actor, String nodeId,
@@ -122,7 +131,56 @@ public final class Views {
     public record Executors(List<ExecutorItem> items, long aliveSeconds) {
     }
 
-    public record Audit(List<VersionItem> items, String next) {
+    // ---- tokens, teams, the audit log ---------------------------------------------------------
+
+    /** A token as the lists show it: never its value. {@code current}: the token this session logged in with. */
+    public record TokenItem(String name, String owner, String role, String teams, String groups, String createdBy, Time created,
+                            Time expires, boolean expired, Time lastUsed, boolean current) {
+    }
+
+    /** The new-token form's fields as they were sent, to show again with what was wrong. */
+    public record TokenForm(String name, String owner, String role, String teams, String groups, String expiresIn) {
+        static final TokenForm EMPTY = new TokenForm("", "", "viewer", "", "", "");
+    }
+
+    /** A token just made: shown on this one answer and never again. */
+    public record MadeToken(String name, String owner, String grants, String token) {
+    }
+
+    /**
+     * The Tokens page (every token, the form) or My tokens ({@code form} null).
+     *
+     * @param made the token just made, or null
+     */
+    public record Tokens(List<TokenItem> items, TokenForm form, List<Option> roles, List<Option> lifetimes, List<FieldError> errors,
+                         MadeToken made) {
+    }
+
+    public record TeamItem(String name, String description, String createdBy, Time created) {
+    }
+
+    public record Teams(List<TeamItem> items, String name, String description, List<FieldError> errors) {
+    }
+
+    /** A token with a role in a team: the team's members. */
+    public record MemberItem(String token, String owner, String role) {
+    }
+
+    public record TeamDetail(String name, String description, String createdBy, Time created, List<String> tasks,
+                             List<String> workflows, List<MemberItem> members) {
+    }
+
+    /** One audit entry; {@code href} is the target's page, when it has one. */
+    public record AuditItem(long id, Time at, String actor, String via, String team, String address, String action, String target,
+                            String href, String outcome, int status, String message, List<DiffItem> diff) {
+    }
+
+    /**
+     * The audit log page: the filters as sent; {@code teams} non-empty: the only teams this person may read (a team's
+     * admin), offered as a choice; {@code older} the query string of the next page, or null.
+     */
+    public record AuditLog(String actor, String team, String target, String from, String to, List<Option> teams,
+                           List<AuditItem> items, String older) {
     }
 
     public record Health(String status, String nodeId, Time nodeTime, Time dbTime, String offsetMillis, long loopErrors,

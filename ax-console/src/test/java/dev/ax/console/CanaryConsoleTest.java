@@ -59,7 +59,7 @@ class CanaryConsoleTest {
         String csrf = operator.login(ConsoleServer.OPERATOR);
         assertThat(operator.get("/tasks/rolled").body()).contains("10 % of new runs").contains("id=\"rollback\"").doesNotContain("id=\"promote\"");
         operator.post("/tasks/rolled/canary/promote", form("csrf", csrf, "back", "/tasks/rolled"));
-        assertThat(operator.get("/tasks/rolled").body()).contains("flash-error").contains("needs the admin role")
+        assertThat(operator.get("/tasks/rolled").body()).contains("flash-error").contains("olga (operator) may not promote a canary: that needs admin everywhere")
                 .contains("Canary in progress");
         operator.post("/tasks/rolled/canary/rollback", form("csrf", csrf));
         assertThat(operator.get("/tasks/rolled").body()).contains("new runs use v1").doesNotContain("Canary in progress");

@@ -210,7 +210,7 @@ class ConsoleBrowserTest {
             assertThat(driver.findElements(By.cssSelector("main button"))).as(page).isEmpty();
         }
         assertThat(text("run-state")).isEqualTo("WAITING_APPROVAL");
-        assertThat(text("approval")).contains("only any operator or admin may decide");
+        assertThat(text("approval")).contains("only any operator or admin of the task's team may decide");
     }
 
     @Test

@@ -2,11 +2,9 @@ package dev.ax.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.console.Queries.AuditCursor;
 import dev.ax.console.Queries.HourRow;
 import dev.ax.console.Queries.RunFilter;
 import dev.ax.console.Queries.RunRow;
-import dev.ax.console.Queries.VersionRow;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
@@ -146,20 +144,6 @@ abstract class QueriesContractTest {
         TaskRow idle = task("gamma");
         Map<Long, InstanceState> last = store.tx(tx -> Queries.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
         assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
-    }
-
-    @Test
-    void pages_the_audit_log_across_tasks_newest_first() {
-        store.tx(tx -> store.tasks().setEnabled(tx, store.tasks().find(tx, "alpha").orElseThrow(), false, "olga"));
-        List<VersionRow> first = store.tx(tx -> Queries.versions(tx, null, 2));
-        assertThat(first).extracting(VersionRow::taskName, VersionRow::change)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("alpha", "PAUSE"), org.assertj.core.groups.Tuple.tuple("beta", "CREATE"));
-        assertThat(first.getFirst().diff()).containsExactly(Map.of("path", "enabled", "from", true, "to", false));
-        VersionRow last = first.getLast();
-        AuditCursor cursor = AuditCursor.decode(new AuditCursor(last.at(), last.taskId(), last.version()).encode());
-        List<VersionRow> rest = store.tx(tx -> Queries.versions(tx, cursor, 10));
-        assertThat(rest).extracting(VersionRow::taskName, VersionRow::change)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("alpha", "CREATE"));
     }
 
     TaskRow task(String name) {
