@@ -151,6 +151,15 @@ final class TaskPages {
      */
     void refusedDraft(Context ctx, Who who, Console.Refused refused) {
         String name = ctx.pathParamMap().get("name");
+        if (name == null) {
+            try {
+                if (parse(ctx.formParam("definition")) instanceof Map<?, ?> m && m.get("taskName") instanceof String drafted) {
+                    ConsoleAudit.target(ctx, "task:" + drafted);
+                }
+            } catch (ValidationException e) {
+                // no name to record: the entry says what was refused all the same
+            }
+        }
         ConsoleAudit.note(ctx, refused.getMessage());
         editor(ctx, who, 403, new TaskEditor(name, ctx.formParam("definition"), List.of(new FieldError("team", refused.getMessage())),
                 List.of()));
