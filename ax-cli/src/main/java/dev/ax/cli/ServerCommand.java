@@ -78,6 +78,12 @@ final class ServerCommand implements Callable<Integer> {
                     + "but the watchdog, anomaly detection, /healthz and /metrics still run.")
     Path alertsFile;
 
+    @Option(names = "--oidc-config", paramLabel = "FILE",
+            description = {"Single sign-on for the console (OpenID Connect): issuer, client, redirect URI and the mapping of the",
+                    "provider's groups to AX roles, as a JSON file; see docs/console.md. The client secret may be in",
+                    "AX_OIDC_CLIENT_SECRET instead. A mistake in it refuses the start."})
+    Path oidcFile;
+
     @Option(names = "--group-capacity", paramLabel = "GROUP=N",
             description = "At most N running runs of an executor group, across all executors (repeatable), "
                     + "so one group's flood cannot take every slot.")
@@ -128,6 +134,9 @@ final class ServerCommand implements Callable<Integer> {
         try {
             if (alertsFile != null) {
                 config = config.withAlerts(AxServer.readAlerts(alertsFile));
+            }
+            if (oidcFile != null) {
+                config = config.withSso(AxServer.readSso(oidcFile));
             }
             server = AxServer.start(config);
         } catch (RuntimeException e) {

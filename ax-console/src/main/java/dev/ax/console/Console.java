@@ -76,19 +76,25 @@ public final class Console {
 
     /** Adds the console's routes and assets to an app being configured (see {@code ApiServer.start}). */
     public static Consumer<JavalinConfig> routes(SchedulerNode node) {
+        return routes(node, null);
+    }
+
+    /** As above, with single sign-on through the company's identity provider ({@code sso} null: token log-in only). */
+    public static Consumer<JavalinConfig> routes(SchedulerNode node, SsoConfig sso) {
         Access.check();
         ConsoleContext c = new ConsoleContext(node, new Templates());
         return cfg -> {
             cfg.routes.before(Console::securityHeaders);
             Assets.routes(cfg);
-            for (Route r : table(c)) {
+            for (Route r : table(c, sso)) {
                 cfg.routes.addHttpHandler(r.method(), r.path(), ctx -> serve(c, r, ctx));
             }
         };
     }
 
-    private static List<Route> table(ConsoleContext c) {
-        LoginPages login = new LoginPages(c, new LoginThrottle(c.clock()));
+    private static List<Route> table(ConsoleContext c, SsoConfig ssoConfig) {
+        SsoPages sso = ssoConfig == null ? null : new SsoPages(c, ssoConfig);
+        LoginPages login = new LoginPages(c, new LoginThrottle(c.clock()), sso == null ? null : sso.label());
         DashboardPage dashboard = new DashboardPage(c);
         TaskPages tasks = new TaskPages(c);
         RunPages runs = new RunPages(c);
@@ -98,7 +104,10 @@ public final class Console {
         TokenPages tokens = new TokenPages(c);
         TeamPages teams = new TeamPages(c);
         AuditPage audit = new AuditPage(c);
-        return List.of(
+        List<Route> signIn = sso == null ? List.of() : List.of(
+                new Route(HandlerType.GET, "/login/sso", Kind.PUBLIC_PAGE, sso::begin),
+                new Route(HandlerType.GET, "/login/sso/callback", Kind.PUBLIC_PAGE, sso::callback));
+        return java.util.stream.Stream.concat(signIn.stream(), List.of(
                 new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
                 new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
                 new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
@@ -145,7 +154,7 @@ public final class Console {
 
                 Route.page("/executors", system::executors),
                 Route.page("/audit", audit::show),
-                Route.page("/health", system::health));
+                Route.page("/health", system::health)).stream()).toList();
     }
 
     /**

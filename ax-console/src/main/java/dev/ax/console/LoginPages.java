@@ -18,14 +18,18 @@ final class LoginPages {
     private final ConsoleContext c;
     private final LoginThrottle throttle;
 
-    LoginPages(ConsoleContext c, LoginThrottle throttle) {
+    /** The single sign-on button's words; null when the server has no single sign-on. */
+    private final String sso;
+
+    LoginPages(ConsoleContext c, LoginThrottle throttle, String sso) {
+        this.sso = sso;
         this.c = c;
         this.throttle = throttle;
     }
 
     void form(Context ctx, Who ignored) {
         String next = Console.localPath(ctx.queryParam("next"), "/");
-        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, Session.takeFlash(ctx)), new Views.Login(next, null));
+        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, Session.takeFlash(ctx)), new Views.Login(next, null, sso));
     }
 
     /**
@@ -48,7 +52,7 @@ final class LoginPages {
             throttle.failed(address);
             ctx.status(401);
             c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null),
-                    new Views.Login(next, "That token is not known (executor tokens cannot log in to the console)."));
+                    new Views.Login(next, "That token is not known (executor tokens cannot log in to the console).", sso));
             return;
         }
         Session.login(ctx, token.strip());
@@ -57,7 +61,7 @@ final class LoginPages {
     }
 
     void logout(Context ctx, Who who) {
-        Session.logout(ctx);
+        Session.logout(ctx, c.store());
         ctx.redirect("/login", HttpStatus.SEE_OTHER);
     }
 
@@ -72,6 +76,6 @@ final class LoginPages {
         c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null), new Views.Login(next,
                 "Too many failed log-ins from your address (" + throttle.maxFailures() + " within " + minutes(throttle.window())
                         + "). Try again after " + CLOCK.format(until)
-                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ")."));
+                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ").", sso));
     }
 }

@@ -1,6 +1,11 @@
 package dev.ax.console;
 
+import dev.ax.domain.access.Grants;
 import dev.ax.domain.access.Principal;
+import dev.ax.store.Json;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import dev.ax.domain.access.Role;
 import dev.ax.store.Store;
 import io.javalin.http.Context;
@@ -28,6 +33,8 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Session {
     public static final String COOKIE = "ax_session";
     public static final String CSRF_FIELD = "csrf";
+    /** A cookie of a single sign-on session starts with this; any other holds an API token. */
+    static final String SSO_PREFIX = "sso.";
     static final String FLASH_COOKIE = "ax_flash";
     private static final String FLASHED = "ax.console.flashed";
     private static final byte[] CSRF_LABEL = "ax-console-csrf-v1".getBytes(StandardCharsets.UTF_8);
@@ -63,7 +70,38 @@ public final class Session {
         if (raw == null || raw.isBlank()) {
             return Optional.empty();
         }
-        return lookup(store, URLDecoder.decode(raw, StandardCharsets.UTF_8));
+        String value = URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        if (value.startsWith(SSO_PREFIX)) {
+            String id = value.substring(SSO_PREFIX.length());
+            return store.tx(tx -> store.sessions().find(tx, id))
+                    .map(s -> new Who(new Principal(s.person(), "sso", grantsOf(s.grants())), csrf(value)));
+        }
+        return lookup(store, value);
+    }
+
+    /** Starts a single sign-on session: the cookie holds its random id, the database its hash and the person's grants. */
+    static void loginSso(Context ctx, String id) {
+        setCookie(ctx, COOKIE, URLEncoder.encode(SSO_PREFIX + id, StandardCharsets.UTF_8), -1);
+    }
+
+    /** The grants of a single sign-on session, as stored with it. */
+    static String grantsJson(Grants g) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("role", g.role().wireName());
+        Map<String, String> teams = new LinkedHashMap<>();
+        g.teams().forEach((team, role) -> teams.put(team, role.wireName()));
+        m.put("teams", teams);
+        return Json.write(m);
+    }
+
+    static Grants grantsOf(String json) {
+        Map<String, Object> m = Json.readMap(json);
+        Role role = Role.ofToken(String.valueOf(m.get("role"))).filter(Role::isPersonRole).orElse(Role.VIEWER);
+        Map<String, Role> teams = new LinkedHashMap<>();
+        if (m.get("teams") instanceof Map<?, ?> t) {
+            t.forEach((team, r) -> Role.ofToken(String.valueOf(r)).filter(Role::isPersonRole).ifPresent(v -> teams.put(String.valueOf(team), v)));
+        }
+        return new Grants(role, teams, List.of());
     }
 
     static Optional<Who> lookup(Store store, String token) {
@@ -77,7 +115,16 @@ public final class Session {
         setCookie(ctx, COOKIE, URLEncoder.encode(token, StandardCharsets.UTF_8), -1);
     }
 
-    static void logout(Context ctx) {
+    /** Ends the session: the cookie goes, and a single sign-on session's row with it (its id would work no more anyway). */
+    static void logout(Context ctx, Store store) {
+        String raw = ctx.cookie(COOKIE);
+        String value = raw == null ? "" : URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        if (value.startsWith(SSO_PREFIX)) {
+            store.tx(tx -> {
+                store.sessions().delete(tx, value.substring(SSO_PREFIX.length()));
+                return null;
+            });
+        }
         setCookie(ctx, COOKIE, "", 0);
     }
 

@@ -187,7 +187,11 @@ public final class Views {
                          String error) {
     }
 
-    public record Login(String next, String error) {
+    /** @param sso the single sign-on button's words, or null when the server has none */
+    public record Login(String next, String error, String sso) {
+        public Login(String next, String error) {
+            this(next, error, null);
+        }
     }
 
     public record ErrorPage(int status, String title, String message) {

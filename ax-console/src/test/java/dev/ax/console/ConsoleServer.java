@@ -34,6 +34,11 @@ final class ConsoleServer implements AutoCloseable {
     final ExecutorAgent executor;
 
     ConsoleServer(DbConfig db) {
+        this(db, 0, null);
+    }
+
+    /** A server on {@code port} (0: any free one) whose console offers single sign-on with {@code sso} (null: none). */
+    ConsoleServer(DbConfig db, int port, SsoConfig sso) {
         store = Store.open(db);
         store.tx(tx -> {
             store.tokens().add(tx, "admin", ADMIN, "admin", "test");
@@ -45,7 +50,7 @@ final class ConsoleServer implements AutoCloseable {
         DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(java.time.Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
         node = new SchedulerNode("console-test-node", store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE,
                 Keyring.inMemory(MasterKey.random())).start();
-        http = ApiServer.start(node, "127.0.0.1", 0, Console.routes(node));
+        http = ApiServer.start(node, "127.0.0.1", port, Console.routes(node, sso));
         executor = new ExecutorAgent(ExecutorConfig.of("console-test-executor", List.of("default")),
                 new HttpExecutorChannel(url(), EXECUTOR));
         executor.start();

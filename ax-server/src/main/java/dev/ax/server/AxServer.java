@@ -3,6 +3,7 @@ package dev.ax.server;
 import dev.ax.alerts.Alerts;
 import dev.ax.alerts.AlertsConfigReader;
 import dev.ax.alerts.ServerLogFile;
+import dev.ax.console.SsoConfig;
 import dev.ax.api.ApiServer;
 import dev.ax.console.Console;
 import dev.ax.domain.time.SystemClock;
@@ -63,6 +64,24 @@ public final class AxServer implements AutoCloseable {
     }
 
     /**
+     * Reads an {@code --oidc-config} file (JSON, see docs/console.md); a mistake in it refuses the start with the field
+     * named. The client secret may stay out of the file, in {@code AX_OIDC_CLIENT_SECRET}.
+     */
+    public static SsoConfig readSso(Path file) {
+        Object json;
+        try {
+            json = dev.ax.api.Json.mapper().readValue(file.toFile(), Object.class);
+        } catch (java.io.IOException e) {
+            throw new StartupException("cannot start: single sign-on configuration " + file + ": " + e.getMessage(), e);
+        }
+        try {
+            return SsoConfig.parse(json, System.getenv(SsoConfig.CLIENT_SECRET_ENV));
+        } catch (dev.ax.domain.task.ValidationException e) {
+            throw new StartupException("cannot start: single sign-on configuration " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Starts a node, or fails with a {@link StartupException} that says why (the database cannot
      * be reached, its schema lacks a guarantee AX relies on, the port is taken), leaving nothing running.
      */
@@ -95,7 +114,7 @@ public final class AxServer implements AutoCloseable {
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
             node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring).start();
             alerts = Alerts.start(node, cfg.alerts());
-            api = ApiServer.start(node, null, cfg.port(), cfg.http(), new AlertsObservability(alerts), Console.routes(node));
+            api = ApiServer.start(node, null, cfg.port(), cfg.http(), new AlertsObservability(alerts), Console.routes(node, cfg.sso()));
             if (!cfg.executorGroups().isEmpty()) {
                 executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()).withLabels(cfg.executorLabels())
                         .withConcurrency(cfg.executorConcurrency()),

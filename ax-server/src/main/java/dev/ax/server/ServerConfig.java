@@ -2,6 +2,7 @@ package dev.ax.server;
 
 import dev.ax.alerts.AlertsConfig;
 import dev.ax.api.HttpOptions;
+import dev.ax.console.SsoConfig;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
@@ -26,11 +27,21 @@ import java.util.Objects;
  *                           file {@code secret.key} in {@code dataDir} (made on the first start)
  * @param secretKeyPrevious  the key before a rotation, still opening the secrets it sealed; {@code null} = take
  *                           AX_SECRET_KEY_PREVIOUS
+ * @param sso                single sign-on for the console ({@code --oidc-config FILE}); null = token log-in only
  */
 public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                            String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
                            List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
-                           String secretKeyPrevious) {
+                           String secretKeyPrevious, SsoConfig sso) {
+    /** A node without single sign-on. */
+    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
+                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
+                        List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
+                        String secretKeyPrevious) {
+        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, http, secretKey, secretKeyPrevious, null);
+    }
+
     /** A node whose secret key comes from the environment or its data directory. */
     public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
                         String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
@@ -88,30 +99,35 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
 
     public ServerConfig withAlerts(AlertsConfig a) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels,
-                executorConcurrency, http, secretKey, secretKeyPrevious);
+                executorConcurrency, http, secretKey, secretKeyPrevious, sso);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels,
-                executorConcurrency, http, secretKey, secretKeyPrevious);
+                executorConcurrency, http, secretKey, secretKeyPrevious, sso);
     }
 
     /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
     public ServerConfig withSecretKey(String key, String previous) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, http, key, previous);
+                executorConcurrency, http, key, previous, sso);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
     public ServerConfig withExecutorConcurrency(int concurrency) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                concurrency, http, secretKey, secretKeyPrevious);
+                concurrency, http, secretKey, secretKeyPrevious, sso);
     }
 
     /** How the node's HTTP server meets the outside: request size limit, HTTPS, trusted proxies. */
+    public ServerConfig withSso(SsoConfig s) {
+        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+                executorConcurrency, http, secretKey, secretKeyPrevious, s);
+    }
+
     public ServerConfig withHttp(HttpOptions options) {
         return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, options, secretKey, secretKeyPrevious);
+                executorConcurrency, options, secretKey, secretKeyPrevious, sso);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
