@@ -48,7 +48,7 @@ public final class AuditTrail {
     }
 
     /** What the request acted on, when the path does not say ({@code task:nightly}, {@code token:alice}). */
-    static void target(Context ctx, String target) {
+    public static void target(Context ctx, String target) {
         ctx.attribute(TARGET, target);
     }
 
@@ -76,18 +76,45 @@ public final class AuditTrail {
     }
 
     /** A short word on what came of it ("run 42"); never a secret. */
-    static void note(Context ctx, String note) {
+    public static void note(Context ctx, String note) {
         ctx.attribute(NOTE, note);
     }
 
     /** What an edit changed, path by path. */
-    static void diff(Context ctx, Object diff) {
+    public static void diff(Context ctx, Object diff) {
         ctx.attribute(DIFF, diff);
     }
 
     /** The team the request acted for, when its route's scope cannot find it (a thing just deleted). */
-    static void team(Context ctx, String team) {
+    public static void team(Context ctx, String team) {
         ctx.attribute(TEAM, team);
+    }
+
+    /** What a handler named with {@link #target}, {@link #note}, {@link #diff} and {@link #team}, for the console's entries. */
+    public static String targetOf(Context ctx) {
+        return ctx.attribute(TARGET);
+    }
+
+    public static String noteOf(Context ctx) {
+        return ctx.attribute(NOTE);
+    }
+
+    public static Object diffOf(Context ctx) {
+        return ctx.attribute(DIFF);
+    }
+
+    public static String teamOf(Context ctx) {
+        return ctx.attribute(TEAM);
+    }
+
+    /** {@code ok} below 400, {@code refused} below 500, else {@code failed}. */
+    public static String outcome(int status) {
+        return status < 400 ? "ok" : status < 500 ? "refused" : "failed";
+    }
+
+    /** A message as entries keep it: at most 2,000 characters. */
+    public static String clip(String s) {
+        return s == null || s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE) + "…";
     }
 
     /**
@@ -112,7 +139,7 @@ public final class AuditTrail {
             return;
         }
         Principal who = Auth.principal(ctx);
-        String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
+        String outcome = outcome(status);
         String message = failure != null ? failure.getMessage() : ctx.attribute(NOTE);
         Object diff = ctx.attribute(DIFF);
         api.node().audit().record(new Entry(who.name(), who.via(), team(ctx, route, status), ctx.ip(),
@@ -183,7 +210,4 @@ public final class AuditTrail {
         return null;
     }
 
-    private static String clip(String s) {
-        return s == null || s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE) + "…";
-    }
 }

@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.api.AuditTrail;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.console.Fmt.Time;
@@ -105,10 +106,10 @@ final class TaskPages {
         try {
             Object json = parse(text);
             if (json instanceof Map<?, ?> m && m.get("taskName") instanceof String name) {
-                ConsoleAudit.target(ctx, "task:" + name);
+                AuditTrail.target(ctx, "task:" + name);
             }
             Saved saved = c.node().tasks().create(json, who.name());
-            ConsoleAudit.note(ctx, "version 1");
+            AuditTrail.note(ctx, "version 1");
             saved(ctx, saved, "created " + saved.task().name() + " v1");
         } catch (ValidationException e) {
             editor(ctx, who, 400, new TaskEditor(null, text, e.errors(), List.of()));
@@ -139,10 +140,10 @@ final class TaskPages {
 
     /** The audit entry of an edit carries its version and what it changed, as the version stores it (as the API's does). */
     private void recordVersion(Context ctx, TaskRow task) {
-        ConsoleAudit.note(ctx, "version " + task.version());
+        AuditTrail.note(ctx, "version " + task.version());
         Store store = c.store();
         store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream().findFirst()
-                .filter(v -> v.version() == task.version()).ifPresent(v -> ConsoleAudit.diff(ctx, v.diff()));
+                .filter(v -> v.version() == task.version()).ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
     }
 
     /**
@@ -154,13 +155,13 @@ final class TaskPages {
         if (name == null) {
             try {
                 if (parse(ctx.formParam("definition")) instanceof Map<?, ?> m && m.get("taskName") instanceof String drafted) {
-                    ConsoleAudit.target(ctx, "task:" + drafted);
+                    AuditTrail.target(ctx, "task:" + drafted);
                 }
             } catch (ValidationException e) {
                 // no name to record: the entry says what was refused all the same
             }
         }
-        ConsoleAudit.note(ctx, refused.getMessage());
+        AuditTrail.note(ctx, refused.getMessage());
         editor(ctx, who, 403, new TaskEditor(name, ctx.formParam("definition"), List.of(new FieldError("team", refused.getMessage())),
                 List.of()));
     }

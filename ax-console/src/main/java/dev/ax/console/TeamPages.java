@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.api.AuditTrail;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.MemberItem;
@@ -45,15 +46,15 @@ final class TeamPages {
         }
         try {
             TeamRow t = c.node().teams().create(body, who.name());
-            ConsoleAudit.target(ctx, "team:" + t.name());
-            ConsoleAudit.team(ctx, t.name());
+            AuditTrail.target(ctx, "team:" + t.name());
+            AuditTrail.team(ctx, t.name());
             Session.flash(ctx, false, "created team " + t.name() + "; a task joins it with \"team\": \"" + t.name() + "\"");
             ctx.redirect("/teams/" + t.name(), HttpStatus.SEE_OTHER);
         } catch (ValidationException e) {
-            ConsoleAudit.note(ctx, e.getMessage());
+            AuditTrail.note(ctx, e.getMessage());
             render(ctx, who, 400, name, description, e.errors());
         } catch (ConflictException e) {
-            ConsoleAudit.note(ctx, e.getMessage());
+            AuditTrail.note(ctx, e.getMessage());
             render(ctx, who, 409, name, description, List.of(new FieldError("name", e.getMessage())));
         }
     }
@@ -78,7 +79,7 @@ final class TeamPages {
     /** A team that tasks, workflows or tokens still name is kept; the refusal says which (a 409, back to the team's page). */
     void delete(Context ctx, Who who) {
         String name = ctx.pathParam("name");
-        ConsoleAudit.team(ctx, name);
+        AuditTrail.team(ctx, name);
         c.node().teams().delete(name, who.name());
         Session.flash(ctx, false, "deleted team " + name);
         ctx.redirect("/teams", HttpStatus.SEE_OTHER);

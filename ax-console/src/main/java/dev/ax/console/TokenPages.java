@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.api.AuditTrail;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
 import dev.ax.console.Session.Who;
@@ -60,19 +61,19 @@ final class TokenPages {
         try {
             made = c.node().tokens().create(request(form), who.name());
         } catch (ValidationException e) {
-            ConsoleAudit.note(ctx, e.getMessage());
+            AuditTrail.note(ctx, e.getMessage());
             render(ctx, who, 400, form, e.errors(), null);
             return;
         } catch (ConflictException e) {
-            ConsoleAudit.note(ctx, e.getMessage());
+            AuditTrail.note(ctx, e.getMessage());
             render(ctx, who, 409, form, List.of(new FieldError("name", e.getMessage())), null);
             return;
         }
         TokenRow row = made.row();
         String grants = Access.describe(new Principal(row.owner(), "token:" + row.name(), row.grants()));
-        ConsoleAudit.target(ctx, "token:" + row.name());
+        AuditTrail.target(ctx, "token:" + row.name());
         // What the API notes for the same; the token itself never reaches the entry.
-        ConsoleAudit.note(ctx, "for " + row.owner() + ": " + grants + (row.expiresAt() == null ? "" : "; expires " + row.expiresAt()));
+        AuditTrail.note(ctx, "for " + row.owner() + ": " + grants + (row.expiresAt() == null ? "" : "; expires " + row.expiresAt()));
         render(ctx, who, 200, TokenForm.EMPTY, List.of(), new MadeToken(row.name(), row.owner(), grants, made.token()));
     }
 
