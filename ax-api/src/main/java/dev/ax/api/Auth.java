@@ -62,18 +62,25 @@ public final class Auth {
         }
         String token = bearer(ctx.header("Authorization"))
                 .orElseThrow(() -> ApiException.unauthorized("missing token: send 'Authorization: Bearer <token>'"));
-        return principalOf(token);
+        // A revoked or expired token is refused in the name of whom it acted for, so the audit says who tried.
+        return principalOf(token, refused -> ctx.attribute(PRINCIPAL, refused));
     }
 
     /** The principal of a token, or a 401 that says why not (unknown, revoked — when and by whom —, expired). */
     public Principal principalOf(String token) {
+        return principalOf(token, refused -> { });
+    }
+
+    /** As above; {@code refusedAs} hears whom a revoked or expired token acted for (with no grants), before the 401. */
+    private Principal principalOf(String token, java.util.function.Consumer<Principal> refusedAs) {
         String hash = TokenStore.hash(token);
         long now = System.nanoTime();
         Cached c = cache.get(hash);
         if (c == null || now - c.cachedAtNanos() - ttlNanos >= 0) {
-            c = load(token, hash, now);
+            c = load(token, hash, now, refusedAs);
         }
         if (c.expiresAt() != null && !clock.now().isBefore(c.expiresAt())) {
+            refusedAs.accept(new Principal(c.principal().name(), c.principal().via(), Grants.of(Role.PUBLIC)));
             throw ApiException.unauthorized("token '" + tokenName(c.principal()) + "' expired at " + c.expiresAt()
                     + "; ask an admin for a new one");
         }
@@ -88,11 +95,12 @@ public final class Auth {
         return c.principal();
     }
 
-    private Cached load(String token, String hash, long now) {
+    private Cached load(String token, String hash, long now, java.util.function.Consumer<Principal> refusedAs) {
         Optional<TokenRow> row = store.tx(tx -> store.tokens().find(tx, token));
         if (row.isEmpty()) {
             cache.remove(hash);
             Optional<TokenStore.RevokedRow> revoked = store.tx(tx -> store.tokens().revoked(tx, token));
+            revoked.ifPresent(r -> refusedAs.accept(new Principal(r.owner(), "token:" + r.name(), Grants.of(Role.PUBLIC))));
             throw ApiException.unauthorized(revoked
                     .map(r -> "token '" + r.name() + "' was revoked at " + r.revokedAt() + " by " + r.revokedBy())
                     .orElse("unknown token"));

@@ -97,6 +97,10 @@ class AccessApiTest {
         Response refused = bob.get("/api/tasks");
         assertThat(refused.status()).isEqualTo(401);
         assertThat(message(refused)).startsWith("token 'bob-revoked' was revoked at ").endsWith(" by admin");
+        assertThat(items(admin.get("/api/audit?actor=bob-revoked"))).first().satisfies(e -> {
+            assertThat(e.get("status").asInt()).as("who tried with a revoked token is told in the audit").isEqualTo(401);
+            assertThat(e.get("via").asText()).isEqualTo("token:bob-revoked");
+        });
         assertThat(admin.delete("/api/tokens/bob-revoked").status()).isEqualTo(404);
     }
 
