@@ -96,9 +96,11 @@ final class HttpCommand implements Callable<Integer> {
             options.put("db", db);
             options.put("tasks", tasks);
             System.err.println("results: " + Results.write(opts.resultsDir, "http", options, results, t.render(), pg));
-            List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 5,000 runs/s",
-                    Table.num(axRate) + "/s (raw client " + Table.num(raw.perSecond()) + "/s)", "-", "-", "-", "-",
-                    Bar.yes(axRate >= 5000)));
+            // The bar: a share of what the plain client reaches against the same server in the same run.
+            double pct = 100 * axRate / raw.perSecond();
+            List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 60 % of the raw client's rate, same server",
+                    Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(raw.perSecond()) + "/s", "-", "-", "-", "-",
+                    Bar.yes(pct >= 60)));
             return new W1Command.Outcome(t, bars, results);
         } finally {
             target.stop(0);

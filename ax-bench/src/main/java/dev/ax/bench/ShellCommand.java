@@ -106,10 +106,11 @@ final class ShellCommand implements Callable<Integer> {
         Map<String, Object> options = opts.toMap();
         options.put("db", db);
         System.err.println("results: " + Results.write(opts.resultsDir, "shell", options, results, t.render(), pg));
-        double pct = 100 * axRate / rawTrue.perSecond();
-        List<Bar> bars = List.of(new Bar("shell runs (true), in-process executor", ">= 60 % of raw spawn rate",
-                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawTrue.perSecond()) + "/s", "-", "-", "-", "-",
-                Bar.yes(pct >= 60)));
+        // The bar: the rate of the spawn AX must do (its own session, so that a timeout kills the whole tree), same run.
+        double pct = 100 * axRate / rawSetsid.perSecond();
+        List<Bar> bars = List.of(new Bar("shell runs (true), in-process executor", ">= 90 % of the raw spawn AX must do (setsid -w sh -c true)",
+                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawSetsid.perSecond()) + "/s", "-", "-", "-", "-",
+                Bar.yes(pct >= 90)));
         return new W1Command.Outcome(t, bars, results);
     }
 
