@@ -1,6 +1,5 @@
 package dev.ax.api;
 
-import dev.ax.store.Store;
 import dev.ax.store.TeamStore.Owner;
 import dev.ax.store.Tx;
 import io.javalin.http.Context;
@@ -10,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiFunction;
 
 /**
  * Which teams own what a route acts on, so that a team's grant can count there (a {@code null} team: the target
@@ -25,7 +23,7 @@ public interface Scope {
     Scope GLOBAL = (ctx, api) -> Optional.of(teamless());
 
     /** The task named in the path. */
-    Scope TASK = (ctx, api) -> byName(api, ctx.pathParam("name"), (store, tx) -> name -> store.teams().ownerOfTask(tx, name));
+    Scope TASK = (ctx, api) -> owner(api, tx -> api.store().teams().ownerOfTask(tx, ctx.pathParam("name")));
 
     /** A task about to be created: the team its definition names. */
     Scope NEW_TASK = (ctx, api) -> body(ctx, api).map(b -> teamsOf(b.get("team")));
@@ -39,22 +37,22 @@ public interface Scope {
 
     /** The task a body's {@code taskName} names ({@code POST /api/trigger}). */
     Scope TASK_IN_BODY = (ctx, api) -> body(ctx, api).flatMap(b -> b.get("taskName") instanceof String name
-            ? byName(api, name, (store, tx) -> n -> store.teams().ownerOfTask(tx, n)) : Optional.empty());
+            ? owner(api, tx -> api.store().teams().ownerOfTask(tx, name)) : Optional.empty());
 
     /** The run of the path's id: its task's team. */
-    Scope RUN = (ctx, api) -> byId(ctx, api, (store, tx) -> id -> store.teams().ownerOfRun(tx, id));
+    Scope RUN = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfRun(tx, id));
 
-    Scope BACKFILL = (ctx, api) -> byId(ctx, api, (store, tx) -> id -> store.teams().ownerOfBackfill(tx, id));
+    Scope BACKFILL = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfBackfill(tx, id));
 
-    Scope WORKFLOW = (ctx, api) -> byName(api, ctx.pathParam("name"), (store, tx) -> name -> store.teams().ownerOfWorkflow(tx, name));
+    Scope WORKFLOW = (ctx, api) -> owner(api, tx -> api.store().teams().ownerOfWorkflow(tx, ctx.pathParam("name")));
 
     Scope NEW_WORKFLOW = NEW_TASK;
 
     Scope WORKFLOW_EDIT = (ctx, api) -> edited(ctx, api, WORKFLOW, NEW_WORKFLOW);
 
-    Scope WORKFLOW_RUN = (ctx, api) -> byId(ctx, api, (store, tx) -> id -> store.teams().ownerOfWorkflowRun(tx, id));
+    Scope WORKFLOW_RUN = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowRun(tx, id));
 
-    Scope WORKFLOW_BACKFILL = (ctx, api) -> byId(ctx, api, (store, tx) -> id -> store.teams().ownerOfWorkflowBackfill(tx, id));
+    Scope WORKFLOW_BACKFILL = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowBackfill(tx, id));
 
     /** The audit of one team ({@code ?team=data}): that team's admins may read it. */
     Scope AUDIT = (ctx, api) -> Optional.of(teamsOf(ctx.queryParam("team")));
@@ -79,22 +77,19 @@ public interface Scope {
         return Optional.of(both);
     }
 
-    private static Optional<List<String>> byName(ApiContext api, String name,
-                                                 BiFunction<Store, Tx, java.util.function.Function<String, Optional<Owner>>> query) {
-        Store store = api.store();
-        return store.tx(tx -> query.apply(store, tx).apply(name)).map(o -> teamsOf(o.team()));
+    /** The owner a query finds, as teams; empty when there is no such thing. */
+    private static Optional<List<String>> owner(ApiContext api, java.util.function.Function<Tx, Optional<Owner>> query) {
+        return api.store().tx(query::apply).map(o -> teamsOf(o.team()));
     }
 
-    private static Optional<List<String>> byId(Context ctx, ApiContext api,
-                                               BiFunction<Store, Tx, java.util.function.LongFunction<Optional<Owner>>> query) {
+    private static Optional<List<String>> byId(ApiContext api, Context ctx, java.util.function.BiFunction<Tx, Long, Optional<Owner>> query) {
         long id;
         try {
             id = Long.parseLong(ctx.pathParam("id"));
         } catch (NumberFormatException e) {
             return Optional.empty(); // the handler refuses the id
         }
-        Store store = api.store();
-        return store.tx(tx -> query.apply(store, tx).apply(id)).map(o -> teamsOf(o.team()));
+        return owner(api, tx -> query.apply(tx, id));
     }
 
     /** The body as a JSON object; empty when it is not one (the handler refuses it, 400). */
