@@ -3,7 +3,6 @@ package dev.ax.api;
 import dev.ax.api.Views.Page;
 import dev.ax.domain.access.Principal;
 import dev.ax.domain.access.Role;
-import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.Tokens;
 import dev.ax.store.AuditStore.AuditRow;
 import dev.ax.store.AuditStore.Filter;
@@ -13,9 +12,6 @@ import dev.ax.store.TeamStore.TeamRow;
 import dev.ax.store.TokenStore.TokenRow;
 import io.javalin.http.Context;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,8 +77,8 @@ final class AccessHandlers {
         Tokens.Made made = api.node().tokens().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx));
         TokenView view = TokenView.of(made.row(), now());
         AuditTrail.target(ctx, "token:" + view.name());
-        AuditTrail.note(ctx, "for " + view.owner() + ": " + Auth.describe(new Principal(view.owner(), "token:" + view.name(),
-                made.row().grants())) + (view.expiresAt() == null ? "" : "; expires " + view.expiresAt()));
+        AuditTrail.note(ctx, "for " + view.owner() + ": " + made.row().grants().describe()
+                + (view.expiresAt() == null ? "" : "; expires " + view.expiresAt()));
         ctx.status(201).json(new MadeView(made.token(), view));
     }
 
@@ -154,25 +150,14 @@ final class AccessHandlers {
     void audit(Context ctx) {
         int limit = Params.limit(ctx, DEFAULT_AUDIT_LIMIT);
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
-        Filter filter = new Filter(Params.string(ctx, "actor"), Params.string(ctx, "team"), Params.string(ctx, "target"),
-                time(ctx, "from"), time(ctx, "to"), before, limit + 1);
+        Filter filter = AuditQuery.filter(Params.string(ctx, "actor"), Params.string(ctx, "team"), Params.string(ctx, "target"),
+                Params.string(ctx, "from"), Params.string(ctx, "to"), before, limit + 1);
         List<AuditRow> rows = api.node().audit().list(filter);
         boolean more = rows.size() > limit;
         List<AuditRow> page = more ? rows.subList(0, limit) : rows;
         ctx.json(new Page<>(page.stream().map(AuditView::of).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
     }
 
-    private static Instant time(Context ctx, String name) {
-        String s = Params.string(ctx, name);
-        if (s == null) {
-            return null;
-        }
-        try {
-            return s.length() == 10 ? LocalDate.parse(s).atStartOfDay(ZoneOffset.UTC).toInstant() : Instant.parse(s);
-        } catch (DateTimeParseException e) {
-            throw new ValidationException(name, "'" + s + "' is neither an instant (2026-12-03T10:00:00Z) nor a date (2026-12-03)");
-        }
-    }
 
     private Instant now() {
         return api.node().context().clock().now();

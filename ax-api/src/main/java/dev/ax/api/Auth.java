@@ -10,9 +10,7 @@ import dev.ax.store.TokenStore.TokenRow;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -165,19 +163,9 @@ public final class Auth {
         } else {
             needs = needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName() + " everywhere";
         }
-        return p.name() + " (" + describe(p) + ") may not " + what + ": that needs " + needs;
+        return p.name() + " (" + p.grants().describe() + ") may not " + what + ": that needs " + needs;
     }
 
-    /** "viewer; operator in data, admin in web" or "executor for groups orders". */
-    static String describe(Principal p) {
-        Grants g = p.grants();
-        List<String> parts = new ArrayList<>();
-        for (Map.Entry<String, Role> e : g.teams().entrySet()) {
-            parts.add(e.getValue().wireName() + " in " + e.getKey());
-        }
-        String groups = g.groups().isEmpty() ? "" : " for groups " + String.join(", ", g.groups());
-        return g.role().wireName() + groups + (parts.isEmpty() ? "" : "; " + String.join(", ", parts));
-    }
 
     /** The caller of the current request (anonymous before authentication). */
     public static Principal principal(Context ctx) {

@@ -87,7 +87,7 @@ final class Access {
     static void requireSomeTeam(Who who, Action action) {
         Role needed = Permissions.required(action);
         if (!who.mayInSomeTeam(needed)) {
-            throw new Refused(who.name() + " (" + describe(who.principal()) + ") may not " + action.phrase() + ": that needs "
+            throw new Refused(who.name() + " (" + who.principal().grants().describe() + ") may not " + action.phrase() + ": that needs "
                     + needed.wireName() + " in a team, or " + needed.wireName() + " everywhere");
         }
     }
@@ -130,17 +130,9 @@ final class Access {
         }
         String needs = teamless || teams.isEmpty() ? needed.wireName() + " everywhere"
                 : needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName() + " everywhere";
-        return new Refused(p.name() + " (" + describe(p) + ") may not " + action.phrase() + of + ": that needs " + needs);
+        return new Refused(p.name() + " (" + p.grants().describe() + ") may not " + action.phrase() + of + ": that needs " + needs);
     }
 
-    /** "viewer; operator in data, admin in web", as the API describes a caller. */
-    static String describe(Principal p) {
-        Grants g = p.grants();
-        String teams = g.teams().entrySet().stream().map(e -> e.getValue().wireName() + " in " + e.getKey())
-                .collect(Collectors.joining(", "));
-        String groups = g.groups().isEmpty() ? "" : " for groups " + String.join(", ", g.groups());
-        return g.role().wireName() + groups + (teams.isEmpty() ? "" : "; " + teams);
-    }
 
     // ---- finding the owners -------------------------------------------------------------------------------------
 

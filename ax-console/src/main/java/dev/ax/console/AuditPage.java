@@ -1,5 +1,6 @@
 package dev.ax.console;
 
+import dev.ax.api.AuditQuery;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
 import dev.ax.console.Session.Who;
@@ -10,15 +11,10 @@ import dev.ax.console.Views.Option;
 import dev.ax.domain.access.Role;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.AuditStore.AuditRow;
-import dev.ax.store.AuditStore.Filter;
 import dev.ax.store.Json;
 import io.javalin.http.Context;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,7 +43,7 @@ final class AuditPage {
         String from = blank(ctx.queryParam("from"));
         String to = blank(ctx.queryParam("to"));
         long before = parseBefore(ctx.queryParam("before"));
-        List<AuditRow> rows = c.node().audit().list(new Filter(actor, team, target, time(from, "from"), time(to, "to"), before, PAGE_SIZE + 1));
+        List<AuditRow> rows = c.node().audit().list(AuditQuery.filter(actor, team, target, from, to, before, PAGE_SIZE + 1));
         boolean more = rows.size() > PAGE_SIZE;
         List<AuditRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
         List<AuditItem> items = page.stream().map(this::item).toList();
@@ -114,16 +110,6 @@ final class AuditPage {
         };
     }
 
-    private static Instant time(String s, String field) {
-        if (s == null) {
-            return null;
-        }
-        try {
-            return s.length() == 10 ? LocalDate.parse(s).atStartOfDay(ZoneOffset.UTC).toInstant() : Instant.parse(s);
-        } catch (DateTimeParseException e) {
-            throw new ValidationException(field, "'" + s + "' is neither an instant (2026-12-03T10:00:00Z) nor a date (2026-12-03)");
-        }
-    }
 
     private static long parseBefore(String s) {
         if (s == null || s.isBlank()) {

@@ -31,6 +31,6 @@ public record Page(String title, String section, Who who, Flash flash) {
     }
 
     public String userLine() {
-        return who == null ? "" : who.name() + " (" + Access.describe(who.principal()) + ")";
+        return who == null ? "" : who.name() + " (" + who.principal().grants().describe() + ")";
     }
 }

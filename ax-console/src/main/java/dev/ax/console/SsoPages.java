@@ -6,7 +6,8 @@ import dev.ax.console.SsoClient.Identity;
 import dev.ax.console.SsoClient.SsoException;
 import dev.ax.domain.access.Grants;
 import dev.ax.domain.access.Names;
-import dev.ax.store.AuditStore.Entry;
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.store.SessionStore.PendingLogin;
 import dev.ax.store.Store;
 import io.javalin.http.Context;
@@ -99,19 +100,19 @@ final class SsoPages {
             return null;
         });
         Session.loginSso(ctx, id);
-        audit(ctx, who.username(), "ok", 200, "signed in with single sign-on; groups "
+        audit(ctx, who.username(), 200, "signed in with single sign-on; groups "
                 + (who.groups().isEmpty() ? "none" : String.join(", ", who.groups())));
         ctx.redirect(p.nextPath(), HttpStatus.SEE_OTHER);
     }
 
     private void refuse(Context ctx, int status, String actor, String message, String next) {
-        audit(ctx, actor, "refused", status, message);
+        audit(ctx, actor, status, message);
         ctx.status(status);
         c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null), new Views.Login(next, message, config.label()));
     }
 
-    private void audit(Context ctx, String actor, String outcome, int status, String message) {
-        c.node().audit().record(new Entry(actor, "sso", null, ctx.ip(), "login", null, outcome, status, message, null));
+    private void audit(Context ctx, String actor, int status, String message) {
+        ConsoleAudit.login(c, ctx, new Principal(actor, "sso", Grants.of(Role.PUBLIC)), status, message);
     }
 
     private static String newSessionId() {

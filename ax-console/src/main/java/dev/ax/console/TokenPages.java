@@ -8,7 +8,6 @@ import dev.ax.console.Views.MadeToken;
 import dev.ax.console.Views.Option;
 import dev.ax.console.Views.TokenForm;
 import dev.ax.console.Views.TokenItem;
-import dev.ax.domain.access.Principal;
 import dev.ax.domain.access.Role;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
@@ -70,7 +69,7 @@ final class TokenPages {
             return;
         }
         TokenRow row = made.row();
-        String grants = Access.describe(new Principal(row.owner(), "token:" + row.name(), row.grants()));
+        String grants = row.grants().describe();
         AuditTrail.target(ctx, "token:" + row.name());
         // What the API notes for the same; the token itself never reaches the entry.
         AuditTrail.note(ctx, "for " + row.owner() + ": " + grants + (row.expiresAt() == null ? "" : "; expires " + row.expiresAt()));
@@ -90,7 +89,7 @@ final class TokenPages {
         TokenRow revoked = c.node().tokens().revoke(name, who.name());
         boolean own = who.principal().via().equals("token:" + name);
         Session.flash(ctx, false, "revoked " + revoked.owner() + "'s token " + name
-                + (own ? "; this session was logged in with it and has ended" : ""));
+                + (own ? "; you were logged in with it, so you are logged out" : ""));
         ctx.redirect(Console.localPath(ctx.formParam("back"), "/my-tokens"), HttpStatus.SEE_OTHER);
     }
 

@@ -133,7 +133,7 @@ public final class Views {
 
     // ---- tokens, teams, the audit log ---------------------------------------------------------
 
-    /** A token as the lists show it: never its value. {@code current}: the token this session logged in with. */
+    /** A token as the lists show it: never its value. {@code current}: the token the person looking is logged in with. */
     public record TokenItem(String name, String owner, String role, String teams, String groups, String createdBy, Time created,
                             Time expires, boolean expired, Time lastUsed, boolean current) {
     }

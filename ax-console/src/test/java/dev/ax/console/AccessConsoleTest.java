@@ -130,7 +130,7 @@ class AccessConsoleTest {
 
         WebClient carol = web();
         String carolCsrf = carol.login(token);
-        assertThat(carol.get("/my-tokens").body()).contains("token-carol").contains("(this session)");
+        assertThat(carol.get("/my-tokens").body()).contains("token-carol").contains("(you are logged in with it)");
         WebClient.Page revoked = carol.post("/tokens/carol/revoke", form("csrf", carolCsrf, "back", "/my-tokens"));
         assertThat(revoked.status()).isEqualTo(303);
         WebClient.Page after = carol.get("/my-tokens");

@@ -48,6 +48,16 @@ public record Grants(Role role, Map<String, Role> teams, List<String> groups) {
         return needed != Role.EXECUTOR && !needed.admits(role) && teams.values().stream().anyMatch(needed::admits);
     }
 
+    /** "viewer; operator in data, admin in web" or "executor for groups orders": how refusals and lists name them. */
+    public String describe() {
+        StringBuilder s = new StringBuilder(role.wireName());
+        if (!groups.isEmpty()) {
+            s.append(" for groups ").append(String.join(", ", groups));
+        }
+        String inTeams = String.join(", ", teams.entrySet().stream().map(e -> e.getValue().wireName() + " in " + e.getKey()).toList());
+        return inTeams.isEmpty() ? s.toString() : s.append("; ").append(inTeams).toString();
+    }
+
     /** May an executor holding these grants serve all of {@code wanted}? */
     public boolean mayServe(Collection<String> wanted) {
         return groups.isEmpty() || groups.containsAll(wanted);
