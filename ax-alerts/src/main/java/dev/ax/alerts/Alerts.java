@@ -37,9 +37,9 @@ public final class Alerts implements AutoCloseable {
     /** The parts, without their loops: tests call the ticks themselves. */
     public static Alerts create(SchedulerNode node, AlertsConfig config) {
         AxMetrics metrics = new AxMetrics();
-        metrics.bindPool(node.context().store().db().dataSource());
+        metrics.bindPool(node.context().store().db());
         Channels channels = new Channels(config.channels(), node.context().clock());
-        return new Alerts(new AlertsContext(node, config, channels, metrics, new AlertStore(), new Marks(),
+        return new Alerts(new AlertsContext(node, config, channels, metrics, new Outbox(node.context().store().alerts()),
                 new RunAlerts(node.context().store(), config.consoleUrl())));
     }
 
@@ -134,7 +134,7 @@ public final class Alerts implements AutoCloseable {
             WatchFacts f = watchdog.facts();
             facts.putAll(f.toMap());
             WatchChecks.failing(f, ctx.config().watch()).forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
-            pending = ctx.store().tx(tx -> ctx.alerts().pendingByChannel(tx));
+            pending = ctx.store().tx(tx -> ctx.outbox().pendingByChannel(tx));
         } catch (RuntimeException e) {
             failing.put(WatchChecks.Check.DATABASE.wireName, "the database cannot be reached: " + e.getMessage());
         }
@@ -170,7 +170,7 @@ public final class Alerts implements AutoCloseable {
 
     /** The newest alerts (any channel, any state), newest first: for tests and diagnostics. */
     public List<AlertView> recent(int limit) {
-        return ctx.store().tx(tx -> ctx.alerts().recent(tx, limit)).stream()
+        return ctx.store().tx(tx -> ctx.outbox().recent(tx, limit)).stream()
                 .map(r -> new AlertView(r.id(), r.channel(), r.kind().name(), r.state().name(), r.dedupeKey(),
                         r.content().masked(ctx.mask()).title(), AlertText.plain(r.content().masked(ctx.mask())), r.attempts(), r.lastError(),
                         r.instanceId()))

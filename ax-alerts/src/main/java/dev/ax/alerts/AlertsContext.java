@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** What every part of the alerting side needs, passed as one object. */
-record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels, AxMetrics metrics, AlertStore alerts,
-                     Marks marks, RunAlerts runAlerts) {
+record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels, AxMetrics metrics, Outbox outbox,
+                     RunAlerts runAlerts) {
     private static final Logger LOG = LoggerFactory.getLogger(AlertsContext.class);
     static final String ACTOR = "alerts";
 
@@ -43,14 +43,14 @@ record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels,
      * Writes an alert to the outbox for the channels; with none, the server log is its only trace. Every alert comes in
      * here, so its text is masked here: a failure message or a log tail stored before a secret existed may hold one.
      */
-    int enqueue(Tx tx, AlertStore.NewAlert unmasked, List<String> channelNames) {
-        AlertStore.NewAlert alert = new AlertStore.NewAlert(unmasked.kind(), unmasked.dedupeKey(), unmasked.taskId(), unmasked.taskName(),
+    int enqueue(Tx tx, Outbox.NewAlert unmasked, List<String> channelNames) {
+        Outbox.NewAlert alert = new Outbox.NewAlert(unmasked.kind(), unmasked.dedupeKey(), unmasked.taskId(), unmasked.taskName(),
                 unmasked.instanceId(), unmasked.content().masked(mask()));
         if (channelNames.isEmpty()) {
             LOG.warn("alert with no channel to send it to: {}", alert.content().title());
             return 0;
         }
-        int rows = alerts.enqueue(tx, alert, channelNames, config.stormLimit());
+        int rows = outbox.enqueue(tx, alert, channelNames, config.stormLimit());
         if (rows > 0) {
             metrics.alertsWritten(alert.kind(), rows);
         }

@@ -1,12 +1,13 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.run.EventType;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.Trigger;
-import dev.ax.store.SlotKeys;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
+import dev.ax.store.read.RunHistoryReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -16,6 +17,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -100,7 +103,7 @@ final class Anomalies {
         if (!from.isBefore(to)) {
             return new Audit(0, null, 0);
         }
-        boolean goOn = last != null && last.rounds() < FULL_EVERY && java.util.Objects.equals(last.taskUpdatedAt(), task.updatedAt())
+        boolean goOn = last != null && last.rounds() < FULL_EVERY && Objects.equals(last.taskUpdatedAt(), task.updatedAt())
                 && last.to().isAfter(from) && !last.to().isAfter(to);
         // The newest run's id first: a run created after it is read by the next round, whatever its slot.
         long lastRunId;
@@ -110,14 +113,13 @@ final class Anomalies {
             // The task's runs created since the last audit (by the (task, id) index: only those). One for a slot that
             // audit had already looked at (a second run for it, or a run at no slot) makes this one read the whole window.
             Instant lookedAt = last.to();
-            created = tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND id > ?"
-                    + " AND " + SlotKeys.SCHEDULED, r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))),
-                    task.id(), last.lastRunId());
+            created = RunHistoryReads.scheduledRunsAfter(tx, task.id(), last.lastRunId()).stream()
+                    .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt()))).toList();
             read += created.size();
             lastRunId = Math.max(last.lastRunId(), created.stream().mapToLong(SlotAudit.Run::id).max().orElse(0));
             goOn = created.stream().noneMatch(run -> run.slot().isAfter(from) && !run.slot().isAfter(lookedAt));
         } else {
-            lastRunId = tx.queryOne("SELECT MAX(id) AS m FROM ax_instance WHERE task_id = ?", r -> r.lng("m"), task.id()).orElse(0L);
+            lastRunId = RunHistoryReads.lastRunId(tx, task.id());
         }
         Instant since = goOn ? last.to() : from;
         List<SlotAudit.Run> runs = new ArrayList<>(runs(tx, task.id(), since, to));
@@ -139,12 +141,10 @@ final class Anomalies {
         return new Audit(report(tx, task, found, from, to), reach, read);
     }
 
-    /** A task's scheduled runs for the slots in {@code (from, to]}, by id: a range of their fire keys (SlotKeys). */
+    /** A task's scheduled runs for the slots in {@code (from, to]}, by id. */
     private static List<SlotAudit.Run> runs(Tx tx, long taskId, Instant from, Instant to) {
-        return tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
-                + " AND fire_key >= ? AND fire_key < ? AND scheduled_at > ? AND scheduled_at <= ? ORDER BY id",
-                r -> new SlotAudit.Run(r.lng("id"), micros(r.instant("scheduled_at"))), taskId, SlotKeys.floor(from), SlotKeys.ceiling(to),
-                from, to);
+        return RunHistoryReads.scheduledRunsForSlots(tx, taskId, from, to).stream()
+                .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt()))).toList();
     }
 
     /** Alerts on what an audit found that was not reported before; returns how many alerts were written. */
@@ -153,12 +153,12 @@ final class Anomalies {
         int written = 0;
         List<String> dup = new ArrayList<>();
         found.duplicates().forEach((slot, ids) -> {
-            if (ctx.marks().firstSighting(tx, "duplicate:" + task.id() + ":" + slot, "DUPLICATE_EXECUTION", task.id(), ids.toString())) {
+            if (ctx.store().alerts().firstSighting(tx, "duplicate:" + task.id() + ":" + slot, "DUPLICATE_EXECUTION", task.id(), ids.toString())) {
                 dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": instances " + ids(ids));
             }
         });
         for (SlotAudit.Run stray : found.strays()) {
-            if (ctx.marks().firstSighting(tx, "stray:" + task.id() + ":" + stray.id(), "DUPLICATE_EXECUTION", task.id(), stray.slot().toString())) {
+            if (ctx.store().alerts().firstSighting(tx, "stray:" + task.id() + ":" + stray.id(), "DUPLICATE_EXECUTION", task.id(), stray.slot().toString())) {
                 dup.add("instance #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
             }
         }
@@ -171,7 +171,7 @@ final class Anomalies {
         }
         List<String> missed = new ArrayList<>();
         for (Instant slot : found.missed()) {
-            if (ctx.marks().firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
+            if (ctx.store().alerts().firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
                 missed.add("slot " + RunAlerts.time(slot, def.trigger().timezone()));
             }
         }
@@ -196,7 +196,7 @@ final class Anomalies {
         AlertContent content = new AlertContent(kind, title, f, details, null, next, null);
         // ax_anomaly already makes each finding once; the key only tells this check's alert apart from the next one's.
         String key = "anomaly:" + kind.name() + ":" + task.id() + ":" + tx.now().toEpochMilli();
-        return ctx.enqueue(tx, new AlertStore.NewAlert(kind, key, task.id(), task.name(), null, content),
+        return ctx.enqueue(tx, new Outbox.NewAlert(kind, key, task.id(), task.name(), null, content),
                 ctx.taskAndSystem(task.definition().policy().notifyOnFailure()));
     }
 
@@ -205,23 +205,13 @@ final class Anomalies {
         AlertsConfig.Anomaly cfg = ctx.config().anomaly();
         Store store = ctx.store();
         Instant now = tx.now();
-        record Running(long id, long taskId, int attempt, Instant startedAt) {
-        }
-        // The RUNNING runs first (OFFSET 0 keeps them a query of their own), then the oldest of them: ordered by id
-        // outright, PostgreSQL walked the primary key over the whole history to find them (400 ms at 400,000 runs).
-        tx.preferPlainIndexScans();
-        List<Running> running = tx.query("SELECT id, task_id, attempt, started_at FROM (SELECT id, task_id, attempt, started_at"
-                + " FROM ax_instance WHERE state = 'RUNNING' AND started_at < ? OFFSET 0) r ORDER BY id LIMIT 1000",
-                r -> new Running(r.lng("id"), r.lng("task_id"), r.integer("attempt"), r.instant("started_at")),
-                now.minus(cfg.longRunMin()));
-        Map<Long, java.util.Optional<Duration>> thresholds = new LinkedHashMap<>();
+        List<RunHistoryReads.Running> running = RunHistoryReads.runningSince(tx, now.minus(cfg.longRunMin()), 1000);
+        Map<Long, Optional<Duration>> thresholds = new LinkedHashMap<>();
         Map<Long, Duration> usual = new LinkedHashMap<>();
         int written = 0;
-        for (Running r : running) {
-            java.util.Optional<Duration> limit = thresholds.computeIfAbsent(r.taskId(), t -> {
-                List<Duration> ok = tx.query("SELECT started_at, finished_at FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS'"
-                        + " AND started_at IS NOT NULL AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ?",
-                        x -> Duration.between(x.instant("started_at"), x.instant("finished_at")), t, cfg.longRunSamples());
+        for (RunHistoryReads.Running r : running) {
+            Optional<Duration> limit = thresholds.computeIfAbsent(r.taskId(), t -> {
+                List<Duration> ok = RunHistoryReads.successDurations(tx, t, cfg.longRunSamples());
                 LongRuns.p95(ok).ifPresent(p -> usual.put(t, p));
                 return LongRuns.threshold(ok, cfg.longRunFactor(), cfg.longRunMin(), AlertsConfig.Anomaly.MIN_SAMPLES);
             });
@@ -229,7 +219,7 @@ final class Anomalies {
             if (limit.isEmpty() || age.compareTo(limit.get()) <= 0) {
                 continue;
             }
-            if (!ctx.marks().firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
+            if (!ctx.store().alerts().firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
                 continue;
             }
             var run = store.instances().find(tx, r.id()).orElseThrow();
@@ -249,26 +239,24 @@ final class Anomalies {
                     ctx.runAlerts().logTail(tx, run.id(), run.attempt()),
                     "Look at its output (ax instance log " + run.id() + "); stop it if it hangs: ax instance terminate " + run.id(),
                     ctx.runAlerts().link(run.id()));
-            written += ctx.enqueue(tx, new AlertStore.NewAlert(AlertKind.LONG_RUN, "long:" + run.id() + ":" + run.attempt(), run.taskId(),
+            written += ctx.enqueue(tx, new Outbox.NewAlert(AlertKind.LONG_RUN, "long:" + run.id() + ":" + run.attempt(), run.taskId(),
                     run.taskName(), run.id(), content), ctx.taskAndSystem(def.policy().notifyOnFailure()));
         }
         return written;
     }
 
     /** The slots the misfire policy recorded as skipped since {@code from}. */
-    private static SlotAudit.Skips skips(Tx tx, long taskId, Instant from) {
+    private SlotAudit.Skips skips(Tx tx, long taskId, Instant from) {
         Set<Instant> slots = new HashSet<>();
         List<Instant[]> ranges = new ArrayList<>();
-        tx.query("SELECT data FROM ax_event WHERE task_id = ? AND type = 'MISFIRE_SKIPPED' AND at >= ?", r -> r.str("data"), taskId, from)
-                .forEach(json -> {
-                    Map<String, Object> d = dev.ax.store.Json.readMap(json);
-                    if (d.get("slot") != null) {
-                        slots.add(micros(Instant.parse(d.get("slot").toString())));
-                    }
-                    if (d.get("from") != null && d.get("to") != null) {
-                        ranges.add(new Instant[] {Instant.parse(d.get("from").toString()), Instant.parse(d.get("to").toString())});
-                    }
-                });
+        for (Map<String, Object> d : ctx.store().events().dataOfType(tx, taskId, EventType.MISFIRE_SKIPPED, from)) {
+            if (d.get("slot") != null) {
+                slots.add(micros(Instant.parse(d.get("slot").toString())));
+            }
+            if (d.get("from") != null && d.get("to") != null) {
+                ranges.add(new Instant[] {Instant.parse(d.get("from").toString()), Instant.parse(d.get("to").toString())});
+            }
+        }
         return new SlotAudit.Skips(slots, ranges);
     }
 

@@ -1,7 +1,7 @@
 package dev.ax.alerts;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.store.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,13 +104,9 @@ final class AxMetrics {
     }
 
     /** HikariCP's own pool metrics (connections active, idle, pending, timeouts) in the same registry. */
-    void bindPool(DataSource ds) {
-        if (ds instanceof HikariDataSource hikari) {
-            try {
-                hikari.setMetricRegistry(registry);
-            } catch (IllegalStateException e) {
-                LOG.info("database pool metrics not bound: {}", e.getMessage());
-            }
+    void bindPool(Database db) {
+        if (!db.bindPoolMetrics(registry)) {
+            LOG.info("database pool metrics not bound: the pool reports to another registry");
         }
     }
 

@@ -41,7 +41,7 @@ final class CanaryAlerts {
         AlertContent content = new AlertContent(AlertKind.CANARY_ROLLED_BACK, title, f, List.of(String.valueOf(d.get("reason"))), null,
                 "New runs use v" + d.get("stableVersion") + " again. See the canary's failed runs: ax instance list --task " + e.taskName()
                         + "; fix the definition and start a new canary (PUT /api/tasks/" + e.taskName() + "?rollout=canary)", link);
-        ctx.enqueue(tx, new AlertStore.NewAlert(AlertKind.CANARY_ROLLED_BACK, "canary:" + e.taskId() + ":" + e.id(), e.taskId(),
+        ctx.enqueue(tx, new Outbox.NewAlert(AlertKind.CANARY_ROLLED_BACK, "canary:" + e.taskId() + ":" + e.id(), e.taskId(),
                 e.taskName(), null, content), channels);
     }
 

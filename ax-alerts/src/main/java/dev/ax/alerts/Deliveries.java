@@ -4,6 +4,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.store.NewEvent;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
+import dev.ax.store.read.RunHistoryReads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,20 +37,20 @@ final class Deliveries {
     /** Sends what is due; returns how many alerts were delivered. */
     int tick() {
         Store store = ctx.store();
-        List<AlertStore.AlertRow> due = store.tx(tx -> ctx.alerts().claimDue(tx, BATCH, LEASE_MILLIS));
+        List<Outbox.AlertRow> due = store.tx(tx -> ctx.outbox().claimDue(tx, BATCH, LEASE_MILLIS));
         int sent = 0;
-        for (AlertStore.AlertRow row : due) {
+        for (Outbox.AlertRow row : due) {
             sent += deliver(row) ? 1 : 0;
         }
         return sent;
     }
 
-    private boolean deliver(AlertStore.AlertRow row) {
+    private boolean deliver(Outbox.AlertRow row) {
         Store store = ctx.store();
         var channel = ctx.channels().get(row.channel());
         if (channel.isEmpty()) {
             store.tx(tx -> {
-                if (ctx.alerts().markFailed(tx, row.id(), "channel '" + row.channel() + "' is not configured on this server")) {
+                if (ctx.outbox().markFailed(tx, row.id(), "channel '" + row.channel() + "' is not configured on this server")) {
                     note(tx, row, EventType.ALERT_FAILED, "alert not sent: channel '" + row.channel() + "' is not configured");
                 }
                 return null;
@@ -64,13 +65,13 @@ final class Deliveries {
         int attempt = row.attempts() + 1;
         return store.tx(tx -> {
             if (result.ok()) {
-                if (ctx.alerts().markSent(tx, row.id(), result.detail())) {
+                if (ctx.outbox().markSent(tx, row.id())) {
                     note(tx, row, EventType.ALERT_SENT, "alert sent to " + row.channel() + ": " + content.title());
                 }
                 return true;
             }
             if (attempt >= ctx.config().pipeline().maxAttempts()) {
-                if (ctx.alerts().markFailed(tx, row.id(), result.detail())) {
+                if (ctx.outbox().markFailed(tx, row.id(), result.detail())) {
                     note(tx, row, EventType.ALERT_FAILED, "alert to " + row.channel() + " given up after " + attempt + " attempts: "
                             + result.detail());
                 }
@@ -78,7 +79,7 @@ final class Deliveries {
                 return false;
             }
             Duration wait = backoff(ctx.config().pipeline().firstRetry(), attempt);
-            if (ctx.alerts().markRetry(tx, row.id(), wait.toMillis(), result.detail())) {
+            if (ctx.outbox().markRetry(tx, row.id(), wait.toMillis(), result.detail())) {
                 note(tx, row, EventType.ALERT_FAILED, "alert to " + row.channel() + " failed (attempt " + attempt + " of "
                         + ctx.config().pipeline().maxAttempts() + "), next try in " + RunAlerts.human(wait) + ": " + result.detail());
             }
@@ -107,10 +108,10 @@ final class Deliveries {
         return r;
     }
 
-    private AlertContent summary(Tx tx, AlertStore.AlertRow row) {
-        long count = ctx.alerts().countCollapsedInto(tx, row.id());
+    private AlertContent summary(Tx tx, Outbox.AlertRow row) {
+        long count = ctx.outbox().countCollapsedInto(tx, row.id());
         List<String> details = new ArrayList<>();
-        for (AlertStore.AlertRow a : ctx.alerts().collapsedInto(tx, row.id(), SUMMARY_LINES)) {
+        for (Outbox.AlertRow a : ctx.outbox().collapsedInto(tx, row.id(), SUMMARY_LINES)) {
             details.add(a.content().title());
         }
         if (count > details.size()) {
@@ -126,13 +127,13 @@ final class Deliveries {
     }
 
     /** The delivery's event: on the run when the alert is about one, else on the task, else a node-level event. */
-    private void note(Tx tx, AlertStore.AlertRow row, EventType type, String message) {
+    private void note(Tx tx, Outbox.AlertRow row, EventType type, String message) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("alertId", row.id());
         data.put("channel", row.channel());
         data.put("kind", row.kind().name());
         data.put("dedupeKey", row.dedupeKey());
-        if (row.instanceId() != null && tx.queryOne("SELECT 1 AS one FROM ax_instance WHERE id = ?", r -> 1, row.instanceId()).isPresent()) {
+        if (row.instanceId() != null && RunHistoryReads.exists(tx, row.instanceId())) {
             ctx.store().events().appendForInstance(tx, row.instanceId(), type, null, null, AlertsContext.ACTOR, ctx.nodeId(), message, data);
         } else {
             ctx.store().events().append(tx, new NewEvent(row.taskId(), row.taskName(), type, AlertsContext.ACTOR, ctx.nodeId(), message, data));

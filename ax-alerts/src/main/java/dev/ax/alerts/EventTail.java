@@ -6,12 +6,14 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.AlertStore;
 import dev.ax.store.Tx;
+import dev.ax.store.read.RunHistoryReads;
+import dev.ax.store.read.RunHistoryReads.Slot;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,13 +79,13 @@ final class EventTail {
     }
 
     private Batch batch(Tx tx, long[] current) {
-        AlertStore store = ctx.alerts();
+        AlertStore store = ctx.store().alerts();
         Optional<Long> cursor = store.lockCursor(tx);
         if (cursor.isEmpty()) {
             return Batch.NONE; // another node is tailing right now
         }
         int limit = ctx.config().pipeline().tailBatch();
-        List<EventRow> events = store.eventsAfter(tx, cursor.get(), limit);
+        List<EventRow> events = ctx.store().events().after(tx, cursor.get(), limit);
         if (events.isEmpty()) {
             return Batch.NONE;
         }
@@ -146,28 +148,14 @@ final class EventTail {
             return;
         }
         AlertContent content = ctx.runAlerts().compose(tx, kind.get(), e, run, def, failuresBefore);
-        ctx.enqueue(tx, new AlertStore.NewAlert(kind.get(), AlertRules.dedupeKey(kind.get(), run.id(), e.id()), run.taskId(),
+        ctx.enqueue(tx, new Outbox.NewAlert(kind.get(), AlertRules.dedupeKey(kind.get(), run.id(), e.id()), run.taskId(),
                 run.taskName(), run.id(), content), channels);
-    }
-
-    /** When a run's slot was, for the start lag of its first attempt. */
-    private record Slot(Cause cause, Instant scheduledAt) {
     }
 
     /** Scheduled time and cause of the runs whose first attempt was claimed in this batch, in one query. */
     private static Map<Long, Slot> startedRuns(Tx tx, List<EventRow> events) {
-        List<Long> ids = events.stream().filter(e -> e.type() == EventType.CLAIMED && Integer.valueOf(1).equals(e.attempt())
-                && e.instanceId() != null).map(EventRow::instanceId).distinct().toList();
-        if (ids.isEmpty()) {
-            return Map.of();
-        }
-        Map<Long, Slot> out = new HashMap<>();
-        String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
-        tx.query("SELECT id, cause, scheduled_at FROM ax_instance WHERE id IN (" + in + ")", r -> {
-            out.put(r.lng("id"), new Slot(r.enumOf(Cause.class, "cause"), r.instant("scheduled_at")));
-            return null;
-        }, ids.toArray());
-        return out;
+        return RunHistoryReads.slotsOf(tx, events.stream().filter(e -> e.type() == EventType.CLAIMED && Integer.valueOf(1).equals(e.attempt())
+                && e.instanceId() != null).map(EventRow::instanceId).distinct().toList());
     }
 
     private void count(EventRow e, Map<Long, Slot> started) {

@@ -4,8 +4,10 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.LogStore;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
+import dev.ax.store.read.RunHistoryReads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -119,16 +121,7 @@ final class RunAlerts {
 
     /** How many final failures of the task came right before {@code run} (preview runs aside). */
     int failuresBefore(Tx tx, InstanceRow run) {
-        List<String> states = tx.query("SELECT state FROM ax_instance WHERE task_id = ? AND id < ? AND state IN ('SUCCESS', 'FAILED')"
-                + " AND cause <> 'PREVIEW' ORDER BY id DESC LIMIT ?", r -> r.str("state"), run.taskId(), run.id(), HISTORY);
-        int n = 0;
-        for (String s : states) {
-            if (!s.equals("FAILED")) {
-                break;
-            }
-            n++;
-        }
-        return n;
+        return RunHistoryReads.failuresBefore(tx, run.taskId(), run.id(), HISTORY);
     }
 
     /** Lines from the end of stderr, added when the tail itself shows none (an error message is usually there). */
@@ -142,17 +135,12 @@ final class RunAlerts {
      * follow it under their own heading.
      */
     String logTail(Tx tx, long instanceId, int attempt) {
-        List<String[]> chunks = tx.query("SELECT stream, text FROM ax_log WHERE instance_id = ? AND attempt = ? ORDER BY id DESC LIMIT ?",
-                r -> new String[] {r.str("stream"), r.str("text")}, instanceId, attempt, TAIL_LINES);
-        Collections.reverse(chunks);
-        List<String> all = chunks.stream().map(c -> c[1]).toList();
+        List<String> all = store.logs().last(tx, instanceId, attempt, null, TAIL_LINES).stream().map(LogStore.Text::text).toList();
         String tail = tail(all, TAIL_LINES, TAIL_BYTES - STDERR_BYTES);
-        List<String> stderr = tx.query("SELECT text FROM ax_log WHERE instance_id = ? AND attempt = ? AND stream = 'stderr'"
-                + " ORDER BY id DESC LIMIT 3", r -> r.str("text"), instanceId, attempt);
+        List<String> stderr = store.logs().last(tx, instanceId, attempt, "stderr", 3).stream().map(LogStore.Text::text).toList();
         if (stderr.isEmpty()) {
             return tail;
         }
-        Collections.reverse(stderr);
         String errTail = tail(stderr, STDERR_LINES, STDERR_BYTES);
         String lastErr = errTail.lines().reduce((a, b) -> b).orElse("");
         boolean shown = lastErr.isEmpty() || ("\n" + tail).contains("\n" + lastErr + "\n");

@@ -4,7 +4,6 @@ import dev.ax.domain.run.EventType;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -45,14 +44,13 @@ final class RunLogUpkeep {
     synchronized int cap() {
         Store store = ctx.store();
         long cap = ctx.config().logs().runMaxBytes();
-        long max = store.tx(tx -> tx.queryOne("SELECT COALESCE(MAX(id), 0) AS m FROM ax_log", r -> r.lng("m")).orElse(0L));
+        long max = store.tx(tx -> store.logs().lastChunkId(tx));
         long from = seenLogId >= 0 ? seenLogId : Math.max(0, max - FIRST_LOOK);
         if (max <= from) {
             seenLogId = max;
             return 0;
         }
-        List<Long> runs = store.tx(tx -> tx.query("SELECT DISTINCT instance_id FROM ax_log WHERE id > ? AND id <= ?",
-                r -> r.lng("instance_id"), from, max));
+        List<Long> runs = store.tx(tx -> store.logs().runsWrittenBetween(tx, from, max));
         int cut = 0;
         for (long id : runs) {
             cut += store.tx(tx -> capRun(tx, id, cap)) ? 1 : 0;
@@ -62,24 +60,16 @@ final class RunLogUpkeep {
     }
 
     private boolean capRun(Tx tx, long instanceId, long cap) {
-        // Serialises with another node doing the same run, so the marker and its event are written once.
-        if (tx.queryOne("SELECT id FROM ax_instance WHERE id = ? FOR UPDATE", r -> r.lng("id"), instanceId).isEmpty()) {
-            return false;
-        }
-        List<LogCap.Chunk> chunks = tx.query("SELECT id, OCTET_LENGTH(text) AS n, CASE WHEN text LIKE ? THEN 1 ELSE 0 END AS marker"
-                + " FROM ax_log WHERE instance_id = ? ORDER BY id", r -> new LogCap.Chunk(r.lng("id"), r.lng("n"), r.integer("marker") == 1),
-                LogCap.MARKER_PREFIX + "%", instanceId);
+        // Locks the run's row: serialises with another node doing the same run, so the marker and its event are written once.
+        List<LogCap.Chunk> chunks = ctx.store().logs().lockAndMeasure(tx, instanceId, LogCap.MARKER_PREFIX).stream()
+                .map(c -> new LogCap.Chunk(c.id(), c.bytes(), c.marker())).toList();
         var plan = LogCap.plan(chunks, cap);
         if (plan.isEmpty()) {
             return false;
         }
-        List<Long> delete = plan.get().delete();
-        for (int i = 0; i < delete.size(); i += 500) {
-            List<Long> part = delete.subList(i, Math.min(delete.size(), i + 500));
-            tx.update("DELETE FROM ax_log WHERE id IN (" + String.join(", ", Collections.nCopies(part.size(), "?")) + ")", part.toArray());
-        }
+        ctx.store().logs().delete(tx, plan.get().delete());
         if (plan.get().markerId() != null) {
-            tx.update("UPDATE ax_log SET text = ?, stream = 'stderr' WHERE id = ?", LogCap.markerText(cap), plan.get().markerId());
+            ctx.store().logs().rewrite(tx, plan.get().markerId(), LogCap.markerText(cap));
             ctx.store().events().appendForInstance(tx, instanceId, EventType.LOG_TRUNCATED, null, null, AlertsContext.ACTOR, ctx.nodeId(),
                     "output over the per-run cap of " + cap + " bytes: " + plan.get().removed() + " bytes from the middle removed",
                     Map.of("capBytes", cap, "removedBytes", plan.get().removed()));
@@ -93,8 +83,7 @@ final class RunLogUpkeep {
         Duration keep = Duration.ofDays(ctx.config().logs().runRetentionDays());
         long total = 0;
         for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = store.tx(tx -> tx.update("DELETE FROM ax_log WHERE id IN (SELECT l.id FROM ax_log l JOIN ax_instance i"
-                    + " ON i.id = l.instance_id WHERE i.finished_at < ? ORDER BY l.id LIMIT ?)", tx.now().minus(keep), DELETE_BATCH));
+            int n = store.tx(tx -> store.logs().deleteOfRunsFinishedBefore(tx, tx.now().minus(keep), DELETE_BATCH));
             total += n;
             if (n < DELETE_BATCH) {
                 break;
@@ -105,8 +94,7 @@ final class RunLogUpkeep {
         }
         // The alerting side's own rows go after the same period: sent or given-up alerts, and
         // anomalies far outside any detection window. Pending alerts stay whatever their age.
-        store.tx(tx -> tx.update("DELETE FROM ax_alert WHERE state <> 'PENDING' AND created_at < ?", tx.now().minus(keep))
-                + tx.update("DELETE FROM ax_anomaly WHERE seen_at < ?", tx.now().minus(keep)));
+        store.tx(tx -> store.alerts().deleteOlderThan(tx, tx.now().minus(keep)));
         return total;
     }
 }

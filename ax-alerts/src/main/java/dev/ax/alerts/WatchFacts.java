@@ -4,6 +4,7 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
+import dev.ax.store.read.HealthReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -35,29 +36,20 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
     static WatchFacts collect(Store store, Tx tx, long executorAliveMillis, Duration noExecutorGrace, Duration silence,
             Duration loopAge, Duration clockOffset) {
         Instant now = tx.now();
-        Object[] last = tx.queryOne("SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
-                r -> new Object[] {r.lng("id"), r.instant("created_at")}).orElse(new Object[] {null, null});
+        HealthReads.Newest last = HealthReads.newestRun(tx);
         Map<String, Long> counts = new LinkedHashMap<>();
-        // The READY backlog and its oldest run in one pass over the READY index.
-        Object[] ready = tx.queryOne("SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'",
-                r -> new Object[] {r.lng("n"), r.instant("oldest")}).orElse(new Object[] {0L, null});
-        counts.put("ready", (Long) ready[0]);
+        HealthReads.Backlog ready = HealthReads.ready(tx);
+        counts.put("ready", ready.count());
         store.instances().countInStates(tx, UNFINISHED)
                 .forEach((state, n) -> counts.put(state.name().toLowerCase(Locale.ROOT), n));
         List<ExecutorRow> live = store.executors().live(tx, executorAliveMillis);
         Set<String> served = new HashSet<>();
         live.forEach(e -> served.addAll(e.groups()));
-        List<String> starved = tx.query("SELECT DISTINCT executor_group FROM ax_instance WHERE state = 'READY' AND ready_at < "
-                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY executor_group",
-                r -> r.str("executor_group"), -noExecutorGrace.toMillis()).stream().filter(g -> !served.contains(g)).toList();
-        // The newest scheduled run: walks the primary key backwards, so it stays cheap on a big table.
-        Instant lastScheduled = tx.queryOne("SELECT created_at FROM ax_instance WHERE cause IN ('CRON', 'INTERVAL')"
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", r -> r.instant("created_at")).orElse(null);
-        Object[] overdue = tx.queryOne("SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
-                        + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
-                r -> new Object[] {r.lng("n"), r.instant("oldest")}, -silence.toMillis()).orElse(new Object[] {0L, null});
-        return new WatchFacts(now, (Long) last[0], (Instant) last[1], counts, (Instant) ready[1], live.size(), starved, lastScheduled,
-                ((Long) overdue[0]).intValue(), (Instant) overdue[1], loopAge, clockOffset);
+        List<String> starved = HealthReads.groupsWaitingLongerThan(tx, noExecutorGrace.toMillis()).stream()
+                .filter(g -> !served.contains(g)).toList();
+        HealthReads.Backlog overdue = HealthReads.overdueTasks(tx, silence.toMillis());
+        return new WatchFacts(now, last.id(), last.createdAt(), counts, ready.oldest(), live.size(), starved,
+                HealthReads.lastScheduledRunAt(tx), (int) overdue.count(), overdue.oldest(), loopAge, clockOffset);
     }
 
     long count(String state) {

@@ -83,7 +83,7 @@ final class Watchdog {
         String key = c.key(ctx.nodeId());
         boolean wasDatabaseOutage = c == Check.DATABASE && databaseDownAlerted;
         // The flip is what makes the alert happen once; the key only has to differ between episodes.
-        if (!ctx.marks().flip(tx, key, failingNow, detail, ctx.nodeId()) && !wasDatabaseOutage) {
+        if (!ctx.store().alerts().flip(tx, key, failingNow, detail, ctx.nodeId()) && !wasDatabaseOutage) {
             return;
         }
         AlertContent content = failingNow ? failing(c, detail) : recovered(c, detail);
@@ -93,7 +93,7 @@ final class Watchdog {
         } else {
             LOG.info("watchdog: {} is healthy again", c.wireName);
         }
-        ctx.enqueue(tx, new AlertStore.NewAlert(content.kind(), dedupe, null, null, null, content), ctx.config().systemChannels());
+        ctx.enqueue(tx, new Outbox.NewAlert(content.kind(), dedupe, null, null, null, content), ctx.config().systemChannels());
     }
 
     private AlertContent failing(Check c, String detail) {

@@ -1,6 +1,6 @@
 package dev.ax.console;
 
-import dev.ax.console.Queries.HourRow;
+import dev.ax.store.read.ConsoleReads.HourRow;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
@@ -10,6 +10,7 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
+import dev.ax.store.read.ConsoleReads;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,10 +60,10 @@ final class DashboardPage {
         Views.Health health = SystemPages.health(c);
         Dashboard d = store.tx(tx -> {
             Instant now = tx.now();
-            long fromId = Queries.firstIdSince(tx, now.minus(Duration.ofHours(WINDOW_HOURS)));
+            long fromId = ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(WINDOW_HOURS)));
             ClosedHours done = closedHours(tx, now, fromId);
             List<HourRow> hours = new ArrayList<>(done.rows());
-            hours.addAll(Queries.hourly(tx, done.boundaryId()));
+            hours.addAll(ConsoleReads.hourly(tx, done.boundaryId()));
             Map<InstanceState, Long> outcomes = new EnumMap<>(InstanceState.class);
             hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
             Map<InstanceState, Long> live = store.instances().countInStates(tx, List.of(InstanceState.RUNNING, InstanceState.WAITING_APPROVAL,
@@ -71,9 +72,9 @@ final class DashboardPage {
             Instant cutoff = now.minusMillis(alive);
             int online = (int) executors.stream().filter(e -> e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff)).count();
             return new Dashboard(WINDOW_HOURS, outcomes.values().stream().mapToLong(Long::longValue).sum(), counts(outcomes),
-                    live.get(InstanceState.RUNNING), Items.runs(Queries.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
-                    live.get(InstanceState.WAITING_APPROVAL), Items.runs(Queries.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
-                    Items.runs(Queries.failedUnhandled(tx, fromId, LIST_LIMIT)), live.get(InstanceState.READY),
+                    live.get(InstanceState.RUNNING), Items.runs(ConsoleReads.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
+                    live.get(InstanceState.WAITING_APPROVAL), Items.runs(ConsoleReads.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
+                    Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT)), live.get(InstanceState.READY),
                     live.get(InstanceState.BLOCKED), live.get(InstanceState.RETRYING), online, executors.size(),
                     health, chart(hours, now));
         });
@@ -84,8 +85,8 @@ final class DashboardPage {
         long hour = Math.floorDiv(now.getEpochSecond(), 3600);
         ClosedHours seen = closed;
         if (seen == null || seen.hour() != hour || seen.countedAt().plus(CLOSED_HOURS_TTL).isBefore(now)) {
-            long boundary = Queries.firstIdSince(tx, Instant.ofEpochSecond(hour * 3600));
-            seen = new ClosedHours(hour, boundary, now, Queries.hourly(tx, fromId, boundary));
+            long boundary = ConsoleReads.firstIdSince(tx, Instant.ofEpochSecond(hour * 3600));
+            seen = new ClosedHours(hour, boundary, now, ConsoleReads.hourly(tx, fromId, boundary));
             closed = seen;
         }
         return seen;

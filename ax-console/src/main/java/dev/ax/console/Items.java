@@ -1,7 +1,7 @@
 package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
-import dev.ax.console.Queries.RunRow;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.console.Views.DiffItem;
 import dev.ax.console.Views.ParamField;
 import dev.ax.console.Views.RunItem;

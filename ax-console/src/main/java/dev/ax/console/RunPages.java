@@ -2,8 +2,8 @@ package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
-import dev.ax.console.Queries.RunFilter;
-import dev.ax.console.Queries.RunRow;
+import dev.ax.store.read.ConsoleReads.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.ApprovalItem;
 import dev.ax.console.Views.ChainItem;
@@ -20,8 +20,8 @@ import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore.LogLine;
 import dev.ax.store.Store;
-import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
+import dev.ax.store.read.ConsoleReads;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
@@ -62,9 +62,9 @@ final class RunPages {
         List<RunRow> rows = store.tx(tx -> {
             // A deleted task's runs are found by the ids its name had (its versions outlive it).
             List<Long> taskIds = task == null ? null : store.tasks().find(tx, task).map(t -> List.of(t.id()))
-                    .orElseGet(() -> Queries.taskIdsNamed(tx, task));
-            long fromId = since == null ? 0 : Queries.firstIdSince(tx, tx.now().minus(since.length()));
-            return Queries.runs(tx, new RunFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
+                    .orElseGet(() -> ConsoleReads.taskIdsNamed(tx, task));
+            long fromId = since == null ? 0 : ConsoleReads.firstIdSince(tx, tx.now().minus(since.length()));
+            return ConsoleReads.runs(tx, new RunFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
         });
         boolean more = rows.size() > PAGE_SIZE;
         List<RunRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
-import dev.ax.console.Queries.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunFilter;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.TaskDetail;
 import dev.ax.console.Views.TaskEditor;
@@ -23,6 +23,7 @@ import dev.ax.scheduler.NotFoundException;
 import dev.ax.scheduler.TaskService.Saved;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
+import dev.ax.store.read.ConsoleReads;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.util.LinkedHashMap;
@@ -52,7 +53,7 @@ final class TaskPages {
             List<TaskRow> rows = store.tasks().list(tx, after, search, PAGE_SIZE + 1);
             boolean more = rows.size() > PAGE_SIZE;
             List<TaskRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
-            Map<Long, InstanceState> last = Queries.lastStates(tx, page.stream().map(TaskRow::id).toList());
+            Map<Long, InstanceState> last = ConsoleReads.lastStates(tx, page.stream().map(TaskRow::id).toList());
             return new TaskList(search, page.stream().map(t -> new Views.TaskRow(t.name(), t.definition().team(), t.definition().trigger().type(),
                     Items.schedule(t.definition().trigger()), t.definition().trigger().timezone().getId(), Time.of(t.nextFireAt()),
                     t.paused(), last.get(t.id()), t.version())).toList(), more ? page.getLast().name() : null);
@@ -80,7 +81,7 @@ final class TaskPages {
             var counts = dev.ax.api.Views.Counters.of(store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
             return new TaskDetail(t.name(), def.team(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
                     def.trigger().timezone().getId(), def.group(), Fmt.prettyJson(TaskDefinitionCodec.toJson(def)), next, note,
-                    Items.runs(Queries.runs(tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
+                    Items.runs(ConsoleReads.runs(tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
                     store.tasks().versions(tx, name, VERSIONS).stream()
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
                     new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),

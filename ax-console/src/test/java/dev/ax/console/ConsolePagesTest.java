@@ -262,6 +262,8 @@ class ConsolePagesTest {
         server.node.tasks().create(Map.of("taskName", "ticker", "trigger", Map.of("type", "event"),
                 "action", Map.of("type", "shell", "command", "echo one; sleep 1; echo two")), "test");
         long id = server.node.tasks().trigger("ticker", Map.of(), Cause.MANUAL, "test");
+        // Connected while the run is still READY, the stream would end at once on READY → RUNNING (the page reloads then).
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == InstanceState.RUNNING);
         WebClient web = web();
         web.login(ConsoleServer.VIEWER);
         // The stream carries the session cookie like a browser's EventSource does.

@@ -3,7 +3,7 @@ package dev.ax.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ax.console.Queries.HourRow;
+import dev.ax.store.read.ConsoleReads.HourRow;
 import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
 import dev.ax.console.Views.LogItem;

@@ -2,20 +2,26 @@ package dev.ax.server;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.ax.store.Tx;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The borders between the parts of AX, as DESIGN.md and STYLE.md draw them. */
+/** The borders between the parts of AX, as docs/architecture.md draws them. */
 class ArchitectureTest {
     static JavaClasses classes;
 
     @BeforeAll
     static void importClasses() {
-        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.ax");
+        // Test jars of other modules (their shared fixtures) are on this classpath too; their tests may set up rows in SQL.
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar")).importPackages("dev.ax");
     }
 
     @Test
@@ -31,6 +37,23 @@ class ArchitectureTest {
     void the_executor_never_touches_the_store_or_the_scheduler() {
         noClasses().that().resideInAPackage("dev.ax.executor..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ax.store..", "dev.ax.scheduler..", "java.sql..")
+                .check(classes);
+    }
+
+    /** The statements of {@link Tx}; its transaction controls ({@code lockKey}, {@code now}, …) may be used by any caller. */
+    private static final Set<String> STATEMENTS = Set.of("query", "queryOne", "update", "insert", "insertUnlessDuplicate", "batch");
+
+    @Test
+    void only_the_store_writes_sql() {
+        noClasses().that().resideOutsideOfPackage("dev.ax.store..")
+                .should().callMethodWhere(DescribedPredicate.describe("a statement of Tx",
+                        (JavaMethodCall call) -> call.getTargetOwner().isEquivalentTo(Tx.class) && STATEMENTS.contains(call.getName())))
+                .because("every SQL statement lives in ax-store: its stores and its read models (dev.ax.store.read)")
+                .check(classes);
+        // The SDK and the Spring starter work in the caller's own database (the idempotency helper), not in AX's.
+        noClasses().that().resideOutsideOfPackages("dev.ax.store..", "dev.ax.sdk..", "dev.ax.spring..", "dev.ax.bench..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..")
+                .because("JDBC is the store's business")
                 .check(classes);
     }
 

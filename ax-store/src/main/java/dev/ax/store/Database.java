@@ -56,6 +56,19 @@ public final class Database implements AutoCloseable {
         return dialect;
     }
 
+    /**
+     * Reports the pool's gauges (connections active, idle, pending; wait times) to a metrics registry:
+     * a Micrometer {@code MeterRegistry}, as HikariCP takes it. False if the pool has a registry already.
+     */
+    public boolean bindPoolMetrics(Object registry) {
+        try {
+            dataSource.setMetricRegistry(registry);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
     public DataSource dataSource() {
         return dataSource;
     }

@@ -3,6 +3,7 @@ package dev.ax.store;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -83,6 +84,17 @@ public final class EventStore {
         return "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
                 + " SELECT id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, CURRENT_TIMESTAMP, message, data FROM "
                 + source;
+    }
+
+    /** Every event after {@code afterId}, oldest first: the alert tail's read. */
+    public List<EventRow> after(Tx tx, long afterId, int limit) {
+        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE id > ? ORDER BY id LIMIT ?", EventStore::map, afterId, limit);
+    }
+
+    /** The data of a task's events of one type since {@code from}, oldest first. */
+    public List<Map<String, Object>> dataOfType(Tx tx, long taskId, EventType type, Instant from) {
+        return tx.query("SELECT data FROM ax_event WHERE task_id = ? AND type = '" + type.name() + "' AND at >= ? ORDER BY id",
+                r -> r.str("data"), taskId, from).stream().map(d -> d == null ? Map.<String, Object>of() : Json.readMap(d)).toList();
     }
 
     public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {

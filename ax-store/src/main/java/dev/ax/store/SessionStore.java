@@ -1,6 +1,5 @@
 package dev.ax.store;
 
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 

@@ -22,6 +22,7 @@ public final class Store implements AutoCloseable {
     private final TeamStore teams = new TeamStore();
     private final AuditStore audit = new AuditStore();
     private final SessionStore sessions = new SessionStore();
+    private final AlertStore alerts = new AlertStore();
     private final PlannerStatistics statistics;
 
     public Store(Database db) {
@@ -56,6 +57,11 @@ public final class Store implements AutoCloseable {
 
     public EventStore events() {
         return events;
+    }
+
+    /** The alerting side's outbox, cursor and marks. */
+    public AlertStore alerts() {
+        return alerts;
     }
 
     public LogStore logs() {

@@ -1,9 +1,9 @@
-package dev.ax.console;
+package dev.ax.store.read;
 
 import dev.ax.store.DbConfig;
 import dev.ax.store.TestDatabases;
 
-class H2QueriesTest extends QueriesContractTest {
+class H2ConsoleReadsTest extends ConsoleReadsContractTest {
     @Override
     DbConfig config() {
         return TestDatabases.h2();

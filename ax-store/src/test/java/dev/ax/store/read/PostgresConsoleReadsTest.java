@@ -1,9 +1,9 @@
-package dev.ax.console;
+package dev.ax.store.read;
 
 import dev.ax.store.DbConfig;
 import dev.ax.store.TestDatabases;
 
-class PostgresQueriesTest extends QueriesContractTest {
+class PostgresConsoleReadsTest extends ConsoleReadsContractTest {
     @Override
     DbConfig config() {
         return TestDatabases.postgres();

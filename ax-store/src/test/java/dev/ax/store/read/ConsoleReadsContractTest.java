@@ -1,10 +1,10 @@
-package dev.ax.console;
+package dev.ax.store.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.console.Queries.HourRow;
-import dev.ax.console.Queries.RunFilter;
-import dev.ax.console.Queries.RunRow;
+import dev.ax.store.read.ConsoleReads.HourRow;
+import dev.ax.store.read.ConsoleReads.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The console's own read queries give the same answers on H2 and on PostgreSQL (whose session runs in a non-UTC zone). */
-abstract class QueriesContractTest {
+abstract class ConsoleReadsContractTest {
     Store store;
     TaskRow a;
     TaskRow b;
@@ -55,21 +55,21 @@ abstract class QueriesContractTest {
         run(b, Cause.MANUAL, InstanceState.FAILED, Duration.ofHours(2));
         run(b, Cause.MANUAL, InstanceState.RUNNING, Duration.ofMinutes(1));
 
-        long from = store.tx(tx -> Queries.firstIdSince(tx, now.minus(Duration.ofHours(24))));
+        long from = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(24))));
         assertThat(from).isEqualTo(in1).isGreaterThan(old2).isGreaterThan(old1);
-        List<HourRow> window = store.tx(tx -> Queries.hourly(tx, from));
+        List<HourRow> window = store.tx(tx -> ConsoleReads.hourly(tx, from));
         assertThat(window.stream().mapToLong(HourRow::runs).sum()).isEqualTo(3);
         assertThat(window).extracting(HourRow::state).containsExactlyInAnyOrder(InstanceState.SUCCESS, InstanceState.FAILED,
                 InstanceState.RUNNING);
-        long none = store.tx(tx -> Queries.firstIdSince(tx, now.plus(Duration.ofHours(1))));
-        List<HourRow> empty = store.tx(tx -> Queries.hourly(tx, none));
+        long none = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.plus(Duration.ofHours(1))));
+        List<HourRow> empty = store.tx(tx -> ConsoleReads.hourly(tx, none));
         assertThat(empty).isEmpty();
     }
 
     @Test
     void an_empty_database_has_an_empty_window() {
-        long from = store.tx(tx -> Queries.firstIdSince(tx, now.minus(Duration.ofHours(24))));
-        List<HourRow> hours = store.tx(tx -> Queries.hourly(tx, from));
+        long from = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(24))));
+        List<HourRow> hours = store.tx(tx -> ConsoleReads.hourly(tx, from));
         assertThat(hours).isEmpty();
     }
 
@@ -80,7 +80,7 @@ abstract class QueriesContractTest {
         run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(3), Duration.ofSeconds(5));
         run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(500));
         run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ZERO);
-        List<HourRow> hours = store.tx(tx -> Queries.hourly(tx, first));
+        List<HourRow> hours = store.tx(tx -> ConsoleReads.hourly(tx, first));
         long threeAgo = Math.floorDiv(now.minus(Duration.ofHours(3)).getEpochSecond(), 3600);
         long current = Math.floorDiv(now.getEpochSecond(), 3600);
         assertThat(hours).hasSize(3);
@@ -102,9 +102,9 @@ abstract class QueriesContractTest {
         long open = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(1));
         long retry = run(a, Cause.RETRY, InstanceState.SUCCESS, Duration.ZERO);
         store.tx(tx -> tx.update("UPDATE ax_instance SET parent_id = ? WHERE id = ?", handled, retry));
-        List<RunRow> failed = store.tx(tx -> Queries.failedUnhandled(tx, 0, 10));
+        List<RunRow> failed = store.tx(tx -> ConsoleReads.failedUnhandled(tx, 0, 10));
         assertThat(failed).extracting(RunRow::id).containsExactly(open);
-        List<RunRow> inState = store.tx(tx -> Queries.inState(tx, InstanceState.FAILED, 1));
+        List<RunRow> inState = store.tx(tx -> ConsoleReads.inState(tx, InstanceState.FAILED, 1));
         assertThat(inState).extracting(RunRow::id).containsExactly(open);
     }
 
@@ -114,11 +114,11 @@ abstract class QueriesContractTest {
         long a2 = run(a, Cause.MANUAL, InstanceState.FAILED, Duration.ZERO);
         long a3 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
         run(b, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        List<RunRow> page1 = store.tx(tx -> Queries.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
+        List<RunRow> page1 = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
         assertThat(page1).extracting(RunRow::id).containsExactly(a3, a2);
-        List<RunRow> page2 = store.tx(tx -> Queries.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
+        List<RunRow> page2 = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
         assertThat(page2).extracting(RunRow::id).containsExactly(a1);
-        List<RunRow> failedCron = store.tx(tx -> Queries.runs(tx, new RunFilter(Queries.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
+        List<RunRow> failedCron = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
                 Long.MAX_VALUE, 10));
         assertThat(failedCron).extracting(RunRow::id).containsExactly(a3);
     }
@@ -128,10 +128,10 @@ abstract class QueriesContractTest {
         run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(30));
         long recent = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3));
         long newest = run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
-        List<RunRow> lastDay = store.tx(tx -> Queries.runs(tx, new RunFilter(null, null, null,
-                Queries.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))), Long.MAX_VALUE, 10));
+        List<RunRow> lastDay = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(null, null, null,
+                ConsoleReads.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))), Long.MAX_VALUE, 10));
         assertThat(lastDay).extracting(RunRow::id).containsExactly(newest, recent);
-        List<RunRow> unknownName = store.tx(tx -> Queries.runs(tx, new RunFilter(Queries.taskIdsNamed(tx, "nobody"), null, null, 0),
+        List<RunRow> unknownName = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "nobody"), null, null, 0),
                 Long.MAX_VALUE, 10));
         assertThat(unknownName).isEmpty();
     }
@@ -142,7 +142,7 @@ abstract class QueriesContractTest {
         run(a, Cause.PREVIEW, InstanceState.SUCCESS, Duration.ZERO);
         run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
         TaskRow idle = task("gamma");
-        Map<Long, InstanceState> last = store.tx(tx -> Queries.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
+        Map<Long, InstanceState> last = store.tx(tx -> ConsoleReads.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
         assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
     }
 

@@ -1,4 +1,4 @@
-package dev.ax.console;
+package dev.ax.store.read;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
@@ -12,19 +12,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The read-only queries the console needs that the stores do not have. Every one is bounded:
+ * The read-only queries of the console's lists and dashboard. Every one is bounded:
  * a LIMIT on an indexed order, or a count over an indexed range (see docs/console.md for which
  * index serves which, and which would need one at a million runs).
  */
-final class Queries {
+public final class ConsoleReads {
     private static final String RUN_COLUMNS = "id, task_id, task_name, task_version, cause, state, attempt, max_attempts,"
             + " scheduled_at, created_at, started_at, finished_at, executor_id, exit_code, actor";
 
-    private Queries() {
+    private ConsoleReads() {
     }
 
     /** A run as a list shows it. */
-    record RunRow(long id, long taskId, String taskName, int taskVersion, Cause cause, InstanceState state, int attempt,
+    public record RunRow(long id, long taskId, String taskName, int taskVersion, Cause cause, InstanceState state, int attempt,
                   int maxAttempts, Instant scheduledAt, Instant createdAt, Instant startedAt, Instant finishedAt,
                   String executorId, Integer exitCode, String actor) {
     }
@@ -33,7 +33,7 @@ final class Queries {
      * Runs created in one UTC hour (hours since the epoch) that are now in {@code state};
      * {@code maxLagSeconds} is the largest fire lag (created − scheduled) of the scheduled ones.
      */
-    record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {
+    public record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {
     }
 
     /**
@@ -41,7 +41,7 @@ final class Queries {
      * the task exists, more if it was deleted and created again); {@code fromId} is the first run id
      * of the time filter (0 = any time).
      */
-    record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {
+    public record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {
     }
 
     /**
@@ -50,7 +50,7 @@ final class Queries {
      * which has no index. Ids grow with creation time; a run created in a transaction that
      * started earlier may be off by that transaction's length, which a dashboard can bear.
      */
-    static long firstIdSince(Tx tx, Instant since) {
+    public static long firstIdSince(Tx tx, Instant since) {
         long[] bounds = tx.queryOne("SELECT MIN(id) AS lo, MAX(id) AS hi FROM ax_instance",
                 r -> new long[] {r.lng("lo"), r.lng("hi")}).orElse(new long[] {0, 0});
         long lo = bounds[0];
@@ -72,12 +72,12 @@ final class Queries {
      * Runs since {@code fromId} by UTC hour and current state, with the worst fire lag: one pass
      * over the window gives both the outcome counts and the chart.
      */
-    static List<HourRow> hourly(Tx tx, long fromId) {
+    public static List<HourRow> hourly(Tx tx, long fromId) {
         return hourly(tx, fromId, Long.MAX_VALUE);
     }
 
     /** {@link #hourly(Tx, long)} for the runs with {@code fromId <= id < toId}. */
-    static List<HourRow> hourly(Tx tx, long fromId, long toId) {
+    public static List<HourRow> hourly(Tx tx, long fromId, long toId) {
         String hour = "FLOOR(EXTRACT(EPOCH FROM created_at) / 3600)";
         return tx.query("SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
                 + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
@@ -89,20 +89,20 @@ final class Queries {
     }
 
     /** The newest runs in one state. */
-    static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
+    public static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
         return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + Tx.literal(state)
-                + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY", Queries::run, limit);
+                + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY", ConsoleReads::run, limit);
     }
 
     /** FAILED runs since {@code fromId} that nobody has retried, re-run or compensated yet. */
-    static List<RunRow> failedUnhandled(Tx tx, long fromId, int limit) {
+    public static List<RunRow> failedUnhandled(Tx tx, long fromId, int limit) {
         return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
                 + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
-                + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY", Queries::run, fromId, limit);
+                + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY", ConsoleReads::run, fromId, limit);
     }
 
     /** Runs newest first, before {@code beforeId} (the page cursor). */
-    static List<RunRow> runs(Tx tx, RunFilter f, long beforeId, int limit) {
+    public static List<RunRow> runs(Tx tx, RunFilter f, long beforeId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE id < ? AND id >= ?");
         List<Object> args = new ArrayList<>(List.of(beforeId, f.fromId()));
         if (f.taskIds() != null) {
@@ -120,11 +120,11 @@ final class Queries {
         }
         sql.append(" ORDER BY id DESC FETCH FIRST ? ROWS ONLY");
         args.add(limit);
-        return tx.query(sql.toString(), Queries::run, args.toArray());
+        return tx.query(sql.toString(), ConsoleReads::run, args.toArray());
     }
 
     /** The ids a task name has had, from the version history (which outlives a deleted task). */
-    static List<Long> taskIdsNamed(Tx tx, String name) {
+    public static List<Long> taskIdsNamed(Tx tx, String name) {
         return tx.query("SELECT DISTINCT task_id FROM ax_task_version WHERE task_name = ?", r -> r.lng("task_id"), name);
     }
 
@@ -132,7 +132,7 @@ final class Queries {
      * The state of each task's newest run (previews aside). One statement, one indexed
      * single-row probe per task: cheap however many runs a task has.
      */
-    static Map<Long, InstanceState> lastStates(Tx tx, List<Long> taskIds) {
+    public static Map<Long, InstanceState> lastStates(Tx tx, List<Long> taskIds) {
         Map<Long, InstanceState> out = new HashMap<>();
         if (taskIds.isEmpty()) {
             return out;
