@@ -223,7 +223,7 @@ final class Anomalies {
                 continue;
             }
             var run = store.instances().find(tx, r.id()).orElseThrow();
-            TaskDefinition def = ctx.node().definitions().at(tx, run.taskId(), run.taskVersion());
+            TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
             Map<String, String> f = new LinkedHashMap<>();
             f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
             f.put("Instance", "#" + run.id());

@@ -135,7 +135,7 @@ final class EventTail {
         if (run == null || run.cause() == Cause.TEST) {
             return; // a test run of a draft is watched by whoever started it: no alert
         }
-        TaskDefinition def = ctx.node().definitions().at(tx, run.taskId(), run.taskVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         List<String> channels = ctx.channels().configured(def.policy().notifyOnFailure());
         if (channels.isEmpty()) {
             return; // the task asked for no alerts (or only for channels this server does not have)

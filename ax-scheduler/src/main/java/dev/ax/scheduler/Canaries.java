@@ -46,11 +46,9 @@ public final class Canaries {
             Cause.DEPENDENCY, Cause.COMPENSATION);
 
     private final NodeContext ctx;
-    private final Definitions definitions;
 
-    Canaries(NodeContext ctx, Definitions definitions) {
+    Canaries(NodeContext ctx) {
         this.ctx = ctx;
-        this.definitions = definitions;
     }
 
     /**
@@ -134,7 +132,6 @@ public final class Canaries {
             }
             SecretChecks.requireSet(tx, store, def);
             int version = store.tasks().appendCanary(tx, task, def, actor);
-            definitions.remember(task.id(), version, def);
             long id = store.canaries().insert(tx, task.id(), task.name(), task.version(), version, rollout.percent(), rollout.runs(),
                     rollout.marginPoints(), rollout.minRuns(), actor);
             Map<String, Object> data = new LinkedHashMap<>();
@@ -157,7 +154,7 @@ public final class Canaries {
         TaskRow row = store.tx(tx -> {
             TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
             CanaryRow c = activeOrConflict(tx, task, "promote");
-            TaskDefinition canary = definitions.at(tx, task.id(), c.canaryVersion());
+            TaskDefinition canary = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
             TaskRow t = store.tasks().update(tx, task, canary, task.nextFireAt(), actor, "PROMOTE");
             store.canaries().end(tx, c.id(), CanaryStore.State.PROMOTED, actor, "promoted as version " + t.version());
             store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.CANARY_PROMOTED, actor, ctx.nodeId(),
@@ -199,7 +196,7 @@ public final class Canaries {
         if (!toCanary) {
             return run;
         }
-        TaskDefinition def = definitions.at(tx, task.id(), c.canaryVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
         String note = "canary version " + c.canaryVersion() + " (" + share(c.percent(), c.runs()) + ")";
         return new NewInstance(run.taskId(), run.taskName(), c.canaryVersion(), run.cause(), run.fireKey(), run.scheduledAt(), run.params(),
                 run.state(), def.policy().maxAttempts(), def.group(), run.actor(), run.nodeId(), run.parentId(), run.rootId(),

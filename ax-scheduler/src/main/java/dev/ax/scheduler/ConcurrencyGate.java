@@ -36,7 +36,7 @@ final class ConcurrencyGate {
     private final Canaries canaries;
 
     ConcurrencyGate(NodeContext ctx) {
-        this(ctx, new Canaries(ctx, new Definitions(ctx.store().tasks())));
+        this(ctx, new Canaries(ctx));
     }
 
     /** With {@code canaries}, every admitted run is first routed to the stable or the canary version of its task. */
@@ -151,15 +151,12 @@ final class ConcurrencyGate {
 
     /**
      * True when {@link #admit} would only create a new scheduled run of {@code task} READY, whatever
-     * else the database holds: no limit to count against (overflow ALLOW), no approval, no
-     * idempotency key to look up, no {@code dependsOn} to wait for, and no canary rollout to route
-     * by (routing by a count of runs must see each run before the next). Sharding is no exception:
-     * a run fans out when claimed, not when admitted.
+     * else the database holds: its definition {@linkplain dev.ax.domain.task.TaskDefinition#admitsBySlotAlone
+     * admits by slot alone} and no canary rollout routes its runs. Sharding is no exception: a run
+     * fans out when claimed, not when admitted.
      */
     static boolean admitsBySlotAlone(TaskRow task) {
-        Policy policy = task.definition().policy();
-        return policy.unlimited() && policy.approval() == null && policy.idempotencyKey() == null
-                && task.definition().dependencies().isEmpty() && !task.canary();
+        return task.definition().admitsBySlotAlone() && !task.canary();
     }
 
     /** A new run of a task the caller has locked, for {@link #admitAll}. */

@@ -53,14 +53,12 @@ public final class Dependencies {
 
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
-    private final Definitions definitions;
     /** Set while re-evaluating: a release that the re-evaluation itself causes does not start another one. */
     private final ThreadLocal<Boolean> busy = ThreadLocal.withInitial(() -> false);
 
     Dependencies(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.gate = gate;
-        this.definitions = new Definitions(ctx.store().tasks());
     }
 
     /** What a waiting run waits for, for the API and the console: one entry per dependency. */
@@ -147,7 +145,7 @@ public final class Dependencies {
             }
             boolean someEnded = false;
             for (Waiting w : store.dependencies().waitingOfTask(tx, taskId, BATCH)) {
-                if (!definitions.at(tx, taskId, w.run().taskVersion()).dependencies().waitsOn(task.name(), taskName)) {
+                if (!ctx.store().tasks().definition(tx, taskId, w.run().taskVersion()).dependencies().waitsOn(task.name(), taskName)) {
                     continue; // an older version's run that did not wait for this task
                 }
                 Readiness r = evaluate(tx, w, false);
@@ -227,7 +225,7 @@ public final class Dependencies {
 
     private Readiness evaluate(Tx tx, Waiting w, boolean deadlinePassed) {
         InstanceRow run = w.run();
-        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, run.scheduledAt());
         return evaluate(tx, run.taskId(), def, run.scheduledAt(), date, deadlinePassed);
     }
@@ -295,7 +293,7 @@ public final class Dependencies {
         if (w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
             return List.of();
         }
-        TaskDefinition def = definitions.at(tx, w.run().taskId(), w.run().taskVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, w.run().taskId(), w.run().taskVersion());
         LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, w.run().scheduledAt());
         List<WaitingFor> out = new ArrayList<>();
         for (Dependency d : def.dependencies().dependsOn()) {

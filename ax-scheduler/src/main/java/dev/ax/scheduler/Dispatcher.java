@@ -37,16 +37,14 @@ public final class Dispatcher {
     public static final long MAX_WAIT_MILLIS = 60_000;
 
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final Outcomes outcomes;
 
     private final Approvals approvals;
     private final Shards shards;
     private final GroupedReports grouped;
 
-    Dispatcher(NodeContext ctx, Definitions definitions, Outcomes outcomes, Approvals approvals, Shards shards) {
+    Dispatcher(NodeContext ctx, Outcomes outcomes, Approvals approvals, Shards shards) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.outcomes = outcomes;
         this.approvals = approvals;
         this.shards = shards;
@@ -398,7 +396,7 @@ public final class Dispatcher {
         boolean fannedOut = false;
         for (InstanceRow run : claimed) {
             try {
-                dev.ax.domain.task.TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+                dev.ax.domain.task.TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
                 WorkItem item = WorkRenderer.render(tx, ctx, run, def);
                 // A sharded run fans out here; its shards are handed out below, like shards of earlier runs.
                 if (shards.fanOut(tx, run, def, r.executorId())) {

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * SKIP LOCKED, the database's clock), plans each task's slots with {@link Catchup}, inserts one
  * instance per slot to fire — keyed by (task, slot), so a second insert for the same slot is
  * impossible — records every missed slot, and moves the task's {@code next_fire_at} on, all in
- * one transaction. A task that {@link TaskStore#firesAhead fires ahead} has its runs created up to
+ * one transaction. A task that {@link dev.ax.domain.task.TaskDefinition#admitsBySlotAlone fires ahead} has its runs created up to
  * {@code fireAhead} before their slot: they wait READY with {@code ready_at} = the slot, so the time
  * it takes to create a thousand runs due at the same second is not taken from their start.
  * Tasks that admit a run by its slot alone have their runs written together
@@ -42,15 +42,13 @@ public final class Firing {
     private static final Logger LOG = LoggerFactory.getLogger(Firing.class);
 
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final AtomicLong fired = new AtomicLong();
     private final AtomicLong duplicatesPrevented = new AtomicLong();
 
     private final ConcurrencyGate gate;
 
-    Firing(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
+    Firing(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.gate = gate;
     }
 
@@ -104,9 +102,8 @@ public final class Firing {
 
     private Planned plan(TaskRow task, Instant now) {
         TaskDefinition def = task.definition();
-        definitions.remember(task.id(), task.version(), def);
         // A run fired ahead waits READY for its slot (ready_at), so creating it takes nothing from its start time.
-        Duration ahead = TaskStore.firesAhead(def) ? ctx.config().fireAhead() : Duration.ZERO;
+        Duration ahead = def.admitsBySlotAlone() ? ctx.config().fireAhead() : Duration.ZERO;
         Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), task.nextFireAt(), now, ahead, ctx.config().scanWindow(),
                 def.policy().misfire(), Catchup.DEFAULT_MAX_SLOTS);
         Cause cause = def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON;

@@ -42,13 +42,11 @@ final class FollowUps {
     static final long CLAIM_MILLIS = 60_000;
 
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final ConcurrencyGate gate;
     private final WebhookSender webhooks;
 
-    FollowUps(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, WebhookSender webhooks) {
+    FollowUps(NodeContext ctx, ConcurrencyGate gate, WebhookSender webhooks) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.gate = gate;
         this.webhooks = webhooks;
     }
@@ -83,7 +81,7 @@ final class FollowUps {
     private boolean carryOut(FollowUpRow row) {
         Store store = ctx.store();
         InstanceRow failed = store.tx(tx -> store.instances().find(tx, row.instanceId()).orElseThrow());
-        FollowUp followUp = store.tx(tx -> definitions.at(tx, failed.taskId(), failed.taskVersion())).policy().onFailed().get(row.position());
+        FollowUp followUp = store.tx(tx -> ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion())).policy().onFailed().get(row.position());
         return switch (followUp) {
             case FollowUp.TriggerTask t -> once(row, failed, tx -> compensate(tx, failed, t));
             case FollowUp.PauseTasks p -> once(row, failed, tx -> pause(tx, failed, p));
@@ -123,7 +121,7 @@ final class FollowUps {
             return new Outcome(false, "compensation task " + t.taskName() + " does not exist");
         }
         TemplateContext tc = new TemplateContext(failed.taskName(), failed.scheduledAt(),
-                definitions.at(tx, failed.taskId(), failed.taskVersion()).trigger().timezone(), failed.params(), failed.id(),
+                ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion()).trigger().timezone(), failed.params(), failed.id(),
                 failed.attempt(), failed.requestId());
         Map<String, Object> rendered = new LinkedHashMap<>();
         Map<String, Object> params;

@@ -20,13 +20,11 @@ import java.util.Optional;
  */
 final class Outcomes {
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final ConcurrencyGate gate;
     private final FollowUps followUps;
 
-    Outcomes(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
+    Outcomes(NodeContext ctx, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.gate = gate;
         this.followUps = followUps;
     }
@@ -45,7 +43,7 @@ final class Outcomes {
      * {@code unblock} within half a second.
      */
     private TaskAtEnd taskAtEnd(Tx tx, InstanceRow run) {
-        if (definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited()) {
+        if (ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion()).policy().unlimited()) {
             Optional<TaskRow> read = ctx.store().tasks().findById(tx, run.taskId());
             if (read.isEmpty() || !handsOn(read.get().definition().policy().unlimited(), read.get().hasDependents(), read.get().canary())) {
                 return new TaskAtEnd(read, false);
@@ -67,8 +65,8 @@ final class Outcomes {
      */
     boolean endsAlone(Tx tx, InstanceRow run, Optional<dev.ax.store.TaskStore.EndFlags> task) {
         return run.cause() != dev.ax.domain.run.Cause.WORKFLOW && task.isPresent()
-                && definitions.at(tx, run.taskId(), run.taskVersion()).policy().unlimited()
-                && !handsOn(definitions.at(tx, task.get().id(), task.get().version()).policy().unlimited(), task.get().hasDependents(),
+                && ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion()).policy().unlimited()
+                && !handsOn(ctx.store().tasks().definition(tx, task.get().id(), task.get().version()).policy().unlimited(), task.get().hasDependents(),
                 task.get().canary());
     }
 
@@ -109,7 +107,7 @@ final class Outcomes {
     /** Applies a failure, retrying if the policy says so; false if fenced out. */
     boolean fail(Tx tx, InstanceRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
-        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         // Jitter drawn per failure; the decision itself stays a pure function of it.
         RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode,
                 java.util.concurrent.ThreadLocalRandom.current().nextDouble());

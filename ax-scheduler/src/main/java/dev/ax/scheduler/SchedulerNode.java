@@ -12,7 +12,6 @@ import java.util.Optional;
  */
 public final class SchedulerNode implements AutoCloseable {
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final Firing firing;
     private final Dispatcher dispatcher;
     private final Housekeeping housekeeping;
@@ -45,21 +44,20 @@ public final class SchedulerNode implements AutoCloseable {
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks, Keyring keyring) {
         this.secrets = new Secrets(store, keyring, nodeId);
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals(), secrets);
-        this.definitions = new Definitions(store.tasks());
-        ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx, definitions));
+        ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx));
         this.dependencies = gate.dependencies();
-        FollowUps followUps = new FollowUps(ctx, definitions, gate, webhooks);
-        Outcomes outcomes = new Outcomes(ctx, definitions, gate, followUps);
-        this.firing = new Firing(ctx, definitions, gate);
+        FollowUps followUps = new FollowUps(ctx, gate, webhooks);
+        Outcomes outcomes = new Outcomes(ctx, gate, followUps);
+        this.firing = new Firing(ctx, gate);
         this.approvals = new Approvals(ctx, gate);
-        this.dispatcher = new Dispatcher(ctx, definitions, outcomes, approvals, new Shards(ctx, definitions, gate, followUps));
+        this.dispatcher = new Dispatcher(ctx, outcomes, approvals, new Shards(ctx, gate, followUps));
         this.backfills = new Backfills(ctx, gate);
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills, secrets);
-        this.tasks = new TaskService(ctx, definitions, gate);
+        this.tasks = new TaskService(ctx, gate);
         this.runs = new RunService(ctx, gate);
         this.workflows = new WorkflowLoop(ctx, gate);
         this.canaries = gate.canaries();
-        this.testRuns = new TestRuns(ctx, definitions);
+        this.testRuns = new TestRuns(ctx);
         this.tokens = new Tokens(store);
         this.teams = new Teams(store);
         this.audit = new AuditLog(store);
@@ -168,10 +166,6 @@ public final class SchedulerNode implements AutoCloseable {
 
     public RunService runs() {
         return runs;
-    }
-
-    public Definitions definitions() {
-        return definitions;
     }
 
     /** Loop errors since start; healthy nodes keep this at zero. */

@@ -30,13 +30,11 @@ import java.util.Optional;
  */
 final class ShardOutcomes {
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final ConcurrencyGate gate;
     private final FollowUps followUps;
 
-    ShardOutcomes(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
+    ShardOutcomes(NodeContext ctx, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.gate = gate;
         this.followUps = followUps;
     }
@@ -75,7 +73,7 @@ final class ShardOutcomes {
     boolean fail(Tx tx, ShardRow shard, FailureKind kind, Integer exitCode, String message, String actor, boolean[] retrying) {
         InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
-        TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+        TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         RetryDecision decision = RetryDecision.decide(def.policy(), shard.attempt(), kind, exitCode,
                 java.util.concurrent.ThreadLocalRandom.current().nextDouble());
         String what = Outcomes.describe(kind, exitCode, message);

@@ -57,13 +57,11 @@ final class Shards {
     static final int CANDIDATES_PER_SLOT = 8;
 
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final ShardOutcomes outcomes;
 
-    Shards(NodeContext ctx, Definitions definitions, ConcurrencyGate gate, FollowUps followUps) {
+    Shards(NodeContext ctx, ConcurrencyGate gate, FollowUps followUps) {
         this.ctx = ctx;
-        this.definitions = definitions;
-        this.outcomes = new ShardOutcomes(ctx, definitions, gate, followUps);
+        this.outcomes = new ShardOutcomes(ctx, gate, followUps);
     }
 
     private ShardStore shards() {
@@ -133,7 +131,7 @@ final class Shards {
             if (run == null || run.state() != InstanceState.RUNNING) {
                 continue;
             }
-            TaskDefinition def = definitions.at(tx, run.taskId(), run.taskVersion());
+            TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
             Integer maxParallel = def.policy().sharding() == null ? null : def.policy().sharding().maxParallelShards();
             Map<String, Integer> running = shards().runningByExecutor(tx, run.id());
             List<String> live = ableByTask.computeIfAbsent(shard.group() + "/" + def.environment(), k -> able(tx, shard.group(), def));

@@ -18,7 +18,6 @@ import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
-import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,14 +33,12 @@ import java.util.stream.Collectors;
  */
 public final class TaskService {
     private final NodeContext ctx;
-    private final Definitions definitions;
     private final ConcurrencyGate gate;
 
     private final Triggers triggers;
 
-    TaskService(NodeContext ctx, Definitions definitions, ConcurrencyGate gate) {
+    TaskService(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
-        this.definitions = definitions;
         this.gate = gate;
         this.triggers = new Triggers(ctx, gate);
     }
@@ -118,7 +115,7 @@ public final class TaskService {
             return "";
         }
         TaskDefinition def = after.definition();
-        boolean keep = Objects.equals(before.definition().trigger(), def.trigger()) && TaskStore.firesAhead(def);
+        boolean keep = Objects.equals(before.definition().trigger(), def.trigger()) && def.admitsBySlotAlone();
         for (InstanceRow run : ahead) {
             if (keep) {
                 ctx.store().instances().repoint(tx, run.id(), after.version(), def.group(), def.policy().maxAttempts());
@@ -278,7 +275,4 @@ public final class TaskService {
         return new NotFoundException("no task named " + name);
     }
 
-    public Definitions definitions() {
-        return definitions;
-    }
 }

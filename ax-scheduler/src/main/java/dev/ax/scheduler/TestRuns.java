@@ -27,11 +27,9 @@ import java.util.UUID;
  */
 public final class TestRuns {
     private final NodeContext ctx;
-    private final Definitions definitions;
 
-    TestRuns(NodeContext ctx, Definitions definitions) {
+    TestRuns(NodeContext ctx) {
         this.ctx = ctx;
-        this.definitions = definitions;
     }
 
     /** The run of a draft, with the version its definition was stored under and the draft's warnings. */
@@ -56,7 +54,6 @@ public final class TestRuns {
                 long taskId = task == null ? 0 : task.id();
                 tx.lockKey("ax-draft:" + taskId);
                 int version = store.tasks().appendDraft(tx, taskId, draft, actor);
-                definitions.remember(taskId, version, draft);
                 long id = store.instances().create(tx, new NewInstance(taskId, name, version, Cause.TEST,
                         Cause.TEST.wireName() + ":" + UUID.randomUUID(), tx.now(), checked, InstanceState.READY, draft.policy().maxAttempts(),
                         draft.group(), actor, ctx.nodeId(), null, null,

@@ -108,7 +108,7 @@ abstract class CanaryContractTest {
 
         TaskRow promoted = node.canaries().promote("sync", "bob");
         assertThat(promoted.version()).isGreaterThan(canary);
-        assertThat(promoted.definition()).isEqualTo(store.tx(tx -> node.definitions().at(tx, promoted.id(), canary)));
+        assertThat(promoted.definition()).isEqualTo(store.tx(tx -> store.tasks().definition(tx, promoted.id(), canary)));
         for (int i = 0; i < 5; i++) {
             assertThat(versionOf(trigger("sync"))).isEqualTo(promoted.version());
         }

@@ -82,8 +82,10 @@ public final class Database implements AutoCloseable {
     public <T> T tx(TxWork<T> work) {
         try (Connection c = dataSource.getConnection()) {
             try {
-                T result = work.run(new Tx(c, dialect));
+                Tx tx = new Tx(c, dialect);
+                T result = work.run(tx);
                 c.commit();
+                tx.committed();
                 return result;
             } catch (RuntimeException | Error e) {
                 rollbackQuietly(c, e);

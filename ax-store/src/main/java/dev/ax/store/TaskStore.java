@@ -11,17 +11,19 @@ import java.util.Set;
 
 /** Tasks and their audit log. Every write also appends a version row in the same transaction. */
 public final class TaskStore {
+    private final DefinitionCache definitions = new DefinitionCache();
+
     private static final String COLUMNS =
             "id, name, version, definition, enabled, next_fire_at, created_at, created_by, updated_at, updated_by, canary,"
             // Read with the row (and its lock): whether any task waits for this one (dependsOn).
             + " EXISTS (SELECT 1 FROM ax_task_dependency d WHERE d.upstream_name = ax_task.name) AS has_dependents";
 
     public Optional<TaskRow> find(Tx tx, String name) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?", TaskStore::map, name);
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?", r -> map(tx, r), name);
     }
 
     public Optional<TaskRow> findById(Tx tx, long id) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ?", TaskStore::map, id);
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ?", r -> map(tx, r), id);
     }
 
     /**
@@ -49,7 +51,7 @@ public final class TaskStore {
 
     /** Locks the task row for the rest of the transaction: edits and firing of one task never interleave. */
     public Optional<TaskRow> lock(Tx tx, String name) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ? FOR UPDATE", TaskStore::map, name);
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ? FOR UPDATE", r -> map(tx, r), name);
     }
 
     /**
@@ -58,19 +60,19 @@ public final class TaskStore {
      * whose admission needs no decision under its lock.
      */
     public Optional<TaskRow> lockShared(Tx tx, String name) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?" + tx.dialect().forKeyShare(), TaskStore::map, name);
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE name = ?" + tx.dialect().forKeyShare(), r -> map(tx, r), name);
     }
 
     /** Locks a task row by id (the concurrency gate's serialisation point); empty if it was deleted. */
     public Optional<TaskRow> lockById(Tx tx, long id) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ? FOR UPDATE", TaskStore::map, id);
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_task WHERE id = ? FOR UPDATE", r -> map(tx, r), id);
     }
 
     /** Tasks by name, after {@code afterName} (the page cursor), optionally only names containing {@code search}. */
     public List<TaskRow> list(Tx tx, String afterName, String search, int limit) {
         String like = search == null || search.isBlank() ? "%" : "%" + search.replace("%", "\\%").replace("_", "\\_") + "%";
         return tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE name > ? AND name LIKE ? ORDER BY name LIMIT ?",
-                TaskStore::map, afterName == null ? "" : afterName, like, limit);
+                r -> map(tx, r), afterName == null ? "" : afterName, like, limit);
     }
 
     public TaskRow insert(Tx tx, TaskDefinition def, Instant nextFireAt, String actor) {
@@ -78,9 +80,9 @@ public final class TaskStore {
         long id = tx.insert("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, fires_ahead, team, enabled,"
                         + " next_fire_at, created_at, created_by, updated_at, updated_by)"
                         + " VALUES (?, 1, ?, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
-                def.taskName(), Json.write(json), def.trigger().type(), def.group(), firesAhead(def), def.team(), nextFireAt, actor, actor)
+                def.taskName(), Json.write(json), def.trigger().type(), def.group(), def.admitsBySlotAlone(), def.team(), nextFireAt, actor, actor)
                 .orElseThrow();
-        appendVersion(tx, id, def.taskName(), 1, "CREATE", json, JsonDiff.diff(Map.of(), json), actor);
+        appendVersion(tx, id, def.taskName(), 1, "CREATE", def, json, JsonDiff.diff(Map.of(), json), actor);
         return findById(tx, id).orElseThrow();
     }
 
@@ -96,10 +98,10 @@ public final class TaskStore {
         int version = nextVersion(tx, current);
         int n = tx.update("UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, fires_ahead = ?,"
                         + " team = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
-                version, Json.write(after), def.trigger().type(), def.group(), firesAhead(def), def.team(), nextFireAt, actor, current.id(),
+                version, Json.write(after), def.trigger().type(), def.group(), def.admitsBySlotAlone(), def.team(), nextFireAt, actor, current.id(),
                 current.version());
         expectOne(n, current);
-        appendVersion(tx, current.id(), current.name(), version, change, after, JsonDiff.diff(before, after), actor);
+        appendVersion(tx, current.id(), current.name(), version, change, def, after, JsonDiff.diff(before, after), actor);
         return findById(tx, current.id()).orElseThrow();
     }
 
@@ -110,7 +112,7 @@ public final class TaskStore {
                 + " WHERE id = ? AND version = ?", enabled, version, actor, current.id(), current.version());
         expectOne(n, current);
         Map<String, Object> json = TaskDefinitionCodec.toJson(current.definition());
-        appendVersion(tx, current.id(), current.name(), version, enabled ? "RESUME" : "PAUSE", json,
+        appendVersion(tx, current.id(), current.name(), version, enabled ? "RESUME" : "PAUSE", current.definition(), json,
                 List.of(Map.of("path", "enabled", "from", !enabled, "to", enabled)), actor);
         return findById(tx, current.id()).orElseThrow();
     }
@@ -118,7 +120,7 @@ public final class TaskStore {
     public void delete(Tx tx, TaskRow current, String actor) {
         int n = tx.update("DELETE FROM ax_task WHERE id = ? AND version = ?", current.id(), current.version());
         expectOne(n, current);
-        appendVersion(tx, current.id(), current.name(), nextVersion(tx, current), "DELETE", null,
+        appendVersion(tx, current.id(), current.name(), nextVersion(tx, current), "DELETE", null, null,
                 JsonDiff.diff(TaskDefinitionCodec.toJson(current.definition()), Map.of()), actor);
     }
 
@@ -135,7 +137,7 @@ public final class TaskStore {
     public int appendCanary(Tx tx, TaskRow current, TaskDefinition canary, String actor) {
         Map<String, Object> after = TaskDefinitionCodec.toJson(canary);
         int version = nextVersion(tx, current);
-        appendVersion(tx, current.id(), current.name(), version, "CANARY", after,
+        appendVersion(tx, current.id(), current.name(), version, "CANARY", canary, after,
                 JsonDiff.diff(TaskDefinitionCodec.toJson(current.definition()), after), actor);
         return version;
     }
@@ -150,7 +152,7 @@ public final class TaskStore {
         int version = tx.queryOne("SELECT MIN(version) AS v FROM ax_task_version WHERE task_id = ?", r -> r.nullableInt("v"), taskId)
                 .filter(v -> v != null && v < 0).map(v -> v - 1).orElse(-1);
         Map<String, Object> json = TaskDefinitionCodec.toJson(draft);
-        appendVersion(tx, taskId, draft.taskName(), version, "TEST", json, List.of(), actor);
+        appendVersion(tx, taskId, draft.taskName(), version, "TEST", draft, json, List.of(), actor);
         return version;
     }
 
@@ -170,10 +172,23 @@ public final class TaskStore {
                 taskId, version);
     }
 
-    /** The definition of one version: instances run the version they were created with. */
+    /**
+     * The definition of one version: runs use the version they were created with, even after an
+     * edit. Read once per version and node ({@link DefinitionCache}).
+     */
     public Optional<TaskDefinition> definitionAt(Tx tx, long taskId, int version) {
+        TaskDefinition known = definitions.get(taskId, version);
+        if (known != null) {
+            return Optional.of(known);
+        }
         return tx.queryOne("SELECT definition FROM ax_task_version WHERE task_id = ? AND version = ?",
-                r -> r.str("definition"), taskId, version).filter(s -> s != null).map(TaskStore::parse);
+                r -> r.str("definition"), taskId, version).filter(text -> text != null).map(text -> definitions.parse(tx, taskId, version, text));
+    }
+
+    /** {@link #definitionAt}, for a version a run or canary refers to, which must exist. */
+    public TaskDefinition definition(Tx tx, long taskId, int version) {
+        return definitionAt(tx, taskId, version)
+                .orElseThrow(() -> new StoreException("no definition for task " + taskId + " version " + version));
     }
 
     // ---- firing -------------------------------------------------------------------------
@@ -188,27 +203,14 @@ public final class TaskStore {
     }
 
     /**
-     * As above, with the tasks that {@link #firesAhead fire ahead} locked already {@code aheadMillis}
+     * As above, with the tasks that fire ahead ({@code fires_ahead}: {@link TaskDefinition#admitsBySlotAlone}) locked already {@code aheadMillis}
      * before their next slot.
      */
     public List<TaskRow> lockDue(Tx tx, int limit, long aheadMillis) {
         return tx.query("SELECT " + COLUMNS + " FROM ax_task WHERE enabled = TRUE AND next_fire_at IS NOT NULL"
                 + " AND next_fire_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
                 + " AND (fires_ahead OR next_fire_at <= CURRENT_TIMESTAMP) ORDER BY next_fire_at LIMIT ?"
-                + tx.dialect().forUpdateSkipLocked(), TaskStore::map, aheadMillis, limit);
-    }
-
-    /**
-     * Whether a task's runs may be created before their slot and wait for it ({@code ready_at}):
-     * when admitting one decides nothing that could change meanwhile and nothing can make it ready
-     * before its slot. So: no concurrency limit to find full ({@code overflow: ALLOW}; a {@code SKIP}
-     * task's run admitted early would be skipped for a run that ends just before the slot), no
-     * approval and no {@code dependsOn} (an approval or an upstream run arriving early would make the
-     * run ready at once, before its slot), no idempotency key (looked up at the slot).
-     */
-    public static boolean firesAhead(TaskDefinition def) {
-        return def.policy().unlimited() && def.policy().approval() == null && def.policy().idempotencyKey() == null
-                && def.dependencies().isEmpty();
+                + tx.dialect().forUpdateSkipLocked(), r -> map(tx, r), aheadMillis, limit);
     }
 
     /** Moves a locked task's next slot forward; the version check guards against an edit that raced with firing. */
@@ -257,7 +259,7 @@ public final class TaskStore {
 
     /**
      * When the firing loop should look again: the earliest next slot, {@code aheadMillis} early
-     * for the tasks that {@link #firesAhead fire ahead} (database time).
+     * for the tasks that fire ahead (database time).
      *
      * <p>Two probes of the due index, never a walk over it. The earliest task decides unless it is
      * due at its slot and a task that fires ahead is due less than {@code aheadMillis} after it:
@@ -289,10 +291,14 @@ public final class TaskStore {
 
     // ---- mapping ------------------------------------------------------------------------
 
-    private void appendVersion(Tx tx, long taskId, String name, int version, String change, Map<String, Object> def,
-                               List<Map<String, Object>> diff, String actor) {
+    private void appendVersion(Tx tx, long taskId, String name, int version, String change, TaskDefinition definition,
+                               Map<String, Object> def, List<Map<String, Object>> diff, String actor) {
+        String text = Json.write(def);
         tx.update("INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)", taskId, version, name, change, Json.write(def), Json.write(diff), actor);
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)", taskId, version, name, change, text, Json.write(diff), actor);
+        if (definition != null) {
+            definitions.remember(tx, taskId, version, definition, text);
+        }
         // The claim query matches runs to executors by these rows (task, version): see InstanceStore#claim.
         if (def != null && def.get("environment") instanceof List<?> labels && !labels.isEmpty()) {
             tx.batch("INSERT INTO ax_task_label (task_id, version, label) VALUES (?, ?, ?)",
@@ -310,39 +316,10 @@ public final class TaskStore {
         return TaskDefinitionCodec.parse(Json.readMap(json), Set.of()).definition();
     }
 
-    /**
-     * Parsed definitions by (task, version, and the text's length and hash): the same stored text
-     * always parses to the same definition. The text itself is not kept (thousands of tasks).
-     */
-    private record Parsed(long taskId, int version, int length, int hash) {
-    }
-
-    private static final int PARSED_MAX = 50_000;
-    private static final java.util.concurrent.ConcurrentHashMap<Parsed, TaskDefinition> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
-     * The task row's definition, parsed once per (task, version, text) rather than on every read:
-     * every firing and every completion reads the task row, and parsing and validating its JSON
-     * (cron included) cost more CPU than the rest of the read. The text's hash is part of the key,
-     * so an edit that kept the version number does not serve a stale definition.
-     */
-    private static TaskDefinition parseCached(long taskId, int version, String text) {
-        Parsed key = new Parsed(taskId, version, text.length(), text.hashCode());
-        TaskDefinition def = PARSED.get(key);
-        if (def == null) {
-            if (PARSED.size() >= PARSED_MAX) {
-                PARSED.clear(); // crude, and rare: far more task versions than any fleet keeps hot
-            }
-            def = parse(text);
-            PARSED.put(key, def);
-        }
-        return def;
-    }
-
-    private static TaskRow map(Tx.Row r) throws SQLException {
+    private TaskRow map(Tx tx, Tx.Row r) throws SQLException {
         long id = r.lng("id");
         int version = r.integer("version");
-        return new TaskRow(id, r.str("name"), version, parseCached(id, version, r.str("definition")), r.bool("enabled"),
+        return new TaskRow(id, r.str("name"), version, definitions.parse(tx, id, version, r.str("definition")), r.bool("enabled"),
                 r.instant("next_fire_at"), r.instant("created_at"), r.str("created_by"), r.instant("updated_at"), r.str("updated_by"),
                 r.bool("canary"), r.bool("has_dependents"));
     }

@@ -20,6 +20,7 @@ import java.util.Optional;
 public final class Tx {
     private final Connection connection;
     private final Dialect dialect;
+    private List<Runnable> afterCommit;
 
     Tx(Connection connection, Dialect dialect) {
         this.connection = connection;
@@ -28,6 +29,21 @@ public final class Tx {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** Runs {@code action} once this transaction has committed; never if it rolls back. For caches of what is committed. */
+    void afterCommit(Runnable action) {
+        if (afterCommit == null) {
+            afterCommit = new ArrayList<>();
+        }
+        afterCommit.add(action);
+    }
+
+    void committed() {
+        if (afterCommit != null) {
+            afterCommit.forEach(Runnable::run);
+            afterCommit = null;
+        }
     }
 
     @FunctionalInterface

@@ -79,6 +79,32 @@ abstract class StoreContractTest {
     }
 
     @Test
+    void a_version_written_by_a_rolled_back_transaction_is_never_served_for_the_version_written_next() {
+        TaskDefinition first = draft("echo first");
+        TaskDefinition second = draft("echo second");
+        assertThatThrownBy(() -> store.tx(tx -> {
+            int v = store.tasks().appendDraft(tx, task.id(), first, "test");
+            assertThat(store.tasks().definition(tx, task.id(), v)).isEqualTo(first);
+            throw new IllegalStateException("crash after the write");
+        })).isInstanceOf(IllegalStateException.class);
+        int version = store.tx(tx -> store.tasks().appendDraft(tx, task.id(), second, "test"));
+        assertThat(version).isEqualTo(-1); // the number the rolled-back draft had taken
+        TaskDefinition served = store.tx(tx -> store.tasks().definition(tx, task.id(), version));
+        assertThat(served).isEqualTo(second);
+        // An edit: the row read after it, and the version read by number, both give the new text.
+        TaskDefinition edited = draft("echo edited");
+        TaskRow row = store.tx(tx -> store.tasks().update(tx, store.tasks().lockById(tx, task.id()).orElseThrow(), edited, null, "test"));
+        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id())).orElseThrow().definition()).isEqualTo(edited);
+        TaskDefinition byVersion = store.tx(tx -> store.tasks().definition(tx, task.id(), row.version()));
+        assertThat(byVersion).isEqualTo(edited);
+    }
+
+    private static TaskDefinition draft(String command) {
+        return TaskDefinitionCodec.parse(Map.of("taskName", "t", "trigger", Map.of("type", "event"),
+                "action", Map.of("type", "shell", "command", command)), Set.of()).definition();
+    }
+
+    @Test
     void a_state_change_and_its_event_commit_or_roll_back_together() {
         long id = newInstance("k1");
         assertThatThrownBy(() -> store.tx(tx -> {

@@ -67,4 +67,17 @@ public record TaskDefinition(
     public String group() {
         return action.group();
     }
+
+    /**
+     * Whether admitting a new scheduled run decides nothing but its slot: no concurrency limit to
+     * find full ({@code overflow: ALLOW}), no approval, no idempotency key to look up, no
+     * {@code dependsOn} to wait for. Such runs are admitted READY in batches, and may be created
+     * ahead of their slot and wait for it: nothing can change their admission meanwhile, and
+     * nothing (an approval, an upstream run) can make one ready before its slot. A task with a
+     * canary rollout is admitted one by one all the same (routing by a count of runs must see each
+     * run before the next); the scheduler adds that condition, the task row holds it.
+     */
+    public boolean admitsBySlotAlone() {
+        return policy.unlimited() && policy.approval() == null && policy.idempotencyKey() == null && dependencies.isEmpty();
+    }
 }
