@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Every workload in turn, then the summary against BENCH.md's bar. */
+/** Every workload in turn, then the summary against the bar (BENCHMARKS.md). */
 @Command(name = "all", description = "This box's limits, then every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup,"
         + " memory, console), then the bar")
 final class AllCommand implements Callable<Integer> {

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code POST /api/trigger} against a full AxServer on loopback: C clients, each sending its next
  * request as soon as the previous one is answered (closed loop). The clients are {@code wrk} when
- * it is installed (a process of its own, as BENCH.md names it), else the JDK's HttpClient on
+ * it is installed (a process of its own, as the bar names it), else the JDK's HttpClient on
  * virtual threads in this JVM, which then shares the server's heap and collector and spends about
  * as much CPU as the server. The server runs no executor, so the figure is the API and the insert
  * path alone; the runs created stay READY.

@@ -15,14 +15,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * What this machine can do without any scheduler: the physical limits BENCH.md quotes for the box
+ * What this machine can do without any scheduler: the physical limits BENCHMARKS.md quotes for the reference box
  * its bar was set on (single-row commits, batched inserts into an instance-shaped table, process
- * spawns), measured here the same way and printed next to BENCH.md's figures. The bar's goals
+ * spawns), measured here the same way and printed next to the reference box's figures. The bar's goals
  * are absolute (10,000 runs/s, 5,000 HTTP runs/s); this table says how fast the box was on the
  * day, so a figure from a slow day is read as such. It changes no goal and no "met".
  */
 @Command(name = "box",
-        description = "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to BENCH.md's")
+        description = "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to the reference box's")
 final class BoxCommand implements Callable<Integer> {
     private static final String DB = "ax_bench_box";
     private static final int ACCOUNTS = 100_000;
@@ -38,7 +38,7 @@ final class BoxCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One measurement: what, the figure here, BENCH.md's figure for its box, and the unit. */
+    /** One measurement: what, the figure here, the reference box's figure, and the unit. */
     private record Limit(String what, double here, double benchMd, String unit) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -71,8 +71,8 @@ final class BoxCommand implements Callable<Integer> {
         }
         limits.add(new Limit("bash loop of /bin/true, 1 process", ShellCommand.bashLoop(secs), 800, "spawns/s"));
 
-        Table t = new Table("This box's limits, " + secs + " s each, next to the box BENCH.md's bar was set on",
-                "what", "here", "BENCH.md's box", "here / BENCH.md");
+        Table t = new Table("This box's limits, " + secs + " s each, next to the box the bar was set on",
+                "what", "here", "reference box", "here / reference");
         List<Map<String, Object>> results = new ArrayList<>();
         for (Limit l : limits) {
             t.row(l.what() + " (" + l.unit() + ")", Table.num(l.here()), Table.num(l.benchMd()), Table.ratio(l.here(), l.benchMd()));
@@ -80,7 +80,7 @@ final class BoxCommand implements Callable<Integer> {
         }
         t.note("Autocommit statements through JDBC (prepared, one per commit) on the same PostgreSQL the workloads use; the"
                 + " instance-shaped table has a bigserial key, a unique (task_id, fire_key) and an index on (state, id).");
-        t.note("The goals stay absolute: a box slower than BENCH.md's makes them harder to meet, and the ratios to Quartz and"
+        t.note("The goals stay absolute: a box slower than the reference makes them harder to meet, and the ratios to Quartz and"
                 + " db-scheduler (measured in the same run) are what compares systems.");
         System.err.println("results: " + Results.write(opts.resultsDir, "box", opts.toMap(), results, t.render(), pg));
         return new W1Command.Outcome(t, List.of(), results);

@@ -6,9 +6,9 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code java -jar ax-bench.jar <workload>}: the benchmarks of BENCH.md, AX side by side with Quartz and db-scheduler. */
+/** {@code java -jar ax-bench.jar <workload>}: the benchmarks of BENCHMARKS.md, AX side by side with Quartz and db-scheduler. */
 @Command(name = "ax-bench", mixinStandardHelpOptions = true,
-        description = "AX benchmarks (BENCH.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
+        description = "AX benchmarks (BENCHMARKS.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
         subcommands = {W1Command.class, W2Command.class, ShellCommand.class, HttpCommand.class, ApiCommand.class, StartupCommand.class,
                 MemoryCommand.class, ConsoleCommand.class, BoxCommand.class, AllCommand.class,
                 StartupCommand.Child.class, MemoryCommand.Child.class})

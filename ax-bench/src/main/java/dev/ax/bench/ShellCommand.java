@@ -144,7 +144,7 @@ final class ShellCommand implements Callable<Integer> {
         }
     }
 
-    /** BENCH.md's "a shell loop spawns about 800 /bin/true per second". */
+    /** The reference box's "a shell loop spawns about 800 /bin/true per second" (BENCHMARKS.md, "This box"). */
     static double bashLoop(int seconds) {
         try {
             Process p = new ProcessBuilder("bash", "-c", "n=0; end=$((SECONDS+" + seconds + ")); while [ $SECONDS -lt $end ]; do /bin/true; n=$((n+1)); done; echo $n")

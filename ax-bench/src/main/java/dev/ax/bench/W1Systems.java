@@ -150,7 +150,7 @@ final class W1Systems {
      * window's end and its grace, which with a demand above AX's rate are the last seconds' slots still waiting READY
      * (the queue is worked oldest first). AX keeps running, up to {@link #CATCH_UP_MILLIS}, until each slot of the
      * window has a started run: a slot still without one then is a slot lost, which the unique fire key and the scan
-     * window (DESIGN.md's invariants 1 and 3) exist to make impossible.
+     * window (invariants 1 and 3 of docs/architecture.md) exist to make impossible.
      */
     private static Map<String, Object> windowSlotsLater(Pg pg, String db, int tasks, Window w) {
         long firstSlot = W1Stats.slotAtOrAfter(w.t0Millis);

@@ -1,5 +1,6 @@
 package dev.ax.executor;
 
+import dev.ax.executor.shell.ShellRunner;
 import java.time.Duration;
 import java.util.List;
 
@@ -21,7 +22,8 @@ public record ExecutorConfig(String executorId, List<String> groups, int concurr
 
     public static final int DEFAULT_CONCURRENCY = 8;
     public static final long DEFAULT_POLL_WAIT_MILLIS = 20_000;
-    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
+    /** SIGTERM, then SIGKILL this long after: the shell runner's own default. */
+    public static final Duration DEFAULT_KILL_GRACE = ShellRunner.DEFAULT_KILL_GRACE;
     public static final String DEFAULT_VERSION = defaultVersion();
 
     public ExecutorConfig {

@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * The one table of allowed state moves. Every state change in AX is checked here before the
- * conditional UPDATE that makes it (see {@code InstanceStore.transition}).
+ * conditional UPDATE that makes it: {@code InstanceStore.move} for one run, {@code RunBatches}
+ * for many at once.
  */
 public final class Transitions {
     private static final Map<InstanceState, Set<InstanceState>> ALLOWED = new EnumMap<>(InstanceState.class);

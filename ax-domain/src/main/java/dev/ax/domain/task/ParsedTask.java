@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A definition that passed validation, with what the user should still hear about it (an alert
- * channel this server does not have, a policy field stored for a later version). The API returns
+ * channel this server does not have, a plain value where a secret belongs). The API returns
  * the warnings with its 2xx answer; they never block a save.
  */
 public record ParsedTask(TaskDefinition definition, List<String> warnings) {

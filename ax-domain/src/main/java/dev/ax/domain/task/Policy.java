@@ -1,14 +1,11 @@
 package dev.ax.domain.task;
 
 import java.util.List;
-import java.util.Map;
 
 /**
- * How runs of a task are treated. Fields that later features act on (approval, idempotency
- * key, failure follow-ups) are validated and stored now so that no definition loses them.
+ * How runs of a task are treated.
  *
  * @param timeoutSeconds {@code null} means no timeout
- * @param later          validated policy fields stored verbatim for features not built yet
  * @param overflow       what a run does when {@code maxConcurrency} runs are active
  * @param queueLimit     at most this many BLOCKED runs with {@code QUEUE}; {@code null} = no limit
  * @param backoff        how the wait between attempts grows
@@ -26,7 +23,6 @@ public record Policy(
         RetryRules retryable,
         List<String> notifyOnFailure,
         String idempotencyKey,
-        Map<String, Object> later,
         OverflowPolicy overflow,
         Integer queueLimit,
         RetryBackoff backoff,
@@ -42,27 +38,25 @@ public record Policy(
     public static final OverflowPolicy DEFAULT_OVERFLOW = OverflowPolicy.QUEUE;
 
     public static final Policy DEFAULT = new Policy(DEFAULT_MAX_RETRIES, DEFAULT_RETRY_INTERVAL_SECONDS, null,
-            MisfirePolicy.FIRE_ONCE, DEFAULT_MAX_CONCURRENCY, RetryRules.ALL, List.of(), null, Map.of());
+            MisfirePolicy.FIRE_ONCE, DEFAULT_MAX_CONCURRENCY, RetryRules.ALL, List.of(), null);
 
     /** A policy with the default overflow and backoff. */
     public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
-                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later) {
+                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, later, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null, SuccessNotice.NEVER);
+                idempotencyKey, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null, SuccessNotice.NEVER);
     }
 
     /** A policy without sharding. */
     public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
-                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, Map<String, Object> later,
-                  OverflowPolicy overflow, Integer queueLimit, RetryBackoff backoff, List<FollowUp> onFailed, Approval approval,
+                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, OverflowPolicy overflow, Integer queueLimit, RetryBackoff backoff, List<FollowUp> onFailed, Approval approval,
                   SuccessNotice notifyOnSuccess) {
         this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, later, overflow, queueLimit, backoff, onFailed, approval, notifyOnSuccess, null);
+                idempotencyKey, overflow, queueLimit, backoff, onFailed, approval, notifyOnSuccess, null);
     }
 
     public Policy {
         notifyOnFailure = notifyOnFailure == null ? List.of() : List.copyOf(notifyOnFailure);
-        later = later == null ? Map.of() : Map.copyOf(later);
         misfire = misfire == null ? MisfirePolicy.FIRE_ONCE : misfire;
         retryable = retryable == null ? RetryRules.ALL : retryable;
         overflow = overflow == null ? DEFAULT_OVERFLOW : overflow;

@@ -5,7 +5,6 @@ import static dev.ax.domain.task.JsonReader.path;
 import dev.ax.domain.template.Target;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,17 +19,11 @@ final class PolicyCodec {
     static final long MAX_TIMEOUT_SECONDS = 604_800; // a week
     static final int MAX_CONCURRENCY = 1_000;
 
-    /**
-     * Fields later versions act on, in the order {@code toJson} writes them. They are checked
-     * lightly and kept verbatim in {@link Policy#later()} so that a definition written for a
-     * newer AX survives a round trip through this one.
-     */
-    static final List<String> LATER_FIELDS = List.of();
     static final List<String> OVERFLOW_VALUES = List.of("QUEUE", "QUEUE_ONE", "SKIP", "REPLACE", "ALLOW");
 
-    private static final Set<String> FIELDS = union(Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
+    private static final Set<String> FIELDS = Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
             "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
-            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval", "notifyOnSuccess", "sharding"), LATER_FIELDS);
+            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval", "notifyOnSuccess", "sharding");
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost", "httpStatuses");
 
     private PolicyCodec() {
@@ -66,7 +59,6 @@ final class PolicyCodec {
         Approval approval = ApprovalCodec.read(in, p.get("approval"));
         SuccessNotice notifyOnSuccess = successNotice(in, p.get("notifyOnSuccess"));
         Sharding sharding = ShardingCodec.read(in, p.get("sharding"));
-        Map<String, Object> later = later(in, p);
         return new Policy(
                 maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
                 retryInterval == null ? Policy.DEFAULT_RETRY_INTERVAL_SECONDS : retryInterval,
@@ -76,7 +68,6 @@ final class PolicyCodec {
                 retryable,
                 notify,
                 idempotencyKey,
-                later,
                 overflow,
                 queueLimit,
                 backoff,
@@ -107,13 +98,6 @@ final class PolicyCodec {
         if (policy.sharding() != null) {
             p.put("sharding", ShardingCodec.toJson(policy.sharding()));
         }
-        // Only the later fields that are set: they are not defaults AX applies, just kept text.
-        for (String field : LATER_FIELDS) {
-            if (policy.later().containsKey(field)) {
-                p.put(field, JsonReader.thaw(policy.later().get(field)));
-            }
-        }
-        new TreeSet<>(policy.later().keySet()).forEach(k -> p.putIfAbsent(k, JsonReader.thaw(policy.later().get(k))));
         return p;
     }
 
@@ -218,24 +202,6 @@ final class PolicyCodec {
         return channels;
     }
 
-    private static Map<String, Object> later(JsonReader in, Map<String, Object> p) {
-        Map<String, Object> later = new LinkedHashMap<>();
-        for (String name : LATER_FIELDS) {
-            Object value = p.get(name);
-            if (value == null) {
-                continue;
-            }
-            String field = path("policy", name);
-            // No field waits for a later version today; a new one gets its light check here.
-            Object checked = in.object(value, field);
-            if (checked != null) {
-                later.put(name, JsonReader.freeze(checked));
-                in.warn(field + " is stored; this version of AX does not act on it yet");
-            }
-        }
-        return later;
-    }
-
     private static OverflowPolicy overflow(JsonReader in, Object value, String field) {
         String s = in.string(value, field);
         if (s == null) {
@@ -285,11 +251,5 @@ final class PolicyCodec {
             }
         }
         return new RetryBackoff(exponential, max, jitter);
-    }
-
-    private static Set<String> union(Set<String> a, List<String> b) {
-        Set<String> all = new HashSet<>(a);
-        all.addAll(b);
-        return Set.copyOf(all);
     }
 }

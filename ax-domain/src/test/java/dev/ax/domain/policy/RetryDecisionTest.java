@@ -8,14 +8,13 @@ import dev.ax.domain.task.Policy;
 import dev.ax.domain.task.RetryRules;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class RetryDecisionTest {
     static Policy policy(int maxRetries, RetryRules rules) {
-        return new Policy(maxRetries, 300, null, MisfirePolicy.FIRE_ONCE, 1, rules, List.of(), null, Map.of());
+        return new Policy(maxRetries, 300, null, MisfirePolicy.FIRE_ONCE, 1, rules, List.of(), null);
     }
 
     @ParameterizedTest(name = "attempt {0} of maxRetries {1}, {2} exit {3} -> retry {4}")

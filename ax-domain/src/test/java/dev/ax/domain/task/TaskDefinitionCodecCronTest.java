@@ -34,7 +34,7 @@ class TaskDefinitionCodecCronTest {
                 new Trigger.Cron("0 2 * * *", ZoneId.of("Asia/Shanghai")),
                 new Action.Shell("python /data/scripts/gen_report.py --date {{yesterday}}", Map.of(), null, "default"),
                 new Policy(2, 300, 1200L, MisfirePolicy.FIRE_ONCE, 1, RetryRules.ALL, List.of("dingtalk", "email"),
-                        null, Map.of())));
+                        null)));
         assertThat(parsed.warnings()).containsExactly(
                 "policy.notifyOnFailure[0]: channel 'dingtalk' is not configured on this server;"
                         + " no alert will be sent through it until it is",

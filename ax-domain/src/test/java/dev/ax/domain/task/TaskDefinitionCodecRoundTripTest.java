@@ -56,7 +56,7 @@ class TaskDefinitionCodecRoundTripTest {
                         new Action.Shell("echo {{yesterday}}", Map.of("B", "2", "A", "1"), "/tmp", "default"),
                         new Policy(3, 15, 60L, MisfirePolicy.FIRE_ONCE, 2,
                                 new RetryRules(true, Set.of(2, 1), true, false), List.of("email"), null,
-                                Map.of(), OverflowPolicy.QUEUE_ONE, 5,
+                                OverflowPolicy.QUEUE_ONE, 5,
                                 new RetryBackoff(true, 600L, 0.25),
                                 List.of(new FollowUp.PauseTasks(List.of("down")), new FollowUp.TriggerTask("fix", Map.of("d", "{{date}}"))),
                                 new Approval(List.of("alice", "admin"), 600L, true, new Action.Shell("wc -l {{date}}.csv", null, null, null)),
@@ -65,14 +65,14 @@ class TaskDefinitionCodecRoundTripTest {
                         new Action.Http("POST", "https://svc.local/jobs/{{date}}", Map.of("X-K", "{{taskName}}"),
                                 Map.of("day", "{{date}}", "n", 3), true, "web"),
                         new Policy(2, 5, null, MisfirePolicy.FIRE_ONCE, 1, new RetryRules(true, Set.of(), true, true, Set.of(409, 503)),
-                                List.of(), null, Map.of())),
+                                List.of(), null)),
                 new TaskDefinition("sdk-call", null, null, new Trigger.Event(ZoneId.of("UTC")), new Action.Sdk("syncOrders", "orders"),
                         Policy.DEFAULT),
                 new TaskDefinition("utc-offset", null, null, new Trigger.Event(ZoneOffset.UTC),
                         new Action.Shell("x", null, null, null), Policy.DEFAULT),
                 new TaskDefinition("none", null, null, new Trigger.Interval(5, null, ZoneId.of("Asia/Kolkata")),
                         new Action.Shell("x", Map.of(), null, "g"),
-                        new Policy(0, 60, null, MisfirePolicy.SKIP, 1, RetryRules.NONE, List.of(), null, Map.of())));
+                        new Policy(0, 60, null, MisfirePolicy.SKIP, 1, RetryRules.NONE, List.of(), null)));
         return Stream.concat(parsed, built);
     }
 
@@ -116,7 +116,7 @@ class TaskDefinitionCodecRoundTripTest {
 
     @Test
     void retryRulesUseTheShortestFormThatSaysTheSame() {
-        Policy p = new Policy(0, 60, null, null, 1, new RetryRules(true, Set.of(75, 1), true, true), null, null, null);
+        Policy p = new Policy(0, 60, null, null, 1, new RetryRules(true, Set.of(75, 1), true, true), null, null);
         TaskDefinition d = new TaskDefinition("t", null, null, new Trigger.Event(ZoneId.of("UTC")),
                 new Action.Shell("x", null, null, null), p);
 
