@@ -2,6 +2,7 @@ package dev.ax.alerts;
 
 import dev.ax.domain.secret.SecretMask;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ public record AlertContent(AlertKind kind, String title, Map<String, String> fie
     public AlertContent {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(title, "title");
-        fields = fields == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+        fields = fields == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(fields));
         details = details == null ? List.of() : List.copyOf(details);
         logTail = logTail == null ? "" : logTail;
     }

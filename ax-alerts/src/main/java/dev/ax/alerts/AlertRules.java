@@ -3,6 +3,7 @@ package dev.ax.alerts;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.SuccessNotice;
 import java.util.Optional;
 import java.util.Set;
 
@@ -28,12 +29,12 @@ final class AlertRules {
      * @param failuresBefore for SUCCEEDED: how many final failures of the task came right before this run
      */
     static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore) {
-        return kindOf(type, to, failureKind, failuresBefore, dev.ax.domain.task.SuccessNotice.RECOVERY);
+        return kindOf(type, to, failureKind, failuresBefore, SuccessNotice.RECOVERY);
     }
 
     /** @param successes the task's {@code policy.notifyOnSuccess}: successes are opt-in per task */
     static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore,
-                                      dev.ax.domain.task.SuccessNotice successes) {
+                                      SuccessNotice successes) {
         return switch (type) {
             case FAILED -> to == InstanceState.FAILED
                     ? Optional.of(FailureKind.TIMEOUT.name().equals(failureKind) ? AlertKind.RUN_TIMED_OUT : AlertKind.RUN_FAILED)
@@ -42,9 +43,9 @@ final class AlertRules {
             case APPROVAL_REQUESTED -> Optional.of(AlertKind.APPROVAL_WAITING);
             case APPROVAL_EXPIRED -> Optional.of(AlertKind.APPROVAL_EXPIRED);
             case DEPENDENCY_DEADLINE -> Optional.of(AlertKind.DEPENDENCY_DEADLINE);
-            case SUCCEEDED -> to != InstanceState.SUCCESS || successes == dev.ax.domain.task.SuccessNotice.NEVER ? Optional.empty()
+            case SUCCEEDED -> to != InstanceState.SUCCESS || successes == SuccessNotice.NEVER ? Optional.empty()
                     : failuresBefore > 0 ? Optional.of(AlertKind.RUN_RECOVERED)
-                    : successes == dev.ax.domain.task.SuccessNotice.ALWAYS ? Optional.of(AlertKind.RUN_SUCCEEDED) : Optional.empty();
+                    : successes == SuccessNotice.ALWAYS ? Optional.of(AlertKind.RUN_SUCCEEDED) : Optional.empty();
             default -> Optional.empty();
         };
     }

@@ -1,6 +1,7 @@
 package dev.ax.alerts;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
             Watch.DEFAULT, Anomaly.DEFAULT, Logs.DEFAULT);
 
     public AlertsConfig {
-        channels = channels == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(channels));
+        channels = channels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(channels));
         if (consoleUrl != null) {
             consoleUrl = consoleUrl.endsWith("/") ? consoleUrl.substring(0, consoleUrl.length() - 1) : consoleUrl;
         }

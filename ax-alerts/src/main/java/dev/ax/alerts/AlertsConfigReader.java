@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,8 +13,10 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -145,7 +148,7 @@ public final class AlertsConfigReader {
                 String webhook = url(c, "webhook", f, true);
                 String secret = type.equals("feishu") ? text(c, "secret", f, false) : null;
                 yield webhook == null ? null : new ChannelConfig.Robot(
-                        ChannelConfig.Robot.Kind.valueOf(type.toUpperCase(java.util.Locale.ROOT)), webhook, secret);
+                        ChannelConfig.Robot.Kind.valueOf(type.toUpperCase(Locale.ROOT)), webhook, secret);
             }
             default -> {
                 errors.add(f + "type: unknown channel type '" + type + "'; use email, dingtalk, webhook, feishu, wecom or slack");
@@ -187,7 +190,7 @@ public final class AlertsConfigReader {
     private void known(JsonNode obj, String prefix, Set<String> names) {
         obj.fieldNames().forEachRemaining(n -> {
             if (!names.contains(n)) {
-                errors.add(prefix + n + ": unknown field (expected one of " + new java.util.TreeSet<>(names) + ")");
+                errors.add(prefix + n + ": unknown field (expected one of " + new TreeSet<>(names) + ")");
             }
         });
     }
@@ -229,7 +232,7 @@ public final class AlertsConfigReader {
                 return null;
             }
             return s;
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             errors.add(prefix + name + ": not a valid URL (" + e.getReason() + ")");
             return null;
         }

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,7 +60,7 @@ final class Anomalies {
     int tick() {
         Store store = ctx.store();
         Map<Long, Covered> before = covered;
-        Map<Long, Covered> now = new java.util.HashMap<>();
+        Map<Long, Covered> now = new HashMap<>();
         int alerts = 0;
         long read = 0;
         String after = null;

@@ -1,5 +1,6 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.run.EventType;
 import dev.ax.store.EventRow;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -19,7 +20,7 @@ final class CanaryAlerts {
 
     /** True when the event is an automatic canary rollback (the rule, kept pure for the table test). */
     static boolean alerted(EventRow e) {
-        return e.type() == dev.ax.domain.run.EventType.CANARY_ROLLED_BACK && Boolean.TRUE.equals(e.data().get("automatic"));
+        return e.type() == EventType.CANARY_ROLLED_BACK && Boolean.TRUE.equals(e.data().get("automatic"));
     }
 
     static void handle(AlertsContext ctx, Tx tx, EventRow e) {

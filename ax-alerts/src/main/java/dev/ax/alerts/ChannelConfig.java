@@ -1,7 +1,9 @@
 package dev.ax.alerts;
 
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -105,7 +107,7 @@ public sealed interface ChannelConfig {
 
         @Override
         public List<String> secrets() {
-            List<String> s = new java.util.ArrayList<>(headers.values());
+            List<String> s = new ArrayList<>(headers.values());
             // A token in the query string is a secret too; the host alone is what we show.
             if (url.contains("?")) {
                 s.add(url.substring(url.indexOf('?') + 1));
@@ -130,7 +132,7 @@ public sealed interface ChannelConfig {
 
         @Override
         public String type() {
-            return kind.name().toLowerCase(java.util.Locale.ROOT);
+            return kind.name().toLowerCase(Locale.ROOT);
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.ax.alerts;
 import dev.ax.alerts.WatchChecks.Check;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.Store;
+import dev.ax.store.Tx;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -79,7 +80,7 @@ final class Watchdog {
         return failing;
     }
 
-    private void raise(dev.ax.store.Tx tx, Check c, boolean failingNow, String detail) {
+    private void raise(Tx tx, Check c, boolean failingNow, String detail) {
         String key = c.key(ctx.nodeId());
         boolean wasDatabaseOutage = c == Check.DATABASE && databaseDownAlerted;
         // The flip is what makes the alert happen once; the key only has to differ between episodes.

@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.SuccessNotice;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,9 +53,9 @@ class AlertRulesTest {
 
     @org.junit.jupiter.api.Test
     void successes_are_opt_in_per_task() {
-        var never = dev.ax.domain.task.SuccessNotice.NEVER;
-        var recovery = dev.ax.domain.task.SuccessNotice.RECOVERY;
-        var always = dev.ax.domain.task.SuccessNotice.ALWAYS;
+        var never = SuccessNotice.NEVER;
+        var recovery = SuccessNotice.RECOVERY;
+        var always = SuccessNotice.ALWAYS;
         assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 2, never)).isEmpty();
         assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 2, recovery)).contains(AlertKind.RUN_RECOVERED);
         assertThat(AlertRules.kindOf(SUCCEEDED, SUCCESS, null, 0, recovery)).isEmpty();

@@ -2,6 +2,8 @@ package dev.ax.alerts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,13 +42,13 @@ class AlertTextTest {
     @Test
     void wecom_content_is_cut_at_a_character_within_its_byte_limit() {
         String cut = RobotChannel.cut("é".repeat(3000), RobotChannel.WECOM_MAX_BYTES);
-        assertThat(cut.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(RobotChannel.WECOM_MAX_BYTES);
+        assertThat(cut.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(RobotChannel.WECOM_MAX_BYTES);
         assertThat(cut).endsWith("…").doesNotContain("\uFFFD");
     }
 
     @Test
     void delivery_backoff_grows_threefold_and_is_capped() {
-        var first = java.time.Duration.ofSeconds(15);
+        var first = Duration.ofSeconds(15);
         assertThat(Deliveries.backoff(first, 1)).hasSeconds(15);
         assertThat(Deliveries.backoff(first, 2)).hasSeconds(45);
         assertThat(Deliveries.backoff(first, 3)).hasSeconds(135);

@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,7 @@ final class Rig implements AutoCloseable {
     /** The status the hook answers with; tests make the channel fail with 500. */
     final AtomicInteger status = new AtomicInteger(200);
     private boolean registered;
-    private final Map<Long, WorkItem> claimed = new java.util.HashMap<>();
+    private final Map<Long, WorkItem> claimed = new HashMap<>();
 
     Rig(DbConfig db, Function<String, AlertsConfig> config) {
         try {

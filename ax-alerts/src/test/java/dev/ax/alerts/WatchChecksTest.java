@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class WatchChecksTest {
@@ -72,7 +73,7 @@ class WatchChecksTest {
         Duration clockOffset = Duration.ofMillis(3);
     }
 
-    static WatchFacts facts(java.util.function.Consumer<B> change) {
+    static WatchFacts facts(Consumer<B> change) {
         B b = new B();
         change.accept(b);
         return new WatchFacts(NOW, 7L, NOW, Map.of("ready", b.oldestReady == null ? 0L : 3L), b.oldestReady, 1, b.starved,

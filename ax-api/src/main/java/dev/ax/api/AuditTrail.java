@@ -1,6 +1,7 @@
 package dev.ax.api;
 
 import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.store.AuditStore.Entry;
 import dev.ax.store.Json;
 import io.javalin.http.Context;
@@ -9,7 +10,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The API's part of the audit log: after each request, one entry for what it changed or tried to change — every
@@ -27,7 +31,7 @@ public final class AuditTrail {
     private static final String ROUTE = "ax.audit.route";
     private static final String IN_TRANSACTION = "ax.audit.in-transaction";
     private static final int MAX_MESSAGE = 2000;
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AuditTrail.class);
+    private static final Logger log = LoggerFactory.getLogger(AuditTrail.class);
 
     /** What a path's first segment is, in the audit's words. */
     private static final Map<String, String> KINDS = Map.ofEntries(
@@ -133,7 +137,7 @@ public final class AuditTrail {
     private void write(Context ctx, Route route, Exception failure) {
         int status = failure == null ? ctx.statusCode() : ErrorMapper.statusOf(failure);
         boolean refusedCaller = status == 401 || status == 403;
-        boolean routine = route.method() == Route.Method.GET || route.role() == dev.ax.domain.access.Role.PUBLIC
+        boolean routine = route.method() == Route.Method.GET || route.role() == Role.PUBLIC
                 || route.path().startsWith("/api/executor/");
         if ((routine && !refusedCaller) || (failure == null && ctx.attribute(IN_TRANSACTION) != null)) {
             return;
@@ -201,7 +205,7 @@ public final class AuditTrail {
     }
 
     /** {@code task:nightly} for {@code /api/tasks/{name}/…} with {@code name} = nightly; null when the path names nothing. */
-    public static String target(Route route, java.util.function.UnaryOperator<String> pathParam) {
+    public static String target(Route route, UnaryOperator<String> pathParam) {
         String[] segments = route.path().replaceFirst("^/api/", "").split("/");
         if (segments.length > 1 && segments[1].startsWith("{")) {
             String param = segments[1].substring(1, segments[1].length() - 1);

@@ -11,8 +11,10 @@ import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Who is calling, and whether they may: {@code Authorization: Bearer <token>} → a {@link Principal} (the token's owner,
@@ -70,7 +72,7 @@ public final class Auth {
     }
 
     /** As above; {@code refusedAs} hears whom a revoked or expired token acted for (with no grants), before the 401. */
-    private Principal principalOf(String token, java.util.function.Consumer<Principal> refusedAs) {
+    private Principal principalOf(String token, Consumer<Principal> refusedAs) {
         String hash = TokenStore.hash(token);
         long now = System.nanoTime();
         Cached c = cache.get(hash);
@@ -93,7 +95,7 @@ public final class Auth {
         return c.principal();
     }
 
-    private Cached load(String token, String hash, long now, java.util.function.Consumer<Principal> refusedAs) {
+    private Cached load(String token, String hash, long now, Consumer<Principal> refusedAs) {
         Optional<TokenRow> row = store.tx(tx -> store.tokens().find(tx, token));
         if (row.isEmpty()) {
             cache.remove(hash);
@@ -152,7 +154,7 @@ public final class Auth {
     /** "alice (viewer; operator in data) may not pause a task: that needs operator in team finance, or operator everywhere". */
     private static String refusal(Principal p, Role needed, Route route, List<String> owners) {
         List<String> teams = owners.stream().filter(t -> t != null && !needed.admits(p.roleIn(t))).distinct().toList();
-        boolean teamless = owners.stream().anyMatch(java.util.Objects::isNull);
+        boolean teamless = owners.stream().anyMatch(Objects::isNull);
         String what = route.summary().isEmpty() ? "do this"
                 : Character.toLowerCase(route.summary().charAt(0)) + route.summary().substring(1);
         String needs;

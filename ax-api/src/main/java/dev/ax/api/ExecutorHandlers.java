@@ -1,11 +1,13 @@
 package dev.ax.api;
 
+import dev.ax.domain.protocol.ApprovalAsk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.task.ValidationException;
@@ -95,13 +97,13 @@ final class ExecutorHandlers {
     }
 
     void requestApproval(Context ctx) {
-        dev.ax.domain.protocol.ApprovalAsk a = body(ctx, dev.ax.domain.protocol.ApprovalAsk.class);
+        ApprovalAsk a = body(ctx, ApprovalAsk.class);
         bindings.checkReport(Auth.principal(ctx), a.executorId());
         report(ctx, api.dispatcher().requestApproval(a));
     }
 
     void runState(Context ctx) {
-        dev.ax.domain.protocol.RunStateQuery q = body(ctx, dev.ax.domain.protocol.RunStateQuery.class);
+        RunStateQuery q = body(ctx, RunStateQuery.class);
         bindings.checkReport(Auth.principal(ctx), q.executorId());
         report(ctx, api.dispatcher().runState(q));
     }

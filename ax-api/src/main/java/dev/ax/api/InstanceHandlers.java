@@ -8,6 +8,7 @@ import dev.ax.api.Views.Page;
 import dev.ax.api.Views.Repeated;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.secret.SecretMask;
+import dev.ax.domain.task.Sharding;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.InstanceRow;
@@ -155,7 +156,7 @@ final class InstanceHandlers {
         long id = Params.pathId(ctx, "id");
         long after = Params.nonNegativeLong(ctx, "after", 0);
         // ?shard=N: one shard's output of a sharded run (policy.sharding).
-        Integer shard = ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, dev.ax.domain.task.Sharding.MAX_SHARDS - 1);
+        Integer shard = ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, Sharding.MAX_SHARDS - 1);
         Store store = api.store();
         SecretMask mask = api.mask();
         if (wantsText(ctx)) {

@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Which teams own what a route acts on, so that a team's grant can count there (a {@code null} team: the target
@@ -78,11 +80,11 @@ public interface Scope {
     }
 
     /** The owner a query finds, as teams; empty when there is no such thing. */
-    private static Optional<List<String>> owner(ApiContext api, java.util.function.Function<Tx, Optional<Owner>> query) {
+    private static Optional<List<String>> owner(ApiContext api, Function<Tx, Optional<Owner>> query) {
         return api.store().tx(query::apply).map(o -> teamsOf(o.team()));
     }
 
-    private static Optional<List<String>> byId(ApiContext api, Context ctx, java.util.function.BiFunction<Tx, Long, Optional<Owner>> query) {
+    private static Optional<List<String>> byId(ApiContext api, Context ctx, BiFunction<Tx, Long, Optional<Owner>> query) {
         long id;
         try {
             id = Long.parseLong(ctx.pathParam("id"));

@@ -3,6 +3,7 @@ package dev.ax.api;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.Secrets;
 import io.javalin.http.Context;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -18,7 +19,7 @@ final class SecretHandlers {
     }
 
     /** One secret as answers show it. */
-    record SecretView(String name, String keyId, java.time.Instant createdAt, String createdBy, java.time.Instant updatedAt,
+    record SecretView(String name, String keyId, Instant createdAt, String createdBy, Instant updatedAt,
                       String updatedBy) {
         static SecretView of(Secrets.Info s) {
             return new SecretView(s.name(), s.keyId(), s.createdAt(), s.createdBy(), s.updatedAt(), s.updatedBy());

@@ -5,6 +5,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.TaskDefinitionCodec;
+import dev.ax.scheduler.Dependencies;
 import dev.ax.store.EventRow;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.InstanceRow;
@@ -100,7 +101,7 @@ public final class Views {
                                String requestId, Map<String, Object> params, Instant readyAt, Instant leaseExpiresAt,
                                Instant createdAt, Instant startedAt, Instant finishedAt, String actor, String nodeId,
                                List<ChainLink> triggerChain, String waitingReason,
-                               List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor,
+                               List<Dependencies.WaitingFor> waitingFor,
                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ShardView> shards) {
         public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason) {
             return of(i, chain, waitingReason, List.of());
@@ -125,7 +126,7 @@ public final class Views {
         }
 
         /** With what a WAITING_DEPENDENCY run waits for: one entry per dependsOn entry. */
-        public InstanceView withWaitingFor(List<dev.ax.scheduler.Dependencies.WaitingFor> list) {
+        public InstanceView withWaitingFor(List<Dependencies.WaitingFor> list) {
             return new InstanceView(id, taskName, taskVersion, cause, fireKey, scheduledAt, state, attempt, maxAttempts, group,
                     executorId, pid, exitCode, failureKind, message, requestId, params, readyAt, leaseExpiresAt, createdAt, startedAt,
                     finishedAt, actor, nodeId, triggerChain, waitingReason, list, shards);

@@ -7,6 +7,7 @@ import dev.ax.scheduler.WorkflowBackfills;
 import dev.ax.scheduler.WorkflowService;
 import dev.ax.scheduler.WorkflowService.RunView;
 import dev.ax.scheduler.WorkflowService.Workflow;
+import dev.ax.store.JsonDiff;
 import dev.ax.store.WorkflowRunStore.RunRow;
 import io.javalin.http.Context;
 import java.time.LocalDate;
@@ -49,10 +50,10 @@ final class WorkflowHandlers {
 
     void update(Context ctx) {
         String name = ctx.pathParam("name");
-        java.util.Map<String, Object> before = workflows().get(name).row().definition();
+        Map<String, Object> before = workflows().get(name).row().definition();
         Workflow updated = workflows().update(name, Bodies.tree(ctx, api.json()), Auth.actor(ctx));
         AuditTrail.note(ctx, "version " + updated.row().version());
-        AuditTrail.diff(ctx, dev.ax.store.JsonDiff.diff(before, updated.row().definition()));
+        AuditTrail.diff(ctx, JsonDiff.diff(before, updated.row().definition()));
         ctx.json(view(updated));
     }
 

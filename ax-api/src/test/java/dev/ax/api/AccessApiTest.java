@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ax.api.ApiClient.Response;
+import dev.ax.domain.run.Cause;
 import dev.ax.store.TestDatabases;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +110,7 @@ class AccessApiTest {
     void an_expired_token_is_refused_with_a_message_that_says_so() {
         ApiClient carl = token(Map.of("name", "carl-expired", "role", "viewer", "expiresIn", "P1D"));
         node.store.tx(tx -> tx.update("UPDATE ax_token SET expires_at = ? WHERE name = 'carl-expired'",
-                java.time.Instant.parse("2020-01-01T00:00:00Z")));
+                Instant.parse("2020-01-01T00:00:00Z")));
 
         Response refused = carl.get("/api/tasks");
         assertThat(refused.status()).isEqualTo(401);
@@ -164,8 +166,8 @@ class AccessApiTest {
         assertThat(admin.get("/api/tasks/ledger").json().get("paused").asBoolean()).isFalse();
 
         // A run of the team's task: the operator may act on it; a run of another team's task: not.
-        long ours = node.node.tasks().trigger("sync_orders", Map.of(), dev.ax.domain.run.Cause.MANUAL, "test");
-        long theirs = node.node.tasks().trigger("ledger", Map.of(), dev.ax.domain.run.Cause.MANUAL, "test");
+        long ours = node.node.tasks().trigger("sync_orders", Map.of(), Cause.MANUAL, "test");
+        long theirs = node.node.tasks().trigger("ledger", Map.of(), Cause.MANUAL, "test");
         assertThat(alice.post("/api/instances/" + ours + "/cancel", Map.of()).status()).isEqualTo(200);
         assertThat(alice.post("/api/instances/" + theirs + "/cancel", Map.of()).status()).isEqualTo(403);
         assertThat(admin.get("/api/instances/" + theirs).json().get("state").asText()).isNotEqualTo("CANCELED");

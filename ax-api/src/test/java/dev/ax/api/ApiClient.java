@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /** Real HTTP against a running server, for tests. */
 public final class ApiClient {
@@ -58,7 +60,7 @@ public final class ApiClient {
     }
 
     /** A POST with extra headers (an {@code Idempotency-Key}, say). */
-    public Response post(String path, String body, java.util.Map<String, String> headers) {
+    public Response post(String path, String body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(request("POST", path, body, "application/json"), (name, value) -> true);
         headers.forEach(b::header);
         return send(b.build());
@@ -73,7 +75,7 @@ public final class ApiClient {
     }
 
     /** Sent at once; the answer arrives later (for many concurrent long-polls). */
-    public java.util.concurrent.CompletableFuture<Response> postAsync(String path, Object body) {
+    public CompletableFuture<Response> postAsync(String path, Object body) {
         return http.sendAsync(request("POST", path, write(body), "application/json"), HttpResponse.BodyHandlers.ofString())
                 .thenApply(r -> new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse("")));
     }

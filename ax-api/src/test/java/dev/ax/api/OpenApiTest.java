@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The hand-written OpenAPI document and the route table describe the same API. */
@@ -53,7 +54,7 @@ class OpenApiTest {
         assertThat(schemas.get("InstanceView").get("properties").has("waitingReason")).isTrue();
         // every $ref points at a declared schema
         String text = doc.toString();
-        var refs = java.util.regex.Pattern.compile("#/components/schemas/(\\w+)").matcher(text);
+        var refs = Pattern.compile("#/components/schemas/(\\w+)").matcher(text);
         while (refs.find()) {
             assertThat(schemas.has(refs.group(1))).as(refs.group(1)).isTrue();
         }

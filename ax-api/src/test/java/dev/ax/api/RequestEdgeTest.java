@@ -7,6 +7,7 @@ import dev.ax.domain.run.Cause;
 import dev.ax.store.TestDatabases;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -202,7 +203,7 @@ class RequestEdgeTest {
     void a_body_no_handler_reads_still_leaves_the_connection_usable() throws Exception {
         byte[] body = "{\"params\":{\"day\":\"2026-12-03\"}}".getBytes(StandardCharsets.UTF_8);
         int half = body.length / 2;
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", node.api.port())) {
+        try (Socket socket = new Socket("127.0.0.1", node.api.port())) {
             socket.setSoTimeout(30_000);
             var out = socket.getOutputStream();
             var in = socket.getInputStream();

@@ -15,6 +15,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +54,7 @@ abstract class TriggerKeyApiTest {
     }
 
     static Response trigger(ApiClient client, String path, String body, String... headers) {
-        Map<String, String> h = new java.util.LinkedHashMap<>();
+        Map<String, String> h = new LinkedHashMap<>();
         for (int i = 0; i < headers.length; i += 2) {
             h.put(headers[i], headers[i + 1]);
         }

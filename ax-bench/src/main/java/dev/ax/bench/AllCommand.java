@@ -1,5 +1,7 @@
 package dev.ax.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,8 +76,8 @@ final class AllCommand implements Callable<Integer> {
         step("http", () -> {
             try {
                 return http.run();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }, tables, bars, results, failures);
 

@@ -11,6 +11,9 @@ import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,9 +55,9 @@ final class AxHarness implements AutoCloseable {
         pg.recreate(database);
         if (Boolean.getBoolean("ax.bench.logStatements")) {
             // Diagnostics only (-Dax.bench.logStatements=true): every statement AX sends goes to the server log.
-            try (java.sql.Connection c = pg.connect("postgres"); java.sql.Statement st = c.createStatement()) {
+            try (Connection c = pg.connect("postgres"); Statement st = c.createStatement()) {
                 st.execute("ALTER DATABASE " + database + " SET log_statement = 'all'");
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }

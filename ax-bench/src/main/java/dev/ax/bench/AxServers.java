@@ -1,5 +1,6 @@
 package dev.ax.bench;
 
+import dev.ax.executor.ExecutorConfig;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
@@ -13,6 +14,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -29,7 +33,7 @@ final class AxServers {
      * @param executor   true to run the in-process executor (group "default")
      */
     static AxServer start(Pg pg, String database, Path dataDir, boolean executor) {
-        return start(pg, database, dataDir, executor, dev.ax.executor.ExecutorConfig.DEFAULT_CONCURRENCY);
+        return start(pg, database, dataDir, executor, ExecutorConfig.DEFAULT_CONCURRENCY);
     }
 
     /** As above, the in-process executor running {@code concurrency} runs at a time. */
@@ -66,7 +70,7 @@ final class AxServers {
     static long scalar(AxServer server, String sql, Object... args) {
         try (Connection c = server.store().db().dataSource().getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
-                st.setObject(i + 1, args[i] instanceof java.time.Instant t ? java.time.OffsetDateTime.ofInstant(t, java.time.ZoneOffset.UTC) : args[i]);
+                st.setObject(i + 1, args[i] instanceof Instant t ? OffsetDateTime.ofInstant(t, ZoneOffset.UTC) : args[i]);
             }
             long v;
             try (ResultSet r = st.executeQuery()) {

@@ -1,7 +1,12 @@
 package dev.ax.bench;
 
+import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
+import dev.ax.server.ServerConfig;
+import dev.ax.store.DbConfig;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,9 +108,9 @@ final class MemoryCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            dev.ax.store.DbConfig db = pgUrl == null ? null : new dev.ax.store.DbConfig(pgUrl, pgUser, "", dev.ax.store.DbConfig.DEFAULT_POOL_SIZE);
-            try (AxServer server = AxServer.start(new dev.ax.server.ServerConfig(0, dataDir, db, List.of("default"), null, null,
-                    dev.ax.scheduler.SchedulerConfig.DEFAULT, java.time.Duration.ZERO))) {
+            DbConfig db = pgUrl == null ? null : new DbConfig(pgUrl, pgUser, "", DbConfig.DEFAULT_POOL_SIZE);
+            try (AxServer server = AxServer.start(new ServerConfig(0, dataDir, db, List.of("default"), null, null,
+                    SchedulerConfig.DEFAULT, Duration.ZERO))) {
                 long t = System.nanoTime();
                 for (int i = 0; i < tasks; i++) {
                     // Daily, spread over the day's minutes: the node holds them all and its loops run, few fire.
@@ -121,7 +126,7 @@ final class MemoryCommand implements Callable<Integer> {
                 Thread.sleep(1000);
                 long after = Proc.rssBytes();
                 Runtime rt = Runtime.getRuntime();
-                var heap = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+                var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
                 System.out.println("MEMORY rssAfterGcBytes=" + after + " rssBeforeGcBytes=" + before + " heapUsedAfterGcBytes=" + heap.getUsed()
                         + " heapCommittedBytes=" + heap.getCommitted() + " heapMaxBytes=" + rt.maxMemory() + " createMillis=" + createMillis
                         + " loopErrors=" + server.node().loopErrors());

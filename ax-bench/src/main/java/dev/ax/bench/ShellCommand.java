@@ -255,7 +255,7 @@ final class ShellCommand implements Callable<Integer> {
             long t0 = w.t0Millis;
             long t1 = w.t1Millis;
             long n = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state = 'SUCCESS' AND finished_at >= ? AND finished_at < ?",
-                    java.time.Instant.ofEpochMilli(t0), java.time.Instant.ofEpochMilli(t1));
+                    Instant.ofEpochMilli(t0), Instant.ofEpochMilli(t1));
             long failed = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'READY', 'RUNNING')");
             running.set(false);
             for (Thread feeder : feederThreads) {

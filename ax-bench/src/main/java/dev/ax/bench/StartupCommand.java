@@ -1,6 +1,9 @@
 package dev.ax.bench;
 
+import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
+import dev.ax.server.ServerConfig;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -115,15 +118,15 @@ final class StartupCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             HttpClient http = HttpClient.newHttpClient(); // the measuring client's own set-up is not AX's start-up
             long t = System.nanoTime();
-            try (AxServer server = AxServer.start(new dev.ax.server.ServerConfig(0, dataDir, null, List.of("default"), null, null,
-                    dev.ax.scheduler.SchedulerConfig.DEFAULT, Duration.ZERO))) {
+            try (AxServer server = AxServer.start(new ServerConfig(0, dataDir, null, List.of("default"), null, null,
+                    SchedulerConfig.DEFAULT, Duration.ZERO))) {
                 HttpRequest req = HttpRequest.newBuilder(URI.create(server.url() + "/healthz")).build();
                 while (true) {
                     try {
                         if (http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                             break;
                         }
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         // not listening yet
                     }
                     Thread.sleep(5);

@@ -4,11 +4,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /** A plain-text table with aligned columns, and the number formats every benchmark prints. */
 final class Table {
-    private static final java.util.regex.Pattern NUMBER =
-            java.util.regex.Pattern.compile("-?[0-9][0-9,.]*( ?(×|%|ms|s|B|MB|/s|req/s))?");
+    private static final Pattern NUMBER =
+            Pattern.compile("-?[0-9][0-9,.]*( ?(×|%|ms|s|B|MB|/s|req/s))?");
     private final String title;
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.ax.bench;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
@@ -26,7 +27,7 @@ final class W1Stats {
     record Figures(long runs, double runsPerSecond, double demandPerSecond, long lagP50, long lagP99, long lagMax,
                    long duplicates, long expectedSlots, long missedSlots) {
         Map<String, Object> toMap() {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("runsInWindow", runs);
             m.put("runsPerSecond", round(runsPerSecond));
             m.put("demandPerSecond", round(demandPerSecond));

@@ -24,6 +24,7 @@ import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDetail;
 import org.quartz.JobExecutionContext;
+import org.quartz.SchedulerException;
 import org.quartz.Trigger;
 import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
@@ -277,7 +278,7 @@ final class W1Systems {
                     Main.quietLogs();
                 }
             }
-        } catch (org.quartz.SchedulerException e) {
+        } catch (SchedulerException e) {
             throw new IllegalStateException("Quartz: " + e.getMessage(), e);
         }
         w.afterStop();

@@ -1,5 +1,6 @@
 package dev.ax.bench;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -29,7 +30,7 @@ final class Wrk {
 
     /** Whether {@code wrk} is on the PATH. */
     static boolean installed() {
-        return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
                 .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, "wrk")));
     }
 

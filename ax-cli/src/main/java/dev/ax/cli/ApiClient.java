@@ -6,13 +6,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import dev.ax.executor.TlsTrust;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -254,7 +257,7 @@ public final class ApiClient {
         if (unknownHost(e)) {
             return "unknown host " + base.getHost();
         }
-        if (e instanceof java.net.ConnectException) {
+        if (e instanceof ConnectException) {
             return "connection refused";
         }
         if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
@@ -270,7 +273,7 @@ public final class ApiClient {
 
     private static boolean unknownHost(IOException e) {
         for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+            if (c instanceof UnresolvedAddressException || c instanceof UnknownHostException) {
                 return true;
             }
         }

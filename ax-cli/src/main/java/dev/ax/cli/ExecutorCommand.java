@@ -6,9 +6,13 @@ import dev.ax.executor.ExecutorConfig;
 import dev.ax.executor.HttpExecutorChannel;
 import dev.ax.executor.TlsTrust;
 import dev.ax.executor.shell.ShellRunner;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,7 +46,7 @@ final class ExecutorCommand implements Callable<Integer> {
     @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:AX_CA}",
             description = "For an https:// server: the CA certificate(s) (PEM) that signed its certificate, trusted "
                     + "instead of the system's CAs (default: $AX_CA; without either, the system's CAs).")
-    java.nio.file.Path ca;
+    Path ca;
 
     @Option(names = {"-g", "--group"}, paramLabel = "GROUP", defaultValue = "default",
             description = "An executor group whose runs this executor takes; repeatable (default: ${DEFAULT-VALUE}).")
@@ -51,7 +55,7 @@ final class ExecutorCommand implements Callable<Integer> {
     @Option(names = {"-l", "--label"}, paramLabel = "LABEL",
             description = "An environment label of this executor (e.g. prod); repeatable. A task whose \"environment\" "
                     + "lists labels runs only on executors carrying all of them; tasks without one run anywhere in their group.")
-    List<String> labels = new java.util.ArrayList<>();
+    List<String> labels = new ArrayList<>();
 
     @Option(names = "--id", paramLabel = "NAME",
             description = "This executor's name. Give one that stays the same across restarts: a restarted executor then has the "
@@ -72,7 +76,7 @@ final class ExecutorCommand implements Callable<Integer> {
         if (token == null || token.isBlank()) {
             throw new ParameterException(spec.commandLine(), "an executor token is required: --token or AX_TOKEN");
         }
-        List<URI> servers = new java.util.ArrayList<>();
+        List<URI> servers = new ArrayList<>();
         for (String one : server.split(",")) {
             try {
                 URI uri = URI.create(one.strip());
@@ -102,7 +106,7 @@ final class ExecutorCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("cannot register executor " + config.executorId() + " with " + uri + ": "
                     + e.getMessage() + (TlsTrust.isHandshakeFailure(e) ? " (--ca FILE or AX_CA names the CA to trust)" : ""));
             // An I/O cause means no answer at all; without one the server answered and said no (a refused token).
-            return e.getCause() instanceof java.io.IOException ? ExitCodes.UNREACHABLE : ExitCodes.REFUSED;
+            return e.getCause() instanceof IOException ? ExitCodes.UNREACHABLE : ExitCodes.REFUSED;
         }
         spec.commandLine().getOut().println("executor " + config.executorId() + " serving groups "
                 + String.join(", ", config.groups()) + " from " + uri + " (concurrency " + config.concurrency() + ")"
@@ -126,15 +130,15 @@ final class ExecutorCommand implements Callable<Integer> {
     /** The host name. The kernel's name first: InetAddress may wait for DNS. */
     static String hostName() {
         try {
-            java.nio.file.Path kernel = java.nio.file.Path.of("/proc/sys/kernel/hostname");
-            if (java.nio.file.Files.isReadable(kernel)) {
-                String name = java.nio.file.Files.readString(kernel).strip();
+            Path kernel = Path.of("/proc/sys/kernel/hostname");
+            if (Files.isReadable(kernel)) {
+                String name = Files.readString(kernel).strip();
                 if (!name.isEmpty()) {
                     return name;
                 }
             }
             return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             String env = System.getenv("HOSTNAME");
             return env == null || env.isBlank() ? "executor" : env;
         }

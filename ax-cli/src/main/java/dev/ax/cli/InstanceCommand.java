@@ -2,12 +2,14 @@ package dev.ax.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ax.domain.run.InstanceState;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -93,7 +95,7 @@ final class InstanceCommand extends GroupCommand {
             }
             Duration d = Duration.between(Instant.parse(i.get("startedAt").asText()), Instant.parse(i.get("finishedAt").asText()));
             if (d.toSeconds() < 60) {
-                return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+                return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
             }
             return d.toMinutes() + " min " + d.toSecondsPart() + " s";
         } catch (DateTimeParseException e) {
@@ -102,7 +104,7 @@ final class InstanceCommand extends GroupCommand {
     }
 
     /** Events as a table; {@code withInstance} adds the instance column (a task's events span its runs). */
-    static void eventsTable(java.io.PrintWriter out, JsonNode page, boolean withInstance) {
+    static void eventsTable(PrintWriter out, JsonNode page, boolean withInstance) {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode e : items(page)) {
             String move = !e.hasNonNull("to") ? Output.NONE
@@ -140,7 +142,7 @@ final class InstanceCommand extends GroupCommand {
         @Override
         protected int run(ApiClient api) {
             JsonNode page = api.get(ApiClient.query("/api/instances", ApiClient.params("task", task,
-                    "state", state == null ? null : state.toUpperCase(java.util.Locale.ROOT), "limit", limit, "cursor", cursor)));
+                    "state", state == null ? null : state.toUpperCase(Locale.ROOT), "limit", limit, "cursor", cursor)));
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
@@ -199,7 +201,7 @@ final class InstanceCommand extends GroupCommand {
             JsonNode shards = i.path("shards");
             if (shards.isArray() && !shards.isEmpty()) {
                 out().println();
-                List<List<String>> rows = new java.util.ArrayList<>();
+                List<List<String>> rows = new ArrayList<>();
                 for (JsonNode s : shards) {
                     rows.add(List.of(Output.text(s, "index") + "/" + Output.text(s, "total"), Output.text(s, "state"),
                             Output.text(s, "attempt"), Output.text(s, "executor"), Output.text(s, "pid"), Output.text(s, "exitCode"),

@@ -9,8 +9,12 @@ import dev.ax.store.DbConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -61,7 +65,7 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--executor-labels", paramLabel = "LABEL", split = ",",
             description = "Environment labels of the in-process executor, comma-separated (e.g. test): tasks whose "
                     + "\"environment\" lists labels run only on executors carrying all of them.")
-    List<String> executorLabels = new java.util.ArrayList<>();
+    List<String> executorLabels = new ArrayList<>();
 
     @Option(names = "--executor-concurrency", paramLabel = "N", defaultValue = "8",
             description = "Runs the in-process executor runs at a time (default: ${DEFAULT-VALUE}); HTTP tasks that mostly wait "
@@ -87,7 +91,7 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--group-capacity", paramLabel = "GROUP=N",
             description = "At most N running runs of an executor group, across all executors (repeatable), "
                     + "so one group's flood cannot take every slot.")
-    java.util.Map<String, Integer> groupCapacity = new java.util.LinkedHashMap<>();
+    Map<String, Integer> groupCapacity = new LinkedHashMap<>();
 
     @Option(names = "--idempotency-window", paramLabel = "DURATION",
             defaultValue = "PT24H",
@@ -121,7 +125,7 @@ final class ServerCommand implements Callable<Integer> {
             description = "The IP address of a reverse proxy in front of this server (repeatable): requests from it are "
                     + "counted by the client address its X-Forwarded-For names (the console's log-in throttle). Without it, "
                     + "X-Forwarded-For is ignored and every client behind a proxy shares the proxy's address.")
-    List<String> trustedProxies = new java.util.ArrayList<>();
+    List<String> trustedProxies = new ArrayList<>();
 
     @Option(names = "--node-id", paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
@@ -224,7 +228,7 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /** A config record's own check (it names the field) becomes a usage error, exit 2. */
-    private <T> T validated(java.util.function.Supplier<T> build) {
+    private <T> T validated(Supplier<T> build) {
         try {
             return build.get();
         } catch (IllegalArgumentException | NullPointerException e) {

@@ -23,10 +23,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PGInterval;
 
 /**
  * Faults against a real deployment: two `ax server` processes on one PostgreSQL, a remote `ax executor` given both
@@ -298,7 +300,7 @@ class ChaosTest {
         });
     }
 
-    private static boolean consecutiveSlots(java.util.Set<String> slots) {
+    private static boolean consecutiveSlots(Set<String> slots) {
         List<Instant> sorted = slots.stream().map(Instant::parse).sorted().toList();
         for (int i = 1; i < sorted.size(); i++) {
             if (!Duration.between(sorted.get(i - 1), sorted.get(i)).equals(Duration.ofSeconds(2))) {
@@ -340,7 +342,7 @@ class ChaosTest {
             if (!r.next() || r.getString(1) == null) {
                 return Duration.ZERO;
             }
-            org.postgresql.util.PGInterval i = (org.postgresql.util.PGInterval) r.getObject(1);
+            PGInterval i = (PGInterval) r.getObject(1);
             return Duration.ofMillis(Math.round(((i.getDays() * 24 + i.getHours()) * 3600 + i.getMinutes() * 60 + i.getSeconds()) * 1000));
         });
     }

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -125,8 +128,8 @@ class CommandLineTest {
         ServerCommand none = new ServerCommand();
         new CommandLine(none).parseArgs();
 
-        assertThat(given.config().scheduler().idempotencyWindow()).isEqualTo(java.time.Duration.ofMinutes(30));
-        assertThat(none.config().scheduler().idempotencyWindow()).isEqualTo(java.time.Duration.ofHours(24));
+        assertThat(given.config().scheduler().idempotencyWindow()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(none.config().scheduler().idempotencyWindow()).isEqualTo(Duration.ofHours(24));
     }
 
     @Test
@@ -157,7 +160,7 @@ class CommandLineTest {
     @Test
     void executor_exits_3_when_the_server_cannot_be_reached() throws Exception {
         int closedPort;
-        try (var s = new java.net.ServerSocket(0)) {
+        try (var s = new ServerSocket(0)) {
             closedPort = s.getLocalPort();
         }
         Cli.Result r = Cli.run("executor", "--server", "http://127.0.0.1:" + closedPort, "--token", "t", "--id", "e1");
@@ -170,7 +173,7 @@ class CommandLineTest {
     void tables_align_columns_and_show_absent_values_as_a_dash() {
         StringWriter sw = new StringWriter();
         Output.table(new PrintWriter(sw, true), List.of("NAME", "NEXT"),
-                List.of(List.of("daily_report", "2026-11-29T18:00:00Z"), java.util.Arrays.asList("x", null)));
+                List.of(List.of("daily_report", "2026-11-29T18:00:00Z"), Arrays.asList("x", null)));
 
         assertThat(sw.toString().lines().toList()).containsExactly(
                 "NAME          NEXT",

@@ -7,6 +7,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Json;
 import dev.ax.store.Store;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -105,7 +106,7 @@ class EmbeddedServerKillTest {
     }
 
     /** The URL from the server's "AX server ready at …" line, once it is written. */
-    static Optional<String> readyUrl(Path log) throws java.io.IOException {
+    static Optional<String> readyUrl(Path log) throws IOException {
         if (!Files.exists(log)) {
             return Optional.empty();
         }

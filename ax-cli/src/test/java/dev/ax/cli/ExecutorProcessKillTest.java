@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.executor.os.Procs;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
@@ -83,7 +84,7 @@ class ExecutorProcessKillTest {
 
     static boolean alive(long pid) {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
-                && dev.ax.executor.os.Procs.stat(pid).map(dev.ax.executor.os.Procs.Stat::running).orElse(false);
+                && Procs.stat(pid).map(Procs.Stat::running).orElse(false);
     }
 
     /** The retry ran on {@code healthy} after the first attempt was lost; the first body never finished. */

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class ShardedExecutorProcessTest {
 
     /** Lines of the runs file per shard index: "index attempt" per process started. */
     static Map<String, List<String>> byShard(Path runs) throws Exception {
-        return Files.readAllLines(runs).stream().collect(Collectors.groupingBy(l -> l.split(" ")[0], java.util.TreeMap::new,
+        return Files.readAllLines(runs).stream().collect(Collectors.groupingBy(l -> l.split(" ")[0], TreeMap::new,
                 Collectors.mapping(l -> l.split(" ")[1], Collectors.toList())));
     }
 

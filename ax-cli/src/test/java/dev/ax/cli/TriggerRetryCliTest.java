@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class TriggerRetryCliTest {
     }
 
     Cli.Result axThrough(AnswerLosingProxy proxy, String... args) {
-        List<String> all = new java.util.ArrayList<>(List.of(args));
+        List<String> all = new ArrayList<>(List.of(args));
         all.add("--server=" + proxy.uri());
         all.add("--token=" + cli.server().adminToken());
         return Cli.run(all.toArray(String[]::new));

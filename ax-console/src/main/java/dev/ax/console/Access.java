@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -164,7 +165,7 @@ final class Access {
         return Optional.of(both);
     }
 
-    private static Optional<List<String>> byId(ConsoleContext c, Context ctx, java.util.function.BiFunction<Store, Long, Optional<Owner>> query) {
+    private static Optional<List<String>> byId(ConsoleContext c, Context ctx, BiFunction<Store, Long, Optional<Owner>> query) {
         long id;
         try {
             id = Long.parseLong(ctx.pathParam("id"));

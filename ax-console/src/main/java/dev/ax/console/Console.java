@@ -17,7 +17,9 @@ import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +109,7 @@ public final class Console {
         List<Route> signIn = sso == null ? List.of() : List.of(
                 new Route(HandlerType.GET, "/login/sso", Kind.PUBLIC_PAGE, sso::begin),
                 new Route(HandlerType.GET, "/login/sso/callback", Kind.PUBLIC_PAGE, sso::callback));
-        return java.util.stream.Stream.concat(signIn.stream(), List.of(
+        return Stream.concat(signIn.stream(), List.of(
                 new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
                 new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
                 new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
@@ -198,7 +200,7 @@ public final class Console {
                 r.handler().handle(ctx, who);
                 if (r.kind() != Kind.STREAM) {
                     // The server's own share of a page's time, for browsers' dev tools and the benchmark.
-                    ctx.header("Server-Timing", String.format(java.util.Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
+                    ctx.header("Server-Timing", String.format(Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
                 }
             } catch (Exception e) {
                 failure = e;

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 
 /**
  * How values read on a page. Times are rendered as UTC text inside {@code <time datetime>}; the
@@ -38,7 +39,7 @@ public final class Fmt {
             return sign + ms + " ms";
         }
         if (ms < 60_000) {
-            return sign + String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+            return sign + String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
         }
         long s = ms / 1000;
         if (s < 3600) {

@@ -9,6 +9,9 @@ import dev.ax.console.Views.VersionItem;
 import dev.ax.domain.task.ParamSpec;
 import dev.ax.domain.task.Parameters;
 import dev.ax.domain.task.Trigger;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +36,7 @@ final class Items {
     }
 
     private static String text(Object v) {
-        return v instanceof java.math.BigDecimal d ? d.toPlainString() : String.valueOf(v);
+        return v instanceof BigDecimal d ? d.toPlainString() : String.valueOf(v);
     }
 
     static RunItem run(RunRow r) {
@@ -55,12 +58,12 @@ final class Items {
     static String schedule(Trigger t) {
         return switch (t) {
             case Trigger.Cron c -> c.expression();
-            case Trigger.Interval i -> "every " + Fmt.duration(java.time.Duration.ofSeconds(i.intervalSeconds()));
+            case Trigger.Interval i -> "every " + Fmt.duration(Duration.ofSeconds(i.intervalSeconds()));
             case Trigger.Event e -> "by event or by hand only";
         };
     }
 
-    static VersionItem version(String taskName, int version, String change, String actor, java.time.Instant at,
+    static VersionItem version(String taskName, int version, String change, String actor, Instant at,
                                List<Map<String, Object>> diff) {
         return new VersionItem(taskName, version, change, actor, Time.of(at), diff.stream()
                 .map(d -> new DiffItem(String.valueOf(d.get("path")), Fmt.jsonValue(d.get("from")), Fmt.jsonValue(d.get("to"))))

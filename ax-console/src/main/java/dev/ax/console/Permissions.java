@@ -7,6 +7,7 @@ import dev.ax.api.Scope;
 import dev.ax.domain.access.Role;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * What each console action needs, read from the API's own route table: the console button and
@@ -76,7 +77,7 @@ public final class Permissions {
     }
 
     /** What the action acts on, in the audit's words ({@code task:nightly}), from the request's path; null when it names nothing. */
-    static String auditTarget(Action action, java.util.function.UnaryOperator<String> pathParam) {
+    static String auditTarget(Action action, UnaryOperator<String> pathParam) {
         return AuditTrail.target(ROUTES.get(action), pathParam);
     }
 

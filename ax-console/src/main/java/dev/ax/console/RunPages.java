@@ -26,6 +26,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -272,17 +273,17 @@ final class RunPages {
 
     /** The runs list's time filter: runs created in the last hour, day, … (by the database clock). */
     enum Period {
-        HOUR("1h", "last hour", java.time.Duration.ofHours(1)),
-        SIX_HOURS("6h", "last 6 hours", java.time.Duration.ofHours(6)),
-        DAY("24h", "last 24 hours", java.time.Duration.ofHours(24)),
-        WEEK("7d", "last 7 days", java.time.Duration.ofDays(7)),
-        MONTH("30d", "last 30 days", java.time.Duration.ofDays(30));
+        HOUR("1h", "last hour", Duration.ofHours(1)),
+        SIX_HOURS("6h", "last 6 hours", Duration.ofHours(6)),
+        DAY("24h", "last 24 hours", Duration.ofHours(24)),
+        WEEK("7d", "last 7 days", Duration.ofDays(7)),
+        MONTH("30d", "last 30 days", Duration.ofDays(30));
 
         private final String wire;
         private final String label;
-        private final java.time.Duration length;
+        private final Duration length;
 
-        Period(String wire, String label, java.time.Duration length) {
+        Period(String wire, String label, Duration length) {
             this.wire = wire;
             this.label = label;
             this.length = length;
@@ -292,7 +293,7 @@ final class RunPages {
             return wire;
         }
 
-        java.time.Duration length() {
+        Duration length() {
             return length;
         }
 

@@ -1,11 +1,14 @@
 package dev.ax.console;
 
+import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.proc.BadJOSEException;
 import com.nimbusds.jwt.JWT;
 import com.nimbusds.oauth2.sdk.AuthorizationCode;
 import com.nimbusds.oauth2.sdk.AuthorizationCodeGrant;
 import com.nimbusds.oauth2.sdk.ErrorObject;
 import com.nimbusds.oauth2.sdk.GeneralException;
+import com.nimbusds.oauth2.sdk.ParseException;
 import com.nimbusds.oauth2.sdk.ResponseType;
 import com.nimbusds.oauth2.sdk.Scope;
 import com.nimbusds.oauth2.sdk.TokenRequest;
@@ -89,7 +92,7 @@ final class SsoClient {
         TokenResponse response;
         try {
             response = OIDCTokenResponseParser.parse(request.toHTTPRequest().send());
-        } catch (IOException | com.nimbusds.oauth2.sdk.ParseException e) {
+        } catch (IOException | ParseException e) {
             throw new SsoException("the identity provider's token endpoint did not answer as expected: " + e.getMessage(), e);
         }
         if (!response.indicatesSuccess()) {
@@ -101,7 +104,7 @@ final class SsoClient {
         IDTokenClaimsSet claims;
         try {
             claims = p.validator().validate(idToken, new Nonce(nonce));
-        } catch (com.nimbusds.jose.proc.BadJOSEException | com.nimbusds.jose.JOSEException e) {
+        } catch (BadJOSEException | JOSEException e) {
             throw new SsoException("the ID token did not check out: " + e.getMessage(), e);
         }
         return identity(claims);

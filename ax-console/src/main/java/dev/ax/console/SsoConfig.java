@@ -8,11 +8,13 @@ import dev.ax.domain.task.ValidationException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -104,7 +106,7 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
                 if (lifetime.isNegative() || lifetime.isZero() || lifetime.compareTo(MAX_SESSION) > 0) {
                     in.error("sessionLifetime", "must be more than zero and at most " + MAX_SESSION.toDays() + " days");
                 }
-            } catch (java.time.format.DateTimeParseException e) {
+            } catch (DateTimeParseException e) {
                 in.error("sessionLifetime", "'" + life + "' is not an ISO-8601 duration such as PT12H");
             }
         }
@@ -138,7 +140,7 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
 
     /** The teams the rules name, to warn about those that do not exist (yet). */
     public List<String> teamsNamed() {
-        return roles.stream().map(RoleRule::team).filter(java.util.Objects::nonNull).distinct().toList();
+        return roles.stream().map(RoleRule::team).filter(Objects::nonNull).distinct().toList();
     }
 
     private static List<RoleRule> rules(JsonReader in, Object value) {

@@ -3,6 +3,8 @@ package dev.ax.console;
 import dev.ax.console.Fmt.Time;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.FieldError;
+import dev.ax.scheduler.Canaries;
+import dev.ax.scheduler.Dependencies;
 import java.util.List;
 
 /**
@@ -56,7 +58,7 @@ public final class Views {
     public record TaskDetail(String name, String team, int version, boolean paused, String triggerType, String schedule, String timezone,
                              String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
                              List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
-                             String updatedBy, Time updatedAt, dev.ax.scheduler.Canaries.Status canary, List<ParamField> params) {
+                             String updatedBy, Time updatedAt, Canaries.Status canary, List<ParamField> params) {
     }
 
     /**
@@ -112,7 +114,7 @@ public final class Views {
                             String waitingReason, List<ChainItem> chain, List<EventItem> events, List<LogItem> log,
                             long lastChunkId, int logAttempt, boolean logCut, boolean live, ApprovalItem approval, boolean canTerminate,
                             boolean canCancel, boolean canRetry, boolean canRerun,
-                            List<dev.ax.scheduler.Dependencies.WaitingFor> waitingFor, List<ShardItem> shards) {
+                            List<Dependencies.WaitingFor> waitingFor, List<ShardItem> shards) {
     }
 
     /** One shard of a sharded run (policy.sharding), for the run page's shard table. */

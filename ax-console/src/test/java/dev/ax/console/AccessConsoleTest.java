@@ -10,6 +10,8 @@ import dev.ax.store.AuditStore.Filter;
 import dev.ax.store.TestDatabases;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -122,7 +124,7 @@ class AccessConsoleTest {
         WebClient.Page made = admin.post("/tokens", form("csrf", csrf, "name", "carol", "role", "viewer", "teams", "data=operator",
                 "groups", "", "owner", "", "expiresIn", "P30D"));
         assertThat(made.status()).as(made.body()).isEqualTo(200);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("id=\"new-token\" value=\"(axt_[^\"]+)\"").matcher(made.body());
+        Matcher m = Pattern.compile("id=\"new-token\" value=\"(axt_[^\"]+)\"").matcher(made.body());
         assertThat(m.find()).as(made.body()).isTrue();
         String token = m.group(1);
         assertThat(made.body()).contains("carol for carol: viewer; operator in data");

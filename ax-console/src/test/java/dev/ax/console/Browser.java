@@ -7,12 +7,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 
 /**
  * Debian's headless Chromium driven by Debian's chromedriver (packages {@code chromium} and
@@ -49,10 +53,10 @@ final class Browser {
     }
 
     /** What the pages logged at SEVERE level since the last call. */
-    static java.util.List<String> consoleErrors(ChromeDriver driver) {
-        return driver.manage().logs().get(org.openqa.selenium.logging.LogType.BROWSER).getAll().stream()
-                .filter(e -> e.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue())
-                .map(org.openqa.selenium.logging.LogEntry::getMessage).toList();
+    static List<String> consoleErrors(ChromeDriver driver) {
+        return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
+                .map(LogEntry::getMessage).toList();
     }
 
     /** Saves a full-page PNG as {@code <dir>/<name>.png} when {@value #SCREENSHOTS} names a directory; else does nothing. */

@@ -4,11 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore;
+import dev.ax.store.NewInstance;
+import dev.ax.store.TaskRow;
 import dev.ax.store.TestDatabases;
+import dev.ax.store.Tx;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -114,7 +123,7 @@ class ConsoleBrowserTest {
         driver.findElement(By.id("trigger")).click();
         waiting().until(ExpectedConditions.urlMatches("/runs/\\d+$"));
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));
-        waiting().until(ExpectedConditions.textMatches(By.id("log"), java.util.regex.Pattern.compile("report for \\d{4}-\\d{2}-\\d{2}")));
+        waiting().until(ExpectedConditions.textMatches(By.id("log"), Pattern.compile("report for \\d{4}-\\d{2}-\\d{2}")));
         assertThat(text("exit-code")).startsWith("0");
         assertThat(text("events")).contains("CREATED").contains("CLAIMED").contains("STARTED").contains("SUCCEEDED");
         assertThat(text("facts")).contains("reason=console test");
@@ -144,9 +153,9 @@ class ConsoleBrowserTest {
         assertThat(text("run-state")).isNotEqualTo("SUCCESS");
         driver.executeScript("window.axMarker = 'same page';");
 
-        waiting().until(ExpectedConditions.textMatches(By.id("log"), java.util.regex.Pattern.compile("first")));
+        waiting().until(ExpectedConditions.textMatches(By.id("log"), Pattern.compile("first")));
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));
-        waiting().until(ExpectedConditions.textMatches(By.id("log"), java.util.regex.Pattern.compile("first\\s+second")));
+        waiting().until(ExpectedConditions.textMatches(By.id("log"), Pattern.compile("first\\s+second")));
         // Still the same document: the lines and the new state came over the event stream, not a reload.
         assertThat(driver.executeScript("return window.axMarker")).isEqualTo("same page");
     }
@@ -164,7 +173,7 @@ class ConsoleBrowserTest {
 
         driver.findElement(By.id("comment")).sendKeys("checked the order ids");
         driver.findElement(By.id("approve")).click();
-        waiting().until(ExpectedConditions.textMatches(By.id("flash"), java.util.regex.Pattern.compile("approved run \\d+")));
+        waiting().until(ExpectedConditions.textMatches(By.id("flash"), Pattern.compile("approved run \\d+")));
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));
         assertThat(text("events")).contains("APPROVED").contains("approved by admin: checked the order ids");
         assertThat(text("log")).contains("orders fixed");
@@ -189,7 +198,7 @@ class ConsoleBrowserTest {
         assertThat(errors.getLocation().getX()).isGreaterThan(area.getLocation().getX() + area.getSize().getWidth() - 1);
         assertThat(errors.getLocation().getY()).isLessThan(area.getLocation().getY() + 200);
         Browser.screenshot(driver, "editor-errors");
-        java.util.Optional<dev.ax.store.TaskRow> saved = server.store.tx(tx -> server.store.tasks().find(tx, "bad_cron"));
+        Optional<TaskRow> saved = server.store.tx(tx -> server.store.tasks().find(tx, "bad_cron"));
         assertThat(saved).isEmpty();
     }
 
@@ -255,17 +264,17 @@ class ConsoleBrowserTest {
      * past hours got runs.
      */
     static int history() {
-        dev.ax.store.TaskRow task = server.store.tx(tx -> server.store.tasks().find(tx, "daily_report")).orElseThrow();
-        java.time.Instant now = server.store.tx(dev.ax.store.Tx::now);
+        TaskRow task = server.store.tx(tx -> server.store.tasks().find(tx, "daily_report")).orElseThrow();
+        Instant now = server.store.tx(Tx::now);
         int hours = 20;
         for (int h = 1; h <= hours; h++) {
             int runs = 1 + (h * 7) % 5;
             for (int i = 0; i < runs; i++) {
-                java.time.Instant created = now.minus(Duration.ofHours(h)).plusSeconds(i * 300L);
+                Instant created = now.minus(Duration.ofHours(h)).plusSeconds(i * 300L);
                 InstanceState state = (h + i) % 9 == 0 ? InstanceState.FAILED : InstanceState.SUCCESS;
                 long lagMillis = 40L + (h * 37L + i * 11L) % 400;
                 server.store.tx(tx -> {
-                    long id = server.store.instances().create(tx, new dev.ax.store.NewInstance(task.id(), task.name(), task.version(),
+                    long id = server.store.instances().create(tx, new NewInstance(task.id(), task.name(), task.version(),
                             Cause.CRON, created.toString(), created.minusMillis(lagMillis), Map.of(), InstanceState.READY, 1, "default",
                             "scheduler", "console-test-node", null, null, null)).orElseThrow();
                     tx.update("UPDATE ax_instance SET state = ?, created_at = ?, started_at = ?, finished_at = ?, exit_code = ?"
@@ -279,13 +288,13 @@ class ConsoleBrowserTest {
     }
 
     static long latestRunOf(String task) {
-        List<dev.ax.store.InstanceRow> rows = server.store.tx(tx -> server.store.instances().list(tx,
-                new dev.ax.store.InstanceStore.InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1));
+        List<InstanceRow> rows = server.store.tx(tx -> server.store.instances().list(tx,
+                new InstanceStore.InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1));
         return rows.getFirst().id();
     }
 
     static void waitForState(long id, InstanceState state) {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> server.store.tx(tx ->
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> server.store.tx(tx ->
                 server.store.instances().find(tx, id)).orElseThrow().state() == state);
     }
 }

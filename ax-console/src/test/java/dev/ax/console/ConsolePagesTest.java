@@ -4,10 +4,15 @@ import static dev.ax.console.WebClient.form;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore;
+import dev.ax.store.TaskRow;
 import dev.ax.store.TestDatabases;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,8 +48,8 @@ class ConsolePagesTest {
     }
 
     static int runs() {
-        List<dev.ax.store.InstanceRow> rows = server.store.tx(tx -> server.store.instances().list(tx,
-                dev.ax.store.InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 1000));
+        List<InstanceRow> rows = server.store.tx(tx -> server.store.instances().list(tx,
+                InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 1000));
         return rows.size();
     }
 
@@ -246,7 +252,7 @@ class ConsolePagesTest {
         assertThat(p.status()).isEqualTo(400);
         assertThat(p.body()).contains("trigger.expression").contains("policy.maxRetries").contains("Not saved: 2 problems");
         assertThat(web.post("/new-task", form("csrf", csrf, "definition", "{\"taskName\": ")).body()).contains("malformed JSON");
-        java.util.Optional<dev.ax.store.TaskRow> bad = server.store.tx(tx -> server.store.tasks().find(tx, "bad"));
+        Optional<TaskRow> bad = server.store.tx(tx -> server.store.tasks().find(tx, "bad"));
         assertThat(bad).isEmpty();
     }
 
@@ -269,7 +275,7 @@ class ConsolePagesTest {
         // The stream carries the session cookie like a browser's EventSource does.
         HttpRequest req = HttpRequest.newBuilder(server.url().resolve("/runs/" + id + "/stream?after=0"))
                 .header("Cookie", Session.COOKIE + "=" + ConsoleServer.VIEWER).build();
-        HttpResponse<java.io.InputStream> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
         List<String> lines = new ArrayList<>();
@@ -291,11 +297,11 @@ class ConsolePagesTest {
 
     @Test
     void every_console_action_takes_its_role_from_the_api_route_table() {
-        assertThat(Permissions.required(Permissions.Action.CREATE_TASK)).isEqualTo(dev.ax.domain.access.Role.ADMIN);
-        assertThat(Permissions.required(Permissions.Action.TRIGGER_TASK)).isEqualTo(dev.ax.domain.access.Role.OPERATOR);
-        assertThat(Permissions.required(Permissions.Action.TERMINATE_RUN)).isEqualTo(dev.ax.domain.access.Role.OPERATOR);
+        assertThat(Permissions.required(Permissions.Action.CREATE_TASK)).isEqualTo(Role.ADMIN);
+        assertThat(Permissions.required(Permissions.Action.TRIGGER_TASK)).isEqualTo(Role.OPERATOR);
+        assertThat(Permissions.required(Permissions.Action.TERMINATE_RUN)).isEqualTo(Role.OPERATOR);
         // Approving needs only a known token: whether this person may decide is the approval's own rule.
-        assertThat(Permissions.required(Permissions.Action.APPROVE_RUN)).isEqualTo(dev.ax.domain.access.Role.VIEWER);
+        assertThat(Permissions.required(Permissions.Action.APPROVE_RUN)).isEqualTo(Role.VIEWER);
     }
 
     @Test
@@ -303,7 +309,7 @@ class ConsolePagesTest {
         HttpClient http = HttpClient.newHttpClient();
         for (String path : List.of(Assets.HTMX, Assets.HTMX_SSE, Assets.CSS, Assets.JS)) {
             byte[] onClasspath;
-            try (java.io.InputStream in = Console.class.getResourceAsStream(Assets.resource(path))) {
+            try (InputStream in = Console.class.getResourceAsStream(Assets.resource(path))) {
                 assertThat(in).as(path).isNotNull();
                 onClasspath = in.readAllBytes();
             }

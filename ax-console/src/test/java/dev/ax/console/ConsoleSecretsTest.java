@@ -7,6 +7,7 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.store.TestDatabases;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,7 +48,7 @@ class ConsoleSecretsTest {
     String stream(long id) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(server.url().resolve("/runs/" + id + "/stream?after=0&state=RUNNING"))
                 .header("Cookie", Session.COOKIE + "=" + ConsoleServer.VIEWER).build();
-        HttpResponse<java.io.InputStream> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
         List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
             String line;

@@ -14,6 +14,7 @@ import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -47,7 +48,7 @@ final class ConsoleServer implements AutoCloseable {
             store.tokens().add(tx, "exec", EXECUTOR, "executor", "test");
             return null;
         });
-        DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(java.time.Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
+        DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
         node = new SchedulerNode("console-test-node", store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE,
                 Keyring.inMemory(MasterKey.random())).start();
         http = ApiServer.start(node, "127.0.0.1", port, Console.routes(node, sso));

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.TestDatabases;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /** The workflow-run page in a real browser: the graph with each node's state, and a rerun from the failed node. */
@@ -99,8 +101,8 @@ class WorkflowBrowserTest {
         Browser.screenshot(driver, "workflow-run");
 
         // fix the failing node's condition and rerun from it
-        java.nio.file.Files.writeString(profile.resolve("load.ok"), "ok");
-        new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("from"))).selectByValue("load");
+        Files.writeString(profile.resolve("load.ok"), "ok");
+        new Select(driver.findElement(By.id("from"))).selectByValue("load");
         driver.findElement(By.id("rerun")).click();
         waiting().until(ExpectedConditions.textToBe(By.id("flash"), "workflow run " + run + " runs again from load"));
         await().atMost(Duration.ofSeconds(30)).until(() -> server.node.workflows().service().run(run).run().state() == WorkflowRunState.SUCCESS);

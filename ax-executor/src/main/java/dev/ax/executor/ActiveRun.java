@@ -3,6 +3,7 @@ package dev.ax.executor;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.executor.shell.RunningShell;
+import java.time.Duration;
 
 /**
  * One claimed run while this executor holds its lease: from the poll that claimed it until its completion was
@@ -74,7 +75,7 @@ final class ActiveRun {
      * Waits until the run is abandoned (the server let it go) or {@code limit} passes
      * ({@code null} = no limit); true if abandoned.
      */
-    synchronized boolean awaitAbandon(java.time.Duration limit) throws InterruptedException {
+    synchronized boolean awaitAbandon(Duration limit) throws InterruptedException {
         long end = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos(); // a deadline, not wall time
         while (abandonReason == null) {
             long left = end - System.nanoTime();

@@ -1,5 +1,6 @@
 package dev.ax.executor;
 
+import dev.ax.domain.protocol.ApprovalAsk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.HeartbeatAnswer;
@@ -8,6 +9,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import java.util.List;
@@ -39,12 +41,12 @@ public interface ExecutorChannel {
     ReportAnswer complete(Completion completion);
 
     /** Asks for a person's approval mid-run; refused when the executor does not hold the run. */
-    default ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+    default ReportAnswer requestApproval(ApprovalAsk ask) {
         throw new ChannelException("this channel cannot ask for approval", null);
     }
 
     /** The state of a run this executor holds ({@code reason} = the state name); refused when it does not hold it. */
-    default ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+    default ReportAnswer runState(RunStateQuery query) {
         throw new ChannelException("this channel cannot look up run states", null);
     }
 

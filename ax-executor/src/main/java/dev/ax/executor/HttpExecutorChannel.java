@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.ax.domain.protocol.ApprovalAsk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.HeartbeatAnswer;
@@ -13,6 +14,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import java.io.IOException;
@@ -193,13 +195,13 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
     }
 
     @Override
-    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
-        return call("approval-request", new dev.ax.domain.protocol.ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
+    public ReportAnswer requestApproval(ApprovalAsk ask) {
+        return call("approval-request", new ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
                 ReportAnswer.class, callTimeout, true);
     }
 
     @Override
-    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+    public ReportAnswer runState(RunStateQuery query) {
         return call("run-state", query, ReportAnswer.class, callTimeout, true);
     }
 

@@ -5,9 +5,11 @@ import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.reaper.Reaper;
+import dev.ax.executor.shell.OutputSink;
 import dev.ax.executor.shell.RunningShell;
 import dev.ax.executor.shell.ShellCommand;
 import dev.ax.executor.shell.ShellResult;
@@ -162,18 +164,18 @@ final class RunWorker {
         LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
                 reason -> run.abandon("log refused: " + reason), errors);
         // The URL, the answer and any error go to the log through the mask: a secret may be the URL itself.
-        dev.ax.executor.shell.OutputSink output = MaskingSink.of(mask(run), shipper);
+        OutputSink output = MaskingSink.of(mask(run), shipper);
         HttpActions.Call call = http.start(item, output);
         run.attach(call, shipper);
         shipper.startSending();
         call.await();
         Optional<Completion> completion = HttpActions.completion(executorId, run.ref(), call, output, item.http().async());
         if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
-            shipper.line(dev.ax.executor.shell.OutputSink.Stream.STDOUT,
+            shipper.line(OutputSink.Stream.STDOUT,
                     "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId() + "/complete");
             Duration limit = item.timeoutSeconds() == null ? null : Duration.ofSeconds(item.timeoutSeconds());
             if (!run.awaitAbandon(limit)) {
-                completion = Optional.of(new Completion(executorId, run.ref(), false, dev.ax.domain.run.FailureKind.TIMEOUT, null,
+                completion = Optional.of(new Completion(executorId, run.ref(), false, FailureKind.TIMEOUT, null,
                         "no completion from the service within " + item.timeoutSeconds() + "s"));
             }
         }

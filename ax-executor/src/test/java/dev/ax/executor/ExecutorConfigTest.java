@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class ExecutorConfigTest {
 
     @Test
     void copies_the_groups() {
-        List<String> groups = new java.util.ArrayList<>(List.of("a"));
+        List<String> groups = new ArrayList<>(List.of("a"));
         ExecutorConfig config = ExecutorConfig.of("e", groups);
         groups.add("b");
         assertThat(config.groups()).containsExactly("a");

@@ -22,13 +22,16 @@ import dev.ax.domain.run.FailureKind;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -226,7 +229,7 @@ class HttpExecutorChannelTest {
     }
 
     private List<String> linesSentTo(String path) throws Exception {
-        List<String> lines = new java.util.ArrayList<>();
+        List<String> lines = new ArrayList<>();
         for (Seen request : seen) {
             if (request.path().equals(path)) {
                 JSON.readTree(request.body()).get("lines").forEach(l -> lines.add(l.asText()));
@@ -238,7 +241,7 @@ class HttpExecutorChannelTest {
     @Test
     void a_log_chunk_too_large_for_one_request_goes_in_several_in_order() throws Exception {
         answer("log", 200, "{\"accepted\":true}");
-        List<String> lines = new java.util.ArrayList<>();
+        List<String> lines = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             lines.add(i + " " + "\u0001".repeat(i * 5)); // control characters: six bytes each in JSON
         }
@@ -261,7 +264,7 @@ class HttpExecutorChannelTest {
         answer("log", 200, "{\"accepted\":true}");
         answer("complete", 200, "{\"accepted\":true}");
         RunRef run = new RunRef(3, 1);
-        List<String> tail = java.util.stream.IntStream.range(0, 200).mapToObj(i -> "line " + i + " " + "y".repeat(200)).toList();
+        List<String> tail = IntStream.range(0, 200).mapToObj(i -> "line " + i + " " + "y".repeat(200)).toList();
         Completion completion = new Completion("exec-1", run, false, FailureKind.EXIT_CODE, 1, "z".repeat(20_000), null,
                 List.of(new LogChunk("exec-1", run, "stderr", tail)));
 
@@ -293,7 +296,7 @@ class HttpExecutorChannelTest {
     @Test
     void a_node_that_does_not_answer_is_left_for_the_next_one_which_calls_keep_using() throws Exception {
         URI dead;
-        try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+        try (ServerSocket closed = new ServerSocket(0)) {
             dead = URI.create("http://127.0.0.1:" + closed.getLocalPort()); // nothing listens once it is closed
         }
         answers.put("/api/executor/register", new Answer(200, "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[]}"));

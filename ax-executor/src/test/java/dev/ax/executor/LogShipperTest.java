@@ -9,11 +9,13 @@ import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.executor.shell.OutputSink.Stream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,8 +73,8 @@ class LogShipperTest {
 
         assertThat(server.logs).isEmpty();
         assertThat(tail).extracting(LogChunk::stream, LogChunk::lines).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("stdout", List.of("out", "out again")),
-                org.assertj.core.groups.Tuple.tuple("stderr", List.of("err")));
+                Tuple.tuple("stdout", List.of("out", "out again")),
+                Tuple.tuple("stderr", List.of("err")));
         assertThat(tail).allSatisfy(chunk -> {
             assertThat(chunk.executorId()).isEqualTo("exec-1");
             assertThat(chunk.run()).isEqualTo(RUN);
@@ -89,7 +91,7 @@ class LogShipperTest {
 
         assertThat(tail).hasSize(1);
         assertThat(tail.getFirst().lines()).hasSizeLessThan(200).isNotEmpty();
-        List<String> all = new java.util.ArrayList<>(shipped("stdout"));
+        List<String> all = new ArrayList<>(shipped("stdout"));
         all.addAll(tail.getFirst().lines());
         assertThat(all).containsExactlyElementsOf(numbered(1, 450));
     }
@@ -221,7 +223,7 @@ class LogShipperTest {
             // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
             assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(1024);
         }
-        List<String> all = new java.util.ArrayList<>(shipped("stdout"));
+        List<String> all = new ArrayList<>(shipped("stdout"));
         tail.forEach(chunk -> all.addAll(chunk.lines()));
         // Every line arrives, the long ones in pieces that join back into them.
         assertThat(String.join("", all.stream().filter(l -> l.startsWith("\u0001")).toList())).isEqualTo(controls);

@@ -1,6 +1,7 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.policy.BackfillSlots;
+import dev.ax.domain.policy.DependencyGraph;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
@@ -71,7 +72,7 @@ public final class Backfills {
             }
             // Dependency order, and increasing backfill ids: each tick advances an upstream backfill before its dependents.
             List<Started> cascaded = new ArrayList<>();
-            for (String name : dev.ax.domain.policy.DependencyGraph.dependents(taskName, DependencyChecks.graph(tx, store))) {
+            for (String name : DependencyGraph.dependents(taskName, DependencyChecks.graph(tx, store))) {
                 TaskRow dependent = store.tasks().find(tx, name).orElseThrow();
                 cascaded.add(startOne(tx, dependent, request.forDependent(), actor, "cascade"));
             }

@@ -1,6 +1,8 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.policy.Overflow;
+import dev.ax.domain.policy.Readiness;
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.Approval;
@@ -15,6 +17,7 @@ import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -91,8 +94,8 @@ final class ConcurrencyGate {
             }
         }
         // dependsOn: a run whose upstream runs have not succeeded waits (WAITING_DEPENDENCY) before taking a slot.
-        dev.ax.domain.policy.Readiness deps = dependencies.check(tx, task, run);
-        Optional<Long> admitted = deps != null && deps.verdict() != dev.ax.domain.policy.Readiness.Verdict.READY
+        Readiness deps = dependencies.check(tx, task, run);
+        Optional<Long> admitted = deps != null && deps.verdict() != Readiness.Verdict.READY
                 ? dependencies.park(tx, task, run, deps) : admitUnderLimit(tx, task, run, policy);
         if (key != null) {
             admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
@@ -103,7 +106,7 @@ final class ConcurrencyGate {
     /** The rendered {@code policy.idempotencyKey}, or null when the task has none (the instance id is the key then). */
     private static String idempotencyKey(TaskRow task, NewInstance run) {
         String template = task.definition().policy().idempotencyKey();
-        if (template == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
+        if (template == null || run.cause() == Cause.PREVIEW) {
             return null;
         }
         return Templates.render(template, Target.KEY, new TemplateContext(run.taskName(), run.scheduledAt(),
@@ -169,7 +172,7 @@ final class ConcurrencyGate {
      * with {@code runs}; empty where the slot already has a run.
      */
     List<Optional<Long>> admitAll(Tx tx, List<Admission> runs) {
-        List<NewInstance> rows = new java.util.ArrayList<>(runs.size());
+        List<NewInstance> rows = new ArrayList<>(runs.size());
         for (Admission a : runs) {
             if (!admitsBySlotAlone(a.task())) {
                 throw new IllegalArgumentException("task " + a.task().name() + " needs a look at the database to admit a run");

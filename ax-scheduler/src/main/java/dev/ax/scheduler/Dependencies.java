@@ -20,6 +20,7 @@ import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -253,7 +254,7 @@ public final class Dependencies {
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
             // Dated runs, and runs from before anything depended on the upstream (or before V21): by their slot in its zone.
-            java.time.ZoneId zone = up.get().definition().trigger().timezone();
+            ZoneId zone = up.get().definition().trigger().timezone();
             List<Found> onDate = newestFirst(deps.onDate(tx, upId, date),
                     deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant()));
             return decisive(onDate).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))

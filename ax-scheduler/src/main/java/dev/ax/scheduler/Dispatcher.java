@@ -1,5 +1,6 @@
 package dev.ax.scheduler;
 
+import dev.ax.domain.protocol.ApprovalAsk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.HeartbeatAnswer;
@@ -9,23 +10,37 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.secret.SecretMask;
+import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore;
 import dev.ax.store.LogStore;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 
 /**
  * The server side of the executor protocol ({@code dev.ax.domain.protocol}). The same object
@@ -62,7 +77,7 @@ public final class Dispatcher {
      */
     public RegisterAnswer register(Register r) {
         Store store = ctx.store();
-        List<InstanceRow> lostRuns = new java.util.ArrayList<>();
+        List<InstanceRow> lostRuns = new ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
             store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
             store.executors().setLabels(tx, r.executorId(), r.labels());
@@ -157,7 +172,7 @@ public final class Dispatcher {
      * null when none waits. {@code deadline} is that slot on this JVM's {@link System#nanoTime}, measured from the
      * database's clock once its answer was back, so never before the slot by the database.
      */
-    private record Due(java.time.Instant slot, long deadline) {
+    private record Due(Instant slot, long deadline) {
         boolean now() {
             return slot == null;
         }
@@ -195,7 +210,7 @@ public final class Dispatcher {
         long left;
         while ((left = due.nanosLeft()) > 0) {
             try {
-                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+                TimeUnit.NANOSECONDS.sleep(left);
             } catch (InterruptedException e) {
                 interrupted = true;
             }
@@ -213,7 +228,7 @@ public final class Dispatcher {
     private record Seen(long atNanos, List<String> labels) {
     }
 
-    private final java.util.concurrent.ConcurrentHashMap<String, Seen> seen = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Seen> seen = new ConcurrentHashMap<>();
     private static final long SEEN_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
     /**
@@ -238,9 +253,9 @@ public final class Dispatcher {
     }
 
     /** Nanoseconds for what this node remembers of executors; {@link System#nanoTime} but in tests. */
-    private volatile java.util.function.LongSupplier ticker = System::nanoTime;
+    private volatile LongSupplier ticker = System::nanoTime;
     /** When silent executors were last forgotten, by {@link #ticker}; unset until the first executor is seen. */
-    private final java.util.concurrent.atomic.AtomicLong forgotAt = new java.util.concurrent.atomic.AtomicLong(UNSET);
+    private final AtomicLong forgotAt = new AtomicLong(UNSET);
     private static final long UNSET = Long.MIN_VALUE;
 
     /**
@@ -269,12 +284,12 @@ public final class Dispatcher {
     }
 
     /** Replaces the time source of what this node remembers of executors (tests: time moved by hand). */
-    void useTicker(java.util.function.LongSupplier nanos) {
+    void useTicker(LongSupplier nanos) {
         this.ticker = nanos;
     }
 
     /** One executor's claim, as its poll asks for it: runs due now, or ({@code dueBy} set) also runs fired ahead due by then. */
-    private record ClaimRequest(String executorId, List<String> groups, List<String> labels, int max, java.time.Instant dueBy) {
+    private record ClaimRequest(String executorId, List<String> groups, List<String> labels, int max, Instant dueBy) {
         ClaimRequest(String executorId, List<String> groups, List<String> labels, int max) {
             this(executorId, groups, labels, max, null);
         }
@@ -303,7 +318,7 @@ public final class Dispatcher {
     static final int CLAIM_WRITERS = 4;
     static final int CLAIMS_PER_TRANSACTION = 10;
     /** Executors whose last claim on this node came back full (they are working through a backlog). */
-    private final Set<String> inBacklog = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> inBacklog = ConcurrentHashMap.newKeySet();
 
     List<WorkItem> claim(String executorId, List<String> groups, List<String> labels, int max) {
         ClaimRequest request = new ClaimRequest(executorId, groups, labels, max);
@@ -345,7 +360,7 @@ public final class Dispatcher {
                 // need first, in one order (claimFairly visits groups in a rotating order, and claims share a transaction):
                 // two claim transactions never hold one group's lock while waiting for another's.
                 requests.stream().flatMap(r -> r.groups().stream()).filter(ctx.config().groupCapacity()::containsKey)
-                        .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)).forEach(g -> tx.lockKey(groupLock(g)));
+                        .collect(Collectors.toCollection(TreeSet::new)).forEach(g -> tx.lockKey(groupLock(g)));
                 List<List<InstanceRow>> runs = claimRuns(tx, requests);
                 List<Claimed> out = new ArrayList<>(requests.size());
                 for (int i = 0; i < requests.size(); i++) {
@@ -365,8 +380,8 @@ public final class Dispatcher {
      * claims before it had locked); the others one by one, fairly across their groups.
      */
     private List<List<InstanceRow>> claimRuns(Tx tx, List<ClaimRequest> requests) {
-        List<List<InstanceRow>> runs = new ArrayList<>(java.util.Collections.nCopies(requests.size(), List.<InstanceRow>of()));
-        Map<List<Object>, List<Integer>> together = new java.util.LinkedHashMap<>();
+        List<List<InstanceRow>> runs = new ArrayList<>(Collections.nCopies(requests.size(), List.<InstanceRow>of()));
+        Map<List<Object>, List<Integer>> together = new LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             ClaimRequest r = requests.get(i);
             if (r.groups().size() == 1 && !ctx.config().groupCapacity().containsKey(r.groups().getFirst())) {
@@ -396,7 +411,7 @@ public final class Dispatcher {
         boolean fannedOut = false;
         for (InstanceRow run : claimed) {
             try {
-                dev.ax.domain.task.TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
+                TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
                 WorkItem item = WorkRenderer.render(tx, ctx, run, def);
                 // A sharded run fans out here; its shards are handed out below, like shards of earlier runs.
                 if (shards.fanOut(tx, run, def, r.executorId())) {
@@ -417,7 +432,7 @@ public final class Dispatcher {
         return "ax-group:" + group;
     }
 
-    private final java.util.concurrent.atomic.AtomicInteger rotation = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger rotation = new AtomicInteger();
 
     /**
      * Claims across an executor's groups so that no group starves the others: each group first
@@ -426,11 +441,11 @@ public final class Dispatcher {
      * runs than that, across all executors (serialised per group by a database lock).
      */
     private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max,
-                                          java.time.Instant dueBy) {
+                                          Instant dueBy) {
         long lease = ctx.config().leaseMillis();
         List<String> order = new ArrayList<>(groups);
-        java.util.Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
-        java.util.Map<String, Integer> room = new java.util.HashMap<>();
+        Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
+        Map<String, Integer> room = new HashMap<>();
         for (String g : order) {
             Integer capacity = ctx.config().groupCapacity().get(g);
             if (capacity != null) {
@@ -555,7 +570,7 @@ public final class Dispatcher {
     }
 
     /** A running handler asks for a person's approval (fenced: only the executor holding the run may). */
-    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+    public ReportAnswer requestApproval(ApprovalAsk ask) {
         boolean holds = ctx.store().tx(tx -> ctx.store().instances().holds(tx, ask.run(), ask.executorId()));
         if (!holds) {
             return ReportAnswer.refused("executor " + ask.executorId() + " does not hold attempt " + ask.run().attempt()
@@ -566,7 +581,7 @@ public final class Dispatcher {
     }
 
     /** The state of a run the executor holds, in {@code reason}; refused when another attempt or executor has it. */
-    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery q) {
+    public ReportAnswer runState(RunStateQuery q) {
         if (q.run().sharded()) {
             return shards.runState(q.run(), q.executorId());
         }
@@ -590,7 +605,7 @@ public final class Dispatcher {
         Store store = ctx.store();
         return store.tx(tx -> {
             InstanceRow run = store.instances().find(tx, instanceId).orElseThrow(() -> new NotFoundException("no instance " + instanceId));
-            if (run.attempt() != attempt || run.state() != dev.ax.domain.run.InstanceState.RUNNING) {
+            if (run.attempt() != attempt || run.state() != InstanceState.RUNNING) {
                 return refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
             }
             boolean applied = success

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,7 +171,7 @@ public final class Firing {
         List<TaskStore.Advance> stale = ctx.store().tasks().advanceAll(tx, advances);
         if (!stale.isEmpty()) {
             String names = tasks.stream().filter(p -> stale.stream().anyMatch(a -> a.id() == p.task().id()))
-                    .map(p -> p.task().name()).collect(java.util.stream.Collectors.joining(", "));
+                    .map(p -> p.task().name()).collect(Collectors.joining(", "));
             throw new IllegalStateException("task " + names + " changed while locked for firing");
         }
         return created;

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +98,7 @@ final class FollowUps {
      * Marks the follow-up finished and carries it out in one transaction: if another node got
      * there first, the conditional finish fails and nothing is done twice.
      */
-    private boolean once(FollowUpRow row, InstanceRow failed, java.util.function.Function<Tx, Outcome> work) {
+    private boolean once(FollowUpRow row, InstanceRow failed, Function<Tx, Outcome> work) {
         Store store = ctx.store();
         return store.tx(tx -> {
             Outcome outcome;

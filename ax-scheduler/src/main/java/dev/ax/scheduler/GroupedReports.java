@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,7 +149,7 @@ final class GroupedReports {
     }
 
     /** The runs a group reports about, by id, in one query. */
-    private Map<Long, InstanceRow> runsOf(Tx tx, java.util.stream.Stream<Long> ids) {
+    private Map<Long, InstanceRow> runsOf(Tx tx, Stream<Long> ids) {
         return ctx.store().instances().findAll(tx, ids.collect(Collectors.toSet())).stream()
                 .collect(Collectors.toMap(InstanceRow::id, Function.identity()));
     }

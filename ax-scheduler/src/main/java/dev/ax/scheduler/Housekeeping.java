@@ -6,6 +6,7 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.Store;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -87,7 +88,7 @@ public final class Housekeeping {
     }
 
     /** A sign-in sent to the identity provider is good for ten minutes; its row is kept a little longer, then deleted. */
-    static final java.time.Duration SIGN_IN_KEPT = java.time.Duration.ofHours(1);
+    static final Duration SIGN_IN_KEPT = Duration.ofHours(1);
 
     /** Analyzes the tables that outgrew their planner statistics (PostgreSQL); returns their names. */
     public List<String> statistics() {

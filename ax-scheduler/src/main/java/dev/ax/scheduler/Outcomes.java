@@ -1,17 +1,23 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.policy.RetryDecision;
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
+import dev.ax.store.RunBatches;
+import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
 import dev.ax.store.TaskRow;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The end of an attempt: success, or a failure that the task's retry policy turns into another
@@ -63,8 +69,8 @@ final class Outcomes {
      * {@link #ended} has nothing to do for it, and {@link #succeedAlone} may apply many such
      * successes together. A deleted task is not alone (the single path knows what to do).
      */
-    boolean endsAlone(Tx tx, InstanceRow run, Optional<dev.ax.store.TaskStore.EndFlags> task) {
-        return run.cause() != dev.ax.domain.run.Cause.WORKFLOW && task.isPresent()
+    boolean endsAlone(Tx tx, InstanceRow run, Optional<TaskStore.EndFlags> task) {
+        return run.cause() != Cause.WORKFLOW && task.isPresent()
                 && ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion()).policy().unlimited()
                 && !handsOn(ctx.store().tasks().definition(tx, task.get().id(), task.get().version()).policy().unlimited(), task.get().hasDependents(),
                 task.get().canary());
@@ -75,7 +81,7 @@ final class Outcomes {
      * statement (PostgreSQL); returns the ids that moved. A run not moved lost a race or was
      * fenced out: its report goes the single way, through {@link #succeed}, which refuses it.
      */
-    java.util.Set<Long> succeedAlone(Tx tx, java.util.List<dev.ax.store.RunBatches.Success> successes) {
+    Set<Long> succeedAlone(Tx tx, List<RunBatches.Success> successes) {
         return ctx.store().runBatches().succeedAll(tx, successes, ctx.nodeId());
     }
 
@@ -110,7 +116,7 @@ final class Outcomes {
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         // Jitter drawn per failure; the decision itself stays a pure function of it.
         RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode,
-                java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+                ThreadLocalRandom.current().nextDouble());
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("failureKind", kind.name());
         if (exitCode != null) {
@@ -135,7 +141,7 @@ final class Outcomes {
                 .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
                         what + "; " + decision.reason())
                 .data(data));
-        if (moved && run.cause() != dev.ax.domain.run.Cause.PREVIEW && run.cause() != dev.ax.domain.run.Cause.TEST) {
+        if (moved && run.cause() != Cause.PREVIEW && run.cause() != Cause.TEST) {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {

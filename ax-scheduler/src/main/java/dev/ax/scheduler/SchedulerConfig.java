@@ -2,6 +2,7 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.policy.Catchup;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -28,7 +29,7 @@ import java.util.Set;
  */
 public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
                               Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels,
-                              java.util.Map<String, Integer> groupCapacity, Duration fireAhead,
+                              Map<String, Integer> groupCapacity, Duration fireAhead,
                               Duration claimAhead, Duration idempotencyWindow) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
@@ -57,7 +58,7 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
 
     public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
             DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of(),
-            java.util.Map.of(), DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
+            Map.of(), DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
 
     public SchedulerConfig {
         positive("scanWindow", scanWindow);
@@ -72,7 +73,7 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
             throw new IllegalArgumentException("leaseMillis must be at least 1000, was " + leaseMillis);
         }
         channels = Set.copyOf(channels);
-        groupCapacity = groupCapacity == null ? java.util.Map.of() : java.util.Map.copyOf(groupCapacity);
+        groupCapacity = groupCapacity == null ? Map.of() : Map.copyOf(groupCapacity);
         Objects.requireNonNull(fireAhead, "fireAhead");
         if (fireAhead.isNegative() || fireAhead.compareTo(scanWindow) >= 0) {
             throw new IllegalArgumentException("fireAhead must be zero or more and less than scanWindow (" + scanWindow + "), was " + fireAhead);
@@ -95,7 +96,7 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
 
     public SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis, Duration executorAlive,
                            Duration housekeeping, Duration pollRecheck, Set<String> channels) {
-        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, java.util.Map.of(),
+        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, Map.of(),
                 DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
     }
 
@@ -104,7 +105,7 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
                 groupCapacity, fireAhead, claimAhead, idempotencyWindow);
     }
 
-    public SchedulerConfig withGroupCapacity(java.util.Map<String, Integer> capacity) {
+    public SchedulerConfig withGroupCapacity(Map<String, Integer> capacity) {
         return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
                 capacity, fireAhead, claimAhead, idempotencyWindow);
     }

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The end of a shard attempt, and of the sharded run: a success (the run SUCCEEDS with the last
@@ -75,7 +76,7 @@ final class ShardOutcomes {
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         RetryDecision decision = RetryDecision.decide(def.policy(), shard.attempt(), kind, exitCode,
-                java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+                ThreadLocalRandom.current().nextDouble());
         String what = Outcomes.describe(kind, exitCode, message);
         Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of());
         if (shard.executorId() != null) {

@@ -1,5 +1,6 @@
 package dev.ax.scheduler;
 
+import dev.ax.domain.policy.EnvironmentMatch;
 import dev.ax.domain.policy.ShardSpread;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.LogChunk;
@@ -7,6 +8,7 @@ import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
@@ -80,7 +82,7 @@ final class Shards {
      */
     boolean fanOut(Tx tx, InstanceRow run, TaskDefinition def, String executorId) {
         Sharding sharding = def.policy().sharding();
-        if (sharding == null || run.cause() == dev.ax.domain.run.Cause.PREVIEW) {
+        if (sharding == null || run.cause() == Cause.PREVIEW) {
             return false;
         }
         int live = sharding.broadcast() ? able(tx, run.group(), def).size() : 0;
@@ -157,7 +159,7 @@ final class Shards {
         if (def.environment().isEmpty()) {
             return live;
         }
-        return live.stream().filter(e -> dev.ax.domain.policy.EnvironmentMatch.matches(def.environment(),
+        return live.stream().filter(e -> EnvironmentMatch.matches(def.environment(),
                 ctx.store().executors().labels(tx, e))).toList();
     }
 

@@ -14,7 +14,9 @@ import dev.ax.domain.workflow.NodeState;
 import dev.ax.domain.workflow.WorkflowCodec;
 import dev.ax.domain.workflow.WorkflowDefinition;
 import dev.ax.domain.workflow.WorkflowPlan;
+import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.Move;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -115,7 +117,7 @@ final class WorkflowEngine {
             }
             if (plan.outcome().isPresent()) {
                 var outcome = plan.outcome().get();
-                if (store.workflowRuns().setState(tx, run.id(), dev.ax.domain.workflow.WorkflowRunState.RUNNING, outcome)) {
+                if (store.workflowRuns().setState(tx, run.id(), WorkflowRunState.RUNNING, outcome)) {
                     store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, ctx.schedulerActor(),
                             ctx.nodeId(), "workflow run " + run.id() + " " + outcome, Map.of("state", outcome.name()));
                     ctx.signals().workflowsChanged(); // a backfill may start its next run
@@ -151,13 +153,13 @@ final class WorkflowEngine {
                 continue;
             }
             InstanceState to = instance.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
-            store.instances().move(tx, dev.ax.store.Move.of(instance.id(), instance.state(), to).finished()
-                    .set(dev.ax.store.Move.Column.MESSAGE, why)
+            store.instances().move(tx, Move.of(instance.id(), instance.state(), to).finished()
+                    .set(Move.Column.MESSAGE, why)
                     .event(to == InstanceState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED, actor, ctx.nodeId(), why));
             task.ifPresent(t -> gate.release(tx, t));
         }
-        if (store.workflowRuns().setState(tx, run.id(), dev.ax.domain.workflow.WorkflowRunState.RUNNING,
-                dev.ax.domain.workflow.WorkflowRunState.CANCELED)) {
+        if (store.workflowRuns().setState(tx, run.id(), WorkflowRunState.RUNNING,
+                WorkflowRunState.CANCELED)) {
             store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, actor, ctx.nodeId(), why,
                     Map.of("state", "CANCELED"));
             ctx.signals().workflowsChanged();

@@ -1,6 +1,7 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.NodeState;
@@ -8,6 +9,7 @@ import dev.ax.domain.workflow.WorkflowCodec;
 import dev.ax.domain.workflow.WorkflowDefinition;
 import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.JsonDiff;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.WorkflowRunStore.NodeRunRow;
@@ -84,7 +86,7 @@ public final class WorkflowService {
             Instant next = Objects.equals(before.trigger(), def.trigger()) ? current.nextFireAt() : firstSlotAfter(def, tx.now());
             WorkflowRow row = store.workflows().update(tx, current, WorkflowCodec.toJson(def), next, actor);
             store.workflowRuns().event(tx, null, name, EventType.WORKFLOW_UPDATED, actor, ctx.nodeId(), "version " + row.version(),
-                    Map.of("version", row.version(), "diff", dev.ax.store.JsonDiff.diff(current.definition(), row.definition())));
+                    Map.of("version", row.version(), "diff", JsonDiff.diff(current.definition(), row.definition())));
             return new Workflow(row, def);
         });
         ctx.signals().workflowsChanged();
@@ -152,7 +154,7 @@ public final class WorkflowService {
             InstanceRow instance = row == null || row.instanceId() == null ? null : store.instances().find(tx, row.instanceId()).orElse(null);
             // Why a node is where it is: the rule's reason, or what went wrong with its instance (a success needs no words).
             String message = row != null && row.reason() != null ? row.reason()
-                    : instance == null || instance.state() == dev.ax.domain.run.InstanceState.SUCCESS ? null : instance.message();
+                    : instance == null || instance.state() == InstanceState.SUCCESS ? null : instance.message();
             nodes.add(new NodeView(name, n.task(), n.rule().wireName(), row == null ? NodeState.PENDING : row.state(),
                     row == null ? null : row.instanceId(), instance == null ? null : instance.state().name(), message,
                     row == null ? 0 : row.attempts(), def.upstream(name), depths.get(name)));

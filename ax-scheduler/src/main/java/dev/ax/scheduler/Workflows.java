@@ -1,7 +1,9 @@
 package dev.ax.scheduler;
 
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.workflow.NodeState;
+import dev.ax.store.InstanceRow;
 import dev.ax.store.Tx;
 
 /**
@@ -21,8 +23,8 @@ public final class Workflows {
      * a node's instances (cause WORKFLOW), so a run of any other cause costs no statement — the
      * completion of every scheduled run passes here.
      */
-    public static void onRunEnded(NodeContext ctx, Tx tx, dev.ax.store.InstanceRow run, InstanceState state) {
-        if (run.cause() == dev.ax.domain.run.Cause.WORKFLOW) {
+    public static void onRunEnded(NodeContext ctx, Tx tx, InstanceRow run, InstanceState state) {
+        if (run.cause() == Cause.WORKFLOW) {
             onInstanceEnded(ctx, tx, run.id(), state);
         }
     }

@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
+import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.access.Principal;
 import dev.ax.domain.access.Role;
@@ -131,7 +133,7 @@ abstract class ApprovalContractTest {
         WorkItem w = poll().getFirst();
         assertThat(node.approvals().requestMidRun(id, "job", "1234 rows will change").state()).isEqualTo(InstanceState.WAITING_APPROVAL);
         // The process keeps running meanwhile: its lease is renewed, nothing is abandoned.
-        var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
+        var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).isEmpty();
         assertThatThrownBy(() -> node.approvals().approve(id, who("vic", "viewer"), null)).isInstanceOf(ForbiddenException.class);
         assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
@@ -148,8 +150,8 @@ abstract class ApprovalContractTest {
         WorkItem w = poll().getFirst();
         // The job asked for approval before the executor's "started" report got through (a fast script, a busy server).
         node.approvals().requestMidRun(id, "job", "1234 rows will change");
-        assertThat(node.dispatcher().started(new dev.ax.domain.protocol.Started("e1", w.ref(), 4321)).accepted()).isTrue();
-        assertThat(node.dispatcher().started(new dev.ax.domain.protocol.Started("stranger", w.ref(), 1)).accepted()).isFalse();
+        assertThat(node.dispatcher().started(new Started("e1", w.ref(), 4321)).accepted()).isTrue();
+        assertThat(node.dispatcher().started(new Started("stranger", w.ref(), 1)).accepted()).isFalse();
         assertThat(row(id).pid()).isEqualTo(4321);
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
         assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
@@ -165,7 +167,7 @@ abstract class ApprovalContractTest {
         WorkItem w = poll().getFirst();
         node.approvals().requestMidRun(id, "job", null);
         assertThat(node.approvals().reject(id, who("olga", "admin"), "too many rows").state()).isEqualTo(InstanceState.CANCELED);
-        var hb = node.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(w.ref())));
+        var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).containsExactly(w.ref());
     }
 }

@@ -14,19 +14,24 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -112,7 +117,7 @@ abstract class CanaryContractTest {
         for (int i = 0; i < 5; i++) {
             assertThat(versionOf(trigger("sync"))).isEqualTo(promoted.version());
         }
-        java.util.Optional<Canaries.Status> after = store.tx(tx -> node.canaries().active(tx, promoted.id()));
+        Optional<Canaries.Status> after = store.tx(tx -> node.canaries().active(tx, promoted.id()));
         assertThat(after).isEmpty();
         List<TaskVersionRow> history = store.tx(tx -> store.tasks().versions(tx, "sync", 10));
         assertThat(history.stream().map(v -> v.version() + ":" + v.change() + ":" + v.actor()).toList())
@@ -195,7 +200,7 @@ abstract class CanaryContractTest {
         int current = taskRow().version();
         assertThat(current).isEqualTo(4);
         Recorder executor = new Recorder();
-        List<Integer> versions = new java.util.ArrayList<>();
+        List<Integer> versions = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             versions.add(versionOf(trigger("sync")));
         }
@@ -207,17 +212,17 @@ abstract class CanaryContractTest {
             assertThat(e.data()).containsEntry("stableOk", 2).containsEntry("canaryFailed", 2);
             assertThat(e.message()).contains("new runs use version " + current);
         });
-        java.util.Optional<Canaries.Status> active = store.tx(tx -> node.canaries().active(tx, taskId));
+        Optional<Canaries.Status> active = store.tx(tx -> node.canaries().active(tx, taskId));
         assertThat(active).isEmpty();
     }
 
     @Test
     void a_slot_reprocessed_by_a_backfill_is_routed_by_its_slot_like_the_schedule() {
         Instant slot = Instant.parse("2026-11-29T02:00:00Z");
-        var reprocessed = new dev.ax.store.NewInstance(1, "report", 1, Cause.BACKFILL, Firing.fireKey(slot) + "#backfill-7", slot, Map.of(),
-                dev.ax.domain.run.InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
-        var manual = new dev.ax.store.NewInstance(1, "report", 1, Cause.MANUAL, "manual:abc", slot, Map.of(),
-                dev.ax.domain.run.InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
+        var reprocessed = new NewInstance(1, "report", 1, Cause.BACKFILL, Firing.fireKey(slot) + "#backfill-7", slot, Map.of(),
+                InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
+        var manual = new NewInstance(1, "report", 1, Cause.MANUAL, "manual:abc", slot, Map.of(),
+                InstanceState.READY, 1, "default", "alice", "n1", null, null, null);
         assertThat(Canaries.routingKey(reprocessed)).isEqualTo(Firing.fireKey(slot));
         assertThat(Canaries.routingKey(manual)).isEqualTo("manual:abc");
     }
@@ -317,9 +322,9 @@ abstract class CanaryContractTest {
         }
 
         void runAll(boolean newestFirst) {
-            List<WorkItem> items = new java.util.ArrayList<>(claimAll(id));
+            List<WorkItem> items = new ArrayList<>(claimAll(id));
             if (newestFirst) {
-                java.util.Collections.reverse(items);
+                Collections.reverse(items);
             }
             for (WorkItem w : items) {
                 boolean fail = w.command() != null && w.command().startsWith("exit ");

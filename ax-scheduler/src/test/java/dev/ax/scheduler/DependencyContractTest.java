@@ -12,13 +12,16 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.BackfillStore;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.ClockBoundaries;
 import dev.ax.store.Store;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneId;
@@ -28,6 +31,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -194,9 +198,9 @@ abstract class DependencyContractTest {
                 List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")), null, null), "test");
         // 02:00 has come: the report's latest slot is due (as after a restart), the layers' next slots are not.
         var t = store.tx(tx -> store.tasks().find(tx, "report").orElseThrow());
-        var schedule = dev.ax.domain.schedule.Schedules.of(t.definition().trigger());
-        java.time.Instant now = store.tx(tx -> tx.now());
-        java.time.Instant slot = schedule.nextAfter(now.minus(Duration.ofDays(1))).orElseThrow();
+        var schedule = Schedules.of(t.definition().trigger());
+        Instant now = store.tx(tx -> tx.now());
+        Instant slot = schedule.nextAfter(now.minus(Duration.ofDays(1))).orElseThrow();
         store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ? WHERE id = ?", slot, t.id()));
 
         assertThat(node.firing().tick()).isEqualTo(1);
@@ -392,7 +396,7 @@ abstract class DependencyContractTest {
         });
         node.housekeeping().backfills();
         assertThat(node.backfills().progress(started.cascaded().getFirst().backfillId()).backfill().state())
-                .isEqualTo(dev.ax.store.BackfillStore.State.DONE);
+                .isEqualTo(BackfillStore.State.DONE);
     }
 
     @Test
@@ -405,7 +409,7 @@ abstract class DependencyContractTest {
         long old = trigger("up");
         succeed(claimOnly(old));
         store.tx(tx -> tx.update("UPDATE ax_instance SET business_date = NULL, scheduled_at = ? WHERE id = ?",
-                java.time.Instant.parse("2026-09-30T17:00:00Z"), old));
+                Instant.parse("2026-09-30T17:00:00Z"), old));
 
         node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(1);
@@ -421,14 +425,14 @@ abstract class DependencyContractTest {
         // Nothing depends on "up" yet: its run carries no business date (none is indexed for it).
         long before = trigger("up");
         succeed(claimOnly(before));
-        java.util.Optional<java.time.LocalDate> undated = store.tx(tx -> store.dependencies().businessDate(tx, before));
+        Optional<LocalDate> undated = store.tx(tx -> store.dependencies().businessDate(tx, before));
         assertThat(undated).isEmpty();
-        store.tx(tx -> tx.update("UPDATE ax_instance SET scheduled_at = ? WHERE id = ?", java.time.Instant.parse("2026-09-30T17:00:00Z"), before));
+        store.tx(tx -> tx.update("UPDATE ax_instance SET scheduled_at = ? WHERE id = ?", Instant.parse("2026-09-30T17:00:00Z"), before));
 
         node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
                 List.of(sameDate("up")), null, null), "test");
         long after = trigger("up");
-        java.util.Optional<java.time.LocalDate> dated = store.tx(tx -> store.dependencies().businessDate(tx, after));
+        Optional<LocalDate> dated = store.tx(tx -> store.dependencies().businessDate(tx, after));
         assertThat(dated).isPresent();
 
         // Found by its slot in the upstream's zone: 01:00 on 2026-10-01 in Shanghai.
@@ -476,7 +480,7 @@ abstract class DependencyContractTest {
         return b;
     }
 
-    private static LocalDate date(java.time.Instant at) {
+    private static LocalDate date(Instant at) {
         return LocalDate.ofInstant(at, ZoneId.of("Asia/Shanghai"));
     }
 }

@@ -10,6 +10,7 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.store.InstanceStore;
 import dev.ax.store.Store;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,7 +78,7 @@ abstract class EnvironmentContractTest {
         var forProd = store.tx(tx -> store.instances().nextReady(tx, List.of("default"), List.of("prod"))
                 .map(InstanceStore.NextReady::until));
         assertThat(forTest).isEmpty();
-        assertThat(forProd).hasValue(java.time.Duration.ZERO);
+        assertThat(forProd).hasValue(Duration.ZERO);
         boolean prodLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod"), 60_000));
         boolean prodEuLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod", "eu"), 60_000));
         assertThat(prodLive).isTrue();

@@ -18,6 +18,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -145,9 +148,9 @@ abstract class FireAheadContractTest {
         InstanceRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.readyAt();
 
-        java.util.concurrent.atomic.AtomicReference<List<WorkItem>> got = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<Instant> answeredAt = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean interruptKept = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<List<WorkItem>> got = new AtomicReference<>();
+        AtomicReference<Instant> answeredAt = new AtomicReference<>();
+        AtomicBoolean interruptKept = new AtomicBoolean();
         Thread poller = Thread.ofPlatform().start(() -> {
             try {
                 got.set(node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000)));
@@ -158,7 +161,7 @@ abstract class FireAheadContractTest {
             }
         });
         // Interrupted while it holds the runs it claimed ahead.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
                 store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow()).state() == InstanceState.RUNNING);
         poller.interrupt();
         poller.join(10_000);

@@ -5,21 +5,29 @@ import static dev.ax.scheduler.TestNodes.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.schedule.Schedules;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.ClockBoundaries;
+import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,11 +95,11 @@ abstract class FiringContractTest {
     void a_second_insert_for_the_same_slot_is_refused_by_the_unique_index() {
         node.tasks().create(task("daily", cron("0 2 * * *"), "true", null), "test");
         TaskRow t = taskRow("daily");
-        var slot = new dev.ax.store.NewInstance(t.id(), t.name(), t.version(), dev.ax.domain.run.Cause.CRON, "2026-11-29T02:00:00Z",
-                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), dev.ax.domain.run.InstanceState.READY, 1, "default", "test", "n1",
+        var slot = new NewInstance(t.id(), t.name(), t.version(), Cause.CRON, "2026-11-29T02:00:00Z",
+                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", "test", "n1",
                 null, null, null);
-        java.util.Optional<Long> first = store.tx(tx -> store.instances().create(tx, slot));
-        java.util.Optional<Long> second = store.tx(tx -> store.instances().create(tx, slot));
+        Optional<Long> first = store.tx(tx -> store.instances().create(tx, slot));
+        Optional<Long> second = store.tx(tx -> store.instances().create(tx, slot));
         assertThat(first).isPresent();
         assertThat(second).isEmpty();
         assertThat(instancesOf("daily")).hasSize(1);
@@ -170,7 +178,7 @@ abstract class FiringContractTest {
         node.tasks().create(task("skipping", cron("* * * * * *"), "true", Map.of("overflow", "SKIP", "maxConcurrency", 1)), "test");
         node.tasks().create(task("keyed", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}")),
                 "test");
-        Map<String, Instant> from = new java.util.HashMap<>();
+        Map<String, Instant> from = new HashMap<>();
         for (String name : List.of("unlimited", "skipping", "keyed")) {
             moveNextFireTo(name, Duration.ofSeconds(-1));
             from.put(name, taskRow(name).nextFireAt());
@@ -203,13 +211,13 @@ abstract class FiringContractTest {
         assertThat(created1.stream().map(e -> e.data().get("fireKey")).distinct()).hasSize(created1.size());
 
         // SKIP with one slot: the oldest slot runs, the others are skipped as overlapping it.
-        List<InstanceRow> skipping = instancesOf("skipping").stream().sorted(java.util.Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        List<InstanceRow> skipping = instancesOf("skipping").stream().sorted(Comparator.comparing(InstanceRow::scheduledAt)).toList();
         assertThat(skipping.getFirst().state()).isEqualTo(InstanceState.READY);
         assertThat(skipping.subList(1, skipping.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
         assertThat(events("skipping", EventType.OVERLAP_SKIPPED)).hasSize(skipping.size() - 1);
 
         // One key for every slot: the first run does the work, the others are deduplicated against it.
-        List<InstanceRow> keyed = instancesOf("keyed").stream().sorted(java.util.Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        List<InstanceRow> keyed = instancesOf("keyed").stream().sorted(Comparator.comparing(InstanceRow::scheduledAt)).toList();
         assertThat(keyed).allSatisfy(r -> assertThat(r.requestId()).isEqualTo("keyed"));
         assertThat(keyed.getFirst().state()).isEqualTo(InstanceState.READY);
         assertThat(keyed.subList(1, keyed.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
@@ -227,7 +235,7 @@ abstract class FiringContractTest {
         TaskRow t = taskRow("unlimited");
         assertThat(ConcurrencyGate.admitsBySlotAlone(t)).isTrue();
         long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "missed slot fired late"))).orElseThrow();
-        List<java.util.Optional<Long>> together = store.tx(tx -> gate.admitAll(tx, List.of(
+        List<Optional<Long>> together = store.tx(tx -> gate.admitAll(tx, List.of(
                 new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "missed slot fired late")),
                 new ConcurrencyGate.Admission(t, slot(t, "2026-11-28T02:00:00Z", "again")))));
         assertThat(together.get(1)).as("the slot admitted one by one").isEmpty();
@@ -237,8 +245,8 @@ abstract class FiringContractTest {
         assertThat(b).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
                 .isEqualTo(a);
         assertThat(b.maxAttempts()).isEqualTo(3);
-        assertThat(businessDate(two)).isEqualTo(java.time.LocalDate.parse("2026-11-29"));
-        assertThat(businessDate(one)).isEqualTo(java.time.LocalDate.parse("2026-11-28"));
+        assertThat(businessDate(two)).isEqualTo(LocalDate.parse("2026-11-29"));
+        assertThat(businessDate(one)).isEqualTo(LocalDate.parse("2026-11-28"));
         EventRow ea = store.tx(tx -> store.events().forInstance(tx, one, 0, 10)).getFirst();
         List<EventRow> eb = store.tx(tx -> store.events().forInstance(tx, two, 0, 10));
         assertThat(eb).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data").isEqualTo(ea);
@@ -257,7 +265,7 @@ abstract class FiringContractTest {
             node.tasks().create(task(name, cron("0 2 * * *"), "true", policy), "test");
             assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow(name))).as(name).isFalse();
         });
-        Map<String, Object> waits = new java.util.LinkedHashMap<>(task("waits", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")));
+        Map<String, Object> waits = new LinkedHashMap<>(task("waits", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")));
         waits.put("dependsOn", List.of(Map.of("task", "default", "scope", "sameDate")));
         node.tasks().create(waits, "test");
         assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow("waits"))).isFalse();
@@ -286,7 +294,7 @@ abstract class FiringContractTest {
             List<InstanceRow> runs = instancesOf(name);
             assertOneInstancePerConsecutiveSecond(runs);
             assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo)).contains(taskRow(name).nextFireAt().minusSeconds(1));
-            InstanceRow taken = runs.stream().min(java.util.Comparator.comparing(InstanceRow::scheduledAt)).orElseThrow();
+            InstanceRow taken = runs.stream().min(Comparator.comparing(InstanceRow::scheduledAt)).orElseThrow();
             List<EventRow> takenEvents = store.tx(tx -> store.events().forInstance(tx, taken.id(), 0, 10));
             assertThat(takenEvents).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("fired by another node"));
         }
@@ -329,8 +337,8 @@ abstract class FiringContractTest {
         assertThat(taskRow("minutely").nextFireAt()).isAfter(dbNow().minusSeconds(1));
     }
 
-    dev.ax.store.NewInstance slot(TaskRow t, String fireKey, String message) {
-        return new dev.ax.store.NewInstance(t.id(), t.name(), t.version(), dev.ax.domain.run.Cause.CRON, fireKey, Instant.parse(fireKey),
+    NewInstance slot(TaskRow t, String fireKey, String message) {
+        return new NewInstance(t.id(), t.name(), t.version(), Cause.CRON, fireKey, Instant.parse(fireKey),
                 Map.of(), InstanceState.READY, t.definition().policy().maxAttempts(), t.definition().group(), node.context().schedulerActor(),
                 "n1", null, null, message);
     }
@@ -350,9 +358,9 @@ abstract class FiringContractTest {
     }
 
     /** The stored business date of a run; null when it has none. */
-    java.time.LocalDate businessDate(long id) {
+    LocalDate businessDate(long id) {
         return store.tx(tx -> tx.query("SELECT business_date FROM ax_instance WHERE id = ?",
-                r -> r.str("business_date") == null ? null : java.time.LocalDate.parse(r.str("business_date").substring(0, 10)), id)).getFirst();
+                r -> r.str("business_date") == null ? null : LocalDate.parse(r.str("business_date").substring(0, 10)), id)).getFirst();
     }
 
     static void assertOneInstancePerConsecutiveSecond(List<InstanceRow> runs) {
@@ -387,7 +395,7 @@ abstract class FiringContractTest {
         TaskRow t = taskRow(name);
         Instant target = dbNow().plus(fromNow);
         // The latest slot at or before the target: where next_fire_at would stand after downtime.
-        var schedule = dev.ax.domain.schedule.Schedules.of(t.definition().trigger());
+        var schedule = Schedules.of(t.definition().trigger());
         Instant slot = schedule.nextAfter(target.minus(Duration.ofDays(2))).orElseThrow();
         for (Instant next = schedule.nextAfter(slot).orElseThrow(); !next.isAfter(target); next = schedule.nextAfter(next).orElseThrow()) {
             slot = next;

@@ -16,6 +16,7 @@ import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
@@ -158,7 +159,7 @@ abstract class GroupedReportContractTest {
             List<LogChunk> tail = List.of(new LogChunk("e1", item.ref(), "stdout", List.of("last of " + item.instanceId(), "end")),
                     new LogChunk("e1", item.ref(), "stderr", List.of("warning")));
             // Successes go in groups, failures the single way: both store the output they carry.
-            reports.add(i % 3 == 0 ? new Completion("e1", item.ref(), false, dev.ax.domain.run.FailureKind.EXIT_CODE, 1, null, tail)
+            reports.add(i % 3 == 0 ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null, tail)
                     : new Completion("e1", item.ref(), true, null, 0, null, tail));
         }
         WorkItem twice = items.get(1);
@@ -186,7 +187,7 @@ abstract class GroupedReportContractTest {
         for (int i = 0; i < items.size(); i++) {
             WorkItem item = items.get(i);
             // Successes go in groups, failures the single way: both record the start first.
-            Completion c = i % 4 == 0 ? new Completion("e1", item.ref(), false, dev.ax.domain.run.FailureKind.EXIT_CODE, 1, null)
+            Completion c = i % 4 == 0 ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null)
                     : new Completion("e1", item.ref(), true, null, 0, null);
             reports.add(c.withStart(2000 + item.instanceId()));
         }

@@ -22,6 +22,7 @@ import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Store;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -105,7 +106,7 @@ abstract class LeaseContractTest {
         node.tasks().create(task("later", event(), "true", Map.of("overflow", "ALLOW")), "test");
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         claimOne("doomed");
-        List<Long> backlog = new java.util.ArrayList<>();
+        List<Long> backlog = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             backlog.add(node.tasks().trigger("later", Map.of(), Cause.EVENT, "test"));
         }

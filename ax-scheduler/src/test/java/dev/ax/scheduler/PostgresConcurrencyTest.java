@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.Completion;
+import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
@@ -20,11 +21,13 @@ import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -161,8 +164,8 @@ class PostgresConcurrencyTest {
         a.tasks().create(task("job", event(), "true", Map.of("overflow", "ALLOW")), "test");
         a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");   // the first trigger learns the task needs no exclusive lock
         b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<Long>> ids = new java.util.ArrayList<>();
+        try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Long>> ids = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 SchedulerNode node = i % 2 == 0 ? a : b;
                 ids.add(threads.submit(() -> node.tasks().trigger("job", Map.of(), Cause.EVENT, "test")));
@@ -198,7 +201,7 @@ class PostgresConcurrencyTest {
         long fresh = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         assertThat(state(old)).isEqualTo(InstanceState.TERMINATED);
         assertThat(state(fresh)).isEqualTo(InstanceState.READY);
-        var answer = a.dispatcher().heartbeat(new dev.ax.domain.protocol.Heartbeat("e1", "s1", List.of(claimed.getFirst().ref())));
+        var answer = a.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(claimed.getFirst().ref())));
         assertThat(answer.abandon()).containsExactly(claimed.getFirst().ref());
         assertThat(a.dispatcher().complete(new Completion("e1", claimed.getFirst().ref(), true, null, 0, "late")).accepted()).isFalse();
     }

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +34,7 @@ class PostgresDependencyClusterTest {
     SchedulerNode a;
     SchedulerNode b;
     /** Two real threads: the common pool may have one on a small machine, and the two sides must overlap. */
-    final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+    final ExecutorService threads = Executors.newFixedThreadPool(2);
 
     @BeforeEach
     void open() {

@@ -12,6 +12,7 @@ import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import dev.ax.store.WorkflowRunStore.RunEvent;
 import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowRunStore;
 import dev.ax.store.WorkflowStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,7 +117,7 @@ class PostgresWorkflowClusterTest {
                     .isEqualTo(LocalDate.parse("2026-10-01").datesUntil(LocalDate.parse("2026-10-06")).toList());
             // every node's instance carries the run's slot, so {{date}} renders the business date
             for (RunRow r : runs) {
-                List<dev.ax.store.WorkflowRunStore.NodeRunRow> nodes = storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));
+                List<WorkflowRunStore.NodeRunRow> nodes = storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));
                 for (var n : nodes) {
                     Instant at = storeA.tx(tx -> storeA.instances().find(tx, n.instanceId()).orElseThrow().scheduledAt());
                     assertThat(at).isEqualTo(r.scheduledAt());

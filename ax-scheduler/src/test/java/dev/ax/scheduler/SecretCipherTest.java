@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ax.store.SecretStore.Sealed;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ class SecretCipherTest {
 
         assertThat(sealed.keyId()).isEqualTo(KEY.id());
         assertThat(sealed.nonce()).hasSize(12);
-        assertThat(new String(sealed.ciphertext(), java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("hunter2");
+        assertThat(new String(sealed.ciphertext(), StandardCharsets.ISO_8859_1)).doesNotContain("hunter2");
         assertThat(SecretCipher.open(KEY, "db_password", sealed)).isEqualTo("hunter2-ünïcode");
     }
 

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -217,7 +218,7 @@ abstract class SecretsContractTest {
         node.secrets().set("db_password", PASSWORD, "alice");
         MasterKey old = keyring.current();
         MasterKey next = MasterKey.random();
-        java.util.concurrent.atomic.AtomicInteger settled = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger settled = new AtomicInteger();
 
         try (SchedulerNode again = TestNodes.node(store, "n2", keyringOf(next, old, settled)).start();
              SchedulerNode third = TestNodes.node(store, "n3", keyringOf(next, old, settled)).start()) {
@@ -250,7 +251,7 @@ abstract class SecretsContractTest {
         }
     }
 
-    static Keyring keyringOf(MasterKey current, MasterKey retired, java.util.concurrent.atomic.AtomicInteger settled) {
+    static Keyring keyringOf(MasterKey current, MasterKey retired, AtomicInteger settled) {
         return new Keyring() {
             @Override
             public MasterKey current() {

@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ abstract class ShardContractTest {
 
     /** Polls until the executor gets something (a retry due by the database's clock), awaited, not slept. */
     List<WorkItem> pollUntilSome(String executor) {
-        java.util.concurrent.atomic.AtomicReference<List<WorkItem>> got = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        AtomicReference<List<WorkItem>> got = new AtomicReference<>(List.of());
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
             got.set(poll(executor, 4));
             return !got.get().isEmpty();

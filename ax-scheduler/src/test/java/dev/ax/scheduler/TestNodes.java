@@ -8,6 +8,7 @@ import dev.ax.domain.time.SystemClock;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
+import dev.ax.store.TestDatabases;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +57,7 @@ final class TestNodes {
     }
 
     static DbConfig fresh(boolean postgres) {
-        return postgres ? dev.ax.store.TestDatabases.postgres() : dev.ax.store.TestDatabases.h2();
+        return postgres ? TestDatabases.postgres() : TestDatabases.h2();
     }
 
     /**

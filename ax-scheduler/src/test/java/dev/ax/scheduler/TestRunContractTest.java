@@ -12,6 +12,8 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.Action;
+import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Store;
@@ -19,6 +21,7 @@ import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,8 +70,8 @@ abstract class TestRunContractTest {
         List<TaskVersionRow> versions = store.tx(tx -> store.tasks().versions(tx, "report", 10));
         assertThat(versions).singleElement().satisfies(v -> assertThat(v.version()).isEqualTo(1));
         // The run records exactly what it ran.
-        dev.ax.domain.task.TaskDefinition ran = store.tx(tx -> store.tasks().definitionAt(tx, before.id(), started.draftVersion())).orElseThrow();
-        assertThat(ran.action()).isEqualTo(new dev.ax.domain.task.Action.Shell("echo draft {{date}}", Map.of(), null, "default"));
+        TaskDefinition ran = store.tx(tx -> store.tasks().definitionAt(tx, before.id(), started.draftVersion())).orElseThrow();
+        assertThat(ran.action()).isEqualTo(new Action.Shell("echo draft {{date}}", Map.of(), null, "default"));
         // No follow-up was queued for the failure of a test.
         assertThat(count("ax_follow_up")).isZero();
     }
@@ -79,7 +82,7 @@ abstract class TestRunContractTest {
         var second = node.testRuns().run("brand_new", task("brand_new", cron("0 2 * * *"), "echo again", null), Map.of(), "bob");
         assertThat(first.taskExists()).isFalse();
         assertThat(second.draftVersion()).isLessThan(first.draftVersion());
-        java.util.Optional<TaskRow> saved = store.tx(tx -> store.tasks().find(tx, "brand_new"));
+        Optional<TaskRow> saved = store.tx(tx -> store.tasks().find(tx, "brand_new"));
         List<TaskVersionRow> history = store.tx(tx -> store.tasks().versions(tx, "brand_new", 10));
         assertThat(saved).isEmpty();
         assertThat(history).isEmpty();

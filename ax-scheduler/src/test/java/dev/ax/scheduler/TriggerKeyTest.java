@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ax.domain.task.ValidationException;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,7 +49,7 @@ class TriggerKeyTest {
         String hash = TriggerKey.requestHash("job", Map.of("a", 1, "b", Map.of("x", "1", "y", "2")), false);
 
         assertThat(hash).hasSize(64).matches("[0-9a-f]+");
-        assertThat(TriggerKey.requestHash("job", new java.util.TreeMap<>(Map.of("b", Map.of("y", "2", "x", "1"), "a", 1)), false))
+        assertThat(TriggerKey.requestHash("job", new TreeMap<>(Map.of("b", Map.of("y", "2", "x", "1"), "a", 1)), false))
                 .isEqualTo(hash);
         assertThat(TriggerKey.requestHash("job", null, false)).isEqualTo(TriggerKey.requestHash("job", Map.of(), false));
     }

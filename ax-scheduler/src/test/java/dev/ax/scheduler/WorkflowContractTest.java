@@ -11,15 +11,19 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
+import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.NodeState;
 import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.Store;
+import dev.ax.store.WorkflowRunStore;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -134,7 +138,7 @@ abstract class WorkflowContractTest {
 
     /** Tiny accessor so the extracting above reads well. */
     interface WorkflowRunStoreEvents {
-        static EventType type(dev.ax.store.WorkflowRunStore.RunEvent e) {
+        static EventType type(WorkflowRunStore.RunEvent e) {
             return e.type();
         }
     }
@@ -184,8 +188,8 @@ abstract class WorkflowContractTest {
         var canceled = node.workflows().service().cancel(run, "ops", "wrong day");
         assertThat(canceled.run().state()).isEqualTo(WorkflowRunState.CANCELED);
         assertThat(states(run).values()).containsOnly(NodeState.SKIPPED);
-        dev.ax.domain.run.InstanceState firstState = store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
-        assertThat(firstState).isEqualTo(dev.ax.domain.run.InstanceState.CANCELED);
+        InstanceState firstState = store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
+        assertThat(firstState).isEqualTo(InstanceState.CANCELED);
         runToRest();
         assertThat(node.workflows().service().run(run).instancesPerTask()).isEqualTo(Map.of("t_a", 1));
         assertThatThrownBy(() -> node.workflows().service().cancel(run, "ops", null)).isInstanceOf(ConflictException.class);
@@ -198,14 +202,14 @@ abstract class WorkflowContractTest {
     @Test
     void a_slot_takes_one_run_whatever_inserts_it() {
         var wf = node.workflows().service().create(diamond("nightly", null), "test").row();
-        var slot = java.time.Instant.parse("2026-10-01T02:00:00Z");
-        var newRun = new dev.ax.store.WorkflowRunStore.NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), "cron",
+        var slot = Instant.parse("2026-10-01T02:00:00Z");
+        var newRun = new WorkflowRunStore.NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), "cron",
                 Firing.fireKey(slot), slot, Map.of(), null, "test", "n1");
-        java.util.Optional<Long> first = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
-        java.util.Optional<Long> second = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
+        Optional<Long> first = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
+        Optional<Long> second = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
         assertThat(first).isPresent();
         assertThat(second).isEmpty();
-        List<dev.ax.store.WorkflowRunStore.RunRow> runs = store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
+        List<WorkflowRunStore.RunRow> runs = store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
         assertThat(runs).hasSize(1);
     }
 

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -217,7 +218,7 @@ public final class AxWorker implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::heartbeatTick, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
         registered = true;
         log.info("AX worker {} registered (groups {}, handlers {}, concurrency {}, lease {} ms)", config.executorId(),
-                config.groups(), new java.util.TreeSet<>(handlers.keySet()), config.concurrency(), answer.leaseMillis());
+                config.groups(), new TreeSet<>(handlers.keySet()), config.concurrency(), answer.leaseMillis());
     }
 
     private void pollLoop() {

@@ -3,6 +3,8 @@ package dev.ax.sdk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.FailureKind;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -65,8 +67,8 @@ final class Outcomes {
 
     /** The head of a stack trace, for the run's log. */
     static List<String> trace(Throwable t) {
-        java.io.StringWriter out = new java.io.StringWriter();
-        t.printStackTrace(new java.io.PrintWriter(out));
+        StringWriter out = new StringWriter();
+        t.printStackTrace(new PrintWriter(out));
         List<String> lines = new ArrayList<>(out.toString().lines().toList());
         if (lines.size() > MAX_TRACE_LINES) {
             int more = lines.size() - MAX_TRACE_LINES;

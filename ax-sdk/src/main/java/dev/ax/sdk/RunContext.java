@@ -1,8 +1,13 @@
 package dev.ax.sdk;
 
+import dev.ax.domain.protocol.ApprovalAsk;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.secret.SecretMask;
+import dev.ax.executor.ExecutorChannel;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 /** The {@link AxContext} of one attempt on a worker. */
@@ -13,11 +18,11 @@ final class RunContext implements AxContext {
     private final BooleanSupplier cancelled;
     private final IdempotencyStore store; // null when the worker has none
 
-    private final dev.ax.executor.ExecutorChannel channel;
+    private final ExecutorChannel channel;
     private final String executorId;
 
     RunContext(WorkItem item, RunLog log, BooleanSupplier cancelled, IdempotencyStore store,
-               dev.ax.executor.ExecutorChannel channel, String executorId) {
+               ExecutorChannel channel, String executorId) {
         this.item = item;
         this.log = log;
         this.cancelled = cancelled;
@@ -31,26 +36,26 @@ final class RunContext implements AxContext {
 
     @Override
     public void awaitApproval(String summary) throws InterruptedException {
-        var asked = channel.requestApproval(new dev.ax.domain.protocol.ApprovalAsk(executorId, item.ref(),
-                dev.ax.domain.secret.SecretMask.of(item.masks()).apply(summary)));
+        var asked = channel.requestApproval(new ApprovalAsk(executorId, item.ref(),
+                SecretMask.of(item.masks()).apply(summary)));
         if (!asked.accepted()) {
-            throw new java.util.concurrent.CancellationException("approval request refused: " + asked.reason());
+            throw new CancellationException("approval request refused: " + asked.reason());
         }
         log("[ax] waiting for approval: " + (summary == null ? "" : summary));
         while (true) {
             if (cancelled.getAsBoolean() || Thread.currentThread().isInterrupted()) {
-                throw new java.util.concurrent.CancellationException("the run was stopped while waiting for approval");
+                throw new CancellationException("the run was stopped while waiting for approval");
             }
-            var state = channel.runState(new dev.ax.domain.protocol.RunStateQuery(executorId, item.ref()));
+            var state = channel.runState(new RunStateQuery(executorId, item.ref()));
             if (!state.accepted()) {
-                throw new java.util.concurrent.CancellationException(state.reason());
+                throw new CancellationException(state.reason());
             }
             if ("RUNNING".equals(state.reason())) {
                 log("[ax] approved; going on");
                 return;
             }
             if (!"WAITING_APPROVAL".equals(state.reason())) {
-                throw new java.util.concurrent.CancellationException("approval not given: the run is " + state.reason());
+                throw new CancellationException("approval not given: the run is " + state.reason());
             }
             Thread.sleep(APPROVAL_POLL_MILLIS);
         }

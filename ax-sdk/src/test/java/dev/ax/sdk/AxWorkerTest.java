@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The SDK worker against a real server over real HTTP: what a handler sees, and every way a run ends. */
 class AxWorkerTest {
     /** An operator deciding on approvals from the server side. */
-    static final dev.ax.domain.access.Principal OLGA = dev.ax.domain.access.Principal.of("olga", dev.ax.domain.access.Role.OPERATOR);
+    static final Principal OLGA = Principal.of("olga", Role.OPERATOR);
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -257,7 +260,7 @@ class AxWorkerTest {
         AxWorker bad = AxWorker.builder().server(ax.server.url()).token("not-a-token").group("orders")
                 .handler("x", ctx -> null).build();
         try {
-            org.assertj.core.api.Assertions.assertThatThrownBy(bad::start)
+            Assertions.assertThatThrownBy(bad::start)
                     .hasMessageContaining("token refused by server (HTTP 401)");
         } finally {
             bad.close();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.FailureKind;
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +24,7 @@ class OutcomesTest {
                 new Case("returned null", Outcomes.success("w", RUN, null), true, null, 0, null),
                 new Case("threw", Outcomes.failure("w", RUN, new IllegalStateException("down")), false,
                         FailureKind.EXIT_CODE, null, "java.lang.IllegalStateException: down"),
-                new Case("threw without a message", Outcomes.failure("w", RUN, new RuntimeException(new java.io.IOException("reset"))),
+                new Case("threw without a message", Outcomes.failure("w", RUN, new RuntimeException(new IOException("reset"))),
                         false, FailureKind.EXIT_CODE, null, "java.lang.RuntimeException: java.io.IOException: reset"),
                 new Case("gave up", Outcomes.failure("w", RUN, new NonRetryableException("no such order")), false,
                         FailureKind.FATAL, null, "dev.ax.sdk.NonRetryableException: no such order"),
@@ -49,7 +51,7 @@ class OutcomesTest {
     void a_stack_trace_for_the_log_is_cut_too() {
         Throwable deep = new IllegalStateException("deep");
         StackTraceElement[] frames = new StackTraceElement[100];
-        java.util.Arrays.fill(frames, new StackTraceElement("C", "m", "C.java", 1));
+        Arrays.fill(frames, new StackTraceElement("C", "m", "C.java", 1));
         deep.setStackTrace(frames);
         List<String> lines = Outcomes.trace(deep);
         assertThat(lines).hasSize(Outcomes.MAX_TRACE_LINES + 1).endsWith("\t... 61 more lines");

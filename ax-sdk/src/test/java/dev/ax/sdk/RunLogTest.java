@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.executor.ExecutorChannel.ChannelException;
+import dev.ax.executor.HttpExecutorChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,7 +90,7 @@ class RunLogTest {
 
         log.finish();
 
-        var json = dev.ax.executor.HttpExecutorChannel.defaultMapper();
+        var json = HttpExecutorChannel.defaultMapper();
         for (var chunk : channel.chunks) {
             // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
             assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(RunLog.BATCH_BYTES);

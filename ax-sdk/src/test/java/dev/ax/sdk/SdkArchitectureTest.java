@@ -5,6 +5,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.time.Instant;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class SdkArchitectureTest {
 
     @Test
     void the_sdk_reads_no_wall_clock() {
-        noClasses().should().callMethod(java.time.Instant.class, "now")
+        noClasses().should().callMethod(Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")
                 .because("timeouts and pauses use monotonic timers; times shown come from the server or the user's database")
                 .check(sdk);

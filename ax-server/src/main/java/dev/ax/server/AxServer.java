@@ -1,11 +1,14 @@
 package dev.ax.server;
 
 import dev.ax.alerts.Alerts;
+import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.AlertsConfigReader;
 import dev.ax.alerts.ServerLogFile;
+import dev.ax.api.Json;
 import dev.ax.console.SsoConfig;
 import dev.ax.api.ApiServer;
 import dev.ax.console.Console;
+import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorConfig;
@@ -55,7 +58,7 @@ public final class AxServer implements AutoCloseable {
      * Reads an {@code --alerts} file; a mistake in it refuses the start with the field named. A
      * channel that is merely unreachable is no mistake: it fails at send time and shows on /healthz.
      */
-    public static dev.ax.alerts.AlertsConfig readAlerts(Path file) {
+    public static AlertsConfig readAlerts(Path file) {
         try {
             return AlertsConfigReader.read(file);
         } catch (IllegalArgumentException e) {
@@ -70,13 +73,13 @@ public final class AxServer implements AutoCloseable {
     public static SsoConfig readSso(Path file) {
         Object json;
         try {
-            json = dev.ax.api.Json.mapper().readValue(file.toFile(), Object.class);
-        } catch (java.io.IOException e) {
+            json = Json.mapper().readValue(file.toFile(), Object.class);
+        } catch (IOException e) {
             throw new StartupException("cannot start: single sign-on configuration " + file + ": " + e.getMessage(), e);
         }
         try {
             return SsoConfig.parse(json, System.getenv(SsoConfig.CLIENT_SECRET_ENV));
-        } catch (dev.ax.domain.task.ValidationException e) {
+        } catch (ValidationException e) {
             throw new StartupException("cannot start: single sign-on configuration " + file + ": " + e.getMessage(), e);
         }
     }

@@ -1,5 +1,6 @@
 package dev.ax.server;
 
+import dev.ax.domain.protocol.ApprovalAsk;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.HeartbeatAnswer;
@@ -8,6 +9,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.RegisterAnswer;
 import dev.ax.domain.protocol.ReportAnswer;
+import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.executor.ExecutorChannel;
@@ -67,12 +69,12 @@ final class InProcessChannel implements ExecutorChannel {
     }
 
     @Override
-    public ReportAnswer requestApproval(dev.ax.domain.protocol.ApprovalAsk ask) {
+    public ReportAnswer requestApproval(ApprovalAsk ask) {
         return call("approval-request", () -> dispatcher.requestApproval(ask));
     }
 
     @Override
-    public ReportAnswer runState(dev.ax.domain.protocol.RunStateQuery query) {
+    public ReportAnswer runState(RunStateQuery query) {
         return call("run-state", () -> dispatcher.runState(query));
     }
 

@@ -3,6 +3,7 @@ package dev.ax.server;
 import dev.ax.scheduler.ConflictException;
 import dev.ax.scheduler.Keyring;
 import dev.ax.scheduler.MasterKey;
+import java.nio.file.Path;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,7 @@ final class SecretKeys {
      * @param key      {@code AX_SECRET_KEY} as configured; null = read the environment
      * @param previous {@code AX_SECRET_KEY_PREVIOUS} as configured; null = read the environment
      */
-    static Keyring load(java.nio.file.Path dataDir, String key, String previous) {
+    static Keyring load(Path dataDir, String key, String previous) {
         String current = key != null ? key : System.getenv(ENV);
         String before = previous != null ? previous : System.getenv(PREVIOUS_ENV);
         if (current == null || current.isBlank()) {

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How to start one server node. Immutable; defaults named DEFAULT_*.
@@ -132,7 +134,7 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
     public SchedulerConfig effectiveScheduler() {
-        java.util.Set<String> channels = new java.util.TreeSet<>(scheduler.channels());
+        Set<String> channels = new TreeSet<>(scheduler.channels());
         channels.addAll(alerts.channels().keySet());
         return scheduler.withChannels(channels);
     }

@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.ax.store.Tx;
+import java.time.Instant;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,7 +68,7 @@ class ArchitectureTest {
     @Test
     void only_clocks_read_the_wall_clock() {
         noClasses().that().doNotHaveSimpleName("SystemClock")
-                .should().callMethod(java.time.Instant.class, "now")
+                .should().callMethod(Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")
                 .because("time comes from an injected AxClock (the database's, in production)")
                 .check(classes);

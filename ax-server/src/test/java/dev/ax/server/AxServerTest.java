@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
+import dev.ax.store.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -58,7 +59,7 @@ class AxServerTest {
 
     @Test
     void registers_a_configured_admin_token_once() {
-        DbConfig db = dev.ax.store.TestDatabases.h2();
+        DbConfig db = TestDatabases.h2();
         try (AxServer server = AxServer.start(config(dir, db, List.of(), "s3cret-token"))) {
             assertThat(server.adminToken()).isEqualTo("s3cret-token");
             assertThat(server.adminTokenFile()).isNull();
@@ -73,7 +74,7 @@ class AxServerTest {
 
     @Test
     void refuses_to_start_without_the_unique_slot_index() {
-        DbConfig db = dev.ax.store.TestDatabases.h2();
+        DbConfig db = TestDatabases.h2();
         try (Store store = Store.open(db)) {
             store.tx(tx -> tx.update("ALTER TABLE ax_instance DROP CONSTRAINT ax_instance_slot_uq"));
         }
@@ -86,8 +87,8 @@ class AxServerTest {
 
     @Test
     void refuses_to_start_when_the_port_is_taken() {
-        try (AxServer first = AxServer.start(config(dir, dev.ax.store.TestDatabases.h2(), List.of(), null))) {
-            ServerConfig same = new ServerConfig(first.port(), dir.resolve("b"), dev.ax.store.TestDatabases.h2(), List.of(), null,
+        try (AxServer first = AxServer.start(config(dir, TestDatabases.h2(), List.of(), null))) {
+            ServerConfig same = new ServerConfig(first.port(), dir.resolve("b"), TestDatabases.h2(), List.of(), null,
                     "node-2", SchedulerConfig.DEFAULT, Duration.ZERO);
             assertThatThrownBy(() -> AxServer.start(same)).isInstanceOf(StartupException.class);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.ChannelConfig;
@@ -134,7 +135,7 @@ class DependencyEndToEndTest {
         long report = trigger(api, "report");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> !bodies.isEmpty());
-        JsonNode alert = new com.fasterxml.jackson.databind.ObjectMapper().readTree(bodies.getFirst());
+        JsonNode alert = new ObjectMapper().readTree(bodies.getFirst());
         assertThat(alert.toString()).contains("DEPENDENCY_DEADLINE").contains("report #" + report)
                 .contains("dependencies were not met in time").contains("sync (sameDate");
         assertThat(state(api, report)).isEqualTo("FAILED");

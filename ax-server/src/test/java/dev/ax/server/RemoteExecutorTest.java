@@ -9,6 +9,7 @@ import dev.ax.executor.HttpExecutorChannel;
 import dev.ax.store.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,8 +59,8 @@ class RemoteExecutorTest {
                         {"taskName":"deploy_%s","trigger":{"type":"event"},"action":{"type":"shell","command":"echo on-%s"},
                          "policy":{"overflow":"ALLOW"},"environment":["%s"]}""".formatted(env, env, env));
             }
-            List<Long> prod = new java.util.ArrayList<>();
-            List<Long> test = new java.util.ArrayList<>();
+            List<Long> prod = new ArrayList<>();
+            List<Long> test = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 prod.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_prod\"}").json().get("instanceId").asLong());
                 test.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_test\"}").json().get("instanceId").asLong());

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.InstanceRow;
+import dev.ax.store.InstanceStore;
 import dev.ax.store.TestDatabases;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ class SafeInputsEndToEndTest {
     }
 
     private int runCount() {
-        return server.store().tx(tx -> server.store().instances().list(tx, dev.ax.store.InstanceStore.InstanceFilter.ALL,
+        return server.store().tx(tx -> server.store().instances().list(tx, InstanceStore.InstanceFilter.ALL,
                 Long.MAX_VALUE, 1000)).size();
     }
 

@@ -10,6 +10,7 @@ import dev.ax.sdk.IdempotencyStore;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
 import dev.ax.store.TestDatabases;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -108,8 +109,8 @@ class AxStarterServerTest {
 
             assertThatThrownBy(() -> store.runOnce("ax-77", tx -> {
                 jdbc.update("INSERT INTO orders (request_id, item) VALUES ('ax-77', 'kettle')");
-                throw new java.io.IOException("payment service down");
-            })).isInstanceOf(java.io.IOException.class).hasMessage("payment service down");
+                throw new IOException("payment service down");
+            })).isInstanceOf(IOException.class).hasMessage("payment service down");
 
             assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isZero();
             assertThat(store.find("ax-77")).isEmpty();

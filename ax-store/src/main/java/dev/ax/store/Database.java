@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -96,7 +97,7 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    public void txVoid(java.util.function.Consumer<Tx> work) {
+    public void txVoid(Consumer<Tx> work) {
         tx(t -> {
             work.accept(t);
             return null;

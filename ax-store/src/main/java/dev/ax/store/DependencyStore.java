@@ -1,6 +1,7 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.InstanceState;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -139,11 +140,11 @@ public final class DependencyStore {
                 + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, slotRun.get(), slotRun.get(), CANDIDATES);
     }
 
-    private static Found found(Tx.Row r) throws java.sql.SQLException {
+    private static Found found(Tx.Row r) throws SQLException {
         return new Found(r.lng("id"), r.enumOf(InstanceState.class, "state"));
     }
 
-    private static Waiting waiting(Tx.Row r) throws java.sql.SQLException {
+    private static Waiting waiting(Tx.Row r) throws SQLException {
         String date = r.str("business_date");
         return new Waiting(InstanceStore.map(r), date == null ? null : LocalDate.parse(date.substring(0, 10)),
                 r.instant("dependency_deadline"));

@@ -4,8 +4,14 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The append-only event log. Instance events are written with their state change, in one transaction. */
 public final class EventStore {
@@ -61,13 +67,13 @@ public final class EventStore {
         if (instanceIds.isEmpty()) {
             return 0;
         }
-        List<Object> args = new java.util.ArrayList<>(java.util.Arrays.asList(type, from, to, actor, nodeId));
+        List<Object> args = new ArrayList<>(Arrays.asList(type, from, to, actor, nodeId));
         args.add(message);
         args.add(dataJson(data));
         args.addAll(instanceIds);
         return tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
                 + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id IN ("
-                + String.join(", ", java.util.Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id", args.toArray());
+                + String.join(", ", Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id", args.toArray());
     }
 
     /** The columns and values of an instance event read from {@code source}, a row set with the instance's columns. */
@@ -132,14 +138,14 @@ public final class EventStore {
     }
 
     /** How many events of each type a task has: the per-task counters (overlap-skipped, queue-dropped, …). */
-    public java.util.Map<EventType, Long> countByType(Tx tx, long taskId, java.util.Collection<EventType> types) {
-        java.util.Map<EventType, Long> counts = new java.util.EnumMap<>(EventType.class);
+    public Map<EventType, Long> countByType(Tx tx, long taskId, Collection<EventType> types) {
+        Map<EventType, Long> counts = new EnumMap<>(EventType.class);
         types.forEach(t -> counts.put(t, 0L));
         if (types.isEmpty()) {
             return counts;
         }
         // Literals (enum names), not parameters: a generic plan could not use the partial (task_id, type) index (V29).
-        String in = types.stream().map(Tx::literal).collect(java.util.stream.Collectors.joining(", "));
+        String in = types.stream().map(Tx::literal).collect(Collectors.joining(", "));
         tx.query("SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type", r -> {
             counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
             return null;

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 
 /** Executors that registered, their groups, and when each was last heard from. */
 public final class ExecutorStore {
@@ -35,9 +37,9 @@ public final class ExecutorStore {
     }
 
     /** The token an executor id last registered with; empty when it never registered (or before V38). */
-    public java.util.Optional<String> tokenOf(Tx tx, String id) {
+    public Optional<String> tokenOf(Tx tx, String id) {
         return tx.queryOne("SELECT token_name FROM ax_executor WHERE id = ?", r -> r.str("token_name"), id)
-                .filter(java.util.Objects::nonNull);
+                .filter(Objects::nonNull);
     }
 
     /** Replaces the environment labels of an executor (sent when it registers). */

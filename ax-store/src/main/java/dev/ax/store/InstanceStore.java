@@ -7,10 +7,13 @@ import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.run.Transitions;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -54,8 +57,8 @@ public final class InstanceStore {
         Map<String, Object> data = Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey());
         if (tx.dialect().writesInWith()) {
             // The run and its CREATED event in one round trip; a taken slot inserts neither.
-            List<Object> args = new ArrayList<>(java.util.Arrays.asList(values));
-            args.addAll(java.util.Arrays.asList(EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(),
+            List<Object> args = new ArrayList<>(Arrays.asList(values));
+            args.addAll(Arrays.asList(EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(),
                     EventStore.dataJson(data)));
             return tx.queryOne("WITH created AS (" + sql + " RETURNING id, task_id, task_name, attempt) "
                     + EventStore.insertFrom("created") + " RETURNING instance_id", r -> r.lng("instance_id"), args.toArray());
@@ -100,7 +103,7 @@ public final class InstanceStore {
         }
         if (m.event != null && tx.dialect().writesInWith()) {
             // The change and its event in one round trip: the event is written for the row moved, or not at all.
-            args.addAll(java.util.Arrays.asList(m.event, m.from, m.to, m.actor, m.nodeId, m.message, EventStore.dataJson(m.data)));
+            args.addAll(Arrays.asList(m.event, m.from, m.to, m.actor, m.nodeId, m.message, EventStore.dataJson(m.data)));
             int n = tx.update("WITH moved AS (" + sql + " RETURNING id, task_id, task_name, attempt) " + EventStore.insertFrom("moved"),
                     args.toArray());
             if (n > 1) {
@@ -213,7 +216,7 @@ public final class InstanceStore {
             if (dueBy != null) {
                 claimArgs.add(dueBy);
             }
-            claimArgs.addAll(java.util.Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message));
+            claimArgs.addAll(Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message));
             // The moves, their CLAIMED events (actor and data name each run's executor) and the rows as claimed, in one round trip.
             String update = "UPDATE ax_instance SET " + set + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id";
             String events = EventStore.insertEachFrom("(SELECT id, task_id, task_name, CAST(? AS VARCHAR) AS type,"
@@ -259,7 +262,7 @@ public final class InstanceStore {
     }
 
     /** {@link #COLUMNS}, each named with its table: the claim's update joins a row set that names some of them too. */
-    private static final String CLAIMED_COLUMNS = java.util.Arrays.stream(COLUMNS.split(",\\s*")).map(c -> "ax_instance." + c)
+    private static final String CLAIMED_COLUMNS = Arrays.stream(COLUMNS.split(",\\s*")).map(c -> "ax_instance." + c)
             .collect(Collectors.joining(", "));
 
     /**
@@ -273,7 +276,7 @@ public final class InstanceStore {
     }
 
     /** The earliest READY run's slot ({@code ready_at}) and how long until it by the database's clock (zero when due). */
-    public record NextReady(Instant readyAt, java.time.Duration until) {
+    public record NextReady(Instant readyAt, Duration until) {
     }
 
     /**
@@ -292,8 +295,8 @@ public final class InstanceStore {
                         + ")" + lacksNoLabel(labels) + " ORDER BY ready_at FETCH FIRST 1 ROWS ONLY",
                 r -> {
                     Instant readyAt = r.instant("ready_at");
-                    java.time.Duration d = java.time.Duration.between(r.instant("now"), readyAt);
-                    return new NextReady(readyAt, d.isNegative() ? java.time.Duration.ZERO : d);
+                    Duration d = Duration.between(r.instant("now"), readyAt);
+                    return new NextReady(readyAt, d.isNegative() ? Duration.ZERO : d);
                 }, args.toArray());
     }
 
@@ -340,7 +343,7 @@ public final class InstanceStore {
         if (held.isEmpty()) {
             return new Renewal(List.of(), List.of());
         }
-        List<RunRef> sorted = held.stream().sorted(java.util.Comparator.comparingLong(RunRef::instanceId)).toList();
+        List<RunRef> sorted = held.stream().sorted(Comparator.comparingLong(RunRef::instanceId)).toList();
         List<RunRef> renewed = new ArrayList<>();
         List<RunRef> lost = new ArrayList<>();
         if (tx.dialect().writesInWith()) {
@@ -509,7 +512,7 @@ public final class InstanceStore {
     }
 
     /** The instances of {@code ids} that exist, in id order, in one statement. */
-    public List<InstanceRow> findAll(Tx tx, java.util.Collection<Long> ids) {
+    public List<InstanceRow> findAll(Tx tx, Collection<Long> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** JSON columns (definitions, parameters, event data) as plain maps. */
@@ -13,7 +15,7 @@ public final class Json {
     private static final ObjectMapper SORTED = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };
-    private static final TypeReference<java.util.ArrayList<Object>> LIST = new TypeReference<>() {
+    private static final TypeReference<ArrayList<Object>> LIST = new TypeReference<>() {
     };
 
     private Json() {
@@ -53,9 +55,9 @@ public final class Json {
         }
     }
 
-    public static java.util.List<Object> readList(String json) {
+    public static List<Object> readList(String json) {
         if (json == null || json.isEmpty()) {
-            return java.util.List.of();
+            return List.of();
         }
         try {
             return MAPPER.readValue(json, LIST);

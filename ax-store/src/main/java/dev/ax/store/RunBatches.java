@@ -6,10 +6,14 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.run.Transitions;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -45,7 +49,7 @@ public final class RunBatches {
             return ids;
         }
         // The first entry for a slot is the one that may create it, as with create called in order.
-        Map<Slot, Integer> firstOfSlot = new java.util.LinkedHashMap<>();
+        Map<Slot, Integer> firstOfSlot = new LinkedHashMap<>();
         for (int i = 0; i < runs.size(); i++) {
             NewInstance n = runs.get(i);
             if (!Transitions.isInitial(n.state())) {
@@ -131,10 +135,10 @@ public final class RunBatches {
      * (lost a race) is left out, as {@code move} would return false for it. On PostgreSQL every
      * move and its event in one statement, in id order; elsewhere one {@code move} per run.
      */
-    public java.util.Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
+    public Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
         Transitions.check(InstanceState.RUNNING, InstanceState.SUCCESS);
-        java.util.Set<Long> moved = new java.util.HashSet<>();
-        List<Success> sorted = runs.stream().sorted(java.util.Comparator.comparingLong(Success::instanceId)).toList();
+        Set<Long> moved = new HashSet<>();
+        List<Success> sorted = runs.stream().sorted(Comparator.comparingLong(Success::instanceId)).toList();
         if (!tx.dialect().writesInWith()) {
             for (Success s : sorted) {
                 if (instances.move(tx, Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS).fence(s.attempt(), s.executorId())
@@ -177,9 +181,9 @@ public final class RunBatches {
      * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
      * statement, in id order; elsewhere one {@code recordStarted} per report.
      */
-    public java.util.Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
-        java.util.Set<Long> recorded = new java.util.HashSet<>();
-        List<Start> sorted = starts.stream().sorted(java.util.Comparator.comparingLong(s -> s.run().instanceId())).toList();
+    public Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
+        Set<Long> recorded = new HashSet<>();
+        List<Start> sorted = starts.stream().sorted(Comparator.comparingLong(s -> s.run().instanceId())).toList();
         if (!tx.dialect().writesInWith()) {
             for (Start s : sorted) {
                 if (instances.recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {

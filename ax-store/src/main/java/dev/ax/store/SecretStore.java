@@ -3,6 +3,7 @@ package dev.ax.store;
 import dev.ax.domain.task.TaskDefinition;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -109,7 +110,7 @@ public final class SecretStore {
      * rolls out, of those whose text mentions "secret." (the caller reads the references from the definitions).
      */
     public List<TaskUsing> definitionsMentioningSecrets(Tx tx) {
-        List<TaskUsing> out = new java.util.ArrayList<>(tx.query("SELECT name, definition FROM ax_task WHERE definition LIKE '%secret.%'",
+        List<TaskUsing> out = new ArrayList<>(tx.query("SELECT name, definition FROM ax_task WHERE definition LIKE '%secret.%'",
                 r -> new TaskUsing(r.str("name"), TaskStore.parse(r.str("definition")))));
         out.addAll(tx.query("SELECT c.task_name, v.definition FROM ax_canary c JOIN ax_task_version v"
                         + " ON v.task_id = c.task_id AND v.version = c.canary_version WHERE c.state = 'ACTIVE' AND v.definition LIKE '%secret.%'",

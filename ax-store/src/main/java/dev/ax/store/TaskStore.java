@@ -4,6 +4,11 @@ import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,14 +40,14 @@ public final class TaskStore {
     }
 
     /** {@link EndFlags} of the tasks of {@code ids} that exist, by id (read, not locked). */
-    public Map<Long, EndFlags> endFlags(Tx tx, java.util.Collection<Long> ids) {
+    public Map<Long, EndFlags> endFlags(Tx tx, Collection<Long> ids) {
         if (ids.isEmpty()) {
             return Map.of();
         }
-        Map<Long, EndFlags> flags = new java.util.HashMap<>();
+        Map<Long, EndFlags> flags = new HashMap<>();
         for (EndFlags f : tx.query("SELECT id, version, canary, EXISTS (SELECT 1 FROM ax_task_dependency d"
                         + " WHERE d.upstream_name = ax_task.name) AS has_dependents FROM ax_task WHERE id IN ("
-                        + String.join(", ", java.util.Collections.nCopies(ids.size(), "?")) + ")",
+                        + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")",
                 r -> new EndFlags(r.lng("id"), r.integer("version"), r.bool("canary"), r.bool("has_dependents")), ids.toArray())) {
             flags.put(f.id(), f);
         }
@@ -233,7 +238,7 @@ public final class TaskStore {
             return List.of();
         }
         if (tx.dialect().writesInWith()) {
-            java.util.Set<Long> moved = new java.util.HashSet<>(tx.query("UPDATE ax_task t SET next_fire_at = v.next FROM"
+            Set<Long> moved = new HashSet<>(tx.query("UPDATE ax_task t SET next_fire_at = v.next FROM"
                             + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[])))"
                             + " AS v (id, version, next) WHERE t.id = v.id AND t.version = v.version RETURNING t.id",
                     r -> r.lng("id"), tasks.stream().map(Advance::id).toArray(Long[]::new),
@@ -243,7 +248,7 @@ public final class TaskStore {
         }
         int[] counts = tx.batch("UPDATE ax_task SET next_fire_at = ? WHERE id = ? AND version = ?",
                 tasks.stream().map(a -> new Object[] {a.nextFireAt(), a.id(), a.version()}).toList());
-        List<Advance> stale = new java.util.ArrayList<>();
+        List<Advance> stale = new ArrayList<>();
         for (int i = 0; i < tasks.size(); i++) {
             if (counts[i] != 1) {
                 stale.add(tasks.get(i));

@@ -5,9 +5,11 @@ import dev.ax.domain.workflow.NodeState;
 import dev.ax.domain.workflow.WorkflowRunState;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Workflow runs, their node runs, and the events about them. Every state change is a conditional
@@ -161,7 +163,7 @@ public final class WorkflowRunStore {
 
     /** How many instances each task had in a run (reruns included). */
     public Map<String, Integer> instanceCounts(Tx tx, long runId) {
-        Map<String, Integer> counts = new java.util.TreeMap<>();
+        Map<String, Integer> counts = new TreeMap<>();
         tx.query("SELECT task_name, COUNT(*) AS n FROM ax_instance WHERE workflow_run_id = ? GROUP BY task_name", r -> {
             counts.put(r.str("task_name"), r.integer("n"));
             return null;
@@ -179,7 +181,7 @@ public final class WorkflowRunStore {
     }
 
     private static Map<String, Object> withWorkflow(String name, Map<String, Object> data) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("workflow", name);
         m.putAll(data);
         return m;

@@ -11,6 +11,7 @@ import dev.ax.store.TokenStore.TokenRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ abstract class AccessStoreContractTest {
         return store.tx(work);
     }
 
-    <T> java.util.Optional<T> one(Database.TxWork<java.util.Optional<T>> work) {
+    <T> Optional<T> one(Database.TxWork<Optional<T>> work) {
         return store.tx(work);
     }
 

@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class PostgresStoreTest extends StoreContractTest {
@@ -306,7 +308,7 @@ class PostgresStoreTest extends StoreContractTest {
 
     /** Buffers the whole statement touched: the first "Buffers:" line of the plan, hits and reads. */
     private static long buffers(String plan) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?").matcher(plan);
+        Matcher m = Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?").matcher(plan);
         assertThat(m.find()).as(plan).isTrue();
         return (m.group(1) == null ? 0 : Long.parseLong(m.group(1))) + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
     }

@@ -11,6 +11,9 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -127,16 +130,16 @@ abstract class StoreContractTest {
 
     NewInstance slot(String fireKey, InstanceState state, String message) {
         return new NewInstance(task.id(), "t", 1, Cause.CRON, fireKey, Instant.parse(fireKey), Map.of("x", 1), state, 3, "default",
-                "scheduler", "n1", null, null, message, java.time.LocalDate.parse(fireKey.substring(0, 10)));
+                "scheduler", "n1", null, null, message, LocalDate.parse(fireKey.substring(0, 10)));
     }
 
     List<EventRow> eventsOf(long id) {
         return store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
     }
 
-    java.time.LocalDate businessDate(long id) {
+    LocalDate businessDate(long id) {
         return store.tx(tx -> tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?",
-                r -> r.str("business_date") == null ? null : java.time.LocalDate.parse(r.str("business_date")), id)).orElseThrow();
+                r -> r.str("business_date") == null ? null : LocalDate.parse(r.str("business_date")), id)).orElseThrow();
     }
 
     @Test
@@ -151,7 +154,7 @@ abstract class StoreContractTest {
         assertThat(row(together)).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
                 .isEqualTo(row(alone));
         assertThat(row(together).readyAt()).isEqualTo(Instant.parse("2026-11-29T02:00:00Z"));
-        assertThat(businessDate(together)).isEqualTo(java.time.LocalDate.parse("2026-11-29"));
+        assertThat(businessDate(together)).isEqualTo(LocalDate.parse("2026-11-29"));
         assertThat(eventsOf(together)).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data")
                 .isEqualTo(eventsOf(alone).getFirst());
         assertThat(eventsOf(together).getFirst().data()).isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
@@ -199,7 +202,7 @@ abstract class StoreContractTest {
     void create_all_takes_more_runs_than_one_statement_holds() {
         int n = RunBatches.CREATE_CHUNK + 3;
         Instant first = Instant.parse("2026-11-29T00:00:00Z");
-        List<NewInstance> runs = new java.util.ArrayList<>();
+        List<NewInstance> runs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             runs.add(slot(first.plusSeconds(i).toString(), InstanceState.READY, "run " + i));
         }
@@ -292,7 +295,7 @@ abstract class StoreContractTest {
         long due = newInstance("k-due");
         long atSlot = newInstance("k-slot");
         long after = newInstance("k-after");
-        Instant slot = store.tx(tx -> tx.now()).plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Instant slot = store.tx(tx -> tx.now()).plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
         store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot, atSlot)
                 + tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot.plusSeconds(1), after));
 
@@ -327,7 +330,7 @@ abstract class StoreContractTest {
 
     @Test
     void claims_made_together_share_the_oldest_runs_in_turn_each_moved_to_its_executor_with_its_own_event() {
-        List<Long> ids = new java.util.ArrayList<>();
+        List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             ids.add(newInstance("k" + i));
         }

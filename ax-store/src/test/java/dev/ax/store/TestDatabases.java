@@ -6,7 +6,13 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,7 +26,7 @@ public final class TestDatabases {
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
     private static volatile String adminUrl;
     private static EmbeddedPostgres embedded;
-    private static final java.util.List<String> CREATED = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final List<String> CREATED = new CopyOnWriteArrayList<>();
 
     static {
         // Test databases live as long as the test JVM: a shared server should not fill up with them.
@@ -59,8 +65,8 @@ public final class TestDatabases {
         if (CREATED.isEmpty() || adminUrl == null) {
             return;
         }
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
-        java.util.concurrent.ConcurrentLinkedQueue<String> left = new java.util.concurrent.ConcurrentLinkedQueue<>(CREATED);
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        ConcurrentLinkedQueue<String> left = new ConcurrentLinkedQueue<>(CREATED);
         for (int i = 0; i < 6; i++) {
             pool.execute(() -> {
                 try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
@@ -74,7 +80,7 @@ public final class TestDatabases {
         }
         pool.shutdown();
         try {
-            pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+            pool.awaitTermination(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

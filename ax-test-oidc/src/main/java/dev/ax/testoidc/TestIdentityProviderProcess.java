@@ -314,8 +314,8 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
         }
     }
 
-    private static java.io.File nullFile() {
-        return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    private static File nullFile() {
+        return new File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
     }
 
     /** The configuration {@link TestIdentityProvider} reads; written by hand so this class needs no JSON library. */

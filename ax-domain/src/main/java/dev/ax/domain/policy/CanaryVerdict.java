@@ -1,5 +1,7 @@
 package dev.ax.domain.policy;
 
+import java.util.Locale;
+
 /**
  * Whether a canary is rolled back automatically: once it has ended at least {@code minRuns} runs,
  * when its failure rate exceeds the stable version's (over the same period) by more than
@@ -16,7 +18,7 @@ public record CanaryVerdict(boolean rollback, double canaryFailurePercent, doubl
         long stableDone = stableOk + stableFailed;
         double canary = canaryDone == 0 ? 0 : 100.0 * canaryFailed / canaryDone;
         double stable = stableDone == 0 ? 0 : 100.0 * stableFailed / stableDone;
-        String numbers = String.format(java.util.Locale.ROOT, "canary %d of %d failed (%.0f%%), stable %d of %d failed (%.0f%%), margin %d points",
+        String numbers = String.format(Locale.ROOT, "canary %d of %d failed (%.0f%%), stable %d of %d failed (%.0f%%), margin %d points",
                 canaryFailed, canaryDone, canary, stableFailed, stableDone, stable, marginPoints);
         if (canaryDone < minRuns) {
             return new CanaryVerdict(false, canary, stable, "keep: " + canaryDone + " of at least " + minRuns + " canary runs ended; " + numbers);

@@ -5,6 +5,7 @@ import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.DependencyPolicy.OnUpstreamFailure;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Whether a run whose task has {@code dependsOn} may start: a pure function of what its upstream
@@ -67,13 +68,13 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
      * else the newest run, which ended without success. So a run skipped because its task was busy,
      * or a failed attempt retried by a newer run, never hides the run that matters.
      */
-    public static java.util.Optional<Run> decisive(List<Run> newestFirst) {
+    public static Optional<Run> decisive(List<Run> newestFirst) {
         for (Run r : newestFirst) {
             if (r.state() == InstanceState.SUCCESS) {
-                return java.util.Optional.of(r);
+                return Optional.of(r);
             }
             if (!r.state().isTerminal()) {
-                return java.util.Optional.of(r);
+                return Optional.of(r);
             }
         }
         return newestFirst.stream().findFirst();

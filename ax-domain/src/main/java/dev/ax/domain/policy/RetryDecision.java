@@ -4,6 +4,7 @@ import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.task.Policy;
 import dev.ax.domain.task.RetryBackoff;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * After a failed attempt: another attempt after a delay, or the end. A pure function of the
@@ -44,6 +45,6 @@ public record RetryDecision(boolean retry, Duration delay, String reason) {
     }
 
     private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ax.domain.protocol;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -17,7 +18,7 @@ public record HttpCall(String method, String url, Map<String, String> headers, S
 
     /** This call with one more header. */
     public HttpCall withHeader(String name, String value) {
-        Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+        Map<String, String> more = new LinkedHashMap<>(headers);
         more.put(name, value);
         return new HttpCall(method, url, more, body, async);
     }

@@ -1,6 +1,8 @@
 package dev.ax.domain.protocol;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +28,7 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
                        Map<String, Object> params, Integer shardIndex, Integer shardTotal, List<String> masks) {
     public WorkItem {
         env = env == null ? Map.of() : Map.copyOf(env);
-        params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+        params = params == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(params));
         masks = masks == null ? List.of() : List.copyOf(masks);
     }
 
@@ -56,7 +58,7 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
 
     /** This item as one shard of a sharded run: its own attempt, index and total, and AX_SHARD_* in the environment. */
     public WorkItem asShard(int shardAttempt, int index, int total, String shardRequestId) {
-        Map<String, String> shardEnv = new java.util.LinkedHashMap<>(env);
+        Map<String, String> shardEnv = new LinkedHashMap<>(env);
         shardEnv.put("AX_ATTEMPT", Integer.toString(shardAttempt));
         shardEnv.put("AX_SHARD_INDEX", Integer.toString(index));
         shardEnv.put("AX_SHARD_TOTAL", Integer.toString(total));

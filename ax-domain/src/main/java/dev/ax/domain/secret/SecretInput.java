@@ -2,6 +2,7 @@ package dev.ax.domain.secret;
 
 import dev.ax.domain.task.ValidationException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /** What a secret's name and value may be. Each check throws a {@link ValidationException} naming the field and the reason. */
@@ -41,7 +42,7 @@ public final class SecretInput {
         if (bytes > MAX_VALUE_BYTES) {
             throw new ValidationException("value", "is " + bytes + " bytes; a secret holds at most " + MAX_VALUE_BYTES + " (64 KiB)");
         }
-        if (SecretMask.of(java.util.List.of(s)).isEmpty()) {
+        if (SecretMask.of(List.of(s)).isEmpty()) {
             throw new ValidationException("value", "must be at least " + SecretMask.MIN_LENGTH + " characters (on one line at least):"
                     + " a value is masked as *** wherever AX shows output, and a shorter one could not be masked without"
                     + " masking those characters everywhere");

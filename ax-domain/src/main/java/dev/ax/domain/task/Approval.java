@@ -4,6 +4,7 @@ import dev.ax.domain.access.Approver;
 import dev.ax.domain.access.Principal;
 import dev.ax.domain.access.Role;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A person must approve each run before it starts ({@code policy.approval}). An
@@ -28,7 +29,7 @@ public record Approval(List<String> approvers, Long timeoutSeconds, boolean four
         if (approvers.isEmpty()) {
             return who.allows(Role.OPERATOR, taskTeam);
         }
-        return approvers.stream().map(Approver::parse).flatMap(java.util.Optional::stream).anyMatch(a -> a.admits(who, taskTeam));
+        return approvers.stream().map(Approver::parse).flatMap(Optional::stream).anyMatch(a -> a.admits(who, taskTeam));
     }
 
     /** Who may decide, for people to read. */

@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,7 +44,7 @@ public final class JsonReader {
 
     void usesParameters(String field, Set<String> names) {
         if (!names.isEmpty()) {
-            parameterUses.computeIfAbsent(field, f -> new java.util.LinkedHashSet<>()).addAll(names);
+            parameterUses.computeIfAbsent(field, f -> new LinkedHashSet<>()).addAll(names);
         }
     }
 

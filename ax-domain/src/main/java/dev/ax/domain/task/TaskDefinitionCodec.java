@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -138,7 +139,7 @@ public final class TaskDefinitionCodec {
             in.error("environment", "at most " + MAX_ENVIRONMENT_LABELS + " labels");
             return List.of();
         }
-        java.util.LinkedHashSet<String> labels = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> labels = new LinkedHashSet<>();
         for (int i = 0; i < list.size(); i++) {
             String field = "environment[" + i + "]";
             String label = name(in, list.get(i), field);

@@ -1,5 +1,7 @@
 package dev.ax.domain.template;
 
+import java.util.Locale;
+
 /**
  * Where a template's text lands, which decides how each value is written into it. A value is always
  * data there, never syntax: the one rule behind every target.
@@ -57,7 +59,7 @@ public enum Target {
      */
     public static Target ofBody(String contentType, String body) {
         if (contentType != null) {
-            String type = contentType.toLowerCase(java.util.Locale.ROOT);
+            String type = contentType.toLowerCase(Locale.ROOT);
             if (type.contains("json")) {
                 return JSON;
             }

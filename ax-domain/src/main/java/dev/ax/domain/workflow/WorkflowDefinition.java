@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -115,12 +116,12 @@ public record WorkflowDefinition(String name, String description, Trigger trigge
             }
             // Iterative DFS keeping the current path, so the cycle can be named as found.
             Deque<String> path = new ArrayDeque<>();
-            Deque<java.util.Iterator<String>> its = new ArrayDeque<>();
+            Deque<Iterator<String>> its = new ArrayDeque<>();
             path.addLast(start);
             its.addLast(out.getOrDefault(start, List.of()).iterator());
             color.put(start, 1);
             while (!path.isEmpty()) {
-                java.util.Iterator<String> it = its.peekLast();
+                Iterator<String> it = its.peekLast();
                 if (it.hasNext()) {
                     String next = it.next();
                     Integer c = color.get(next);

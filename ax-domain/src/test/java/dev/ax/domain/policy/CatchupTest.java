@@ -8,6 +8,7 @@ import dev.ax.domain.task.MisfirePolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Which due slots fire: one short test per situation and policy, with literal times. */
@@ -109,7 +110,7 @@ class CatchupTest {
     @Test
     void a_schedule_with_no_further_slot_ends_with_no_next_fire() {
         Schedule once = after -> after.isBefore(Instant.parse("2026-11-29T10:00:00Z"))
-                ? java.util.Optional.of(Instant.parse("2026-11-29T10:00:00Z")) : java.util.Optional.empty();
+                ? Optional.of(Instant.parse("2026-11-29T10:00:00Z")) : Optional.empty();
         Catchup.Plan p = Catchup.plan(once, Instant.parse("2026-11-29T10:00:00Z"), NOW, WINDOW, MisfirePolicy.FIRE_ONCE, 10);
         assertThat(fired(p)).hasSize(1);
         assertThat(p.nextFireAt()).isNull();

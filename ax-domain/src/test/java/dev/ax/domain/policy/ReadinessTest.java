@@ -10,6 +10,7 @@ import dev.ax.domain.task.Dependency.Scope;
 import dev.ax.domain.task.DependencyPolicy.OnUpstreamFailure;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -96,7 +97,7 @@ class ReadinessTest {
                 runs.add(new Readiness.Run(i + 1, InstanceState.valueOf(s[i].strip())));
             }
         }
-        assertThat(Readiness.decisive(runs).map(Readiness.Run::id)).isEqualTo(java.util.Optional.ofNullable(expected));
+        assertThat(Readiness.decisive(runs).map(Readiness.Run::id)).isEqualTo(Optional.ofNullable(expected));
     }
 
     @org.junit.jupiter.api.Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.task.MisfirePolicy;
 import dev.ax.domain.task.Policy;
+import dev.ax.domain.task.RetryBackoff;
 import dev.ax.domain.task.RetryRules;
 import java.time.Duration;
 import java.util.List;
@@ -44,14 +45,14 @@ class RetryDecisionTest {
     @ParameterizedTest(name = "exponential from 10s capped at 60s: after attempt {0} wait {1}s")
     @CsvSource({"1, 10", "2, 20", "3, 40", "4, 60", "10, 60", "200, 60"})
     void exponential_backoff_doubles_up_to_the_cap(int attempt, long seconds) {
-        var backoff = new dev.ax.domain.task.RetryBackoff(true, 60L, 0);
+        var backoff = new RetryBackoff(true, 60L, 0);
         assertThat(RetryDecision.delay(10, backoff, attempt, 0.5)).isEqualTo(Duration.ofSeconds(seconds));
     }
 
     @ParameterizedTest(name = "jitter 0.2 with draw {0} -> {1} ms")
     @CsvSource({"0.0, 80000", "0.5, 100000", "0.999, 119960"})
     void jitter_spreads_the_wait_by_the_fraction_either_way(double draw, long millis) {
-        var backoff = new dev.ax.domain.task.RetryBackoff(false, null, 0.2);
+        var backoff = new RetryBackoff(false, null, 0.2);
         assertThat(RetryDecision.delay(100, backoff, 3, draw)).isEqualTo(Duration.ofMillis(millis));
     }
 

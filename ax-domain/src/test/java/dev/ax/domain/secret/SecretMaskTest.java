@@ -2,6 +2,7 @@ package dev.ax.domain.secret;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +37,7 @@ class SecretMaskTest {
 
     @Test
     void values_shorter_than_four_characters_and_nulls_are_not_masked() {
-        SecretMask mask = SecretMask.of(java.util.Arrays.asList("abc", null, ""));
+        SecretMask mask = SecretMask.of(Arrays.asList("abc", null, ""));
 
         assertThat(mask.isEmpty()).isTrue();
         assertThat(mask).isSameAs(SecretMask.NONE);

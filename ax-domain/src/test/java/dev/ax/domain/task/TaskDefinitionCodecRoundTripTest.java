@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -126,7 +127,7 @@ class TaskDefinitionCodecRoundTripTest {
         assertThat(policy.get("retryable")).isEqualTo(Map.of("exitCodes", List.of(1, 75), "timeout", true, "executorLost", true,
                 "httpStatuses", List.of()));
         assertThat(TaskDefinitionCodec.toJson(new TaskDefinition("t", null, null, d.trigger(), d.action(), Policy.DEFAULT)))
-                .extractingByKey("policy").asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .extractingByKey("policy").asInstanceOf(InstanceOfAssertFactories.MAP)
                 .containsEntry("retryable", true);
     }
 }

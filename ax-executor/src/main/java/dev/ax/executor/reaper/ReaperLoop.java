@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +49,7 @@ final class ReaperLoop {
     private final LongSupplier nanos;
     private final Map<String, Tracked> runs = new ConcurrentHashMap<>();
     /** The runs killed lately, for the executor's "E" that may cross the kill; a few hundred at most. */
-    private final Set<String> killed = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap<>() {
+    private final Set<String> killed = Collections.newSetFromMap(new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
             return size() > 1000;

@@ -4,6 +4,7 @@ import dev.ax.executor.os.Procs;
 import dev.ax.executor.shell.ShellResult.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -295,7 +296,7 @@ final class ShellProcess implements RunningShell {
     if (ms % 1000 == 0) {
       return (ms / 1000) + "s";
     }
-    return java.math.BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
+    return BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
   }
 
   // ---------------------------------------------------------------------------------------------- output

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.executor.os.Procs;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,15 +55,15 @@ class ReaperTest {
         pb.environment().put(Reaper.MARKER_ENV, marker);
         long pgid = pb.start().pid();
         spawned.add(pgid);
-        await().atMost(Duration.ofSeconds(5)).until(() -> java.nio.file.Files.readString(pidFile.toPath()).strip().matches("\\d+"));
-        long escapee = Long.parseLong(java.nio.file.Files.readString(pidFile.toPath()).strip());
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.readString(pidFile.toPath()).strip().matches("\\d+"));
+        long escapee = Long.parseLong(Files.readString(pidFile.toPath()).strip());
         spawned.add(escapee);
         return new Tree(pgid, escapee);
     }
 
     private static boolean alive(long pid) {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
-                && dev.ax.executor.os.Procs.stat(pid).map(dev.ax.executor.os.Procs.Stat::running).orElse(false);
+                && Procs.stat(pid).map(Procs.Stat::running).orElse(false);
     }
 
     private static long in(Duration d) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -276,7 +277,7 @@ class ShellRunnerTest {
       ShellResult r = shell.await();
       assertThat(r.outcome()).isEqualTo(Outcome.KILLED);
       assertThat(runningGroupMembers(shell.pid())).isEmpty();
-      assertThat(ProcessHandle.of(shell.pid()).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+      assertThat(ProcessHandle.of(shell.pid()).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
     }
   }
 

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,9 +89,9 @@ abstract class ConsoleReadsContractTest {
         HourRow failed = hours.stream().filter(h -> h.hour() == threeAgo && h.state() == InstanceState.FAILED).findFirst().orElseThrow();
         assertThat(ok.runs()).isEqualTo(3);
         // Manual runs have no slot to be late for: the worst lag is the cron run's 90 s, not the manual run's 500 s.
-        assertThat(ok.maxLagSeconds()).isCloseTo(90.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(ok.maxLagSeconds()).isCloseTo(90.0, Offset.offset(0.01));
         assertThat(failed.runs()).isEqualTo(1);
-        assertThat(failed.maxLagSeconds()).isCloseTo(5.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(failed.maxLagSeconds()).isCloseTo(5.0, Offset.offset(0.01));
         HourRow latest = hours.getLast();
         assertThat(latest.hour()).isEqualTo(current);
         assertThat(latest.maxLagSeconds()).isNull();

@@ -2,6 +2,7 @@ package dev.ax.examples.orders;
 
 import dev.ax.sdk.AxContext;
 import dev.ax.spring.AxJob;
+import java.sql.Timestamp;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -28,7 +29,7 @@ public class OrderJobs {
         ctx.log("syncing orders for " + ctx.scheduledAt() + " (attempt " + ctx.attempt() + ")");
         String result = ctx.runOnce(tx -> {
             jdbc.update("INSERT INTO orders (request_id, slot, source) VALUES (?, ?, ?)",
-                    ctx.requestId(), ctx.scheduledAt() == null ? null : java.sql.Timestamp.from(ctx.scheduledAt()),
+                    ctx.requestId(), ctx.scheduledAt() == null ? null : Timestamp.from(ctx.scheduledAt()),
                     ctx.param("source") == null ? "shop" : ctx.param("source"));
             return "order synced for " + ctx.requestId();
         });
