@@ -19,8 +19,14 @@ import java.util.Objects;
  * @param nextAction what to do now, as a command or a sentence
  * @param link       the console page, or null when no console URL is configured
  */
-public record AlertContent(AlertKind kind, String title, Map<String, String> fields, List<String> details, String logTail,
-                           String nextAction, String link) {
+public record AlertContent(
+        AlertKind kind,
+        String title,
+        Map<String, String> fields,
+        List<String> details,
+        String logTail,
+        String nextAction,
+        String link) {
     public AlertContent {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(title, "title");
@@ -36,8 +42,14 @@ public record AlertContent(AlertKind kind, String title, Map<String, String> fie
         }
         Map<String, String> f = new LinkedHashMap<>();
         fields.forEach((k, v) -> f.put(k, mask.apply(v)));
-        return new AlertContent(kind, mask.apply(title), f, details.stream().map(mask::apply).toList(), mask.apply(logTail),
-                mask.apply(nextAction), link);
+        return new AlertContent(
+                kind,
+                mask.apply(title),
+                f,
+                details.stream().map(mask::apply).toList(),
+                mask.apply(logTail),
+                mask.apply(nextAction),
+                link);
     }
 
     public Map<String, Object> toMap() {
@@ -59,7 +71,13 @@ public record AlertContent(AlertKind kind, String title, Map<String, String> fie
         ((Map<String, Object>) m.getOrDefault("fields", Map.of())).forEach((k, v) -> fields.put(k, String.valueOf(v)));
         List<String> details = new ArrayList<>();
         ((List<Object>) m.getOrDefault("details", List.of())).forEach(d -> details.add(String.valueOf(d)));
-        return new AlertContent(AlertKind.valueOf((String) m.get("kind")), (String) m.get("title"), fields, details,
-                (String) m.get("logTail"), (String) m.get("nextAction"), (String) m.get("link"));
+        return new AlertContent(
+                AlertKind.valueOf((String) m.get("kind")),
+                (String) m.get("title"),
+                fields,
+                details,
+                (String) m.get("logTail"),
+                (String) m.get("nextAction"),
+                (String) m.get("link"));
     }
 }

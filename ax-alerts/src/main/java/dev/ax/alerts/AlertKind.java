@@ -23,7 +23,12 @@ public enum AlertKind {
     /** Sent by hand to try a channel's configuration. */
     TEST(Severity.INFO);
 
-    public enum Severity { CRITICAL, WARNING, INFO, RESOLVED }
+    public enum Severity {
+        CRITICAL,
+        WARNING,
+        INFO,
+        RESOLVED
+    }
 
     private final Severity severity;
 

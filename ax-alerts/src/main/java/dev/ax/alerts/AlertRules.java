@@ -18,11 +18,15 @@ import java.util.Set;
  */
 final class AlertRules {
     /** The events worth reading anything more for. */
-    static final Set<EventType> CANDIDATES = Set.of(EventType.FAILED, EventType.EXECUTOR_LOST, EventType.APPROVAL_REQUESTED,
-            EventType.APPROVAL_EXPIRED, EventType.SUCCEEDED, EventType.DEPENDENCY_DEADLINE);
+    static final Set<EventType> CANDIDATES = Set.of(
+            EventType.FAILED,
+            EventType.EXECUTOR_LOST,
+            EventType.APPROVAL_REQUESTED,
+            EventType.APPROVAL_EXPIRED,
+            EventType.SUCCEEDED,
+            EventType.DEPENDENCY_DEADLINE);
 
-    private AlertRules() {
-    }
+    private AlertRules() {}
 
     /**
      * @param failureKind    the event's {@code data.failureKind}, or null
@@ -33,19 +37,29 @@ final class AlertRules {
     }
 
     /** @param successes the task's {@code policy.notifyOnSuccess}: successes are opt-in per task */
-    static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore,
-                                      SuccessNotice successes) {
+    static Optional<AlertKind> kindOf(
+            EventType type, InstanceState to, String failureKind, int failuresBefore, SuccessNotice successes) {
         return switch (type) {
-            case FAILED -> to == InstanceState.FAILED
-                    ? Optional.of(FailureKind.TIMEOUT.name().equals(failureKind) ? AlertKind.RUN_TIMED_OUT : AlertKind.RUN_FAILED)
-                    : Optional.empty();
-            case EXECUTOR_LOST -> to == InstanceState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
+            case FAILED ->
+                to == InstanceState.FAILED
+                        ? Optional.of(
+                                FailureKind.TIMEOUT.name().equals(failureKind)
+                                        ? AlertKind.RUN_TIMED_OUT
+                                        : AlertKind.RUN_FAILED)
+                        : Optional.empty();
+            case EXECUTOR_LOST ->
+                to == InstanceState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
             case APPROVAL_REQUESTED -> Optional.of(AlertKind.APPROVAL_WAITING);
             case APPROVAL_EXPIRED -> Optional.of(AlertKind.APPROVAL_EXPIRED);
             case DEPENDENCY_DEADLINE -> Optional.of(AlertKind.DEPENDENCY_DEADLINE);
-            case SUCCEEDED -> to != InstanceState.SUCCESS || successes == SuccessNotice.NEVER ? Optional.empty()
-                    : failuresBefore > 0 ? Optional.of(AlertKind.RUN_RECOVERED)
-                    : successes == SuccessNotice.ALWAYS ? Optional.of(AlertKind.RUN_SUCCEEDED) : Optional.empty();
+            case SUCCEEDED ->
+                to != InstanceState.SUCCESS || successes == SuccessNotice.NEVER
+                        ? Optional.empty()
+                        : failuresBefore > 0
+                                ? Optional.of(AlertKind.RUN_RECOVERED)
+                                : successes == SuccessNotice.ALWAYS
+                                        ? Optional.of(AlertKind.RUN_SUCCEEDED)
+                                        : Optional.empty();
             default -> Optional.empty();
         };
     }

@@ -4,8 +4,7 @@ import java.util.Map;
 
 /** An alert as plain text (mail, Slack), as Markdown (DingTalk, WeCom): one reading order for all. */
 public final class AlertText {
-    private AlertText() {
-    }
+    private AlertText() {}
 
     public static String subject(AlertContent c) {
         return "[AX " + c.kind().severity() + "] " + c.title();
@@ -42,9 +41,17 @@ public final class AlertText {
      */
     public static String markdown(AlertContent c) {
         StringBuilder b = new StringBuilder();
-        b.append("### ").append(icon(c.kind().severity())).append(' ').append(escape(c.title())).append("\n\n");
+        b.append("### ")
+                .append(icon(c.kind().severity()))
+                .append(' ')
+                .append(escape(c.title()))
+                .append("\n\n");
         for (Map.Entry<String, String> f : c.fields().entrySet()) {
-            b.append("- **").append(f.getKey()).append("**: ").append(escape(f.getValue())).append('\n');
+            b.append("- **")
+                    .append(f.getKey())
+                    .append("**: ")
+                    .append(escape(f.getValue()))
+                    .append('\n');
         }
         if (!c.details().isEmpty()) {
             b.append('\n');

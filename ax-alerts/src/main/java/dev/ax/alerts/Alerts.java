@@ -39,7 +39,12 @@ public final class Alerts implements AutoCloseable {
         AxMetrics metrics = new AxMetrics();
         metrics.bindPool(node.context().store().db());
         Channels channels = new Channels(config.channels(), node.context().clock());
-        return new Alerts(new AlertsContext(node, config, channels, metrics, new Outbox(node.context().store().alerts()),
+        return new Alerts(new AlertsContext(
+                node,
+                config,
+                channels,
+                metrics,
+                new Outbox(node.context().store().alerts()),
                 new RunAlerts(node.context().store(), config.consoleUrl())));
     }
 
@@ -118,8 +123,12 @@ public final class Alerts implements AutoCloseable {
      * @param failing the failing checks by name, with the reason
      * @param degraded the checks that degrade the node without making it unhealthy (its clock), with the reason
      */
-    public record Health(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, String> degraded,
-                         Map<String, Object> channels) {
+    public record Health(
+            String status,
+            Map<String, Object> facts,
+            Map<String, String> failing,
+            Map<String, String> degraded,
+            Map<String, Object> channels) {
         public boolean healthy() {
             return failing.isEmpty();
         }
@@ -133,17 +142,23 @@ public final class Alerts implements AutoCloseable {
         try {
             WatchFacts f = watchdog.facts();
             facts.putAll(f.toMap());
-            WatchChecks.failing(f, ctx.config().watch()).forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
+            WatchChecks.failing(f, ctx.config().watch())
+                    .forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
             pending = ctx.store().tx(tx -> ctx.outbox().pendingByChannel(tx));
         } catch (RuntimeException e) {
             failing.put(WatchChecks.Check.DATABASE.wireName, "the database cannot be reached: " + e.getMessage());
         }
         Duration watchdogAge = watchdog.sinceLastRun();
-        if (!loops.isEmpty() && watchdogAge.compareTo(ctx.config().watch().interval().multipliedBy(3).plusSeconds(10)) > 0) {
+        if (!loops.isEmpty()
+                && watchdogAge.compareTo(
+                                ctx.config().watch().interval().multipliedBy(3).plusSeconds(10))
+                        > 0) {
             failing.put("watchdog", "the watchdog has not run for " + RunAlerts.human(watchdogAge));
         }
         facts.put("alertLoopErrors", loopErrors());
-        String status = !failing.isEmpty() ? "unhealthy" : !degraded.isEmpty() || ctx.channels().anyFailing() ? "degraded" : "ok";
+        String status = !failing.isEmpty()
+                ? "unhealthy"
+                : !degraded.isEmpty() || ctx.channels().anyFailing() ? "degraded" : "ok";
         return new Health(status, facts, failing, degraded, ctx.channels().health(pending));
     }
 
@@ -171,16 +186,32 @@ public final class Alerts implements AutoCloseable {
     /** The newest alerts (any channel, any state), newest first: for tests and diagnostics. */
     public List<AlertView> recent(int limit) {
         return ctx.store().tx(tx -> ctx.outbox().recent(tx, limit)).stream()
-                .map(r -> new AlertView(r.id(), r.channel(), r.kind().name(), r.state().name(), r.dedupeKey(),
-                        r.content().masked(ctx.mask()).title(), AlertText.plain(r.content().masked(ctx.mask())), r.attempts(), r.lastError(),
+                .map(r -> new AlertView(
+                        r.id(),
+                        r.channel(),
+                        r.kind().name(),
+                        r.state().name(),
+                        r.dedupeKey(),
+                        r.content().masked(ctx.mask()).title(),
+                        AlertText.plain(r.content().masked(ctx.mask())),
+                        r.attempts(),
+                        r.lastError(),
                         r.instanceId()))
                 .toList();
     }
 
     /** One outbox row as tests and diagnostics see it; never a channel secret. */
-    public record AlertView(long id, String channel, String kind, String state, String dedupeKey, String title, String text,
-                            int attempts, String lastError, Long instanceId) {
-    }
+    public record AlertView(
+            long id,
+            String channel,
+            String kind,
+            String state,
+            String dedupeKey,
+            String title,
+            String text,
+            int attempts,
+            String lastError,
+            Long instanceId) {}
 
     @Override
     public synchronized void close() {

@@ -16,13 +16,20 @@ import java.util.Map;
  * @param systemChannels where watchdog and anomaly alerts go (anomalies also to the task's own channels)
  * @param stormLimit     more alerts than this for one channel within a minute are collapsed into one summary
  */
-public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUrl, List<String> systemChannels,
-                           int stormLimit, Pipeline pipeline, Watch watch, Anomaly anomaly, Logs logs) {
+public record AlertsConfig(
+        Map<String, ChannelConfig> channels,
+        String consoleUrl,
+        List<String> systemChannels,
+        int stormLimit,
+        Pipeline pipeline,
+        Watch watch,
+        Anomaly anomaly,
+        Logs logs) {
     public static final int DEFAULT_STORM_LIMIT = 10;
 
     /** No channels, default timings: the node still watches itself, detects anomalies and serves metrics. */
-    public static final AlertsConfig NONE = new AlertsConfig(Map.of(), null, null, DEFAULT_STORM_LIMIT, Pipeline.DEFAULT,
-            Watch.DEFAULT, Anomaly.DEFAULT, Logs.DEFAULT);
+    public static final AlertsConfig NONE = new AlertsConfig(
+            Map.of(), null, null, DEFAULT_STORM_LIMIT, Pipeline.DEFAULT, Watch.DEFAULT, Anomaly.DEFAULT, Logs.DEFAULT);
 
     public AlertsConfig {
         channels = channels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(channels));
@@ -69,16 +76,26 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
      * @param maxAttempts deliveries of one alert before it is given up (FAILED)
      * @param firstRetry  the wait after a failed delivery; each further one waits three times longer (at most 30 min)
      */
-    public record Pipeline(Duration tailInterval, int tailBatch, Duration gapWait, Duration deliveryInterval, int maxAttempts,
-                           Duration firstRetry) {
+    public record Pipeline(
+            Duration tailInterval,
+            int tailBatch,
+            Duration gapWait,
+            Duration deliveryInterval,
+            int maxAttempts,
+            Duration firstRetry) {
         public static final Duration DEFAULT_TAIL_INTERVAL = Duration.ofMillis(500);
         public static final int DEFAULT_TAIL_BATCH = 500;
         public static final Duration DEFAULT_GAP_WAIT = Duration.ofSeconds(10);
         public static final Duration DEFAULT_DELIVERY_INTERVAL = Duration.ofMillis(500);
         public static final int DEFAULT_MAX_ATTEMPTS = 6;
         public static final Duration DEFAULT_FIRST_RETRY = Duration.ofSeconds(15);
-        public static final Pipeline DEFAULT = new Pipeline(DEFAULT_TAIL_INTERVAL, DEFAULT_TAIL_BATCH, DEFAULT_GAP_WAIT,
-                DEFAULT_DELIVERY_INTERVAL, DEFAULT_MAX_ATTEMPTS, DEFAULT_FIRST_RETRY);
+        public static final Pipeline DEFAULT = new Pipeline(
+                DEFAULT_TAIL_INTERVAL,
+                DEFAULT_TAIL_BATCH,
+                DEFAULT_GAP_WAIT,
+                DEFAULT_DELIVERY_INTERVAL,
+                DEFAULT_MAX_ATTEMPTS,
+                DEFAULT_FIRST_RETRY);
 
         public Pipeline {
             ConfigChecks.positive("pipeline.tailInterval", tailInterval);
@@ -108,19 +125,30 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
      * @param clockOffset a node whose clock is further than this from the database's is "degraded" (scheduling goes by
      *                    the database's clock and is not affected; what the node logs and times is)
      */
-    public record Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor,
-                        Duration clockOffset) {
+    public record Watch(
+            Duration interval,
+            Duration loopStall,
+            Duration backlogAge,
+            Duration silence,
+            Duration noExecutor,
+            Duration clockOffset) {
         public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
         public static final Duration DEFAULT_LOOP_STALL = Duration.ofSeconds(60);
         public static final Duration DEFAULT_BACKLOG_AGE = Duration.ofMinutes(5);
         public static final Duration DEFAULT_SILENCE = Duration.ofMinutes(5);
         public static final Duration DEFAULT_NO_EXECUTOR = Duration.ofSeconds(30);
         public static final Duration DEFAULT_CLOCK_OFFSET = Duration.ofSeconds(5);
-        public static final Watch DEFAULT = new Watch(DEFAULT_INTERVAL, DEFAULT_LOOP_STALL, DEFAULT_BACKLOG_AGE,
-                DEFAULT_SILENCE, DEFAULT_NO_EXECUTOR, DEFAULT_CLOCK_OFFSET);
+        public static final Watch DEFAULT = new Watch(
+                DEFAULT_INTERVAL,
+                DEFAULT_LOOP_STALL,
+                DEFAULT_BACKLOG_AGE,
+                DEFAULT_SILENCE,
+                DEFAULT_NO_EXECUTOR,
+                DEFAULT_CLOCK_OFFSET);
 
         /** A watch with the default clock offset. */
-        public Watch(Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor) {
+        public Watch(
+                Duration interval, Duration loopStall, Duration backlogAge, Duration silence, Duration noExecutor) {
             this(interval, loopStall, backlogAge, silence, noExecutor, DEFAULT_CLOCK_OFFSET);
         }
 
@@ -143,8 +171,13 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
      * @param longRunMin    ... and longer than this in any case
      * @param longRunSamples successes looked at; fewer than {@link #MIN_SAMPLES} = no judgement
      */
-    public record Anomaly(Duration interval, Duration window, Duration grace, double longRunFactor, Duration longRunMin,
-                          int longRunSamples) {
+    public record Anomaly(
+            Duration interval,
+            Duration window,
+            Duration grace,
+            double longRunFactor,
+            Duration longRunMin,
+            int longRunSamples) {
         public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(60);
         public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(10);
         public static final Duration DEFAULT_GRACE = Duration.ofSeconds(60);
@@ -152,8 +185,13 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
         public static final Duration DEFAULT_LONG_RUN_MIN = Duration.ofMinutes(1);
         public static final int DEFAULT_LONG_RUN_SAMPLES = 20;
         public static final int MIN_SAMPLES = 5;
-        public static final Anomaly DEFAULT = new Anomaly(DEFAULT_INTERVAL, DEFAULT_WINDOW, DEFAULT_GRACE,
-                DEFAULT_LONG_RUN_FACTOR, DEFAULT_LONG_RUN_MIN, DEFAULT_LONG_RUN_SAMPLES);
+        public static final Anomaly DEFAULT = new Anomaly(
+                DEFAULT_INTERVAL,
+                DEFAULT_WINDOW,
+                DEFAULT_GRACE,
+                DEFAULT_LONG_RUN_FACTOR,
+                DEFAULT_LONG_RUN_MIN,
+                DEFAULT_LONG_RUN_SAMPLES);
 
         public Anomaly {
             ConfigChecks.positive("anomaly.interval", interval);
@@ -176,15 +214,23 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
      * @param serverFileMaxBytes one server log file rolls over at this size
      * @param serverTotalMaxBytes all server log files together stay under this
      */
-    public record Logs(long runMaxBytes, int runRetentionDays, Duration upkeepInterval, long serverFileMaxBytes,
-                       long serverTotalMaxBytes) {
+    public record Logs(
+            long runMaxBytes,
+            int runRetentionDays,
+            Duration upkeepInterval,
+            long serverFileMaxBytes,
+            long serverTotalMaxBytes) {
         public static final long DEFAULT_RUN_MAX_BYTES = 10L * 1024 * 1024;
         public static final int DEFAULT_RUN_RETENTION_DAYS = 30;
         public static final Duration DEFAULT_UPKEEP_INTERVAL = Duration.ofMinutes(5);
         public static final long DEFAULT_SERVER_FILE_MAX_BYTES = 10L * 1024 * 1024;
         public static final long DEFAULT_SERVER_TOTAL_MAX_BYTES = 100L * 1024 * 1024;
-        public static final Logs DEFAULT = new Logs(DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_RETENTION_DAYS, DEFAULT_UPKEEP_INTERVAL,
-                DEFAULT_SERVER_FILE_MAX_BYTES, DEFAULT_SERVER_TOTAL_MAX_BYTES);
+        public static final Logs DEFAULT = new Logs(
+                DEFAULT_RUN_MAX_BYTES,
+                DEFAULT_RUN_RETENTION_DAYS,
+                DEFAULT_UPKEEP_INTERVAL,
+                DEFAULT_SERVER_FILE_MAX_BYTES,
+                DEFAULT_SERVER_TOTAL_MAX_BYTES);
 
         public Logs {
             if (runMaxBytes < 64 * 1024) {
@@ -193,9 +239,9 @@ public record AlertsConfig(Map<String, ChannelConfig> channels, String consoleUr
             ConfigChecks.atLeast("logs.runRetentionDays", runRetentionDays, 1);
             ConfigChecks.positive("logs.upkeepInterval", upkeepInterval);
             if (serverFileMaxBytes < 1024 * 1024 || serverTotalMaxBytes < serverFileMaxBytes) {
-                throw new IllegalArgumentException("logs.serverFileMaxMB must be at least 1 and logs.serverTotalMaxMB at least as large");
+                throw new IllegalArgumentException(
+                        "logs.serverFileMaxMB must be at least 1 and logs.serverTotalMaxMB at least as large");
             }
         }
     }
 }
-

@@ -54,8 +54,12 @@ public final class AlertsConfigReader {
         try {
             root = JSON.readTree(json);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("not valid JSON: " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")"), e);
+            throw new IllegalArgumentException(
+                    "not valid JSON: " + e.getOriginalMessage()
+                            + (e.getLocation() == null
+                                    ? ""
+                                    : " (line " + e.getLocation().getLineNr() + ")"),
+                    e);
         }
         return new AlertsConfigReader(env).config(root);
     }
@@ -64,7 +68,10 @@ public final class AlertsConfigReader {
         if (root == null || !root.isObject()) {
             throw new IllegalArgumentException("(root): must be a JSON object with \"channels\"");
         }
-        known(root, "", Set.of("channels", "consoleUrl", "systemChannels", "stormLimit", "watchdog", "anomaly", "logs"));
+        known(
+                root,
+                "",
+                Set.of("channels", "consoleUrl", "systemChannels", "stormLimit", "watchdog", "anomaly", "logs"));
         Map<String, ChannelConfig> channels = new LinkedHashMap<>();
         JsonNode ch = root.get("channels");
         if (ch != null && !ch.isObject()) {
@@ -88,7 +95,8 @@ public final class AlertsConfigReader {
         if (system != null) {
             for (int i = 0; i < system.size(); i++) {
                 if (!channels.containsKey(system.get(i)) && ch != null) {
-                    errors.add("systemChannels[" + i + "]: '" + system.get(i) + "' is not one of the channels " + channels.keySet());
+                    errors.add("systemChannels[" + i + "]: '" + system.get(i) + "' is not one of the channels "
+                            + channels.keySet());
                 }
             }
         }
@@ -100,7 +108,8 @@ public final class AlertsConfigReader {
             throw new IllegalArgumentException(String.join("; ", errors));
         }
         try {
-            return new AlertsConfig(channels, consoleUrl, system, storm, AlertsConfig.Pipeline.DEFAULT, watch, anomaly, logs);
+            return new AlertsConfig(
+                    channels, consoleUrl, system, storm, AlertsConfig.Pipeline.DEFAULT, watch, anomaly, logs);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -147,11 +156,14 @@ public final class AlertsConfigReader {
                 known(c, f, type.equals("feishu") ? Set.of("type", "webhook", "secret") : Set.of("type", "webhook"));
                 String webhook = url(c, "webhook", f, true);
                 String secret = type.equals("feishu") ? text(c, "secret", f, false) : null;
-                yield webhook == null ? null : new ChannelConfig.Robot(
-                        ChannelConfig.Robot.Kind.valueOf(type.toUpperCase(Locale.ROOT)), webhook, secret);
+                yield webhook == null
+                        ? null
+                        : new ChannelConfig.Robot(
+                                ChannelConfig.Robot.Kind.valueOf(type.toUpperCase(Locale.ROOT)), webhook, secret);
             }
             default -> {
-                errors.add(f + "type: unknown channel type '" + type + "'; use email, dingtalk, webhook, feishu, wecom or slack");
+                errors.add(f + "type: unknown channel type '" + type
+                        + "'; use email, dingtalk, webhook, feishu, wecom or slack");
                 yield null;
             }
         };
@@ -314,12 +326,23 @@ public final class AlertsConfigReader {
             return AlertsConfig.Watch.DEFAULT;
         }
         String f = "watchdog.";
-        known(w, f, Set.of("intervalSeconds", "loopStallSeconds", "backlogSeconds", "silenceSeconds", "noExecutorSeconds",
-                "clockOffsetSeconds"));
+        known(
+                w,
+                f,
+                Set.of(
+                        "intervalSeconds",
+                        "loopStallSeconds",
+                        "backlogSeconds",
+                        "silenceSeconds",
+                        "noExecutorSeconds",
+                        "clockOffsetSeconds"));
         var d = AlertsConfig.Watch.DEFAULT;
-        return new AlertsConfig.Watch(seconds(w, "intervalSeconds", f, d.interval(), 86_400),
-                seconds(w, "loopStallSeconds", f, d.loopStall(), 86_400), seconds(w, "backlogSeconds", f, d.backlogAge(), 86_400 * 7),
-                seconds(w, "silenceSeconds", f, d.silence(), 86_400 * 7), seconds(w, "noExecutorSeconds", f, d.noExecutor(), 86_400),
+        return new AlertsConfig.Watch(
+                seconds(w, "intervalSeconds", f, d.interval(), 86_400),
+                seconds(w, "loopStallSeconds", f, d.loopStall(), 86_400),
+                seconds(w, "backlogSeconds", f, d.backlogAge(), 86_400 * 7),
+                seconds(w, "silenceSeconds", f, d.silence(), 86_400 * 7),
+                seconds(w, "noExecutorSeconds", f, d.noExecutor(), 86_400),
                 seconds(w, "clockOffsetSeconds", f, d.clockOffset(), 86_400));
     }
 
@@ -328,11 +351,23 @@ public final class AlertsConfigReader {
             return AlertsConfig.Anomaly.DEFAULT;
         }
         String f = "anomaly.";
-        known(a, f, Set.of("intervalSeconds", "windowMinutes", "graceSeconds", "longRunFactor", "longRunMinSeconds", "longRunSamples"));
+        known(
+                a,
+                f,
+                Set.of(
+                        "intervalSeconds",
+                        "windowMinutes",
+                        "graceSeconds",
+                        "longRunFactor",
+                        "longRunMinSeconds",
+                        "longRunSamples"));
         var d = AlertsConfig.Anomaly.DEFAULT;
-        return new AlertsConfig.Anomaly(seconds(a, "intervalSeconds", f, d.interval(), 86_400),
-                Duration.ofSeconds(Math.round(number(a, "windowMinutes", f, d.window().toMinutes(), 1, 1440) * 60)),
-                seconds(a, "graceSeconds", f, d.grace(), 86_400), number(a, "longRunFactor", f, d.longRunFactor(), 1, 1000),
+        return new AlertsConfig.Anomaly(
+                seconds(a, "intervalSeconds", f, d.interval(), 86_400),
+                Duration.ofSeconds(
+                        Math.round(number(a, "windowMinutes", f, d.window().toMinutes(), 1, 1440) * 60)),
+                seconds(a, "graceSeconds", f, d.grace(), 86_400),
+                number(a, "longRunFactor", f, d.longRunFactor(), 1, 1000),
                 seconds(a, "longRunMinSeconds", f, d.longRunMin(), 86_400 * 7),
                 (int) number(a, "longRunSamples", f, d.longRunSamples(), AlertsConfig.Anomaly.MIN_SAMPLES, 1000));
     }
@@ -345,9 +380,11 @@ public final class AlertsConfigReader {
         known(l, f, Set.of("runMaxMB", "runRetentionDays", "upkeepMinutes", "serverFileMaxMB", "serverTotalMaxMB"));
         var d = AlertsConfig.Logs.DEFAULT;
         long mb = 1024L * 1024;
-        return new AlertsConfig.Logs(Math.round(number(l, "runMaxMB", f, d.runMaxBytes() / (double) mb, 0.0625, 100_000) * mb),
+        return new AlertsConfig.Logs(
+                Math.round(number(l, "runMaxMB", f, d.runMaxBytes() / (double) mb, 0.0625, 100_000) * mb),
                 (int) number(l, "runRetentionDays", f, d.runRetentionDays(), 1, 36_500),
-                Duration.ofSeconds(Math.round(number(l, "upkeepMinutes", f, d.upkeepInterval().toMinutes(), 0.1, 1440) * 60)),
+                Duration.ofSeconds(Math.round(
+                        number(l, "upkeepMinutes", f, d.upkeepInterval().toMinutes(), 0.1, 1440) * 60)),
                 Math.round(number(l, "serverFileMaxMB", f, d.serverFileMaxBytes() / (double) mb, 1, 100_000) * mb),
                 Math.round(number(l, "serverTotalMaxMB", f, d.serverTotalMaxBytes() / (double) mb, 1, 1_000_000) * mb));
     }

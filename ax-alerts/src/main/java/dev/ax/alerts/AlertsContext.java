@@ -10,8 +10,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** What every part of the alerting side needs, passed as one object. */
-record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels, AxMetrics metrics, Outbox outbox,
-                     RunAlerts runAlerts) {
+record AlertsContext(
+        SchedulerNode node,
+        AlertsConfig config,
+        Channels channels,
+        AxMetrics metrics,
+        Outbox outbox,
+        RunAlerts runAlerts) {
     private static final Logger LOG = LoggerFactory.getLogger(AlertsContext.class);
     static final String ACTOR = "alerts";
 
@@ -44,8 +49,13 @@ record AlertsContext(SchedulerNode node, AlertsConfig config, Channels channels,
      * here, so its text is masked here: a failure message or a log tail stored before a secret existed may hold one.
      */
     int enqueue(Tx tx, Outbox.NewAlert unmasked, List<String> channelNames) {
-        Outbox.NewAlert alert = new Outbox.NewAlert(unmasked.kind(), unmasked.dedupeKey(), unmasked.taskId(), unmasked.taskName(),
-                unmasked.instanceId(), unmasked.content().masked(mask()));
+        Outbox.NewAlert alert = new Outbox.NewAlert(
+                unmasked.kind(),
+                unmasked.dedupeKey(),
+                unmasked.taskId(),
+                unmasked.taskName(),
+                unmasked.instanceId(),
+                unmasked.content().masked(mask()));
         if (channelNames.isEmpty()) {
             LOG.warn("alert with no channel to send it to: {}", alert.content().title());
             return 0;

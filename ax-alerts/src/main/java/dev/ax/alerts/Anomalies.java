@@ -43,14 +43,13 @@ final class Anomalies {
     private final AlertsContext ctx;
     /** What the last round covered, per task; replaced by each round (a task that is gone or disabled drops out). */
     private volatile Map<Long, Covered> covered = Map.of();
+
     private volatile long runsReadLastRound;
 
     /** An audit's reach: slots up to {@code to}, runs up to id {@code lastRunId}, of the task as last changed at {@code taskUpdatedAt}. */
-    private record Covered(Instant to, long lastRunId, Instant taskUpdatedAt, int rounds) {
-    }
+    private record Covered(Instant to, long lastRunId, Instant taskUpdatedAt, int rounds) {}
 
-    private record Audit(int alerts, Covered covered, int runsRead) {
-    }
+    private record Audit(int alerts, Covered covered, int runsRead) {}
 
     Anomalies(AlertsContext ctx) {
         this.ctx = ctx;
@@ -104,21 +103,29 @@ final class Anomalies {
         if (!from.isBefore(to)) {
             return new Audit(0, null, 0);
         }
-        boolean goOn = last != null && last.rounds() < FULL_EVERY && Objects.equals(last.taskUpdatedAt(), task.updatedAt())
-                && last.to().isAfter(from) && !last.to().isAfter(to);
+        boolean goOn = last != null
+                && last.rounds() < FULL_EVERY
+                && Objects.equals(last.taskUpdatedAt(), task.updatedAt())
+                && last.to().isAfter(from)
+                && !last.to().isAfter(to);
         // The newest run's id first: a run created after it is read by the next round, whatever its slot.
         long lastRunId;
         int read = 0;
         List<SlotAudit.Run> created = List.of();
         if (goOn) {
             // The task's runs created since the last audit (by the (task, id) index: only those). One for a slot that
-            // audit had already looked at (a second run for it, or a run at no slot) makes this one read the whole window.
+            // audit had already looked at (a second run for it, or a run at no slot) makes this one read the whole
+            // window.
             Instant lookedAt = last.to();
             created = RunHistoryReads.scheduledRunsAfter(tx, task.id(), last.lastRunId()).stream()
-                    .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt()))).toList();
+                    .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt())))
+                    .toList();
             read += created.size();
-            lastRunId = Math.max(last.lastRunId(), created.stream().mapToLong(SlotAudit.Run::id).max().orElse(0));
-            goOn = created.stream().noneMatch(run -> run.slot().isAfter(from) && !run.slot().isAfter(lookedAt));
+            lastRunId = Math.max(
+                    last.lastRunId(),
+                    created.stream().mapToLong(SlotAudit.Run::id).max().orElse(0));
+            goOn = created.stream()
+                    .noneMatch(run -> run.slot().isAfter(from) && !run.slot().isAfter(lookedAt));
         } else {
             lastRunId = RunHistoryReads.lastRunId(tx, task.id());
         }
@@ -130,11 +137,17 @@ final class Anomalies {
         Set<Long> seen = new HashSet<>(runs.stream().map(SlotAudit.Run::id).toList());
         Instant sinceMicros = micros(since);
         Instant toMicros = micros(to);
-        created.stream().filter(c -> !seen.contains(c.id()) && c.slot().isAfter(sinceMicros) && !c.slot().isAfter(toMicros)).forEach(runs::add);
+        created.stream()
+                .filter(c -> !seen.contains(c.id())
+                        && c.slot().isAfter(sinceMicros)
+                        && !c.slot().isAfter(toMicros))
+                .forEach(runs::add);
         runs.sort(Comparator.comparingLong(SlotAudit.Run::id));
         Covered reach = new Covered(to, lastRunId, task.updatedAt(), goOn ? last.rounds() + 1 : 1);
         TaskDefinition def = task.definition();
-        List<Instant> slots = SlotAudit.slots(Schedules.of(def.trigger()), since, to).stream().map(Anomalies::micros).toList();
+        List<Instant> slots = SlotAudit.slots(Schedules.of(def.trigger()), since, to).stream()
+                .map(Anomalies::micros)
+                .toList();
         SlotAudit.Findings found = SlotAudit.audit(slots, runs, skips(tx, task.id(), from));
         if (found.clean()) {
             return new Audit(0, reach, read);
@@ -145,7 +158,8 @@ final class Anomalies {
     /** A task's scheduled runs for the slots in {@code (from, to]}, by id. */
     private static List<SlotAudit.Run> runs(Tx tx, long taskId, Instant from, Instant to) {
         return RunHistoryReads.scheduledRunsForSlots(tx, taskId, from, to).stream()
-                .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt()))).toList();
+                .map(r -> new SlotAudit.Run(r.id(), micros(r.scheduledAt())))
+                .toList();
     }
 
     /** Alerts on what an audit found that was not reported before; returns how many alerts were written. */
@@ -154,38 +168,76 @@ final class Anomalies {
         int written = 0;
         List<String> dup = new ArrayList<>();
         found.duplicates().forEach((slot, ids) -> {
-            if (ctx.store().alerts().firstSighting(tx, "duplicate:" + task.id() + ":" + slot, "DUPLICATE_EXECUTION", task.id(), ids.toString())) {
+            if (ctx.store()
+                    .alerts()
+                    .firstSighting(
+                            tx,
+                            "duplicate:" + task.id() + ":" + slot,
+                            "DUPLICATE_EXECUTION",
+                            task.id(),
+                            ids.toString())) {
                 dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": instances " + ids(ids));
             }
         });
         for (SlotAudit.Run stray : found.strays()) {
-            if (ctx.store().alerts().firstSighting(tx, "stray:" + task.id() + ":" + stray.id(), "DUPLICATE_EXECUTION", task.id(), stray.slot().toString())) {
+            if (ctx.store()
+                    .alerts()
+                    .firstSighting(
+                            tx,
+                            "stray:" + task.id() + ":" + stray.id(),
+                            "DUPLICATE_EXECUTION",
+                            task.id(),
+                            stray.slot().toString())) {
                 dup.add("instance #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
             }
         }
         if (!dup.isEmpty()) {
-            written += alert(tx, task, AlertKind.DUPLICATE_EXECUTION, "Suspected duplicate execution of " + task.name() + ": "
-                    + dup.size() + (dup.size() == 1 ? " slot" : " slots") + " ran more than once", dup, from, to,
-                    "Compare the runs (ax instance list --task " + task.name() + "). Two runs for one slot mean the (task, slot) key"
+            written += alert(
+                    tx,
+                    task,
+                    AlertKind.DUPLICATE_EXECUTION,
+                    "Suspected duplicate execution of " + task.name() + ": " + dup.size()
+                            + (dup.size() == 1 ? " slot" : " slots") + " ran more than once",
+                    dup,
+                    from,
+                    to,
+                    "Compare the runs (ax instance list --task " + task.name()
+                            + "). Two runs for one slot mean the (task, slot) key"
                             + " was bypassed: another scheduler on a copy of the database, a restored backup, a changed schema."
                             + " Stop the extra scheduler; terminate the second run if it is still running.");
         }
         List<String> missed = new ArrayList<>();
         for (Instant slot : found.missed()) {
-            if (ctx.store().alerts().firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
+            if (ctx.store()
+                    .alerts()
+                    .firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
                 missed.add("slot " + RunAlerts.time(slot, def.trigger().timezone()));
             }
         }
         if (!missed.isEmpty()) {
-            written += alert(tx, task, AlertKind.MISSED_EXECUTION, task.name() + " missed " + missed.size() + " scheduled "
-                    + (missed.size() == 1 ? "run" : "runs"), missed, from, to,
+            written += alert(
+                    tx,
+                    task,
+                    AlertKind.MISSED_EXECUTION,
+                    task.name() + " missed " + missed.size() + " scheduled " + (missed.size() == 1 ? "run" : "runs"),
+                    missed,
+                    from,
+                    to,
                     "Check that a scheduler node is running (GET /healthz on each node; the watchdog alerts on a stalled one)."
                             + " Run it now if the slot matters: ax trigger " + task.name());
         }
         return written;
     }
 
-    private int alert(Tx tx, TaskRow task, AlertKind kind, String title, List<String> lines, Instant from, Instant to, String next) {
+    private int alert(
+            Tx tx,
+            TaskRow task,
+            AlertKind kind,
+            String title,
+            List<String> lines,
+            Instant from,
+            Instant to,
+            String next) {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Task", task.name() + " (v" + task.version() + ")");
         f.put("Schedule", schedule(task.definition().trigger()));
@@ -197,7 +249,9 @@ final class Anomalies {
         AlertContent content = new AlertContent(kind, title, f, details, null, next, null);
         // ax_anomaly already makes each finding once; the key only tells this check's alert apart from the next one's.
         String key = "anomaly:" + kind.name() + ":" + task.id() + ":" + tx.now().toEpochMilli();
-        return ctx.enqueue(tx, new Outbox.NewAlert(kind, key, task.id(), task.name(), null, content),
+        return ctx.enqueue(
+                tx,
+                new Outbox.NewAlert(kind, key, task.id(), task.name(), null, content),
                 ctx.taskAndSystem(task.definition().policy().notifyOnFailure()));
     }
 
@@ -220,7 +274,9 @@ final class Anomalies {
             if (limit.isEmpty() || age.compareTo(limit.get()) <= 0) {
                 continue;
             }
-            if (!ctx.store().alerts().firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
+            if (!ctx.store()
+                    .alerts()
+                    .firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
                 continue;
             }
             var run = store.instances().find(tx, r.id()).orElseThrow();
@@ -235,13 +291,26 @@ final class Anomalies {
             if (run.executorId() != null) {
                 f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
             }
-            AlertContent content = new AlertContent(AlertKind.LONG_RUN, run.taskName() + " #" + run.id() + " has been running for "
-                    + RunAlerts.human(age) + ", usually at most " + RunAlerts.human(usual.get(r.taskId())), f, List.of(),
+            AlertContent content = new AlertContent(
+                    AlertKind.LONG_RUN,
+                    run.taskName() + " #" + run.id() + " has been running for " + RunAlerts.human(age)
+                            + ", usually at most " + RunAlerts.human(usual.get(r.taskId())),
+                    f,
+                    List.of(),
                     ctx.runAlerts().logTail(tx, run.id(), run.attempt()),
-                    "Look at its output (ax instance log " + run.id() + "); stop it if it hangs: ax instance terminate " + run.id(),
+                    "Look at its output (ax instance log " + run.id() + "); stop it if it hangs: ax instance terminate "
+                            + run.id(),
                     ctx.runAlerts().link(run.id()));
-            written += ctx.enqueue(tx, new Outbox.NewAlert(AlertKind.LONG_RUN, "long:" + run.id() + ":" + run.attempt(), run.taskId(),
-                    run.taskName(), run.id(), content), ctx.taskAndSystem(def.policy().notifyOnFailure()));
+            written += ctx.enqueue(
+                    tx,
+                    new Outbox.NewAlert(
+                            AlertKind.LONG_RUN,
+                            "long:" + run.id() + ":" + run.attempt(),
+                            run.taskId(),
+                            run.taskName(),
+                            run.id(),
+                            content),
+                    ctx.taskAndSystem(def.policy().notifyOnFailure()));
         }
         return written;
     }
@@ -255,7 +324,10 @@ final class Anomalies {
                 slots.add(micros(Instant.parse(d.get("slot").toString())));
             }
             if (d.get("from") != null && d.get("to") != null) {
-                ranges.add(new Instant[] {Instant.parse(d.get("from").toString()), Instant.parse(d.get("to").toString())});
+                ranges.add(new Instant[] {
+                    Instant.parse(d.get("from").toString()),
+                    Instant.parse(d.get("to").toString())
+                });
             }
         }
         return new SlotAudit.Skips(slots, ranges);
@@ -263,7 +335,8 @@ final class Anomalies {
 
     private static String schedule(Trigger t) {
         return switch (t) {
-            case Trigger.Cron c -> "cron '" + c.expression() + "' " + c.timezone().getId();
+            case Trigger.Cron c ->
+                "cron '" + c.expression() + "' " + c.timezone().getId();
             case Trigger.Interval i -> "every " + i.intervalSeconds() + "s";
             case Trigger.Event e -> "event";
         };

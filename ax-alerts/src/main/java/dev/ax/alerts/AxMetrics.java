@@ -27,10 +27,24 @@ import org.slf4j.LoggerFactory;
 final class AxMetrics {
     private static final Logger LOG = LoggerFactory.getLogger(AxMetrics.class);
     /** Fire lag buckets: a healthy node fires within milliseconds; minutes mean it was down or paused. */
-    private static final Duration[] LAG_BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
-        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
-        Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1),
-        Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofHours(1)};
+    private static final Duration[] LAG_BUCKETS = {
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(15),
+        Duration.ofHours(1)
+    };
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Timer fireLag;
@@ -44,28 +58,49 @@ final class AxMetrics {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        fireLag = Timer.builder("ax.fire.lag").description("From a slot's scheduled time to its run being created")
-                .serviceLevelObjectives(LAG_BUCKETS).register(registry);
-        startLag = Timer.builder("ax.start.lag").description("From a slot's scheduled time to its first attempt being claimed")
-                .serviceLevelObjectives(LAG_BUCKETS).register(registry);
+        fireLag = Timer.builder("ax.fire.lag")
+                .description("From a slot's scheduled time to its run being created")
+                .serviceLevelObjectives(LAG_BUCKETS)
+                .register(registry);
+        startLag = Timer.builder("ax.start.lag")
+                .description("From a slot's scheduled time to its first attempt being claimed")
+                .serviceLevelObjectives(LAG_BUCKETS)
+                .register(registry);
         for (String state : new String[] {"ready", "running", "retrying", "blocked", "waiting_approval"}) {
-            gauge("ax.instances", "Runs by state, now", f -> f.count(state)).tag("state", state).register(registry);
+            gauge("ax.instances", "Runs by state, now", f -> f.count(state))
+                    .tag("state", state)
+                    .register(registry);
         }
-        gauge("ax.ready.backlog.age", "Age of the oldest READY run in seconds", f -> f.oldestReadyAge().toMillis() / 1000.0)
-                .baseUnit("seconds").register(registry);
-        gauge("ax.executors.live", "Executors heard from lately", f -> f.liveExecutors()).register(registry);
-        gauge("ax.scheduler.loop.age", "Seconds since this node's firing loop last ticked", f -> f.loopAge().toMillis() / 1000.0)
-                .baseUnit("seconds").register(registry);
-        Gauge.builder("ax.watchdog.failing", failing, f -> f.get()).description("Watchdog checks failing on this node")
+        gauge(
+                        "ax.ready.backlog.age",
+                        "Age of the oldest READY run in seconds",
+                        f -> f.oldestReadyAge().toMillis() / 1000.0)
+                .baseUnit("seconds")
+                .register(registry);
+        gauge("ax.executors.live", "Executors heard from lately", f -> f.liveExecutors())
+                .register(registry);
+        gauge(
+                        "ax.scheduler.loop.age",
+                        "Seconds since this node's firing loop last ticked",
+                        f -> f.loopAge().toMillis() / 1000.0)
+                .baseUnit("seconds")
+                .register(registry);
+        Gauge.builder("ax.watchdog.failing", failing, f -> f.get())
+                .description("Watchdog checks failing on this node")
                 .register(registry);
     }
 
     private Gauge.Builder<AtomicReference<WatchFacts>> gauge(String name, String help, ToDoubleFunction<WatchFacts> f) {
-        return Gauge.builder(name, facts, ref -> ref.get() == null ? Double.NaN : f.applyAsDouble(ref.get())).description(help);
+        return Gauge.builder(name, facts, ref -> ref.get() == null ? Double.NaN : f.applyAsDouble(ref.get()))
+                .description(help);
     }
 
     void fired(String cause, Duration lag) {
-        Counter.builder("ax.fires").description("Runs created for schedule slots").tag("cause", cause).register(registry).increment();
+        Counter.builder("ax.fires")
+                .description("Runs created for schedule slots")
+                .tag("cause", cause)
+                .register(registry)
+                .increment();
         fireLag.record(lag.isNegative() ? Duration.ZERO : lag);
     }
 
@@ -74,26 +109,43 @@ final class AxMetrics {
     }
 
     void created(String cause) {
-        Counter.builder("ax.runs.created").description("Runs created, by cause").tag("cause", cause).register(registry).increment();
+        Counter.builder("ax.runs.created")
+                .description("Runs created, by cause")
+                .tag("cause", cause)
+                .register(registry)
+                .increment();
     }
 
     void finished(InstanceState outcome) {
-        Counter.builder("ax.runs.finished").description("Runs that ended, by final state")
-                .tag("outcome", outcome.name().toLowerCase(Locale.ROOT)).register(registry).increment();
+        Counter.builder("ax.runs.finished")
+                .description("Runs that ended, by final state")
+                .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                .register(registry)
+                .increment();
     }
 
     void retried() {
-        Counter.builder("ax.retries").description("Failed attempts that were retried").register(registry).increment();
+        Counter.builder("ax.retries")
+                .description("Failed attempts that were retried")
+                .register(registry)
+                .increment();
     }
 
     void alertsWritten(AlertKind kind, int rows) {
-        Counter.builder("ax.alerts.written").description("Alert rows written to the outbox (one per channel)")
-                .tag("kind", kind.name().toLowerCase(Locale.ROOT)).register(registry).increment(rows);
+        Counter.builder("ax.alerts.written")
+                .description("Alert rows written to the outbox (one per channel)")
+                .tag("kind", kind.name().toLowerCase(Locale.ROOT))
+                .register(registry)
+                .increment(rows);
     }
 
     void delivered(String channel, boolean ok) {
-        Counter.builder("ax.alert.deliveries").description("Alert delivery attempts by channel and result")
-                .tag("channel", channel).tag("result", ok ? "sent" : "failed").register(registry).increment();
+        Counter.builder("ax.alert.deliveries")
+                .description("Alert delivery attempts by channel and result")
+                .tag("channel", channel)
+                .tag("result", ok ? "sent" : "failed")
+                .register(registry)
+                .increment();
     }
 
     void update(WatchFacts f, int failingChecks) {

@@ -11,8 +11,7 @@ interface Channel {
     SendResult send(Outgoing alert);
 
     /** One alert on its way to one channel. */
-    record Outgoing(long alertId, String channel, String dedupeKey, AlertContent content) {
-    }
+    record Outgoing(long alertId, String channel, String dedupeKey, AlertContent content) {}
 
     /** @param detail what the other side answered, or why it could not be reached (secrets scrubbed) */
     record SendResult(boolean ok, String detail) {

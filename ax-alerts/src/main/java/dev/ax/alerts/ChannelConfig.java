@@ -27,8 +27,16 @@ public sealed interface ChannelConfig {
      *
      * @param username null = no authentication
      */
-    record Email(String host, int port, boolean tls, boolean ssl, String username, String password, String from,
-                 List<String> to) implements ChannelConfig {
+    record Email(
+            String host,
+            int port,
+            boolean tls,
+            boolean ssl,
+            String username,
+            String password,
+            String from,
+            List<String> to)
+            implements ChannelConfig {
         public Email {
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(from, "from");
@@ -123,7 +131,11 @@ public sealed interface ChannelConfig {
 
     /** Other chat robots whose formats are a few lines each: Feishu/Lark (optionally signed), WeCom, Slack. */
     record Robot(Kind kind, String webhook, String secret) implements ChannelConfig {
-        public enum Kind { FEISHU, WECOM, SLACK }
+        public enum Kind {
+            FEISHU,
+            WECOM,
+            SLACK
+        }
 
         public Robot {
             Objects.requireNonNull(kind, "kind");

@@ -21,12 +21,14 @@ final class Channels {
     }
 
     Channels(Map<String, ChannelConfig> configs, AxClock clock) {
-        configs.forEach((name, c) -> byName.put(name, switch (c) {
-            case ChannelConfig.Email e -> new EmailChannel(e, clock);
-            case ChannelConfig.DingTalk d -> new DingTalkChannel(d, clock);
-            case ChannelConfig.Webhook w -> new WebhookChannel(w);
-            case ChannelConfig.Robot r -> new RobotChannel(r, clock);
-        }));
+        configs.forEach((name, c) -> byName.put(
+                name,
+                switch (c) {
+                    case ChannelConfig.Email e -> new EmailChannel(e, clock);
+                    case ChannelConfig.DingTalk d -> new DingTalkChannel(d, clock);
+                    case ChannelConfig.Webhook w -> new WebhookChannel(w);
+                    case ChannelConfig.Robot r -> new RobotChannel(r, clock);
+                }));
     }
 
     /** For tests: channels built elsewhere. */
@@ -48,8 +50,11 @@ final class Channels {
     }
 
     void record(String name, Channel.SendResult result, Instant at) {
-        stats.merge(name, result.ok() ? new Stats(at, null, null, 0) : new Stats(null, at, result.detail(), 1),
-                (old, now) -> result.ok() ? new Stats(at, old.lastFailedAt(), old.lastError(), 0)
+        stats.merge(
+                name,
+                result.ok() ? new Stats(at, null, null, 0) : new Stats(null, at, result.detail(), 1),
+                (old, now) -> result.ok()
+                        ? new Stats(at, old.lastFailedAt(), old.lastError(), 0)
                         : new Stats(old.lastOkAt(), at, result.detail(), old.failuresInARow() + 1));
     }
 

@@ -9,8 +9,7 @@ import java.util.Objects;
  * its own DEFAULT is still null, and {@link AlertsConfig#NONE} would be built with nulls.
  */
 final class ConfigChecks {
-    private ConfigChecks() {
-    }
+    private ConfigChecks() {}
 
     static void positive(String field, Duration d) {
         Objects.requireNonNull(d, field);

@@ -24,6 +24,7 @@ final class Deliveries {
     static final int BATCH = 10;
     /** Longer than a batch of sends that all time out, so a claim never runs out mid-batch. */
     static final long LEASE_MILLIS = Duration.ofMinutes(5).toMillis();
+
     static final Duration MAX_RETRY = Duration.ofMinutes(30);
     /** A storm summary lists this many of the alerts it stands for. */
     static final int SUMMARY_LINES = 20;
@@ -50,17 +51,27 @@ final class Deliveries {
         var channel = ctx.channels().get(row.channel());
         if (channel.isEmpty()) {
             store.tx(tx -> {
-                if (ctx.outbox().markFailed(tx, row.id(), "channel '" + row.channel() + "' is not configured on this server")) {
-                    note(tx, row, EventType.ALERT_FAILED, "alert not sent: channel '" + row.channel() + "' is not configured");
+                if (ctx.outbox()
+                        .markFailed(tx, row.id(), "channel '" + row.channel() + "' is not configured on this server")) {
+                    note(
+                            tx,
+                            row,
+                            EventType.ALERT_FAILED,
+                            "alert not sent: channel '" + row.channel() + "' is not configured");
                 }
                 return null;
             });
             return false;
         }
         // Masked again as it leaves: an alert queued before a secret was set may quote it.
-        AlertContent content = (row.kind() == AlertKind.STORM_SUMMARY ? store.tx(tx -> summary(tx, row)) : row.content()).masked(ctx.mask());
-        Channel.SendResult result = channel.get().send(new Channel.Outgoing(row.id(), row.channel(), row.dedupeKey(), content));
-        ctx.channels().record(row.channel(), result, ctx.node().context().clock().now());
+        AlertContent content = (row.kind() == AlertKind.STORM_SUMMARY
+                        ? store.tx(tx -> summary(tx, row))
+                        : row.content())
+                .masked(ctx.mask());
+        Channel.SendResult result =
+                channel.get().send(new Channel.Outgoing(row.id(), row.channel(), row.dedupeKey(), content));
+        ctx.channels()
+                .record(row.channel(), result, ctx.node().context().clock().now());
         ctx.metrics().delivered(row.channel(), result.ok());
         int attempt = row.attempts() + 1;
         return store.tx(tx -> {
@@ -72,16 +83,30 @@ final class Deliveries {
             }
             if (attempt >= ctx.config().pipeline().maxAttempts()) {
                 if (ctx.outbox().markFailed(tx, row.id(), result.detail())) {
-                    note(tx, row, EventType.ALERT_FAILED, "alert to " + row.channel() + " given up after " + attempt + " attempts: "
-                            + result.detail());
+                    note(
+                            tx,
+                            row,
+                            EventType.ALERT_FAILED,
+                            "alert to " + row.channel() + " given up after " + attempt + " attempts: "
+                                    + result.detail());
                 }
-                LOG.warn("alert {} to channel {} given up after {} attempts: {}", row.id(), row.channel(), attempt, result.detail());
+                LOG.warn(
+                        "alert {} to channel {} given up after {} attempts: {}",
+                        row.id(),
+                        row.channel(),
+                        attempt,
+                        result.detail());
                 return false;
             }
             Duration wait = backoff(ctx.config().pipeline().firstRetry(), attempt);
             if (ctx.outbox().markRetry(tx, row.id(), wait.toMillis(), result.detail())) {
-                note(tx, row, EventType.ALERT_FAILED, "alert to " + row.channel() + " failed (attempt " + attempt + " of "
-                        + ctx.config().pipeline().maxAttempts() + "), next try in " + RunAlerts.human(wait) + ": " + result.detail());
+                note(
+                        tx,
+                        row,
+                        EventType.ALERT_FAILED,
+                        "alert to " + row.channel() + " failed (attempt " + attempt + " of "
+                                + ctx.config().pipeline().maxAttempts() + "), next try in " + RunAlerts.human(wait)
+                                + ": " + result.detail());
             }
             return false;
         });
@@ -102,7 +127,8 @@ final class Deliveries {
         if (channel.isEmpty()) {
             return Channel.SendResult.failed("channel '" + channelName + "' is not configured");
         }
-        Channel.SendResult r = channel.get().send(new Channel.Outgoing(0, channelName, dedupeKey, content.masked(ctx.mask())));
+        Channel.SendResult r =
+                channel.get().send(new Channel.Outgoing(0, channelName, dedupeKey, content.masked(ctx.mask())));
         ctx.channels().record(channelName, r, ctx.node().context().clock().now());
         ctx.metrics().delivered(channelName, r.ok());
         return r;
@@ -120,10 +146,15 @@ final class Deliveries {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Channel", row.channel());
         f.put("Minute", row.dedupeKey().substring("storm:".length()));
-        return new AlertContent(AlertKind.STORM_SUMMARY, count + " more alerts for " + row.channel()
-                + " within one minute, collapsed into this one", f, details, null,
+        return new AlertContent(
+                AlertKind.STORM_SUMMARY,
+                count + " more alerts for " + row.channel() + " within one minute, collapsed into this one",
+                f,
+                details,
+                null,
                 "Look at the failed runs in the console or with: ax instance list --state FAILED. Alerts are sent one by one again"
-                        + " once fewer than " + ctx.config().stormLimit() + " a minute arrive.", null);
+                        + " once fewer than " + ctx.config().stormLimit() + " a minute arrive.",
+                null);
     }
 
     /** The delivery's event: on the run when the alert is about one, else on the task, else a node-level event. */
@@ -134,9 +165,23 @@ final class Deliveries {
         data.put("kind", row.kind().name());
         data.put("dedupeKey", row.dedupeKey());
         if (row.instanceId() != null && RunHistoryReads.exists(tx, row.instanceId())) {
-            ctx.store().events().appendForInstance(tx, row.instanceId(), type, null, null, AlertsContext.ACTOR, ctx.nodeId(), message, data);
+            ctx.store()
+                    .events()
+                    .appendForInstance(
+                            tx, row.instanceId(), type, null, null, AlertsContext.ACTOR, ctx.nodeId(), message, data);
         } else {
-            ctx.store().events().append(tx, new NewEvent(row.taskId(), row.taskName(), type, AlertsContext.ACTOR, ctx.nodeId(), message, data));
+            ctx.store()
+                    .events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    row.taskId(),
+                                    row.taskName(),
+                                    type,
+                                    AlertsContext.ACTOR,
+                                    ctx.nodeId(),
+                                    message,
+                                    data));
         }
     }
 }

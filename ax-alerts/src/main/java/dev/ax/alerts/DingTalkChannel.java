@@ -36,12 +36,15 @@ final class DingTalkChannel extends HttpChannel {
         String url = config.webhook();
         if (config.secret() != null) {
             long timestamp = clock.now().toEpochMilli();
-            url += (url.contains("?") ? "&" : "?") + "timestamp=" + timestamp + "&sign=" + sign(timestamp, config.secret());
+            url += (url.contains("?") ? "&" : "?") + "timestamp=" + timestamp + "&sign="
+                    + sign(timestamp, config.secret());
         }
         String text = AlertText.markdown(alert.content());
         if (!config.atMobiles().isEmpty()) {
             // DingTalk only mentions a number that also appears in the text.
-            text += "\n" + String.join(" ", config.atMobiles().stream().map(m -> "@" + m).toList());
+            text += "\n"
+                    + String.join(
+                            " ", config.atMobiles().stream().map(m -> "@" + m).toList());
         }
         Map<String, Object> markdown = new LinkedHashMap<>();
         markdown.put("title", AlertText.subject(alert.content()));

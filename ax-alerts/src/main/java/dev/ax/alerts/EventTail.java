@@ -4,9 +4,9 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
+import dev.ax.store.AlertStore;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.AlertStore;
 import dev.ax.store.Tx;
 import dev.ax.store.read.RunHistoryReads;
 import dev.ax.store.read.RunHistoryReads.Slot;
@@ -116,7 +116,11 @@ final class EventTail {
      * query per event was the tail's largest cost.
      */
     private Map<Long, InstanceRow> candidateRuns(Tx tx, List<EventRow> events) {
-        List<Long> ids = events.stream().filter(EventTail::mayAlert).map(EventRow::instanceId).distinct().toList();
+        List<Long> ids = events.stream()
+                .filter(EventTail::mayAlert)
+                .map(EventRow::instanceId)
+                .distinct()
+                .toList();
         Map<Long, InstanceRow> runs = new HashMap<>();
         ctx.store().instances().findAll(tx, ids).forEach(run -> runs.put(run.id(), run));
         return runs;
@@ -141,21 +145,42 @@ final class EventTail {
             return; // the task asked for no alerts (or only for channels this server does not have)
         }
         Object failureKind = e.data().get("failureKind");
-        int failuresBefore = e.type() == EventType.SUCCEEDED && run.cause() != Cause.PREVIEW ? ctx.runAlerts().failuresBefore(tx, run) : 0;
-        Optional<AlertKind> kind = AlertRules.kindOf(e.type(), e.to(), failureKind == null ? null : failureKind.toString(), failuresBefore,
+        int failuresBefore = e.type() == EventType.SUCCEEDED && run.cause() != Cause.PREVIEW
+                ? ctx.runAlerts().failuresBefore(tx, run)
+                : 0;
+        Optional<AlertKind> kind = AlertRules.kindOf(
+                e.type(),
+                e.to(),
+                failureKind == null ? null : failureKind.toString(),
+                failuresBefore,
                 def.policy().notifyOnSuccess());
         if (kind.isEmpty()) {
             return;
         }
         AlertContent content = ctx.runAlerts().compose(tx, kind.get(), e, run, def, failuresBefore);
-        ctx.enqueue(tx, new Outbox.NewAlert(kind.get(), AlertRules.dedupeKey(kind.get(), run.id(), e.id()), run.taskId(),
-                run.taskName(), run.id(), content), channels);
+        ctx.enqueue(
+                tx,
+                new Outbox.NewAlert(
+                        kind.get(),
+                        AlertRules.dedupeKey(kind.get(), run.id(), e.id()),
+                        run.taskId(),
+                        run.taskName(),
+                        run.id(),
+                        content),
+                channels);
     }
 
     /** Scheduled time and cause of the runs whose first attempt was claimed in this batch, in one query. */
     private static Map<Long, Slot> startedRuns(Tx tx, List<EventRow> events) {
-        return RunHistoryReads.slotsOf(tx, events.stream().filter(e -> e.type() == EventType.CLAIMED && Integer.valueOf(1).equals(e.attempt())
-                && e.instanceId() != null).map(EventRow::instanceId).distinct().toList());
+        return RunHistoryReads.slotsOf(
+                tx,
+                events.stream()
+                        .filter(e -> e.type() == EventType.CLAIMED
+                                && Integer.valueOf(1).equals(e.attempt())
+                                && e.instanceId() != null)
+                        .map(EventRow::instanceId)
+                        .distinct()
+                        .toList());
     }
 
     private void count(EventRow e, Map<Long, Slot> started) {

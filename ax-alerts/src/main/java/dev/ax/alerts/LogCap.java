@@ -13,19 +13,16 @@ import java.util.Optional;
 final class LogCap {
     static final String MARKER_PREFIX = "[ax] output removed here";
 
-    record Chunk(long id, long bytes, boolean marker) {
-    }
+    record Chunk(long id, long bytes, boolean marker) {}
 
     /**
      * @param markerId the chunk to turn into the marker, or null when the log already has one
      * @param delete   chunks to delete
      * @param removed  bytes of output removed by this plan
      */
-    record Plan(Long markerId, List<Long> delete, long removed) {
-    }
+    record Plan(Long markerId, List<Long> delete, long removed) {}
 
-    private LogCap() {
-    }
+    private LogCap() {}
 
     static Optional<Plan> plan(List<Chunk> chunks, long cap) {
         long total = chunks.stream().mapToLong(Chunk::bytes).sum();
@@ -74,8 +71,8 @@ final class LogCap {
     }
 
     static String markerText(long cap) {
-        return MARKER_PREFIX + ": this run's output went over the per-run cap of " + mb(cap)
-                + "; its first and last " + mb(cap / 2) + " are kept";
+        return MARKER_PREFIX + ": this run's output went over the per-run cap of " + mb(cap) + "; its first and last "
+                + mb(cap / 2) + " are kept";
     }
 
     private static String mb(long bytes) {

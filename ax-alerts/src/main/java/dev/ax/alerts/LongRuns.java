@@ -6,8 +6,7 @@ import java.util.Optional;
 
 /** "Far longer than usual": a pure judgement over the durations of a task's recent successes. */
 final class LongRuns {
-    private LongRuns() {
-    }
+    private LongRuns() {}
 
     /** The nearest-rank 95th percentile; empty for no samples. */
     static Optional<Duration> p95(List<Duration> samples) {
@@ -27,7 +26,8 @@ final class LongRuns {
         if (successes.size() < minSamples) {
             return Optional.empty();
         }
-        Duration scaled = Duration.ofMillis(Math.round(p95(successes).orElseThrow().toMillis() * factor));
+        Duration scaled =
+                Duration.ofMillis(Math.round(p95(successes).orElseThrow().toMillis() * factor));
         return Optional.of(scaled.compareTo(min) < 0 ? min : scaled);
     }
 }

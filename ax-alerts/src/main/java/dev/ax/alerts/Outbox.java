@@ -16,14 +16,38 @@ import java.util.Map;
  */
 final class Outbox {
     /** An alert to write, for one or more channels. */
-    record NewAlert(AlertKind kind, String dedupeKey, Long taskId, String taskName, Long instanceId, AlertContent content) {
-    }
+    record NewAlert(
+            AlertKind kind, String dedupeKey, Long taskId, String taskName, Long instanceId, AlertContent content) {}
 
-    record AlertRow(long id, String channel, String dedupeKey, AlertKind kind, Long taskId, String taskName, Long instanceId,
-                    AlertContent content, State state, int attempts, String lastError, Instant createdAt, Instant sentAt) {
+    record AlertRow(
+            long id,
+            String channel,
+            String dedupeKey,
+            AlertKind kind,
+            Long taskId,
+            String taskName,
+            Long instanceId,
+            AlertContent content,
+            State state,
+            int attempts,
+            String lastError,
+            Instant createdAt,
+            Instant sentAt) {
         static AlertRow of(AlertStore.Row r) {
-            return new AlertRow(r.id(), r.channel(), r.dedupeKey(), AlertKind.valueOf(r.kind()), r.taskId(), r.taskName(), r.instanceId(),
-                    AlertContent.fromMap(r.content()), r.state(), r.attempts(), r.lastError(), r.createdAt(), r.sentAt());
+            return new AlertRow(
+                    r.id(),
+                    r.channel(),
+                    r.dedupeKey(),
+                    AlertKind.valueOf(r.kind()),
+                    r.taskId(),
+                    r.taskName(),
+                    r.instanceId(),
+                    AlertContent.fromMap(r.content()),
+                    r.state(),
+                    r.attempts(),
+                    r.lastError(),
+                    r.createdAt(),
+                    r.sentAt());
         }
     }
 
@@ -50,7 +74,8 @@ final class Outbox {
             Long summaryId = null;
             State state = State.PENDING;
             if (a.kind() != AlertKind.STORM_SUMMARY
-                    && rows.recentCount(tx, channel, AlertKind.STORM_SUMMARY.name(), STORM_WINDOW.toMillis()) >= stormLimit) {
+                    && rows.recentCount(tx, channel, AlertKind.STORM_SUMMARY.name(), STORM_WINDOW.toMillis())
+                            >= stormLimit) {
                 summaryId = stormSummary(tx, channel);
                 state = State.COLLAPSED;
             }
@@ -65,16 +90,31 @@ final class Outbox {
     private long stormSummary(Tx tx, String channel) {
         Instant minute = tx.now().truncatedTo(ChronoUnit.MINUTES);
         String key = "storm:" + minute;
-        AlertContent placeholder = new AlertContent(AlertKind.STORM_SUMMARY, "Alert storm on channel " + channel,
-                Map.of(), List.of(), null, null, null);
-        rows.insert(tx, row(channel, new NewAlert(AlertKind.STORM_SUMMARY, key, null, null, null, placeholder), State.PENDING, null,
-                minute.plus(STORM_WINDOW)));
+        AlertContent placeholder = new AlertContent(
+                AlertKind.STORM_SUMMARY, "Alert storm on channel " + channel, Map.of(), List.of(), null, null, null);
+        rows.insert(
+                tx,
+                row(
+                        channel,
+                        new NewAlert(AlertKind.STORM_SUMMARY, key, null, null, null, placeholder),
+                        State.PENDING,
+                        null,
+                        minute.plus(STORM_WINDOW)));
         return rows.idOf(tx, channel, key).orElseThrow();
     }
 
     private static AlertStore.NewRow row(String channel, NewAlert a, State state, Long summaryId, Instant nextAt) {
-        return new AlertStore.NewRow(channel, a.dedupeKey(), a.kind().name(), a.taskId(), a.taskName(), a.instanceId(),
-                a.content().toMap(), state, summaryId, nextAt);
+        return new AlertStore.NewRow(
+                channel,
+                a.dedupeKey(),
+                a.kind().name(),
+                a.taskId(),
+                a.taskName(),
+                a.instanceId(),
+                a.content().toMap(),
+                state,
+                summaryId,
+                nextAt);
     }
 
     List<AlertRow> claimDue(Tx tx, int limit, long leaseMillis) {
@@ -95,7 +135,9 @@ final class Outbox {
 
     /** The alerts a storm summary stands for, oldest first. */
     List<AlertRow> collapsedInto(Tx tx, long summaryId, int limit) {
-        return rows.collapsedInto(tx, summaryId, limit).stream().map(AlertRow::of).toList();
+        return rows.collapsedInto(tx, summaryId, limit).stream()
+                .map(AlertRow::of)
+                .toList();
     }
 
     long countCollapsedInto(Tx tx, long summaryId) {

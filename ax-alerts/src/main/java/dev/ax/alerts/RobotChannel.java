@@ -51,8 +51,10 @@ final class RobotChannel extends HttpChannel {
             case SLACK -> {
                 body.put("text", AlertText.plain(alert.content()));
                 HttpPost.Answer answer = HttpPost.json(config.webhook(), Map.of(), Json.write(body));
-                return answer.is2xx() ? SendResult.ok("HTTP " + answer.status())
-                        : SendResult.failed("HTTP " + answer.status() + " " + Secrets.scrub(answer.body(), config.secrets()));
+                return answer.is2xx()
+                        ? SendResult.ok("HTTP " + answer.status())
+                        : SendResult.failed(
+                                "HTTP " + answer.status() + " " + Secrets.scrub(answer.body(), config.secrets()));
             }
             default -> throw new IllegalStateException("unknown robot " + config.kind());
         }
@@ -62,7 +64,8 @@ final class RobotChannel extends HttpChannel {
     static String feishuSign(long timestampSeconds, String secret) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec((timestampSeconds + "\n" + secret).getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.init(new SecretKeySpec(
+                    (timestampSeconds + "\n" + secret).getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
             return Base64.getEncoder().encodeToString(mac.doFinal(new byte[0]));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);

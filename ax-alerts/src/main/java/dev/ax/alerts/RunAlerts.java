@@ -31,6 +31,7 @@ final class RunAlerts {
     static final int CHAIN_STEPS = 5;
     /** Recovery counts at most this many failures back. */
     static final int HISTORY = 50;
+
     private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     private final Store store;
@@ -41,7 +42,8 @@ final class RunAlerts {
         this.consoleUrl = consoleUrl;
     }
 
-    AlertContent compose(Tx tx, AlertKind kind, EventRow event, InstanceRow run, TaskDefinition def, int failuresBefore) {
+    AlertContent compose(
+            Tx tx, AlertKind kind, EventRow event, InstanceRow run, TaskDefinition def, int failuresBefore) {
         long id = run.id();
         ZoneId zone = def.trigger().timezone();
         Map<String, String> f = new LinkedHashMap<>();
@@ -54,7 +56,10 @@ final class RunAlerts {
         String tail = "";
         switch (kind) {
             case RUN_FAILED, RUN_TIMED_OUT, RUN_EXECUTOR_LOST -> {
-                f.put("Failure", (run.failureKind() == null ? "" : run.failureKind().name() + ": ") + undouble(nullToEmpty(run.message())));
+                f.put(
+                        "Failure",
+                        (run.failureKind() == null ? "" : run.failureKind().name() + ": ")
+                                + undouble(nullToEmpty(run.message())));
                 if (run.exitCode() != null) {
                     f.put("Exit code", run.exitCode().toString());
                 }
@@ -63,9 +68,15 @@ final class RunAlerts {
                     f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
                 }
                 title = switch (kind) {
-                    case RUN_TIMED_OUT -> run.taskName() + " #" + id + " timed out"
-                            + (def.policy().timeoutSeconds() == null ? "" : " after " + human(Duration.ofSeconds(def.policy().timeoutSeconds())));
-                    case RUN_EXECUTOR_LOST -> run.taskName() + " #" + id + " failed: executor " + nullToEmpty(run.executorId()) + " lost";
+                    case RUN_TIMED_OUT ->
+                        run.taskName() + " #" + id + " timed out"
+                                + (def.policy().timeoutSeconds() == null
+                                        ? ""
+                                        : " after "
+                                                + human(Duration.ofSeconds(
+                                                        def.policy().timeoutSeconds())));
+                    case RUN_EXECUTOR_LOST ->
+                        run.taskName() + " #" + id + " failed: executor " + nullToEmpty(run.executorId()) + " lost";
                     default -> run.taskName() + " #" + id + " failed: " + summary(run);
                 };
                 next = "ax instance retry " + id + " (same parameters), or ax instance rerun " + id
@@ -82,7 +93,8 @@ final class RunAlerts {
                     f.put("Request", event.message());
                 }
                 title = run.taskName() + " #" + id + " waits for approval";
-                next = "ax instance approve " + id + " or ax instance reject " + id + " (the request: ax instance approval " + id + ")";
+                next = "ax instance approve " + id + " or ax instance reject " + id
+                        + " (the request: ax instance approval " + id + ")";
             }
             case APPROVAL_EXPIRED -> {
                 f.put("Expired at", time(event.at(), zone));
@@ -102,8 +114,8 @@ final class RunAlerts {
             }
             case RUN_RECOVERED -> {
                 f.put("Succeeded at", time(event.at(), zone));
-                title = run.taskName() + " succeeded again after " + failuresBefore + (failuresBefore == 1 ? " failure" : " failures")
-                        + " (#" + id + ")";
+                title = run.taskName() + " succeeded again after " + failuresBefore
+                        + (failuresBefore == 1 ? " failure" : " failures") + " (#" + id + ")";
                 next = null;
             }
             default -> throw new IllegalArgumentException("not a run alert: " + kind);
@@ -126,6 +138,7 @@ final class RunAlerts {
 
     /** Lines from the end of stderr, added when the tail itself shows none (an error message is usually there). */
     static final int STDERR_LINES = 5;
+
     static final int STDERR_BYTES = 1024;
 
     /**
@@ -135,9 +148,13 @@ final class RunAlerts {
      * follow it under their own heading.
      */
     String logTail(Tx tx, long instanceId, int attempt) {
-        List<String> all = store.logs().last(tx, instanceId, attempt, null, TAIL_LINES).stream().map(LogStore.Text::text).toList();
+        List<String> all = store.logs().last(tx, instanceId, attempt, null, TAIL_LINES).stream()
+                .map(LogStore.Text::text)
+                .toList();
         String tail = tail(all, TAIL_LINES, TAIL_BYTES - STDERR_BYTES);
-        List<String> stderr = store.logs().last(tx, instanceId, attempt, "stderr", 3).stream().map(LogStore.Text::text).toList();
+        List<String> stderr = store.logs().last(tx, instanceId, attempt, "stderr", 3).stream()
+                .map(LogStore.Text::text)
+                .toList();
         if (stderr.isEmpty()) {
             return tail;
         }

@@ -23,6 +23,7 @@ final class RunLogUpkeep {
     private static final Logger LOG = LoggerFactory.getLogger(RunLogUpkeep.class);
     /** At the first round, the newest chunks this node looks at (not the whole table). */
     static final long FIRST_LOOK = 10_000;
+
     static final int DELETE_BATCH = 5_000;
     static final int MAX_BATCHES = 20;
 
@@ -33,8 +34,7 @@ final class RunLogUpkeep {
         this.ctx = ctx;
     }
 
-    record Result(int truncatedRuns, long deletedChunks) {
-    }
+    record Result(int truncatedRuns, long deletedChunks) {}
 
     Result tick() {
         return new Result(cap(), retention());
@@ -60,9 +60,11 @@ final class RunLogUpkeep {
     }
 
     private boolean capRun(Tx tx, long instanceId, long cap) {
-        // Locks the run's row: serialises with another node doing the same run, so the marker and its event are written once.
+        // Locks the run's row: serialises with another node doing the same run, so the marker and its event are written
+        // once.
         List<LogCap.Chunk> chunks = ctx.store().logs().lockAndMeasure(tx, instanceId, LogCap.MARKER_PREFIX).stream()
-                .map(c -> new LogCap.Chunk(c.id(), c.bytes(), c.marker())).toList();
+                .map(c -> new LogCap.Chunk(c.id(), c.bytes(), c.marker()))
+                .toList();
         var plan = LogCap.plan(chunks, cap);
         if (plan.isEmpty()) {
             return false;
@@ -70,9 +72,19 @@ final class RunLogUpkeep {
         ctx.store().logs().delete(tx, plan.get().delete());
         if (plan.get().markerId() != null) {
             ctx.store().logs().rewrite(tx, plan.get().markerId(), LogCap.markerText(cap));
-            ctx.store().events().appendForInstance(tx, instanceId, EventType.LOG_TRUNCATED, null, null, AlertsContext.ACTOR, ctx.nodeId(),
-                    "output over the per-run cap of " + cap + " bytes: " + plan.get().removed() + " bytes from the middle removed",
-                    Map.of("capBytes", cap, "removedBytes", plan.get().removed()));
+            ctx.store()
+                    .events()
+                    .appendForInstance(
+                            tx,
+                            instanceId,
+                            EventType.LOG_TRUNCATED,
+                            null,
+                            null,
+                            AlertsContext.ACTOR,
+                            ctx.nodeId(),
+                            "output over the per-run cap of " + cap + " bytes: "
+                                    + plan.get().removed() + " bytes from the middle removed",
+                            Map.of("capBytes", cap, "removedBytes", plan.get().removed()));
         }
         return true;
     }
@@ -83,14 +95,18 @@ final class RunLogUpkeep {
         Duration keep = Duration.ofDays(ctx.config().logs().runRetentionDays());
         long total = 0;
         for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = store.tx(tx -> store.logs().deleteOfRunsFinishedBefore(tx, tx.now().minus(keep), DELETE_BATCH));
+            int n = store.tx(
+                    tx -> store.logs().deleteOfRunsFinishedBefore(tx, tx.now().minus(keep), DELETE_BATCH));
             total += n;
             if (n < DELETE_BATCH) {
                 break;
             }
         }
         if (total > 0) {
-            LOG.info("run log retention: deleted {} chunks of runs finished more than {} days ago", total, keep.toDays());
+            LOG.info(
+                    "run log retention: deleted {} chunks of runs finished more than {} days ago",
+                    total,
+                    keep.toDays());
         }
         // The alerting side's own rows go after the same period: sent or given-up alerts, and
         // anomalies far outside any detection window. Pending alerts stay whatever their age.

@@ -7,8 +7,7 @@ final class Secrets {
     /** Shorter values are not scrubbed: replacing every "a" in a message helps nobody. */
     static final int MIN_LENGTH = 4;
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     static String scrub(String text, List<String> secrets) {
         if (text == null) {

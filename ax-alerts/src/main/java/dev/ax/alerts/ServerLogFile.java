@@ -44,7 +44,8 @@ public final class ServerLogFile implements AutoCloseable {
         SizeAndTimeBasedRollingPolicy<ILoggingEvent> policy = new SizeAndTimeBasedRollingPolicy<>();
         policy.setContext(lc);
         policy.setParent(appender);
-        policy.setFileNamePattern(dir.resolve("ax-server.%d{yyyy-MM-dd}.%i.log.gz").toString());
+        policy.setFileNamePattern(
+                dir.resolve("ax-server.%d{yyyy-MM-dd}.%i.log.gz").toString());
         policy.setMaxFileSize(new FileSize(limits.serverFileMaxBytes()));
         policy.setTotalSizeCap(new FileSize(limits.serverTotalMaxBytes()));
         policy.setMaxHistory(MAX_HISTORY_DAYS);

@@ -22,8 +22,7 @@ final class SlotAudit {
     /** An every-second task has 600 slots in ten minutes; beyond this the window is cut. */
     static final int MAX_SLOTS = 5_000;
 
-    record Run(long id, Instant slot) {
-    }
+    record Run(long id, Instant slot) {}
 
     /** Slots recorded as skipped by the misfire policy: single ones, and "N more from A to B" ranges. */
     record Skips(Set<Instant> slots, List<Instant[]> ranges) {
@@ -53,8 +52,7 @@ final class SlotAudit {
         }
     }
 
-    private SlotAudit() {
-    }
+    private SlotAudit() {}
 
     /** The slots in {@code (from, to]}, oldest first, at most {@link #MAX_SLOTS}. */
     static List<Instant> slots(Schedule schedule, Instant from, Instant to) {
@@ -84,7 +82,9 @@ final class SlotAudit {
                 duplicates.put(slot, ids.stream().sorted().toList());
             }
         });
-        List<Instant> missed = slots.stream().filter(s -> !bySlot.containsKey(s) && !skips.covers(s)).toList();
+        List<Instant> missed = slots.stream()
+                .filter(s -> !bySlot.containsKey(s) && !skips.covers(s))
+                .toList();
         return new Findings(duplicates, strays, missed);
     }
 }

@@ -49,46 +49,63 @@ final class WatchChecks {
         }
     }
 
-    private WatchChecks() {
-    }
+    private WatchChecks() {}
 
     /** The failing checks with a one-line reason each; empty = healthy. DATABASE is judged by the caller. */
     static Map<Check, String> failing(WatchFacts f, AlertsConfig.Watch w) {
         Map<Check, String> out = new EnumMap<>(Check.class);
         if (f.loopAge().compareTo(w.loopStall()) > 0) {
-            out.put(Check.SCHEDULER_LOOP, "the firing loop has not completed a tick for " + RunAlerts.human(f.loopAge()));
+            out.put(
+                    Check.SCHEDULER_LOOP,
+                    "the firing loop has not completed a tick for " + RunAlerts.human(f.loopAge()));
         }
         if (!f.starvedGroups().isEmpty()) {
-            out.put(Check.EXECUTORS, "READY runs in group " + String.join(", ", f.starvedGroups())
-                    + " wait and no live executor serves " + (f.starvedGroups().size() == 1 ? "it" : "them"));
+            out.put(
+                    Check.EXECUTORS,
+                    "READY runs in group " + String.join(", ", f.starvedGroups()) + " wait and no live executor serves "
+                            + (f.starvedGroups().size() == 1 ? "it" : "them"));
         }
         Duration backlog = f.oldestReadyAge();
         if (backlog.compareTo(w.backlogAge()) > 0) {
-            out.put(Check.READY_BACKLOG, f.count("ready") + " READY runs wait, the oldest for " + RunAlerts.human(backlog));
+            out.put(
+                    Check.READY_BACKLOG,
+                    f.count("ready") + " READY runs wait, the oldest for " + RunAlerts.human(backlog));
         }
         Duration sinceLast = f.lastScheduledAt() == null ? null : Duration.between(f.lastScheduledAt(), f.dbTime());
         if (f.overdueTasks() > 0 && (sinceLast == null || sinceLast.compareTo(w.silence()) > 0)) {
-            Duration overdue = f.oldestOverdue() == null ? Duration.ZERO : Duration.between(f.oldestOverdue(), f.dbTime());
-            out.put(Check.SILENCE, "no scheduled run was created " + (sinceLast == null ? "yet" : "for " + RunAlerts.human(sinceLast))
-                    + " while " + f.overdueTasks() + (f.overdueTasks() == 1 ? " task is" : " tasks are") + " due, the oldest slot "
-                    + RunAlerts.human(overdue) + " ago");
+            Duration overdue =
+                    f.oldestOverdue() == null ? Duration.ZERO : Duration.between(f.oldestOverdue(), f.dbTime());
+            out.put(
+                    Check.SILENCE,
+                    "no scheduled run was created " + (sinceLast == null ? "yet" : "for " + RunAlerts.human(sinceLast))
+                            + " while " + f.overdueTasks() + (f.overdueTasks() == 1 ? " task is" : " tasks are")
+                            + " due, the oldest slot "
+                            + RunAlerts.human(overdue) + " ago");
         }
         if (f.clockOffset() != null && f.clockOffset().abs().compareTo(w.clockOffset()) > 0) {
-            out.put(Check.CLOCK, "this node's clock is " + RunAlerts.human(f.clockOffset().abs()) + (f.clockOffset().isNegative()
-                    ? " ahead of" : " behind") + " the database's; scheduling is not affected, its log times and timings are");
+            out.put(
+                    Check.CLOCK,
+                    "this node's clock is " + RunAlerts.human(f.clockOffset().abs())
+                            + (f.clockOffset().isNegative() ? " ahead of" : " behind")
+                            + " the database's; scheduling is not affected, its log times and timings are");
         }
         return out;
     }
 
     static String nextAction(Check c, String nodeId) {
         return switch (c) {
-            case SCHEDULER_LOOP -> "Look for errors in the server log of node " + nodeId + " (logs/ax-server.log in its data directory);"
-                    + " restart the node if its loop stays stuck. Other nodes keep firing.";
+            case SCHEDULER_LOOP ->
+                "Look for errors in the server log of node " + nodeId + " (logs/ax-server.log in its data directory);"
+                        + " restart the node if its loop stays stuck. Other nodes keep firing.";
             case DATABASE -> "Node " + nodeId + " cannot reach the database: check the database and the network to it.";
             case EXECUTORS -> "Start an executor for the group: ax executor --server URL --token TOKEN --group GROUP";
-            case READY_BACKLOG -> "Add executors for the waiting groups, or look for runs that hold every slot (ax instance list --state RUNNING).";
-            case SILENCE -> "Is any server node running and connected to the database? GET /healthz on each node and read its server log.";
-            case CLOCK -> "Synchronise the clock of node " + nodeId + " (NTP, chrony or systemd-timesyncd) with the database host's.";
+            case READY_BACKLOG ->
+                "Add executors for the waiting groups, or look for runs that hold every slot (ax instance list --state RUNNING).";
+            case SILENCE ->
+                "Is any server node running and connected to the database? GET /healthz on each node and read its server log.";
+            case CLOCK ->
+                "Synchronise the clock of node " + nodeId
+                        + " (NTP, chrony or systemd-timesyncd) with the database host's.";
         };
     }
 }

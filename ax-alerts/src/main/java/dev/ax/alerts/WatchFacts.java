@@ -24,32 +24,65 @@ import java.util.Set;
  * @param overdueTasks    enabled tasks whose next slot is older than the silence threshold
  * @param loopAge         since this node's firing loop last ticked
  */
-record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, Map<String, Long> counts, Instant oldestReadyAt,
-                  int liveExecutors, List<String> starvedGroups, Instant lastScheduledAt, int overdueTasks, Instant oldestOverdue,
-                  Duration loopAge, Duration clockOffset) {
+record WatchFacts(
+        Instant dbTime,
+        Long lastInstanceId,
+        Instant lastInstanceAt,
+        Map<String, Long> counts,
+        Instant oldestReadyAt,
+        int liveExecutors,
+        List<String> starvedGroups,
+        Instant lastScheduledAt,
+        int overdueTasks,
+        Instant oldestOverdue,
+        Duration loopAge,
+        Duration clockOffset) {
 
     /** Runs that have not finished, READY aside (counted with its oldest): their counts are the first facts. */
-    private static final List<InstanceState> UNFINISHED = List.of(InstanceState.RUNNING, InstanceState.RETRYING,
-            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
+    private static final List<InstanceState> UNFINISHED = List.of(
+            InstanceState.RUNNING,
+            InstanceState.RETRYING,
+            InstanceState.BLOCKED,
+            InstanceState.WAITING_APPROVAL,
+            InstanceState.WAITING_DEPENDENCY);
 
     /** @param clockOffset how far the database's clock is ahead of this node's; null when not measured */
-    static WatchFacts collect(Store store, Tx tx, long executorAliveMillis, Duration noExecutorGrace, Duration silence,
-            Duration loopAge, Duration clockOffset) {
+    static WatchFacts collect(
+            Store store,
+            Tx tx,
+            long executorAliveMillis,
+            Duration noExecutorGrace,
+            Duration silence,
+            Duration loopAge,
+            Duration clockOffset) {
         Instant now = tx.now();
         HealthReads.Newest last = HealthReads.newestRun(tx);
         Map<String, Long> counts = new LinkedHashMap<>();
         HealthReads.Backlog ready = HealthReads.ready(tx);
         counts.put("ready", ready.count());
-        store.instances().countInStates(tx, UNFINISHED)
+        store.instances()
+                .countInStates(tx, UNFINISHED)
                 .forEach((state, n) -> counts.put(state.name().toLowerCase(Locale.ROOT), n));
         List<ExecutorRow> live = store.executors().live(tx, executorAliveMillis);
         Set<String> served = new HashSet<>();
         live.forEach(e -> served.addAll(e.groups()));
         List<String> starved = HealthReads.groupsWaitingLongerThan(tx, noExecutorGrace.toMillis()).stream()
-                .filter(g -> !served.contains(g)).toList();
+                .filter(g -> !served.contains(g))
+                .toList();
         HealthReads.Backlog overdue = HealthReads.overdueTasks(tx, silence.toMillis());
-        return new WatchFacts(now, last.id(), last.createdAt(), counts, ready.oldest(), live.size(), starved,
-                HealthReads.lastScheduledRunAt(tx), (int) overdue.count(), overdue.oldest(), loopAge, clockOffset);
+        return new WatchFacts(
+                now,
+                last.id(),
+                last.createdAt(),
+                counts,
+                ready.oldest(),
+                live.size(),
+                starved,
+                HealthReads.lastScheduledRunAt(tx),
+                (int) overdue.count(),
+                overdue.oldest(),
+                loopAge,
+                clockOffset);
     }
 
     long count(String state) {
@@ -57,7 +90,9 @@ record WatchFacts(Instant dbTime, Long lastInstanceId, Instant lastInstanceAt, M
     }
 
     Duration oldestReadyAge() {
-        return oldestReadyAt == null || oldestReadyAt.isAfter(dbTime) ? Duration.ZERO : Duration.between(oldestReadyAt, dbTime);
+        return oldestReadyAt == null || oldestReadyAt.isAfter(dbTime)
+                ? Duration.ZERO
+                : Duration.between(oldestReadyAt, dbTime);
     }
 
     /** The facts as /healthz shows them. */

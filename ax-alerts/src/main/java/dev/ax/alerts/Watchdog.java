@@ -46,7 +46,8 @@ final class Watchdog {
         long alive = ctx.node().context().config().executorAlive().toMillis();
         Duration loopAge = loopAge();
         Duration offset = ctx.node().context().clock() instanceof DatabaseClock clock ? clock.offset() : null;
-        return ctx.store().tx(tx -> WatchFacts.collect(ctx.store(), tx, alive, w.noExecutor(), w.silence(), loopAge, offset));
+        return ctx.store()
+                .tx(tx -> WatchFacts.collect(ctx.store(), tx, alive, w.noExecutor(), w.silence(), loopAge, offset));
     }
 
     /** One round of checks; returns the failing ones. */
@@ -88,13 +89,17 @@ final class Watchdog {
             return;
         }
         AlertContent content = failingNow ? failing(c, detail) : recovered(c, detail);
-        String dedupe = (failingNow ? "watch:" : "watch-ok:") + key + ":" + tx.now().toEpochMilli();
+        String dedupe =
+                (failingNow ? "watch:" : "watch-ok:") + key + ":" + tx.now().toEpochMilli();
         if (failingNow) {
             LOG.warn("watchdog: {} failing: {}", c.wireName, detail);
         } else {
             LOG.info("watchdog: {} is healthy again", c.wireName);
         }
-        ctx.enqueue(tx, new Outbox.NewAlert(content.kind(), dedupe, null, null, null, content), ctx.config().systemChannels());
+        ctx.enqueue(
+                tx,
+                new Outbox.NewAlert(content.kind(), dedupe, null, null, null, content),
+                ctx.config().systemChannels());
     }
 
     private AlertContent failing(Check c, String detail) {
@@ -102,16 +107,28 @@ final class Watchdog {
         f.put("Check", c.wireName);
         f.put("Node", ctx.nodeId());
         f.put("Detail", detail);
-        return new AlertContent(AlertKind.WATCHDOG, "AX watchdog: " + c.wireName + " failing — " + detail, f, List.of(), null,
-                WatchChecks.nextAction(c, ctx.nodeId()), null);
+        return new AlertContent(
+                AlertKind.WATCHDOG,
+                "AX watchdog: " + c.wireName + " failing — " + detail,
+                f,
+                List.of(),
+                null,
+                WatchChecks.nextAction(c, ctx.nodeId()),
+                null);
     }
 
     private AlertContent recovered(Check c, String detail) {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Check", c.wireName);
         f.put("Node", ctx.nodeId());
-        return new AlertContent(AlertKind.WATCHDOG_RECOVERED, "AX watchdog: " + c.wireName + " is healthy again"
-                + (detail == null ? "" : " — " + detail), f, List.of(), null, null, null);
+        return new AlertContent(
+                AlertKind.WATCHDOG_RECOVERED,
+                "AX watchdog: " + c.wireName + " is healthy again" + (detail == null ? "" : " — " + detail),
+                f,
+                List.of(),
+                null,
+                null,
+                null);
     }
 
     /** Sent straight to the system channels, once per outage: the outbox lives in the unreachable database. */

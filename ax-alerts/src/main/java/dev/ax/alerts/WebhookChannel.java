@@ -31,7 +31,8 @@ final class WebhookChannel extends HttpChannel {
         body.putAll(alert.content().toMap());
         body.put("text", AlertText.plain(alert.content()));
         HttpPost.Answer answer = HttpPost.json(config.url(), config.headers(), Json.write(body));
-        return answer.is2xx() ? SendResult.ok("HTTP " + answer.status())
+        return answer.is2xx()
+                ? SendResult.ok("HTTP " + answer.status())
                 : SendResult.failed("HTTP " + answer.status() + " " + Secrets.scrub(answer.body(), config.secrets()));
     }
 }

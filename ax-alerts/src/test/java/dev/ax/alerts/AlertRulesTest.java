@@ -36,7 +36,8 @@ class AlertRulesTest {
                 Arguments.of(APPROVAL_REQUESTED, null, null, 0, AlertKind.APPROVAL_WAITING),
                 Arguments.of(APPROVAL_EXPIRED, CANCELED, null, 0, AlertKind.APPROVAL_EXPIRED),
                 // a run that waited for its dependencies past its deadline (a FAIL by policy is a plain FAILED above)
-                Arguments.of(EventType.DEPENDENCY_DEADLINE, InstanceState.FAILED, null, 0, AlertKind.DEPENDENCY_DEADLINE),
+                Arguments.of(
+                        EventType.DEPENDENCY_DEADLINE, InstanceState.FAILED, null, 0, AlertKind.DEPENDENCY_DEADLINE),
                 Arguments.of(EventType.DEPENDENCY_MET, InstanceState.BLOCKED, null, 0, null),
                 // success: only as a recovery after failures
                 Arguments.of(SUCCEEDED, SUCCESS, null, 0, null),
@@ -47,7 +48,8 @@ class AlertRulesTest {
 
     @ParameterizedTest(name = "{0} to {1} ({2}, {3} failures before) -> {4}")
     @MethodSource("table")
-    void decides_the_alert_of_an_event(EventType type, InstanceState to, String failureKind, int failuresBefore, AlertKind expected) {
+    void decides_the_alert_of_an_event(
+            EventType type, InstanceState to, String failureKind, int failuresBefore, AlertKind expected) {
         assertThat(AlertRules.kindOf(type, to, failureKind, failuresBefore)).isEqualTo(Optional.ofNullable(expected));
     }
 
@@ -65,7 +67,8 @@ class AlertRulesTest {
 
     @org.junit.jupiter.api.Test
     void one_alert_per_instance_outcome_but_one_per_approval_request() {
-        assertThat(AlertRules.dedupeKey(AlertKind.RUN_FAILED, 42, 1000)).isEqualTo(AlertRules.dedupeKey(AlertKind.RUN_FAILED, 42, 2000));
+        assertThat(AlertRules.dedupeKey(AlertKind.RUN_FAILED, 42, 1000))
+                .isEqualTo(AlertRules.dedupeKey(AlertKind.RUN_FAILED, 42, 2000));
         assertThat(AlertRules.dedupeKey(AlertKind.APPROVAL_WAITING, 42, 1000))
                 .isNotEqualTo(AlertRules.dedupeKey(AlertKind.APPROVAL_WAITING, 42, 2000));
         assertThat(AlertRules.dedupeKey(AlertKind.RUN_RECOVERED, 42, 1)).isEqualTo("recovered:42");

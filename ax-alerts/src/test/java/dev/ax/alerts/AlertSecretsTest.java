@@ -34,9 +34,15 @@ class AlertSecretsTest {
         rig.finish(id, false, "refused: " + TOKEN);
         rig.pump();
 
-        assertThat(rig.received).singleElement().asString().contains("calling partner with ***", "refused: ***").doesNotContain(TOKEN);
+        assertThat(rig.received)
+                .singleElement()
+                .asString()
+                .contains("calling partner with ***", "refused: ***")
+                .doesNotContain(TOKEN);
         List<String> outbox = rig.store.tx(tx -> tx.query("SELECT content FROM ax_alert", r -> r.str("content")));
         assertThat(outbox).isNotEmpty().allSatisfy(c -> assertThat(c).doesNotContain(TOKEN));
-        assertThat(rig.alertsOf("RUN_FAILED")).singleElement().satisfies(a -> assertThat(a.text()).doesNotContain(TOKEN));
+        assertThat(rig.alertsOf("RUN_FAILED"))
+                .singleElement()
+                .satisfies(a -> assertThat(a.text()).doesNotContain(TOKEN));
     }
 }

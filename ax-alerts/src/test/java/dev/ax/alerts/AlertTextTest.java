@@ -17,10 +17,17 @@ class AlertTextTest {
         for (int i = 1; i <= 30; i++) {
             chunks.add("line " + i);
         }
-        String tail = RunAlerts.tail(List.of(String.join("\n", chunks.subList(0, 15)), String.join("\n", chunks.subList(15, 30)) + "\n"), 20, 4096);
+        String tail = RunAlerts.tail(
+                List.of(String.join("\n", chunks.subList(0, 15)), String.join("\n", chunks.subList(15, 30)) + "\n"),
+                20,
+                4096);
         assertThat(tail.lines().toList()).hasSize(20).startsWith("line 11").endsWith("line 30");
-        assertThat(RunAlerts.tail(List.of("a".repeat(100), "b".repeat(100)), 20, 150)).isEqualTo("b".repeat(100) + "\n");
-        assertThat(RunAlerts.tail(List.of("x".repeat(10_000) + "END"), 20, 100)).startsWith("…").endsWith("END\n").hasSizeLessThan(100);
+        assertThat(RunAlerts.tail(List.of("a".repeat(100), "b".repeat(100)), 20, 150))
+                .isEqualTo("b".repeat(100) + "\n");
+        assertThat(RunAlerts.tail(List.of("x".repeat(10_000) + "END"), 20, 100))
+                .startsWith("…")
+                .endsWith("END\n")
+                .hasSizeLessThan(100);
     }
 
     @Test
@@ -28,14 +35,25 @@ class AlertTextTest {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Task", "daily_report (v3)");
         f.put("Instance", "#42");
-        AlertContent c = new AlertContent(AlertKind.RUN_FAILED, "daily_report #42 failed: exited with code 3", f, List.of(),
-                "loading...\nboom: disk full\n", "ax instance retry 42", "http://ax:7070/runs/42");
+        AlertContent c = new AlertContent(
+                AlertKind.RUN_FAILED,
+                "daily_report #42 failed: exited with code 3",
+                f,
+                List.of(),
+                "loading...\nboom: disk full\n",
+                "ax instance retry 42",
+                "http://ax:7070/runs/42");
         String plain = AlertText.plain(c);
-        assertThat(plain).contains("Task: daily_report (v3)", "Next: ax instance retry 42", "Console: http://ax:7070/runs/42",
-                "Last lines of the log:\nloading...\nboom: disk full\n");
+        assertThat(plain)
+                .contains(
+                        "Task: daily_report (v3)",
+                        "Next: ax instance retry 42",
+                        "Console: http://ax:7070/runs/42",
+                        "Last lines of the log:\nloading...\nboom: disk full\n");
         String md = AlertText.markdown(c);
-        assertThat(md).startsWith("### 🔴 daily_report #42 failed").contains("- **Instance**: #42", "> boom: disk full",
-                "[Open in the console](http://ax:7070/runs/42)");
+        assertThat(md)
+                .startsWith("### 🔴 daily_report #42 failed")
+                .contains("- **Instance**: #42", "> boom: disk full", "[Open in the console](http://ax:7070/runs/42)");
         assertThat(AlertContent.fromMap(c.toMap())).isEqualTo(c);
     }
 

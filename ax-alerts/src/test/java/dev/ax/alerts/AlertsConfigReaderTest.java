@@ -45,7 +45,9 @@ class AlertsConfigReaderTest {
     void secrets_never_show_in_to_string() {
         AlertsConfig c = AlertsConfigReader.parse(FULL, Map.of("SMTP_PASSWORD", "p4ss")::get);
         String all = c.toString();
-        assertThat(all).doesNotContain("p4ss", "tok123", "SECabcdef", "hush", "s3cr3t").contains("oapi.dingtalk.com");
+        assertThat(all)
+                .doesNotContain("p4ss", "tok123", "SECabcdef", "hush", "s3cr3t")
+                .contains("oapi.dingtalk.com");
     }
 
     @Test

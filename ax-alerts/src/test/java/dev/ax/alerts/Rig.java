@@ -44,6 +44,7 @@ final class Rig implements AutoCloseable {
     final List<String> received = new CopyOnWriteArrayList<>();
     /** The status the hook answers with; tests make the channel fail with 500. */
     final AtomicInteger status = new AtomicInteger(200);
+
     private boolean registered;
     private final Map<Long, WorkItem> claimed = new HashMap<>();
 
@@ -61,16 +62,28 @@ final class Rig implements AutoCloseable {
         http.start();
         store = Store.open(db);
         AlertsConfig cfg = config.apply("http://127.0.0.1:" + http.getAddress().getPort() + "/hook");
-        node = new SchedulerNode("alerts-test", store, new DatabaseClock(store.db(), SystemClock.UTC, Duration.ofSeconds(5)),
-                SchedulerConfig.DEFAULT.withChannels(cfg.channels().keySet()), WebhookSender.NONE, Keyring.inMemory(MasterKey.random()));
+        node = new SchedulerNode(
+                "alerts-test",
+                store,
+                new DatabaseClock(store.db(), SystemClock.UTC, Duration.ofSeconds(5)),
+                SchedulerConfig.DEFAULT.withChannels(cfg.channels().keySet()),
+                WebhookSender.NONE,
+                Keyring.inMemory(MasterKey.random()));
         node.secrets().start();
         alerts = Alerts.create(node, cfg);
     }
 
     /** Alerts to the hook, short retries, everything else default. */
     static AlertsConfig hookConfig(String url) {
-        return new AlertsConfig(Map.of("hook", new ChannelConfig.Webhook(url, Map.of())), "http://console.test", null,
-                AlertsConfig.DEFAULT_STORM_LIMIT, AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(1)), null, null, null);
+        return new AlertsConfig(
+                Map.of("hook", new ChannelConfig.Webhook(url, Map.of())),
+                "http://console.test",
+                null,
+                AlertsConfig.DEFAULT_STORM_LIMIT,
+                AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(1)),
+                null,
+                null,
+                null);
     }
 
     void task(String name, Map<String, Object> trigger, Map<String, Object> policy) {
@@ -89,12 +102,16 @@ final class Rig implements AutoCloseable {
     /** Claims the run's next attempt, writes its output, and reports how it ended. */
     void finish(long instanceId, boolean success, String... output) {
         if (!registered) {
-            node.dispatcher().register(new Register("fake", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+            node.dispatcher()
+                    .register(new Register(
+                            "fake", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             registered = true;
         }
         if (!claimed.containsKey(instanceId)) {
             try {
-                node.dispatcher().poll(new Poll("fake", List.of("default"), 50, 0)).forEach(w -> claimed.put(w.instanceId(), w));
+                node.dispatcher()
+                        .poll(new Poll("fake", List.of("default"), 50, 0))
+                        .forEach(w -> claimed.put(w.instanceId(), w));
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
@@ -106,8 +123,14 @@ final class Rig implements AutoCloseable {
         if (output.length > 0) {
             node.dispatcher().log(new LogChunk("fake", item.ref(), "stdout", List.of(output)));
         }
-        var answer = node.dispatcher().complete(new Completion("fake", item.ref(), success, success ? null : FailureKind.EXIT_CODE,
-                success ? 0 : 3, success ? "ok" : null));
+        var answer = node.dispatcher()
+                .complete(new Completion(
+                        "fake",
+                        item.ref(),
+                        success,
+                        success ? null : FailureKind.EXIT_CODE,
+                        success ? 0 : 3,
+                        success ? "ok" : null));
         if (!answer.accepted()) {
             throw new AssertionError("completion refused: " + answer.reason());
         }

@@ -14,6 +14,7 @@ class SignatureTest {
 
     @Test
     void feishu_signs_an_empty_message_with_timestamp_newline_secret_as_the_key() {
-        assertThat(RobotChannel.feishuSign(1700000000L, "SEC0123456789abcdef")).isEqualTo("PiO7POLlSx/DM2qf8Dy/XCWeJK3exVnevp5G99LEN2M=");
+        assertThat(RobotChannel.feishuSign(1700000000L, "SEC0123456789abcdef"))
+                .isEqualTo("PiO7POLlSx/DM2qf8Dy/XCWeJK3exVnevp5G99LEN2M=");
     }
 }

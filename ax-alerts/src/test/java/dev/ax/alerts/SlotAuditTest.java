@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class SlotAuditTest {
     static final Instant T = Instant.parse("2026-03-01T02:00:00Z");
-    static final List<Instant> FIVE = List.of(T, T.plusSeconds(60), T.plusSeconds(120), T.plusSeconds(180), T.plusSeconds(240));
+    static final List<Instant> FIVE =
+            List.of(T, T.plusSeconds(60), T.plusSeconds(120), T.plusSeconds(180), T.plusSeconds(240));
 
     @Test
     void slots_of_an_interval_between_two_times_exclude_the_start() {
@@ -42,10 +43,12 @@ class SlotAuditTest {
     @Test
     void a_slot_without_a_run_is_missed_unless_the_misfire_policy_recorded_it() {
         var runs = List.of(run(1, 0), run(3, 120), run(5, 240));
-        assertThat(SlotAudit.audit(FIVE, runs, SlotAudit.Skips.NONE).missed()).containsExactly(T.plusSeconds(60), T.plusSeconds(180));
+        assertThat(SlotAudit.audit(FIVE, runs, SlotAudit.Skips.NONE).missed())
+                .containsExactly(T.plusSeconds(60), T.plusSeconds(180));
         var skippedOne = new SlotAudit.Skips(Set.of(T.plusSeconds(60)), List.of());
         assertThat(SlotAudit.audit(FIVE, runs, skippedOne).missed()).containsExactly(T.plusSeconds(180));
-        var skippedRange = new SlotAudit.Skips(Set.of(), List.<Instant[]>of(new Instant[] {T.plusSeconds(30), T.plusSeconds(200)}));
+        var skippedRange = new SlotAudit.Skips(
+                Set.of(), List.<Instant[]>of(new Instant[] {T.plusSeconds(30), T.plusSeconds(200)}));
         assertThat(SlotAudit.audit(FIVE, runs, skippedRange).missed()).isEmpty();
     }
 

@@ -36,7 +36,10 @@ class StagedChangeAlertsTest {
     void a_failed_test_run_of_a_draft_is_not_alerted() {
         rig = new Rig(TestDatabases.h2(), Rig::hookConfig);
         rig.node.tasks().create(task("true"), "alice");
-        long id = rig.node.testRuns().run("sync", task("exit 1"), Map.of(), "alice").instanceId();
+        long id = rig.node
+                .testRuns()
+                .run("sync", task("exit 1"), Map.of(), "alice")
+                .instanceId();
         rig.finish(id, false, "draft failed");
         rig.pump();
         assertThat(rig.received).isEmpty();
@@ -49,16 +52,21 @@ class StagedChangeAlertsTest {
         rig.node.canaries().start("sync", task("exit 1"), Canaries.Rollout.of(null, 1, 20, 1), "alice");
         rig.finish(rig.trigger("sync"), false, "canary failed");
         rig.pump();
-        assertThat(rig.alertsOf("CANARY_ROLLED_BACK")).singleElement()
+        assertThat(rig.alertsOf("CANARY_ROLLED_BACK"))
+                .singleElement()
                 .satisfies(a -> assertThat(a.title()).isEqualTo("sync: canary v2 rolled back automatically"));
-        assertThat(rig.received).anyMatch(b -> b.contains("CANARY_ROLLED_BACK") && b.contains("1 of 1 runs failed (100 %)"));
+        assertThat(rig.received)
+                .anyMatch(b -> b.contains("CANARY_ROLLED_BACK") && b.contains("1 of 1 runs failed (100 %)"));
 
         rig.node.canaries().start("sync", task("exit 2"), Canaries.Rollout.of(10, null, null, null), "alice");
         rig.node.canaries().rollback("sync", "bob");
         rig.pump();
         assertThat(rig.alertsOf("CANARY_ROLLED_BACK")).hasSize(1);
-        long taskId = rig.store.tx(tx -> rig.store.tasks().find(tx, "sync").orElseThrow()).id();
-        List<EventRow> rollbacks = rig.store.tx(tx -> rig.store.events().ofType(tx, taskId, EventType.CANARY_ROLLED_BACK));
+        long taskId = rig.store
+                .tx(tx -> rig.store.tasks().find(tx, "sync").orElseThrow())
+                .id();
+        List<EventRow> rollbacks =
+                rig.store.tx(tx -> rig.store.events().ofType(tx, taskId, EventType.CANARY_ROLLED_BACK));
         assertThat(rollbacks).hasSize(2);
         assertThat(rig.alerts.loopErrors()).isZero();
     }

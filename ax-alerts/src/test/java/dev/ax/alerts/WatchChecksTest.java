@@ -16,7 +16,7 @@ class WatchChecksTest {
 
     @Test
     void a_quiet_healthy_node_fails_nothing() {
-        assertThat(WatchChecks.failing(facts(b -> { }), W)).isEmpty();
+        assertThat(WatchChecks.failing(facts(b -> {}), W)).isEmpty();
     }
 
     @Test
@@ -29,19 +29,25 @@ class WatchChecksTest {
     @Test
     void silence_needs_both_an_overdue_task_and_no_scheduled_run_lately() {
         assertThat(WatchChecks.failing(facts(b -> b.overdue = 2), W)).containsOnlyKeys(Check.SILENCE);
-        assertThat(WatchChecks.failing(facts(b -> {
-            b.overdue = 2;
-            b.lastScheduled = NOW.minusSeconds(10);
-        }), W)).isEmpty();
-        assertThat(WatchChecks.failing(facts(b -> b.lastScheduled = NOW.minusSeconds(3600)), W)).isEmpty();
+        assertThat(WatchChecks.failing(
+                        facts(b -> {
+                            b.overdue = 2;
+                            b.lastScheduled = NOW.minusSeconds(10);
+                        }),
+                        W))
+                .isEmpty();
+        assertThat(WatchChecks.failing(facts(b -> b.lastScheduled = NOW.minusSeconds(3600)), W))
+                .isEmpty();
     }
 
     @Test
     void old_ready_runs_fail_the_backlog_and_starved_groups_fail_executors() {
-        var f = WatchChecks.failing(facts(b -> {
-            b.oldestReady = NOW.minus(Duration.ofMinutes(6));
-            b.starved = List.of("gpu");
-        }), W);
+        var f = WatchChecks.failing(
+                facts(b -> {
+                    b.oldestReady = NOW.minus(Duration.ofMinutes(6));
+                    b.starved = List.of("gpu");
+                }),
+                W);
         assertThat(f).containsOnlyKeys(Check.READY_BACKLOG, Check.EXECUTORS);
         assertThat(f.get(Check.EXECUTORS)).contains("gpu");
     }
@@ -51,8 +57,11 @@ class WatchChecksTest {
         var ahead = WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(-30)), W);
         assertThat(ahead).containsOnlyKeys(Check.CLOCK);
         assertThat(ahead.get(Check.CLOCK)).contains("30s ahead of the database's");
-        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(30)), W).get(Check.CLOCK)).contains("30s behind");
-        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(4)), W)).isEmpty();
+        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(30)), W)
+                        .get(Check.CLOCK))
+                .contains("30s behind");
+        assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(4)), W))
+                .isEmpty();
         assertThat(WatchChecks.failing(facts(b -> b.clockOffset = null), W)).isEmpty();
         assertThat(Check.CLOCK.degradesOnly).isTrue();
         assertThat(Check.CLOCK.key("n1")).isEqualTo("clock@n1");
@@ -76,7 +85,18 @@ class WatchChecksTest {
     static WatchFacts facts(Consumer<B> change) {
         B b = new B();
         change.accept(b);
-        return new WatchFacts(NOW, 7L, NOW, Map.of("ready", b.oldestReady == null ? 0L : 3L), b.oldestReady, 1, b.starved,
-                b.lastScheduled, b.overdue, b.overdue > 0 ? NOW.minusSeconds(600) : null, b.loopAge, b.clockOffset);
+        return new WatchFacts(
+                NOW,
+                7L,
+                NOW,
+                Map.of("ready", b.oldestReady == null ? 0L : 3L),
+                b.oldestReady,
+                1,
+                b.starved,
+                b.lastScheduled,
+                b.overdue,
+                b.overdue > 0 ? NOW.minusSeconds(600) : null,
+                b.loopAge,
+                b.clockOffset);
     }
 }

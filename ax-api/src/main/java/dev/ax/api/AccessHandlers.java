@@ -32,22 +32,44 @@ final class AccessHandlers {
     /** The caller: their name (the actor recorded), how they signed in, their roles. */
     record MeView(String name, String via, String role, Map<String, String> teams, List<String> groups) {
         static MeView of(Principal p) {
-            return new MeView(p.name(), p.via(), p.grants().role().wireName(), roles(p.grants().teams()), p.grants().groups());
+            return new MeView(
+                    p.name(),
+                    p.via(),
+                    p.grants().role().wireName(),
+                    roles(p.grants().teams()),
+                    p.grants().groups());
         }
     }
 
     /** A token as lists show it: never its value. */
-    record TokenView(String name, String owner, String role, Map<String, String> teams, List<String> groups, Instant createdAt,
-                     String createdBy, Instant expiresAt, Instant lastUsedAt, boolean expired) {
+    record TokenView(
+            String name,
+            String owner,
+            String role,
+            Map<String, String> teams,
+            List<String> groups,
+            Instant createdAt,
+            String createdBy,
+            Instant expiresAt,
+            Instant lastUsedAt,
+            boolean expired) {
         static TokenView of(TokenRow t, Instant now) {
-            return new TokenView(t.name(), t.owner(), t.role() == null ? "unknown" : t.role().wireName(), roles(t.teams()), t.groups(),
-                    t.createdAt(), t.createdBy(), t.expiresAt(), t.lastUsedAt(), t.expiredAt(now));
+            return new TokenView(
+                    t.name(),
+                    t.owner(),
+                    t.role() == null ? "unknown" : t.role().wireName(),
+                    roles(t.teams()),
+                    t.groups(),
+                    t.createdAt(),
+                    t.createdBy(),
+                    t.expiresAt(),
+                    t.lastUsedAt(),
+                    t.expiredAt(now));
         }
     }
 
     /** The answer to a new token: the token itself, this once, and what it may do. */
-    record MadeView(String token, TokenView info) {
-    }
+    record MadeView(String token, TokenView info) {}
 
     record TeamView(String name, String description, Instant createdAt, String createdBy) {
         static TeamView of(TeamRow t) {
@@ -56,16 +78,43 @@ final class AccessHandlers {
     }
 
     /** A team with what belongs to it and who holds a role in it through a token. */
-    record TeamDetail(String name, String description, Instant createdAt, String createdBy, List<String> tasks, List<String> workflows,
-                      Map<String, String> members) {
-    }
+    record TeamDetail(
+            String name,
+            String description,
+            Instant createdAt,
+            String createdBy,
+            List<String> tasks,
+            List<String> workflows,
+            Map<String, String> members) {}
 
-    record AuditView(long id, Instant at, String actor, String via, String team, String address, String action, String target,
-                     String outcome, int status, String message, Object diff) {
+    record AuditView(
+            long id,
+            Instant at,
+            String actor,
+            String via,
+            String team,
+            String address,
+            String action,
+            String target,
+            String outcome,
+            int status,
+            String message,
+            Object diff) {
         static AuditView of(AuditRow r) {
             var e = r.entry();
-            return new AuditView(r.id(), r.at(), e.actor(), e.via(), e.team(), e.address(), e.action(), e.target(), e.outcome(),
-                    e.status(), e.message(), e.diff() == null ? null : Json.readList(e.diff()));
+            return new AuditView(
+                    r.id(),
+                    r.at(),
+                    e.actor(),
+                    e.via(),
+                    e.team(),
+                    e.address(),
+                    e.action(),
+                    e.target(),
+                    e.outcome(),
+                    e.status(),
+                    e.message(),
+                    e.diff() == null ? null : Json.readList(e.diff()));
         }
     }
 
@@ -77,8 +126,10 @@ final class AccessHandlers {
         Tokens.Made made = api.node().tokens().create(Bodies.tree(ctx, api.json()), Auth.actor(ctx));
         TokenView view = TokenView.of(made.row(), now());
         AuditTrail.target(ctx, "token:" + view.name());
-        AuditTrail.note(ctx, "for " + view.owner() + ": " + made.row().grants().describe()
-                + (view.expiresAt() == null ? "" : "; expires " + view.expiresAt()));
+        AuditTrail.note(
+                ctx,
+                "for " + view.owner() + ": " + made.row().grants().describe()
+                        + (view.expiresAt() == null ? "" : "; expires " + view.expiresAt()));
         ctx.status(201).json(new MadeView(made.token(), view));
     }
 
@@ -91,7 +142,9 @@ final class AccessHandlers {
             throw ApiException.forbidden(who.name() + " may list only their own tokens; an admin lists everyone's");
         }
         Instant now = now();
-        List<TokenView> items = api.node().tokens().list(admin ? owner : who.name()).stream().map(t -> TokenView.of(t, now)).toList();
+        List<TokenView> items = api.node().tokens().list(admin ? owner : who.name()).stream()
+                .map(t -> TokenView.of(t, now))
+                .toList();
         ctx.json(Page.of(items));
     }
 
@@ -102,8 +155,8 @@ final class AccessHandlers {
         if (!who.grants().allows(Role.ADMIN, null)) {
             TokenRow t = api.node().tokens().get(name);
             if (!t.owner().equals(who.name())) {
-                throw ApiException.forbidden(who.name() + " may revoke only their own tokens; " + name + " is " + t.owner()
-                        + "'s (an admin revokes anyone's)");
+                throw ApiException.forbidden(who.name() + " may revoke only their own tokens; " + name + " is "
+                        + t.owner() + "'s (an admin revokes anyone's)");
             }
         }
         TokenRow revoked = api.node().tokens().revoke(name, who.name());
@@ -134,8 +187,14 @@ final class AccessHandlers {
                     members.put(token.name(), role.wireName());
                 }
             }
-            return new TeamDetail(t.name(), t.description(), t.createdAt(), t.createdBy(), store.teams().tasksOf(tx, t.name()),
-                    store.teams().workflowsOf(tx, t.name()), members);
+            return new TeamDetail(
+                    t.name(),
+                    t.description(),
+                    t.createdAt(),
+                    t.createdBy(),
+                    store.teams().tasksOf(tx, t.name()),
+                    store.teams().workflowsOf(tx, t.name()),
+                    members);
         }));
     }
 
@@ -150,14 +209,21 @@ final class AccessHandlers {
     void audit(Context ctx) {
         int limit = Params.limit(ctx, DEFAULT_AUDIT_LIMIT);
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
-        Filter filter = AuditQuery.filter(Params.string(ctx, "actor"), Params.string(ctx, "team"), Params.string(ctx, "target"),
-                Params.string(ctx, "from"), Params.string(ctx, "to"), before, limit + 1);
+        Filter filter = AuditQuery.filter(
+                Params.string(ctx, "actor"),
+                Params.string(ctx, "team"),
+                Params.string(ctx, "target"),
+                Params.string(ctx, "from"),
+                Params.string(ctx, "to"),
+                before,
+                limit + 1);
         List<AuditRow> rows = api.node().audit().list(filter);
         boolean more = rows.size() > limit;
         List<AuditRow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(AuditView::of).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
+        ctx.json(new Page<>(
+                page.stream().map(AuditView::of).toList(),
+                more ? Cursor.ofId(page.getLast().id()) : null));
     }
-
 
     private Instant now() {
         return api.node().context().clock().now();

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     /** Longer than the longest long-poll, so a waiting executor is never cut off by Jetty. */
-    static final Duration IDLE_TIMEOUT = Duration.ofMillis(Dispatcher.MAX_WAIT_MILLIS).plusSeconds(30);
+    static final Duration IDLE_TIMEOUT =
+            Duration.ofMillis(Dispatcher.MAX_WAIT_MILLIS).plusSeconds(30);
 
     private final Javalin app;
 
@@ -44,7 +45,7 @@ public final class ApiServer implements AutoCloseable {
      * = any free port).
      */
     public static ApiServer start(SchedulerNode node, String host, int port) {
-        return start(node, host, port, cfg -> { });
+        return start(node, host, port, cfg -> {});
     }
 
     /**
@@ -60,8 +61,13 @@ public final class ApiServer implements AutoCloseable {
      * Like {@link #start(SchedulerNode, String, int, Consumer)}, with the request size limit, HTTPS and
      * trusted proxies of {@code http}, and the node's monitoring behind /healthz and /metrics.
      */
-    public static ApiServer start(SchedulerNode node, String host, int port, HttpOptions http, Observability observability,
-                                  Consumer<JavalinConfig> more) {
+    public static ApiServer start(
+            SchedulerNode node,
+            String host,
+            int port,
+            HttpOptions http,
+            Observability observability,
+            Consumer<JavalinConfig> more) {
         ObjectMapper json = Json.mapper();
         Auth auth = new Auth(node.context().store(), node.context().clock(), Auth.DEFAULT_CACHE_TTL);
         ApiContext api = new ApiContext(node, json, observability, auth);
@@ -83,7 +89,9 @@ public final class ApiServer implements AutoCloseable {
                         AuditTrail.route(ctx, r);
                         auth.require(ctx, r, api);
                         if (r.method() == Route.Method.DELETE && r.scope() != Scope.GLOBAL) {
-                            Auth.owners(ctx, r, api); // the team of what is deleted, for its audit entry: afterwards it is gone
+                            Auth.owners(
+                                    ctx, r,
+                                    api); // the team of what is deleted, for its audit entry: afterwards it is gone
                         }
                         r.handler().handle(ctx);
                     } catch (Exception e) {
@@ -97,11 +105,13 @@ public final class ApiServer implements AutoCloseable {
             // After the console's own before-handlers, so a refused body still carries its security headers.
             cfg.routes.before(checks::body);
             // Javalin answers its own exceptions (a body read past the limit, no such route) in a shape of its own.
-            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> ErrorMapper.handle(checks.translate(e, ctx), ctx));
+            cfg.routes.exception(
+                    HttpResponseException.class, (e, ctx) -> ErrorMapper.handle(checks.translate(e, ctx), ctx));
             cfg.routes.exception(Exception.class, ErrorMapper::handle);
             cfg.routes.error(404, ErrorMapper::noRoute);
             if (http.tls() != null) {
-                cfg.jetty.addConnector((server, httpConfig) -> httpsConnector(server, httpConfig, http.tls(), host, port));
+                cfg.jetty.addConnector(
+                        (server, httpConfig) -> httpsConnector(server, httpConfig, http.tls(), host, port));
             }
         });
         if (http.tls() != null) {
@@ -125,11 +135,14 @@ public final class ApiServer implements AutoCloseable {
      * check is off: whether the certificate names the host is for the client to verify, and clients that dial
      * an IP address send no SNI at all.
      */
-    private static ServerConnector httpsConnector(Server server, HttpConfiguration httpConfig, TlsIdentity tls, String host, int port) {
+    private static ServerConnector httpsConnector(
+            Server server, HttpConfiguration httpConfig, TlsIdentity tls, String host, int port) {
         httpConfig.addCustomizer(new SecureRequestCustomizer(false));
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setSslContext(tls.sslContext());
-        ServerConnector connector = new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+        ServerConnector connector = new ServerConnector(
+                server,
+                new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
                 new HttpConnectionFactory(httpConfig));
         connector.setHost(host);
         connector.setPort(port);

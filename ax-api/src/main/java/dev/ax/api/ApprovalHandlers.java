@@ -33,27 +33,48 @@ final class ApprovalHandlers {
      * @param approvers      who may decide (token names or roles); empty = any operator or admin
      * @param previewOutput  the last lines of the preview run's output
      */
-    record ApprovalView(long instanceId, String taskName, InstanceState state, List<String> approvers, boolean fourEyes,
-                        Instant deadline, String requestedBy, Long previewInstanceId, InstanceState previewState,
-                        List<String> previewOutput, Map<String, Object> previewAction) {
-    }
+    record ApprovalView(
+            long instanceId,
+            String taskName,
+            InstanceState state,
+            List<String> approvers,
+            boolean fourEyes,
+            Instant deadline,
+            String requestedBy,
+            Long previewInstanceId,
+            InstanceState previewState,
+            List<String> previewOutput,
+            Map<String, Object> previewAction) {}
 
     /** {@code GET /api/instances/{id}/approval}. */
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
         ctx.json(store.tx(tx -> {
-            InstanceRow run = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
-            Approval approval = store.tasks().definitionAt(tx, run.taskId(), run.taskVersion())
-                    .map(d -> d.policy().approval()).orElse(null);
+            InstanceRow run =
+                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            Approval approval = store.tasks()
+                    .definitionAt(tx, run.taskId(), run.taskVersion())
+                    .map(d -> d.policy().approval())
+                    .orElse(null);
             if (approval == null) {
                 // A job may ask mid-run without a gate in its policy: any operator or admin decides.
                 approval = new Approval(List.of(), null, false, null);
             }
             InstanceRow preview = store.instances().previewOf(tx, id).orElse(null);
-            List<String> output = preview == null ? List.of() : tail(store.logs().read(tx, preview.id(), 0, 10_000));
-            return new ApprovalView(id, run.taskName(), run.state(), approval.approvers(), approval.fourEyes(), run.approvalDeadline(),
-                    run.actor(), preview == null ? null : preview.id(), preview == null ? null : preview.state(), output,
+            List<String> output =
+                    preview == null ? List.of() : tail(store.logs().read(tx, preview.id(), 0, 10_000));
+            return new ApprovalView(
+                    id,
+                    run.taskName(),
+                    run.state(),
+                    approval.approvers(),
+                    approval.fourEyes(),
+                    run.approvalDeadline(),
+                    run.actor(),
+                    preview == null ? null : preview.id(),
+                    preview == null ? null : preview.state(),
+                    output,
                     approval.preview() == null ? null : TaskDefinitionCodec.actionToJson(approval.preview()));
         }));
     }
@@ -76,14 +97,24 @@ final class ApprovalHandlers {
     void approve(Context ctx) {
         long id = Params.pathId(ctx, "id");
         api.node().approvals().approve(id, Auth.principal(ctx), comment(ctx));
-        ctx.json(api.store().tx(tx -> api.store().instances().find(tx, id).map(r -> Map.of("instanceId", id, "state", r.state())).orElseThrow()));
+        ctx.json(api.store()
+                .tx(tx -> api.store()
+                        .instances()
+                        .find(tx, id)
+                        .map(r -> Map.of("instanceId", id, "state", r.state()))
+                        .orElseThrow()));
     }
 
     /** {@code POST /api/instances/{id}/reject}, body {@code {"comment":"..."}} or none. */
     void reject(Context ctx) {
         long id = Params.pathId(ctx, "id");
         api.node().approvals().reject(id, Auth.principal(ctx), comment(ctx));
-        ctx.json(api.store().tx(tx -> api.store().instances().find(tx, id).map(r -> Map.of("instanceId", id, "state", r.state())).orElseThrow()));
+        ctx.json(api.store()
+                .tx(tx -> api.store()
+                        .instances()
+                        .find(tx, id)
+                        .map(r -> Map.of("instanceId", id, "state", r.state()))
+                        .orElseThrow()));
     }
 
     private String comment(Context ctx) {

@@ -35,10 +35,17 @@ public final class AuditTrail {
 
     /** What a path's first segment is, in the audit's words. */
     private static final Map<String, String> KINDS = Map.ofEntries(
-            Map.entry("tasks", "task"), Map.entry("instances", "run"), Map.entry("backfills", "backfill"),
-            Map.entry("workflows", "workflow"), Map.entry("workflow-runs", "workflow-run"),
-            Map.entry("workflow-backfills", "workflow-backfill"), Map.entry("secrets", "secret"), Map.entry("tokens", "token"),
-            Map.entry("teams", "team"), Map.entry("executors", "executor"), Map.entry("executor", "executor"));
+            Map.entry("tasks", "task"),
+            Map.entry("instances", "run"),
+            Map.entry("backfills", "backfill"),
+            Map.entry("workflows", "workflow"),
+            Map.entry("workflow-runs", "workflow-run"),
+            Map.entry("workflow-backfills", "workflow-backfill"),
+            Map.entry("secrets", "secret"),
+            Map.entry("tokens", "token"),
+            Map.entry("teams", "team"),
+            Map.entry("executors", "executor"),
+            Map.entry("executor", "executor"));
     /** Actions whose name the path and method do not say well. */
     private static final Map<String, String> NAMED = Map.of(
             "PUT /api/secrets/{name}", "secret.set",
@@ -71,7 +78,17 @@ public final class AuditTrail {
         Route route = ctx.attribute(ROUTE);
         Principal who = Auth.principal(ctx);
         ctx.attribute(IN_TRANSACTION, Boolean.TRUE);
-        return new Entry(who.name(), who.via(), null, ctx.ip(), route == null ? "task.trigger" : action(route), null, "ok", 202, null, null);
+        return new Entry(
+                who.name(),
+                who.via(),
+                null,
+                ctx.ip(),
+                route == null ? "task.trigger" : action(route),
+                null,
+                "ok",
+                202,
+                null,
+                null);
     }
 
     /** The action, when the route's does not say it (a PUT that starts a canary). */
@@ -137,7 +154,8 @@ public final class AuditTrail {
     private void write(Context ctx, Route route, Exception failure) {
         int status = failure == null ? ctx.statusCode() : ErrorMapper.statusOf(failure);
         boolean refusedCaller = status == 401 || status == 403;
-        boolean routine = route.method() == Route.Method.GET || route.role() == Role.PUBLIC
+        boolean routine = route.method() == Route.Method.GET
+                || route.role() == Role.PUBLIC
                 || route.path().startsWith("/api/executor/");
         if ((routine && !refusedCaller) || (failure == null && ctx.attribute(IN_TRANSACTION) != null)) {
             return;
@@ -146,9 +164,19 @@ public final class AuditTrail {
         String outcome = outcome(status);
         String message = failure != null ? failure.getMessage() : ctx.attribute(NOTE);
         Object diff = ctx.attribute(DIFF);
-        api.node().audit().record(new Entry(who.name(), who.via(), team(ctx, route, status), ctx.ip(),
-                ctx.attribute(ACTION) != null ? ctx.<String>attribute(ACTION) : action(route),
-                target(ctx, route), outcome, status, clip(message), diff == null ? null : Json.write(diff)));
+        api.node()
+                .audit()
+                .record(new Entry(
+                        who.name(),
+                        who.via(),
+                        team(ctx, route, status),
+                        ctx.ip(),
+                        ctx.attribute(ACTION) != null ? ctx.<String>attribute(ACTION) : action(route),
+                        target(ctx, route),
+                        outcome,
+                        status,
+                        clip(message),
+                        diff == null ? null : Json.write(diff)));
     }
 
     private String team(Context ctx, Route route, int status) {
@@ -165,7 +193,10 @@ public final class AuditTrail {
         } catch (RuntimeException e) {
             return null; // the database refused even this: the entry is still written, without its team
         }
-        String teams = owners.orElse(List.of()).stream().filter(Objects::nonNull).distinct().collect(Collectors.joining(","));
+        String teams = owners.orElse(List.of()).stream()
+                .filter(Objects::nonNull)
+                .distinct()
+                .collect(Collectors.joining(","));
         return teams.isEmpty() ? null : teams;
     }
 
@@ -189,12 +220,14 @@ public final class AuditTrail {
         }
         if (!verb) {
             boolean one = segments.length > 1;
-            action.append('.').append(switch (route.method()) {
-                case GET -> "read";
-                case POST -> one ? "post" : "create";
-                case PUT -> "update";
-                case DELETE -> "delete";
-            });
+            action.append('.')
+                    .append(
+                            switch (route.method()) {
+                                case GET -> "read";
+                                case POST -> one ? "post" : "create";
+                                case PUT -> "update";
+                                case DELETE -> "delete";
+                            });
         }
         return action.toString().toLowerCase(Locale.ROOT);
     }
@@ -213,5 +246,4 @@ public final class AuditTrail {
         }
         return null;
     }
-
 }

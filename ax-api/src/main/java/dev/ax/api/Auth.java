@@ -30,12 +30,13 @@ public final class Auth {
     public static final Duration DEFAULT_CACHE_TTL = Duration.ofSeconds(1);
     /** A token's last use is written at most this often per node. */
     static final Duration TOUCH_EVERY = Duration.ofMinutes(1);
+
     private static final String PRINCIPAL = "ax.principal";
     private static final String OWNERS = "ax.owners";
     private static final String BEARER = "bearer ";
 
-    private record Cached(Principal principal, long tokenId, Instant expiresAt, long cachedAtNanos, long touchedAtNanos) {
-    }
+    private record Cached(
+            Principal principal, long tokenId, Instant expiresAt, long cachedAtNanos, long touchedAtNanos) {}
 
     private final Store store;
     private final AxClock clock;
@@ -68,7 +69,7 @@ public final class Auth {
 
     /** The principal of a token, or a 401 that says why not (unknown, revoked — when and by whom —, expired). */
     public Principal principalOf(String token) {
-        return principalOf(token, refused -> { });
+        return principalOf(token, refused -> {});
     }
 
     /** As above; {@code refusedAs} hears whom a revoked or expired token acted for (with no grants), before the 401. */
@@ -99,10 +100,12 @@ public final class Auth {
         Optional<TokenRow> row = store.tx(tx -> store.tokens().find(tx, token));
         if (row.isEmpty()) {
             cache.remove(hash);
-            Optional<TokenStore.RevokedRow> revoked = store.tx(tx -> store.tokens().revoked(tx, token));
-            revoked.ifPresent(r -> refusedAs.accept(new Principal(r.owner(), "token:" + r.name(), Grants.of(Role.PUBLIC))));
-            throw ApiException.unauthorized(revoked
-                    .map(r -> "token '" + r.name() + "' was revoked at " + r.revokedAt() + " by " + r.revokedBy())
+            Optional<TokenStore.RevokedRow> revoked =
+                    store.tx(tx -> store.tokens().revoked(tx, token));
+            revoked.ifPresent(
+                    r -> refusedAs.accept(new Principal(r.owner(), "token:" + r.name(), Grants.of(Role.PUBLIC))));
+            throw ApiException.unauthorized(revoked.map(
+                            r -> "token '" + r.name() + "' was revoked at " + r.revokedAt() + " by " + r.revokedBy())
                     .orElse("unknown token"));
         }
         TokenRow t = row.get();
@@ -134,7 +137,8 @@ public final class Auth {
         if (g.mayDependOnTeam(needed) && (owners.isEmpty() || g.allowsAll(needed, owners.get()))) {
             return;
         }
-        throw ApiException.forbidden(refusal(p, needed, route, owners.isPresent() ? owners.get() : ownersForMessage(ctx, route, api)));
+        throw ApiException.forbidden(
+                refusal(p, needed, route, owners.isPresent() ? owners.get() : ownersForMessage(ctx, route, api)));
     }
 
     /** The teams owning the request's target, found once per request (the audit records them too). */
@@ -148,26 +152,33 @@ public final class Auth {
     }
 
     private static List<String> ownersForMessage(Context ctx, Route route, ApiContext api) {
-        return route.scope() == Scope.GLOBAL ? List.of() : owners(ctx, route, api).orElse(List.of());
+        return route.scope() == Scope.GLOBAL
+                ? List.of()
+                : owners(ctx, route, api).orElse(List.of());
     }
 
     /** "alice (viewer; operator in data) may not pause a task: that needs operator in team finance, or operator everywhere". */
     private static String refusal(Principal p, Role needed, Route route, List<String> owners) {
-        List<String> teams = owners.stream().filter(t -> t != null && !needed.admits(p.roleIn(t))).distinct().toList();
+        List<String> teams = owners.stream()
+                .filter(t -> t != null && !needed.admits(p.roleIn(t)))
+                .distinct()
+                .toList();
         boolean teamless = owners.stream().anyMatch(Objects::isNull);
-        String what = route.summary().isEmpty() ? "do this"
-                : Character.toLowerCase(route.summary().charAt(0)) + route.summary().substring(1);
+        String what = route.summary().isEmpty()
+                ? "do this"
+                : Character.toLowerCase(route.summary().charAt(0))
+                        + route.summary().substring(1);
         String needs;
         if (needed == Role.EXECUTOR) {
             needs = "an executor's token (or admin)";
         } else if (teamless || teams.isEmpty()) {
             needs = needed.wireName() + " everywhere" + (teamless ? " (what it acts on belongs to no team)" : "");
         } else {
-            needs = needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName() + " everywhere";
+            needs = needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName()
+                    + " everywhere";
         }
         return p.name() + " (" + p.grants().describe() + ") may not " + what + ": that needs " + needs;
     }
-
 
     /** The caller of the current request (anonymous before authentication). */
     public static Principal principal(Context ctx) {
@@ -185,7 +196,8 @@ public final class Auth {
     }
 
     private static Optional<String> bearer(String header) {
-        if (header == null || header.length() <= BEARER.length()
+        if (header == null
+                || header.length() <= BEARER.length()
                 || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Optional.empty();
         }

@@ -16,7 +16,8 @@ final class BackfillHandlers {
 
     /** {@code POST /api/tasks/{name}/backfill}, body {@code {"from":"2026-10-01","to":"2026-10-31","parallelism":2,...}}. */
     void start(Context ctx) {
-        Backfills.Started s = api.node().backfills().start(ctx.pathParam("name"), Bodies.object(ctx, api.json()), Auth.actor(ctx));
+        Backfills.Started s =
+                api.node().backfills().start(ctx.pathParam("name"), Bodies.object(ctx, api.json()), Auth.actor(ctx));
         AuditTrail.note(ctx, s.backfillId() == null ? "dry run" : "backfill " + s.backfillId());
         ctx.status(s.backfillId() == null ? 200 : 201).json(s);
     }

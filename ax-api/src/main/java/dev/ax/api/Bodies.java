@@ -16,8 +16,7 @@ import java.util.stream.Collectors;
  * Jackson was at. Either way the handler never runs, so nothing is written.
  */
 final class Bodies {
-    private Bodies() {
-    }
+    private Bodies() {}
 
     /** The body as a plain JSON tree (maps, lists, strings, numbers), or null when it is empty. */
     static Object tree(Context ctx, ObjectMapper json) {
@@ -56,8 +55,12 @@ final class Bodies {
             value = json.readValue(body, type);
         } catch (ValueInstantiationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new ValidationException(path(e), "invalid " + type.getSimpleName() + ": "
-                    + (cause instanceof NullPointerException ? "a required field is missing" : cause.getMessage()));
+            throw new ValidationException(
+                    path(e),
+                    "invalid " + type.getSimpleName() + ": "
+                            + (cause instanceof NullPointerException
+                                    ? "a required field is missing"
+                                    : cause.getMessage()));
         } catch (JsonMappingException e) {
             throw tooDeep(e) ? malformed(e) : new ValidationException(path(e), e.getOriginalMessage());
         } catch (JsonProcessingException e) {
@@ -71,15 +74,23 @@ final class Bodies {
 
     private static ValidationException malformed(JsonProcessingException e) {
         if (tooDeep(e)) {
-            return new ValidationException("", "JSON nested deeper than " + Json.MAX_NESTING_DEPTH + " levels of arrays and objects");
+            return new ValidationException(
+                    "", "JSON nested deeper than " + Json.MAX_NESTING_DEPTH + " levels of arrays and objects");
         }
-        return new ValidationException("", "malformed JSON: " + e.getOriginalMessage()
-                + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+        return new ValidationException(
+                "",
+                "malformed JSON: " + e.getOriginalMessage()
+                        + (e.getLocation() == null
+                                ? ""
+                                : " at line " + e.getLocation().getLineNr() + ", column "
+                                        + e.getLocation().getColumnNr()));
     }
 
     private static boolean tooDeep(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof StreamConstraintsException c && c.getMessage() != null && c.getMessage().contains("nesting depth")) {
+            if (t instanceof StreamConstraintsException c
+                    && c.getMessage() != null
+                    && c.getMessage().contains("nesting depth")) {
                 return true;
             }
         }

@@ -23,8 +23,9 @@ final class CanaryHandlers {
     }
 
     /** A task answer with its canary rollout, when one is in progress. */
-    record TaskWithCanary(@JsonUnwrapped TaskView task, @JsonInclude(JsonInclude.Include.NON_NULL) Canaries.Status canary) {
-    }
+    record TaskWithCanary(
+            @JsonUnwrapped TaskView task,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Canaries.Status canary) {}
 
     /** True when {@code PUT /api/tasks/{name}} asks for a staged rollout rather than a plain update. */
     static boolean isRollout(Context ctx) {
@@ -45,9 +46,14 @@ final class CanaryHandlers {
 
     /** {@code PUT /api/tasks/{name}?rollout=canary&percent=10} (or {@code &runs=3}), optional {@code &margin=20&minRuns=3}. */
     void startCanary(Context ctx) {
-        Canaries.Rollout rollout = Canaries.Rollout.of(optionalInt(ctx, "percent"), optionalInt(ctx, "runs"), optionalInt(ctx, "margin"),
+        Canaries.Rollout rollout = Canaries.Rollout.of(
+                optionalInt(ctx, "percent"),
+                optionalInt(ctx, "runs"),
+                optionalInt(ctx, "margin"),
                 optionalInt(ctx, "minRuns"));
-        Canaries.Started s = api.node().canaries().start(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), rollout, Auth.actor(ctx));
+        Canaries.Started s = api.node()
+                .canaries()
+                .start(ctx.pathParam("name"), Bodies.tree(ctx, api.json()), rollout, Auth.actor(ctx));
         AuditTrail.action(ctx, "task.canary.start");
         AuditTrail.note(ctx, "canary version " + s.canary().canaryVersion());
         ctx.status(202).json(new TaskWithCanary(TaskView.of(s.task(), s.warnings()), s.canary()));

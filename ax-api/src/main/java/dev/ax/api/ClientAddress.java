@@ -25,8 +25,10 @@ import java.util.regex.Pattern;
  * be forged.
  */
 public final class ClientAddress {
-    private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})(?::\\d{1,5})?");
-    private static final Pattern IPV6 = Pattern.compile("\\[?([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)](?::\\d{1,5})?|([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)");
+    private static final Pattern IPV4 =
+            Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})(?::\\d{1,5})?");
+    private static final Pattern IPV6 =
+            Pattern.compile("\\[?([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)](?::\\d{1,5})?|([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)");
 
     private final Set<InetAddress> trusted = new HashSet<>();
 

@@ -11,8 +11,7 @@ import java.util.Base64;
 public final class Cursor {
     private static final String FIELD = "cursor";
 
-    private Cursor() {
-    }
+    private Cursor() {}
 
     public static String ofName(String lastName) {
         return encode("n:" + lastName);

@@ -26,14 +26,14 @@ public final class ErrorMapper {
     private static final String WRITTEN = "ax.error-written";
 
     /** The error body. {@code fields} is present for input errors only. */
-    public record ErrorBody(Error error) {
-    }
+    public record ErrorBody(Error error) {}
 
-    public record Error(int status, String message, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FieldError> fields) {
-    }
+    public record Error(
+            int status,
+            String message,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<FieldError> fields) {}
 
-    private ErrorMapper() {
-    }
+    private ErrorMapper() {}
 
     public static void handle(Exception e, Context ctx) {
         switch (e) {
@@ -53,8 +53,12 @@ public final class ErrorMapper {
             }
             default -> {
                 log.error("{} {} failed", ctx.method(), ctx.path(), e);
-                write(ctx, 500, "internal error: " + e.getClass().getSimpleName()
-                        + (e.getMessage() == null ? "" : ": " + e.getMessage()), List.of());
+                write(
+                        ctx,
+                        500,
+                        "internal error: " + e.getClass().getSimpleName()
+                                + (e.getMessage() == null ? "" : ": " + e.getMessage()),
+                        List.of());
             }
         }
     }

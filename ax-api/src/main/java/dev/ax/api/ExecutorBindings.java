@@ -28,7 +28,8 @@ final class ExecutorBindings {
         if (scoped(who)) {
             Optional<String> owner = store.tx(tx -> store.executors().tokenOf(tx, executorId));
             String token = tokenName(who);
-            if (owner.isPresent() && !owner.get().equals(token)
+            if (owner.isPresent()
+                    && !owner.get().equals(token)
                     && store.tx(tx -> store.tokens().byName(tx, owner.get())).isPresent()) {
                 throw ApiException.forbidden("executor id " + executorId + " is registered with token " + owner.get()
                         + "; token " + token + " may not speak for it (start the executor with another --id)");
@@ -50,7 +51,10 @@ final class ExecutorBindings {
         Grants g = who.grants();
         if (!g.mayServe(groups)) {
             throw ApiException.forbidden("token " + tokenName(who) + " serves groups " + String.join(", ", g.groups())
-                    + " only; it may not " + "serve " + String.join(", ", groups.stream().filter(x -> !g.groups().contains(x)).toList()));
+                    + " only; it may not " + "serve "
+                    + String.join(
+                            ", ",
+                            groups.stream().filter(x -> !g.groups().contains(x)).toList()));
         }
     }
 

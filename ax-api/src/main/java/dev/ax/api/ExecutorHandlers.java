@@ -23,8 +23,7 @@ import java.util.Set;
  */
 final class ExecutorHandlers {
     /** The poll answer's body. */
-    record PollAnswer(List<WorkItem> items) {
-    }
+    record PollAnswer(List<WorkItem> items) {}
 
     /** What every protocol record that has them must carry: who is speaking (in which session), and about which run and stream. */
     private static final Set<String> REQUIRED = Set.of("executorId", "session", "run", "stream");

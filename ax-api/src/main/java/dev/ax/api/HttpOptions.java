@@ -20,19 +20,20 @@ public record HttpOptions(long maxRequestBytes, TlsIdentity tls, List<String> tr
      * limit at or above it still takes every log chunk and completion, whatever a run prints.
      */
     public static final long MIN_MAX_REQUEST_BYTES = 256L * 1024;
+
     public static final long MAX_MAX_REQUEST_BYTES = 64L * 1024 * 1024;
     public static final HttpOptions DEFAULT = new HttpOptions(DEFAULT_MAX_REQUEST_BYTES, null, List.of());
 
     public HttpOptions {
         if (maxRequestBytes < MIN_MAX_REQUEST_BYTES || maxRequestBytes > MAX_MAX_REQUEST_BYTES) {
-            throw new IllegalArgumentException("--max-request-size must be between " + MIN_MAX_REQUEST_BYTES + " (256 KiB) and "
-                    + MAX_MAX_REQUEST_BYTES + " (64 MiB) bytes, was " + maxRequestBytes);
+            throw new IllegalArgumentException("--max-request-size must be between " + MIN_MAX_REQUEST_BYTES
+                    + " (256 KiB) and " + MAX_MAX_REQUEST_BYTES + " (64 MiB) bytes, was " + maxRequestBytes);
         }
         trustedProxies = trustedProxies == null ? List.of() : List.copyOf(trustedProxies);
         for (String proxy : trustedProxies) {
             if (ClientAddress.literal(proxy).isEmpty()) {
-                throw new IllegalArgumentException("--trusted-proxy must be an IP address like 10.0.0.5 or fd00::5, was '"
-                        + proxy + "'");
+                throw new IllegalArgumentException(
+                        "--trusted-proxy must be an IP address like 10.0.0.5 or fd00::5, was '" + proxy + "'");
             }
         }
     }

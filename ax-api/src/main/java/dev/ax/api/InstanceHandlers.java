@@ -32,6 +32,7 @@ final class InstanceHandlers {
     private static final int DEFAULT_LIMIT = 50;
     /** A trigger chain longer than this is cut (a cycle would be a bug; a very long chain is unreadable anyway). */
     private static final int MAX_CHAIN = 50;
+
     private static final int TEXT_PAGE = 1000;
 
     private final ApiContext api;
@@ -41,8 +42,11 @@ final class InstanceHandlers {
     }
 
     void list(Context ctx) {
-        InstanceFilter filter = new InstanceFilter(Params.string(ctx, "task"), Params.enumOf(ctx, "state", InstanceState.class),
-                Params.instant(ctx, "from"), Params.instant(ctx, "to"));
+        InstanceFilter filter = new InstanceFilter(
+                Params.string(ctx, "task"),
+                Params.enumOf(ctx, "state", InstanceState.class),
+                Params.instant(ctx, "from"),
+                Params.instant(ctx, "to"));
         int limit = Params.limit(ctx, DEFAULT_LIMIT);
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
         Store store = api.store();
@@ -51,7 +55,11 @@ final class InstanceHandlers {
             boolean more = rows.size() > limit;
             List<InstanceRow> shown = more ? rows.subList(0, limit) : rows;
             Explainer explain = new Explainer(tx);
-            return new Page<>(shown.stream().map(explain::view).map(v -> v.masked(api.mask())).toList(),
+            return new Page<>(
+                    shown.stream()
+                            .map(explain::view)
+                            .map(v -> v.masked(api.mask()))
+                            .toList(),
                     more ? Cursor.ofId(shown.getLast().id()) : null);
         });
         ctx.json(page);
@@ -61,7 +69,10 @@ final class InstanceHandlers {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
         InstanceView view = store.tx(tx -> new Explainer(tx).full(find(tx, id))).masked(api.mask());
-        ctx.json(view.state() == InstanceState.WAITING_DEPENDENCY ? view.withWaitingFor(api.node().dependencies().waitingFor(id)) : view);
+        ctx.json(
+                view.state() == InstanceState.WAITING_DEPENDENCY
+                        ? view.withWaitingFor(api.node().dependencies().waitingFor(id))
+                        : view);
     }
 
     /** {@code POST /api/instances/{id}/terminate}, body {@code {"reason":"..."}} or none. */
@@ -103,8 +114,15 @@ final class InstanceHandlers {
         if (shard != null && !(shard instanceof Number)) {
             throw new ValidationException("shard", "must be the shard index from the X-AX-Shard-Index header");
         }
-        var answer = api.dispatcher().completeFromService(id, shard == null ? null : ((Number) shard).intValue(), attempt.intValue(), success,
-                status == null ? null : ((Number) status).intValue(), (String) message, Auth.actor(ctx));
+        var answer = api.dispatcher()
+                .completeFromService(
+                        id,
+                        shard == null ? null : ((Number) shard).intValue(),
+                        attempt.intValue(),
+                        success,
+                        status == null ? null : ((Number) status).intValue(),
+                        (String) message,
+                        Auth.actor(ctx));
         ctx.status(answer.accepted() ? 200 : 409).json(answer);
     }
 
@@ -143,7 +161,9 @@ final class InstanceHandlers {
         Store store = api.store();
         List<EventView> items = store.tx(tx -> {
             find(tx, id);
-            return store.events().forInstance(tx, id, after, limit).stream().map(e -> EventView.of(e, api.mask())).toList();
+            return store.events().forInstance(tx, id, after, limit).stream()
+                    .map(e -> EventView.of(e, api.mask()))
+                    .toList();
         });
         ctx.json(new Page<>(items, items.isEmpty() ? after : items.getLast().id()));
     }
@@ -156,7 +176,8 @@ final class InstanceHandlers {
         long id = Params.pathId(ctx, "id");
         long after = Params.nonNegativeLong(ctx, "after", 0);
         // ?shard=N: one shard's output of a sharded run (policy.sharding).
-        Integer shard = ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, Sharding.MAX_SHARDS - 1);
+        Integer shard =
+                ctx.queryParam("shard") == null ? null : Params.intIn(ctx, "shard", 0, 0, Sharding.MAX_SHARDS - 1);
         Store store = api.store();
         SecretMask mask = api.mask();
         if (wantsText(ctx)) {
@@ -182,7 +203,9 @@ final class InstanceHandlers {
             find(tx, id);
             return store.logs().read(tx, id, shard, after, limit);
         });
-        ctx.json(new Page<>(lines.stream().map(l -> LogView.of(l, mask)).toList(), lines.isEmpty() ? after : lines.getLast().chunkId()));
+        ctx.json(new Page<>(
+                lines.stream().map(l -> LogView.of(l, mask)).toList(),
+                lines.isEmpty() ? after : lines.getLast().chunkId()));
     }
 
     private static boolean wantsText(Context ctx) {
@@ -213,7 +236,8 @@ final class InstanceHandlers {
 
         /** One run on its own, with the shards of a sharded run (not in lists: a query per run). */
         InstanceView full(InstanceRow i) {
-            return InstanceView.of(i, chain(i), waitingReason(i), api.store().shards().ofInstance(tx, i.id()));
+            return InstanceView.of(
+                    i, chain(i), waitingReason(i), api.store().shards().ofInstance(tx, i.id()));
         }
 
         /** From the root to {@code i}, following {@code parentId}. */
@@ -222,7 +246,8 @@ final class InstanceHandlers {
             links.add(ChainLink.of(i));
             InstanceRow cur = i;
             while (cur.parentId() != null && links.size() < MAX_CHAIN) {
-                InstanceRow parent = api.store().instances().find(tx, cur.parentId()).orElse(null);
+                InstanceRow parent =
+                        api.store().instances().find(tx, cur.parentId()).orElse(null);
                 if (parent == null) {
                     break;
                 }
@@ -235,24 +260,35 @@ final class InstanceHandlers {
         private String waitingReason(InstanceRow i) {
             return switch (i.state()) {
                 case READY -> {
-                    boolean online = groupOnline.computeIfAbsent(i.group(),
+                    boolean online = groupOnline.computeIfAbsent(
+                            i.group(),
                             g -> api.store().executors().groupHasLiveExecutor(tx, g, api.executorAliveMillis()));
                     if (!online) {
                         yield "no executor for group " + i.group() + " is online";
                     }
                     List<String> labels = api.store().tasks().labels(tx, i.taskId(), i.taskVersion());
-                    if (!labels.isEmpty() && !api.store().executors().liveExecutorWithLabels(tx, i.group(), labels, api.executorAliveMillis())) {
+                    if (!labels.isEmpty()
+                            && !api.store()
+                                    .executors()
+                                    .liveExecutorWithLabels(tx, i.group(), labels, api.executorAliveMillis())) {
                         yield "no online executor of group " + i.group() + " carries the environment labels " + labels;
                     }
                     yield i.readyAt() != null && i.readyAt().isAfter(now) ? "due at " + i.readyAt() : null;
                 }
                 case RETRYING -> "next attempt at " + i.readyAt();
-                case BLOCKED -> maxConcurrency.computeIfAbsent(i.taskId(), id -> api.store().tasks().findById(tx, id)
-                                .map(t -> t.definition().policy().maxConcurrency()))
-                        .map(n -> "waiting for a concurrency slot (maxConcurrency " + n + ")")
-                        .orElse("waiting for a concurrency slot");
+                case BLOCKED ->
+                    maxConcurrency
+                            .computeIfAbsent(
+                                    i.taskId(),
+                                    id -> api.store()
+                                            .tasks()
+                                            .findById(tx, id)
+                                            .map(t -> t.definition().policy().maxConcurrency()))
+                            .map(n -> "waiting for a concurrency slot (maxConcurrency " + n + ")")
+                            .orElse("waiting for a concurrency slot");
                 case WAITING_APPROVAL -> "waiting for a person to approve";
-                case WAITING_DEPENDENCY -> i.message() == null ? "waiting for its dependencies (dependsOn)" : i.message();
+                case WAITING_DEPENDENCY ->
+                    i.message() == null ? "waiting for its dependencies (dependsOn)" : i.message();
                 default -> null;
             };
         }

@@ -16,8 +16,7 @@ public final class Json {
      */
     public static final int MAX_NESTING_DEPTH = 64;
 
-    private Json() {
-    }
+    private Json() {}
 
     /**
      * Unknown properties are ignored so that an executor one version ahead can still talk to
@@ -25,7 +24,9 @@ public final class Json {
      */
     public static ObjectMapper mapper() {
         JsonFactory factory = JsonFactory.builder()
-                .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_NESTING_DEPTH)
+                        .build())
                 .build();
         return new ObjectMapper(factory)
                 .registerModule(new JavaTimeModule())

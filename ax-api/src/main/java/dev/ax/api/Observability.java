@@ -17,8 +17,12 @@ public interface Observability {
      * @param degraded checks that degrade the node without making it unhealthy (its clock), with a reason each
      * @param channels alert channels by name: type, target, state, last error; never a secret
      */
-    record Report(String status, Map<String, Object> facts, Map<String, String> failing, Map<String, String> degraded,
-                  Map<String, Object> channels) {
+    record Report(
+            String status,
+            Map<String, Object> facts,
+            Map<String, String> failing,
+            Map<String, String> degraded,
+            Map<String, Object> channels) {
         public Report {
             facts = facts == null ? Map.of() : facts;
             failing = failing == null ? Map.of() : failing;

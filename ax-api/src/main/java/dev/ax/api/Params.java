@@ -11,8 +11,7 @@ import java.util.Locale;
 final class Params {
     static final int MAX_LIMIT = 500;
 
-    private Params() {
-    }
+    private Params() {}
 
     static String string(Context ctx, String name) {
         String v = ctx.queryParam(name);
@@ -75,7 +74,8 @@ final class Params {
         try {
             return Enum.valueOf(type, v.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ValidationException(name, "unknown value '" + v + "'; one of " + Arrays.toString(type.getEnumConstants()));
+            throw new ValidationException(
+                    name, "unknown value '" + v + "'; one of " + Arrays.toString(type.getEnumConstants()));
         }
     }
 

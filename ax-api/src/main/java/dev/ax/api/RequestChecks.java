@@ -63,8 +63,10 @@ final class RequestChecks {
         drain(ctx);
         // Whatever is left of the body is not read: the connection cannot carry another request after it.
         ctx.header("Connection", "close");
-        return new ApiException(413, "request body larger than the server's limit of " + maxBytes + " bytes ("
-                + inUnits(maxBytes) + "set by --max-request-size)");
+        return new ApiException(
+                413,
+                "request body larger than the server's limit of " + maxBytes + " bytes (" + inUnits(maxBytes)
+                        + "set by --max-request-size)");
     }
 
     /**

@@ -11,7 +11,10 @@ import io.javalin.http.Handler;
  */
 public record Route(Method method, String path, Role role, Scope scope, String summary, Handler handler) {
     public enum Method {
-        GET, POST, PUT, DELETE
+        GET,
+        POST,
+        PUT,
+        DELETE
     }
 
     static Route get(String path, Role role, String summary, Handler h) {

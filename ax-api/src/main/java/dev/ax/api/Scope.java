@@ -34,17 +34,24 @@ public interface Scope {
     Scope TASK_EDIT = (ctx, api) -> edited(ctx, api, TASK, NEW_TASK);
 
     /** A test run's draft, sent as it is or as {@code {"definition": {...}, "params": {...}}}, and the task it drafts. */
-    Scope TEST_RUN = (ctx, api) -> edited(ctx, api, TASK, (c, a) -> body(c, a).map(b -> teamsOf(
-            b.get("definition") instanceof Map<?, ?> d ? d.get("team") : b.get("team"))));
+    Scope TEST_RUN = (ctx, api) -> edited(
+            ctx,
+            api,
+            TASK,
+            (c, a) -> body(c, a)
+                    .map(b -> teamsOf(b.get("definition") instanceof Map<?, ?> d ? d.get("team") : b.get("team"))));
 
     /** The task a body's {@code taskName} names ({@code POST /api/trigger}). */
-    Scope TASK_IN_BODY = (ctx, api) -> body(ctx, api).flatMap(b -> b.get("taskName") instanceof String name
-            ? owner(api, tx -> api.store().teams().ownerOfTask(tx, name)) : Optional.empty());
+    Scope TASK_IN_BODY = (ctx, api) -> body(ctx, api)
+            .flatMap(b -> b.get("taskName") instanceof String name
+                    ? owner(api, tx -> api.store().teams().ownerOfTask(tx, name))
+                    : Optional.empty());
 
     /** The run of the path's id: its task's team. */
     Scope RUN = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfRun(tx, id));
 
-    Scope BACKFILL = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfBackfill(tx, id));
+    Scope BACKFILL =
+            (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfBackfill(tx, id));
 
     Scope WORKFLOW = (ctx, api) -> owner(api, tx -> api.store().teams().ownerOfWorkflow(tx, ctx.pathParam("name")));
 
@@ -52,9 +59,11 @@ public interface Scope {
 
     Scope WORKFLOW_EDIT = (ctx, api) -> edited(ctx, api, WORKFLOW, NEW_WORKFLOW);
 
-    Scope WORKFLOW_RUN = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowRun(tx, id));
+    Scope WORKFLOW_RUN =
+            (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowRun(tx, id));
 
-    Scope WORKFLOW_BACKFILL = (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowBackfill(tx, id));
+    Scope WORKFLOW_BACKFILL =
+            (ctx, api) -> byId(api, ctx, (tx, id) -> api.store().teams().ownerOfWorkflowBackfill(tx, id));
 
     /** The audit of one team ({@code ?team=data}): that team's admins may read it. */
     Scope AUDIT = (ctx, api) -> Optional.of(teamsOf(ctx.queryParam("team")));
@@ -84,7 +93,8 @@ public interface Scope {
         return api.store().tx(query::apply).map(o -> teamsOf(o.team()));
     }
 
-    private static Optional<List<String>> byId(ApiContext api, Context ctx, BiFunction<Tx, Long, Optional<Owner>> query) {
+    private static Optional<List<String>> byId(
+            ApiContext api, Context ctx, BiFunction<Tx, Long, Optional<Owner>> query) {
         long id;
         try {
             id = Long.parseLong(ctx.pathParam("id"));
@@ -99,8 +109,11 @@ public interface Scope {
     private static Optional<Map<String, Object>> body(Context ctx, ApiContext api) {
         try {
             byte[] bytes = ctx.bodyAsBytes();
-            return bytes.length == 0 ? Optional.empty()
-                    : api.json().readValue(bytes, Object.class) instanceof Map<?, ?> m ? Optional.of((Map<String, Object>) m) : Optional.empty();
+            return bytes.length == 0
+                    ? Optional.empty()
+                    : api.json().readValue(bytes, Object.class) instanceof Map<?, ?> m
+                            ? Optional.of((Map<String, Object>) m)
+                            : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

@@ -19,16 +19,15 @@ final class SecretHandlers {
     }
 
     /** One secret as answers show it. */
-    record SecretView(String name, String keyId, Instant createdAt, String createdBy, Instant updatedAt,
-                      String updatedBy) {
+    record SecretView(
+            String name, String keyId, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy) {
         static SecretView of(Secrets.Info s) {
             return new SecretView(s.name(), s.keyId(), s.createdAt(), s.createdBy(), s.updatedAt(), s.updatedBy());
         }
     }
 
     /** The answer of a rotation: the new key's id, the old one's, and how many secrets were sealed again. */
-    record RotatedView(String keyId, String previousKeyId, int secrets) {
-    }
+    record RotatedView(String keyId, String previousKeyId, int secrets) {}
 
     /** 201 when the name was new, 200 when its value was replaced; the body is the secret without its value. */
     void set(Context ctx) {
@@ -43,7 +42,8 @@ final class SecretHandlers {
     }
 
     void list(Context ctx) {
-        List<SecretView> items = api.node().secrets().list().stream().map(SecretView::of).toList();
+        List<SecretView> items =
+                api.node().secrets().list().stream().map(SecretView::of).toList();
         ctx.json(new Views.Page<>(items, null));
     }
 

@@ -55,7 +55,11 @@ final class SystemHandlers {
         try {
             Instant dbTime = api.store().tx(Tx::now);
             body.put("dbTime", dbTime.toString());
-            body.put("clockOffsetMillis", offset != null ? offset.toMillis() : Duration.between(nodeTime, dbTime).toMillis());
+            body.put(
+                    "clockOffsetMillis",
+                    offset != null
+                            ? offset.toMillis()
+                            : Duration.between(nodeTime, dbTime).toMillis());
         } catch (RuntimeException e) {
             body.put("dbTime", null);
             body.put("clockOffsetMillis", null);
@@ -95,7 +99,8 @@ final class SystemHandlers {
         try {
             zone = tz == null ? ZoneId.of("UTC") : ZoneId.of(tz);
         } catch (DateTimeException e) {
-            throw new ValidationException("timezone", "unknown time zone '" + tz + "'; use a region like Asia/Shanghai");
+            throw new ValidationException(
+                    "timezone", "unknown time zone '" + tz + "'; use a region like Asia/Shanghai");
         }
         int count = Params.intIn(ctx, "count", DEFAULT_CRON_COUNT, 1, CronPreview.MAX_COUNT);
         Instant given = Params.instant(ctx, "after");
@@ -116,8 +121,12 @@ final class SystemHandlers {
             Instant cutoff = tx.now().minusMillis(alive);
             List<ExecutorRow> all = store.executors().all(tx);
             Map<String, List<String>> labels = store.executors().allLabels(tx);
-            return all.stream().map(e -> ExecutorView.of(e, e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff),
-                    labels.getOrDefault(e.id(), List.of()))).toList();
+            return all.stream()
+                    .map(e -> ExecutorView.of(
+                            e,
+                            e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff),
+                            labels.getOrDefault(e.id(), List.of())))
+                    .toList();
         });
         ctx.json(Page.of(items));
     }

@@ -46,7 +46,8 @@ final class TaskHandlers {
         List<TaskRow> rows = store.tx(tx -> store.tasks().list(tx, after, search, limit + 1));
         boolean more = rows.size() > limit;
         List<TaskRow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(TaskView::of).toList(),
+        ctx.json(new Page<>(
+                page.stream().map(TaskView::of).toList(),
                 more ? Cursor.ofName(page.getLast().name()) : null));
     }
 
@@ -56,7 +57,8 @@ final class TaskHandlers {
         Store store = api.store();
         ctx.json(store.tx(tx -> {
             TaskRow task = find(tx, name);
-            return new CanaryHandlers.TaskWithCanary(TaskView.of(task, null, Counters.of(store.events().countByType(tx, task.id(), Counters.TYPES))),
+            return new CanaryHandlers.TaskWithCanary(
+                    TaskView.of(task, null, Counters.of(store.events().countByType(tx, task.id(), Counters.TYPES))),
                     api.node().canaries().active(tx, task.id()).orElse(null));
         }));
     }
@@ -107,7 +109,9 @@ final class TaskHandlers {
         });
         boolean more = rows.size() > limit;
         List<EventRow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(e -> EventView.of(e, api.mask())).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
+        ctx.json(new Page<>(
+                page.stream().map(e -> EventView.of(e, api.mask())).toList(),
+                more ? Cursor.ofId(page.getLast().id()) : null));
     }
 
     /** {@code POST /api/tasks/{name}/trigger}, body {@code {"params":{...}}} or none. */
@@ -115,8 +119,18 @@ final class TaskHandlers {
         String name = ctx.pathParam("name");
         TriggerKey key = TriggerKeys.of(ctx);
         Map<String, Object> body = Bodies.object(ctx, api.json());
-        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.MANUAL, Auth.actor(ctx), force(body), key,
-                AuditTrail.forTransaction(ctx)));
+        answer(
+                ctx,
+                name,
+                api.tasks()
+                        .trigger(
+                                name,
+                                params(body),
+                                Cause.MANUAL,
+                                Auth.actor(ctx),
+                                force(body),
+                                key,
+                                AuditTrail.forTransaction(ctx)));
     }
 
     /** {@code POST /api/trigger}, body {@code {"taskName":"x","params":{...}}}: another system says something happened. */
@@ -127,16 +141,28 @@ final class TaskHandlers {
             throw new ValidationException("taskName", "required: the name of the task to run");
         }
         AuditTrail.target(ctx, "task:" + name);
-        answer(ctx, name, api.tasks().trigger(name, params(body), Cause.EVENT, Auth.actor(ctx), force(body), key,
-                AuditTrail.forTransaction(ctx)));
+        answer(
+                ctx,
+                name,
+                api.tasks()
+                        .trigger(
+                                name,
+                                params(body),
+                                Cause.EVENT,
+                                Auth.actor(ctx),
+                                force(body),
+                                key,
+                                AuditTrail.forTransaction(ctx)));
     }
 
     /** The audit entry of an edit carries its version and what it changed (as the version stores it). */
     void recordVersion(Context ctx, TaskRow task) {
         AuditTrail.note(ctx, "version " + task.version());
         Store store = api.store();
-        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream().findFirst()
-                .filter(v -> v.version() == task.version()).ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
+        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream()
+                .findFirst()
+                .filter(v -> v.version() == task.version())
+                .ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
     }
 
     /** 202 for a new run; 200 with {@code "duplicate": true} for the run an earlier request with the same key made. */

@@ -62,8 +62,11 @@ public final class TlsIdentity {
         if (!matches(key, chain.getFirst())) {
             boolean elsewhere = chain.stream().skip(1).anyMatch(c -> matches(key, c));
             throw new IllegalArgumentException(KEY_OPTION + " " + privateKey + " does not belong to the certificate in "
-                    + CERT_OPTION + " " + certificateChain + " (" + chain.getFirst().getSubjectX500Principal().getName() + ")"
-                    + (elsewhere ? "; it belongs to a later certificate of the chain: the server's own certificate comes first" : ""));
+                    + CERT_OPTION + " " + certificateChain + " ("
+                    + chain.getFirst().getSubjectX500Principal().getName() + ")"
+                    + (elsewhere
+                            ? "; it belongs to a later certificate of the chain: the server's own certificate comes first"
+                            : ""));
         }
         try {
             KeyStore store = KeyStore.getInstance("PKCS12");
@@ -75,8 +78,10 @@ public final class TlsIdentity {
             context.init(keys.getKeyManagers(), null, null);
             return new TlsIdentity(chain, context);
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalArgumentException(CERT_OPTION + " " + certificateChain + " with " + KEY_OPTION + " " + privateKey
-                    + ": cannot be used for TLS: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    CERT_OPTION + " " + certificateChain + " with " + KEY_OPTION + " " + privateKey
+                            + ": cannot be used for TLS: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -92,7 +97,8 @@ public final class TlsIdentity {
     private static List<X509Certificate> certificates(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             List<X509Certificate> chain = CertificateFactory.getInstance("X.509").generateCertificates(in).stream()
-                    .map(X509Certificate.class::cast).toList();
+                    .map(X509Certificate.class::cast)
+                    .toList();
             if (chain.isEmpty()) {
                 throw new IllegalArgumentException(CERT_OPTION + " " + file + " holds no certificate (a PEM file with "
                         + "-----BEGIN CERTIFICATE----- blocks, the server's own first)");
@@ -103,12 +109,14 @@ public final class TlsIdentity {
         } catch (IOException e) {
             throw new IllegalArgumentException(CERT_OPTION + " " + file + ": cannot read it: " + e.getMessage(), e);
         } catch (CertificateException e) {
-            throw new IllegalArgumentException(CERT_OPTION + " " + file + " is not a PEM certificate chain: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    CERT_OPTION + " " + file + " is not a PEM certificate chain: " + e.getMessage(), e);
         }
     }
 
     private static PrivateKey privateKey(Path file) {
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII); PEMParser pem = new PEMParser(reader)) {
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
+                PEMParser pem = new PEMParser(reader)) {
             JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
             for (Object o = pem.readObject(); o != null; o = pem.readObject()) {
                 switch (o) {
@@ -126,13 +134,15 @@ public final class TlsIdentity {
                     }
                 }
             }
-            throw new IllegalArgumentException(KEY_OPTION + " " + file + " holds no private key (a PEM file with "
-                    + "-----BEGIN PRIVATE KEY-----, -----BEGIN RSA PRIVATE KEY----- or -----BEGIN EC PRIVATE KEY-----)");
+            throw new IllegalArgumentException(
+                    KEY_OPTION + " " + file + " holds no private key (a PEM file with "
+                            + "-----BEGIN PRIVATE KEY-----, -----BEGIN RSA PRIVATE KEY----- or -----BEGIN EC PRIVATE KEY-----)");
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(KEY_OPTION + " " + file + ": no such file", e);
         } catch (IOException e) {
             // Bouncy Castle's PEMException (a broken block) is an IOException too.
-            throw new IllegalArgumentException(KEY_OPTION + " " + file + ": cannot read a private key from it: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    KEY_OPTION + " " + file + ": cannot read a private key from it: " + e.getMessage(), e);
         }
     }
 
@@ -146,8 +156,9 @@ public final class TlsIdentity {
         String algorithm = switch (key.getAlgorithm()) {
             case "RSA" -> "SHA256withRSA";
             case "EC" -> "SHA256withECDSA";
-            default -> throw new IllegalArgumentException(KEY_OPTION + ": a " + key.getAlgorithm() + " key; AX serves HTTPS "
-                    + "with RSA or EC keys");
+            default ->
+                throw new IllegalArgumentException(
+                        KEY_OPTION + ": a " + key.getAlgorithm() + " key; AX serves HTTPS " + "with RSA or EC keys");
         };
         if (!key.getAlgorithm().equals(certificate.getPublicKey().getAlgorithm())) {
             return false;

@@ -13,15 +13,15 @@ final class TriggerKeys {
     static final String HEADER = TriggerKey.FIELD;
     static final String SYNONYM = "X-AX-Request-ID";
 
-    private TriggerKeys() {
-    }
+    private TriggerKeys() {}
 
     /** The request's key, or null when it sends none. */
     static TriggerKey of(Context ctx) {
         String key = ctx.header(HEADER);
         String requestId = ctx.header(SYNONYM);
         if (key != null && requestId != null && !key.equals(requestId)) {
-            throw new ValidationException(SYNONYM, "differs from " + HEADER + ", its synonym: send one of them, or the same key in both");
+            throw new ValidationException(
+                    SYNONYM, "differs from " + HEADER + ", its synonym: send one of them, or the same key in both");
         }
         if (key != null) {
             return TriggerKey.of(HEADER, key);
@@ -30,7 +30,8 @@ final class TriggerKeys {
             try {
                 return TriggerKey.of(SYNONYM, requestId);
             } catch (ValidationException e) {
-                throw new ValidationException(SYNONYM, e.errors().getFirst().reason() + " (it is the synonym of " + HEADER + ")");
+                throw new ValidationException(
+                        SYNONYM, e.errors().getFirst().reason() + " (it is the synonym of " + HEADER + ")");
             }
         }
         return null;

@@ -41,7 +41,9 @@ final class WorkflowHandlers {
         List<Workflow> rows = workflows().list(after, limit + 1);
         boolean more = rows.size() > limit;
         List<Workflow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(WorkflowHandlers::view).toList(), more ? Cursor.ofName(page.getLast().row().name()) : null));
+        ctx.json(new Page<>(
+                page.stream().map(WorkflowHandlers::view).toList(),
+                more ? Cursor.ofName(page.getLast().row().name()) : null));
     }
 
     void get(Context ctx) {
@@ -70,7 +72,8 @@ final class WorkflowHandlers {
         if (p != null && !(p instanceof Map<?, ?>)) {
             throw new ValidationException("params", "must be a JSON object of parameter names to values");
         }
-        long id = workflows().trigger(ctx.pathParam("name"), p == null ? Map.of() : (Map<String, Object>) p, Auth.actor(ctx));
+        long id = workflows()
+                .trigger(ctx.pathParam("name"), p == null ? Map.of() : (Map<String, Object>) p, Auth.actor(ctx));
         AuditTrail.note(ctx, "workflow run " + id);
         ctx.status(202).json(view(workflows().run(id)));
     }
@@ -82,7 +85,9 @@ final class WorkflowHandlers {
         List<RunRow> rows = workflows().runs(Params.string(ctx, "workflow"), before, limit + 1);
         boolean more = rows.size() > limit;
         List<RunRow> page = more ? rows.subList(0, limit) : rows;
-        ctx.json(new Page<>(page.stream().map(WorkflowHandlers::summary).toList(), more ? Cursor.ofId(page.getLast().id()) : null));
+        ctx.json(new Page<>(
+                page.stream().map(WorkflowHandlers::summary).toList(),
+                more ? Cursor.ofId(page.getLast().id()) : null));
     }
 
     void run(Context ctx) {
@@ -103,12 +108,15 @@ final class WorkflowHandlers {
     void cancel(Context ctx) {
         Map<String, Object> body = Bodies.object(ctx, api.json());
         Object reason = body.get("reason");
-        ctx.json(view(workflows().cancel(Params.pathId(ctx, "id"), Auth.actor(ctx), reason == null ? null : String.valueOf(reason))));
+        ctx.json(view(workflows()
+                .cancel(Params.pathId(ctx, "id"), Auth.actor(ctx), reason == null ? null : String.valueOf(reason))));
     }
 
     void backfill(Context ctx) {
-        WorkflowBackfills.Started s = api.node().workflows().backfills().start(ctx.pathParam("name"), Bodies.object(ctx, api.json()),
-                Auth.actor(ctx));
+        WorkflowBackfills.Started s = api.node()
+                .workflows()
+                .backfills()
+                .start(ctx.pathParam("name"), Bodies.object(ctx, api.json()), Auth.actor(ctx));
         AuditTrail.note(ctx, s.backfillId() == null ? "dry run" : "workflow backfill " + s.backfillId());
         ctx.status(s.backfillId() == null ? 200 : 201).json(s);
     }
@@ -163,33 +171,44 @@ final class WorkflowHandlers {
     /** A run with its graph: every node with its state, instance and upstream nodes, plus the edges and the run's events. */
     static Map<String, Object> view(RunView rv) {
         Map<String, Object> v = summary(rv.run());
-        v.put("date", LocalDate.ofInstant(rv.run().scheduledAt(), rv.definition().trigger().timezone()));
-        v.put("nodes", rv.nodes().stream().map(n -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("name", n.name());
-            m.put("task", n.task());
-            m.put("triggerRule", n.triggerRule());
-            m.put("state", n.state());
-            m.put("instanceId", n.instanceId());
-            m.put("instanceState", n.instanceState());
-            m.put("attempts", n.attempts());
-            m.put("upstream", n.upstream());
-            m.put("depth", n.depth());
-            m.put("reason", n.message());
-            return m;
-        }).toList());
+        v.put(
+                "date",
+                LocalDate.ofInstant(
+                        rv.run().scheduledAt(), rv.definition().trigger().timezone()));
+        v.put(
+                "nodes",
+                rv.nodes().stream()
+                        .map(n -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("name", n.name());
+                            m.put("task", n.task());
+                            m.put("triggerRule", n.triggerRule());
+                            m.put("state", n.state());
+                            m.put("instanceId", n.instanceId());
+                            m.put("instanceState", n.instanceState());
+                            m.put("attempts", n.attempts());
+                            m.put("upstream", n.upstream());
+                            m.put("depth", n.depth());
+                            m.put("reason", n.message());
+                            return m;
+                        })
+                        .toList());
         v.put("edges", WorkflowCodec.toJson(rv.definition()).get("edges"));
         v.put("instancesPerTask", rv.instancesPerTask());
-        v.put("events", rv.events().stream().map(e -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", e.id());
-            m.put("type", e.type());
-            m.put("at", e.at());
-            m.put("actor", e.actor());
-            m.put("message", e.message());
-            m.put("data", e.data());
-            return m;
-        }).toList());
+        v.put(
+                "events",
+                rv.events().stream()
+                        .map(e -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("id", e.id());
+                            m.put("type", e.type());
+                            m.put("at", e.at());
+                            m.put("actor", e.actor());
+                            m.put("message", e.message());
+                            m.put("data", e.data());
+                            return m;
+                        })
+                        .toList());
         return v;
     }
 }

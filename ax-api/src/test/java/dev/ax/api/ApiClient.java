@@ -15,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
 /** Real HTTP against a running server, for tests. */
 public final class ApiClient {
     private static final ObjectMapper JSON = Json.mapper();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final URI base;
     private final String token;
 
@@ -61,7 +62,8 @@ public final class ApiClient {
 
     /** A POST with extra headers (an {@code Idempotency-Key}, say). */
     public Response post(String path, String body, Map<String, String> headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(request("POST", path, body, "application/json"), (name, value) -> true);
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(request("POST", path, body, "application/json"), (name, value) -> true);
         headers.forEach(b::header);
         return send(b.build());
     }
@@ -76,8 +78,12 @@ public final class ApiClient {
 
     /** Sent at once; the answer arrives later (for many concurrent long-polls). */
     public CompletableFuture<Response> postAsync(String path, Object body) {
-        return http.sendAsync(request("POST", path, write(body), "application/json"), HttpResponse.BodyHandlers.ofString())
-                .thenApply(r -> new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse("")));
+        return http.sendAsync(
+                        request("POST", path, write(body), "application/json"), HttpResponse.BodyHandlers.ofString())
+                .thenApply(r -> new Response(
+                        r.statusCode(),
+                        r.body(),
+                        r.headers().firstValue("Content-Type").orElse("")));
     }
 
     private Response send(String method, String path, String body, String accept) {
@@ -87,7 +93,10 @@ public final class ApiClient {
     private Response send(HttpRequest request) {
         try {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(""));
+            return new Response(
+                    r.statusCode(),
+                    r.body(),
+                    r.headers().firstValue("Content-Type").orElse(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -97,9 +106,12 @@ public final class ApiClient {
     }
 
     private HttpRequest request(String method, String path, String body, String accept) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(70))
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(70))
                 .header("Accept", accept)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }

@@ -52,8 +52,10 @@ abstract class ApiContractTest {
 
     @Test
     void creates_the_seed_task_with_its_next_slot_and_channel_warnings() {
-        // The expected slot is worked out before the task is created: start well before 18:00Z, or the task's next slot may be a day later.
-        Instant before = ClockBoundaries.awaitClearOfTimeOfDay(node.store, ZoneOffset.UTC, LocalTime.of(18, 0), Duration.ofSeconds(10));
+        // The expected slot is worked out before the task is created: start well before 18:00Z, or the task's next slot
+        // may be a day later.
+        Instant before = ClockBoundaries.awaitClearOfTimeOfDay(
+                node.store, ZoneOffset.UTC, LocalTime.of(18, 0), Duration.ofSeconds(10));
         Response r = admin.post("/api/tasks", SEED);
 
         assertThat(r.status()).as(r.toString()).isEqualTo(201);
@@ -63,12 +65,14 @@ abstract class ApiContractTest {
         assertThat(t.get("paused").asBoolean()).isFalse();
         assertThat(t.get("createdBy").asText()).isEqualTo("admin");
         // 02:00 Asia/Shanghai is 18:00Z the day before
-        ZonedDateTime next1800 = before.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.DAYS).withHour(18);
+        ZonedDateTime next1800 =
+                before.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.DAYS).withHour(18);
         if (!next1800.toInstant().isAfter(before)) {
             next1800 = next1800.plusDays(1);
         }
         assertThat(Instant.parse(t.get("nextFireAt").asText())).isEqualTo(next1800.toInstant());
-        assertThat(t.get("definition").get("trigger").get("expression").asText()).isEqualTo("0 2 * * *");
+        assertThat(t.get("definition").get("trigger").get("expression").asText())
+                .isEqualTo("0 2 * * *");
         assertThat(t.get("warnings").toString()).contains("dingtalk").contains("email");
 
         Response got = admin.get("/api/tasks/daily_report");
@@ -150,7 +154,10 @@ abstract class ApiContractTest {
         assertThat(forbidden.status()).isEqualTo(403);
         assertThat(forbidden.json().get("error").get("message").asText()).contains("viewer");
         assertThat(viewer.get("/api/tasks").status()).isEqualTo(200);
-        assertThat(node.client(TestNode.OPERATOR).delete("/api/tasks/daily_report").status()).isEqualTo(403);
+        assertThat(node.client(TestNode.OPERATOR)
+                        .delete("/api/tasks/daily_report")
+                        .status())
+                .isEqualTo(403);
         assertThat(node.client(TestNode.EXECUTOR).get("/api/tasks").status()).isEqualTo(403);
         assertThat(viewer.post("/api/executor/heartbeat", "{}").status()).isEqualTo(403);
         assertThat(admin.get("/api/tasks").status()).isEqualTo(200);
@@ -172,12 +179,14 @@ abstract class ApiContractTest {
 
     @Test
     void previews_cron_slots() {
-        Response r = admin.get("/api/cron/next?expression=0+2+*+*+*&timezone=Asia/Shanghai&after=2026-11-29T10:00:00Z&count=2");
+        Response r = admin.get(
+                "/api/cron/next?expression=0+2+*+*+*&timezone=Asia/Shanghai&after=2026-11-29T10:00:00Z&count=2");
 
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
         assertThat(r.json().get("next").get(0).asText()).isEqualTo("2026-11-29T18:00:00Z");
         assertThat(r.json().get("next").get(1).asText()).isEqualTo("2026-11-30T18:00:00Z");
-        assertThat(admin.get("/api/cron/next?expression=0+2+*+*+*").json().get("next")).hasSize(5);
+        assertThat(admin.get("/api/cron/next?expression=0+2+*+*+*").json().get("next"))
+                .hasSize(5);
         assertField(admin.get("/api/cron/next?expression=61+2+*+*+*"), "expression");
         assertField(admin.get("/api/cron/next"), "expression");
         assertField(admin.get("/api/cron/next?expression=0+2+*+*+*&timezone=Nowhere/Land"), "timezone");
@@ -205,7 +214,9 @@ abstract class ApiContractTest {
         JsonNode page = admin.get("/api/tasks?limit=2").json();
         page.get("items").forEach(t -> names.add(t.get("taskName").asText()));
         assertThat(page.get("next").isNull()).isFalse();
-        JsonNode page2 = admin.get("/api/tasks?limit=2&cursor=" + page.get("next").asText()).json();
+        JsonNode page2 = admin.get(
+                        "/api/tasks?limit=2&cursor=" + page.get("next").asText())
+                .json();
         page2.get("items").forEach(t -> names.add(t.get("taskName").asText()));
 
         assertThat(names).containsExactly("a", "b", "c");
@@ -219,7 +230,8 @@ abstract class ApiContractTest {
         ApiClient operator = node.client(TestNode.OPERATOR);
 
         assertField(operator.post("/api/trigger", "{\"params\":{}}"), "taskName");
-        assertThat(operator.post("/api/trigger", "{\"taskName\":\"nope\"}").status()).isEqualTo(404);
+        assertThat(operator.post("/api/trigger", "{\"taskName\":\"nope\"}").status())
+                .isEqualTo(404);
         assertField(operator.post("/api/trigger", "{\"taskName\":\"import\",\"params\":[1]}"), "params");
         Response r = operator.post("/api/trigger", "{\"taskName\":\"import\",\"params\":{\"file\":\"a.csv\"}}");
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
@@ -243,8 +255,10 @@ abstract class ApiContractTest {
         assertThat(list).hasSize(2);
         assertThat(list.get(0).get("cause").asText()).isEqualTo("manual");
         assertThat(list.get(0).get("state").asText()).isEqualTo("BLOCKED");
-        assertThat(list.get(0).get("waitingReason").asText()).isEqualTo("waiting for a concurrency slot (maxConcurrency 1)");
-        assertThat(admin.get("/api/instances?task=import&state=ready").json().get("items")).hasSize(1);
+        assertThat(list.get(0).get("waitingReason").asText())
+                .isEqualTo("waiting for a concurrency slot (maxConcurrency 1)");
+        assertThat(admin.get("/api/instances?task=import&state=ready").json().get("items"))
+                .hasSize(1);
         assertThat(admin.get("/api/instances?task=other").json().get("items")).isEmpty();
         assertThat(admin.get("/api/instances/999999").status()).isEqualTo(404);
     }
@@ -252,7 +266,11 @@ abstract class ApiContractTest {
     @Test
     void delete_cancels_waiting_runs_and_keeps_the_history() {
         admin.post("/api/tasks", eventTask("gone", "true"));
-        long id = node.client(TestNode.OPERATOR).post("/api/trigger", "{\"taskName\":\"gone\"}").json().get("instanceId").asLong();
+        long id = node.client(TestNode.OPERATOR)
+                .post("/api/trigger", "{\"taskName\":\"gone\"}")
+                .json()
+                .get("instanceId")
+                .asLong();
 
         assertThat(admin.delete("/api/tasks/gone").status()).isEqualTo(204);
 
@@ -260,15 +278,24 @@ abstract class ApiContractTest {
         assertThat(gone.status()).isEqualTo(404);
         assertThat(gone.json().get("error").get("message").asText()).isEqualTo("no task named gone");
         assertThat(admin.delete("/api/tasks/gone").status()).isEqualTo(404);
-        assertThat(admin.get("/api/instances/" + id).json().get("state").asText()).isEqualTo("CANCELED");
-        assertThat(admin.get("/api/tasks/gone/versions").json().get("items").get(0).get("change").asText()).isEqualTo("DELETE");
+        assertThat(admin.get("/api/instances/" + id).json().get("state").asText())
+                .isEqualTo("CANCELED");
+        assertThat(admin.get("/api/tasks/gone/versions")
+                        .json()
+                        .get("items")
+                        .get(0)
+                        .get("change")
+                        .asText())
+                .isEqualTo("DELETE");
     }
 
     @Test
     void refuses_a_rename_through_put() {
         admin.post("/api/tasks", SEED);
         assertField(admin.put("/api/tasks/daily_report", SEED.replace("daily_report", "other")), "taskName");
-        assertThat(admin.put("/api/tasks/nope", SEED.replace("daily_report", "nope")).status()).isEqualTo(404);
+        assertThat(admin.put("/api/tasks/nope", SEED.replace("daily_report", "nope"))
+                        .status())
+                .isEqualTo(404);
     }
 
     @Test
@@ -276,12 +303,19 @@ abstract class ApiContractTest {
         Response r = admin.get("/api/nothing-here");
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.json().get("error").get("message").asText()).contains("GET /api/nothing-here");
-        assertThat(admin.delete("/api/trigger").json().get("error").get("status").asInt()).isEqualTo(404);
+        assertThat(admin.delete("/api/trigger")
+                        .json()
+                        .get("error")
+                        .get("status")
+                        .asInt())
+                .isEqualTo(404);
         assertThat(r.json().get("error").get("status").asInt()).isEqualTo(404);
     }
 
     static void assertField(Response r, String field) {
         assertThat(r.status()).as(r.toString()).isEqualTo(400);
-        assertThat(r.json().get("error").get("fields").get(0).get("field").asText()).as(r.toString()).isEqualTo(field);
+        assertThat(r.json().get("error").get("fields").get(0).get("field").asText())
+                .as(r.toString())
+                .isEqualTo(field);
     }
 }

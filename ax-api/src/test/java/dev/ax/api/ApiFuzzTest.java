@@ -47,8 +47,23 @@ class ApiFuzzTest {
                 {"taskName":"words","trigger":{"type":"event"},
                  "action":{"type":"shell","command":"printf '%s\\\\0' {{params.a}} \\"x{{params.a}}\\" 'y{{params.b}}' {{params.list}}"}}""");
         assertThat(created.status()).as(created.toString()).isEqualTo(201);
-        exec.post("/api/executor/register", Map.of("executorId", "exec-1", "session", "s1", "groups", List.of("default"),
-                "host", "box", "pid", 42, "version", "test", "held", List.of()));
+        exec.post(
+                "/api/executor/register",
+                Map.of(
+                        "executorId",
+                        "exec-1",
+                        "session",
+                        "s1",
+                        "groups",
+                        List.of("default"),
+                        "host",
+                        "box",
+                        "pid",
+                        42,
+                        "version",
+                        "test",
+                        "held",
+                        List.of()));
     }
 
     @AfterContainer
@@ -57,13 +72,16 @@ class ApiFuzzTest {
     }
 
     private static int count(String table) {
-        return node.store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.integer("n")).orElse(0));
+        return node.store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.integer("n"))
+                .orElse(0));
     }
 
     private static void assertNoServerError(Response r) {
         assertThat(r.status()).as("answer to random input: %s", r).isLessThan(500);
         if (r.status() >= 400) {
-            assertThat(r.json().get("error").get("message").asText()).as("error body").isNotBlank();
+            assertThat(r.json().get("error").get("message").asText())
+                    .as("error body")
+                    .isNotBlank();
         }
     }
 
@@ -78,7 +96,9 @@ class ApiFuzzTest {
         assertNoServerError(r);
         Statistics.collect(r.status());
         if (r.status() == 201) {
-            assertThat(admin.delete("/api/tasks/" + r.json().get("taskName").asText()).status()).isEqualTo(204);
+            assertThat(admin.delete("/api/tasks/" + r.json().get("taskName").asText())
+                            .status())
+                    .isEqualTo(204);
         } else {
             assertThat(REFUSALS).as(r.toString()).contains(r.status());
             assertThat(count("ax_task")).isEqualTo(tasks);
@@ -89,57 +109,119 @@ class ApiFuzzTest {
 
     @Provide
     Arbitrary<String> tasks() {
-        Arbitrary<String> mutated = Combinators.combine(Arbitraries.of(VALID), paths(), values(), Arbitraries.of(Mutation.values()))
+        Arbitrary<String> mutated = Combinators.combine(
+                        Arbitraries.of(VALID), paths(), values(), Arbitraries.of(Mutation.values()))
                 .as((base, path, value, how) -> write(how.apply(base, path, value)));
         Arbitrary<String> garbage = Arbitraries.strings().ofMaxLength(60);
         Arbitrary<String> randomTrees = values().map(ApiFuzzTest::write);
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, mutated), net.jqwik.api.Tuple.of(1, garbage), net.jqwik.api.Tuple.of(1, randomTrees));
+                net.jqwik.api.Tuple.of(8, mutated),
+                net.jqwik.api.Tuple.of(1, garbage),
+                net.jqwik.api.Tuple.of(1, randomTrees));
     }
 
-    private static final List<String> VALID = List.of(
-            """
+    private static final List<String> VALID = List.of("""
             {"taskName":"f1","trigger":{"type":"cron","expression":"*/5 * * * *","timezone":"Asia/Shanghai"},
              "action":{"type":"shell","command":"echo {{date}} {{params.x}}","env":{"K":"{{params.x}}"}},
              "policy":{"maxRetries":2,"retryIntervalSeconds":10,"idempotencyKey":"{{taskName}}:{{date}}"},
-             "params":{"x":{"type":"string","default":"a"}}}""",
-            """
+             "params":{"x":{"type":"string","default":"a"}}}""", """
             {"taskName":"f2","trigger":{"type":"event"},
              "action":{"type":"http","method":"POST","url":"http://127.0.0.1:9/x/{{params.id}}","headers":{"X-A":"{{params.id}}"},
                        "body":{"id":"{{params.id}}","n":[1,2]}},
-             "params":{"id":{"type":"integer","required":true,"min":1}}}""",
-            """
+             "params":{"id":{"type":"integer","required":true,"min":1}}}""", """
             {"taskName":"f3","trigger":{"type":"interval","intervalSeconds":60},
              "action":{"type":"sdk","handler":"sync","group":"orders"},
              "policy":{"maxConcurrency":2,"overflow":"SKIP","approval":{"approvers":["alice"],"timeoutSeconds":60}}}""");
 
     /** Where a mutation lands: a path of keys into the definition. */
     private static Arbitrary<List<String>> paths() {
-        return Arbitraries.of("taskName", "trigger", "trigger.type", "trigger.expression", "trigger.timezone", "trigger.intervalSeconds",
-                        "action", "action.type", "action.command", "action.env", "action.env.K", "action.url", "action.headers",
-                        "action.body", "action.method", "action.group", "policy", "policy.maxRetries", "policy.idempotencyKey",
-                        "policy.approval", "policy.overflow", "params", "params.x", "params.x.type", "params.x.default", "params.id.min",
-                        "params.id.enum", "params.x.pattern", "dependsOn", "environment", "extra")
+        return Arbitraries.of(
+                        "taskName",
+                        "trigger",
+                        "trigger.type",
+                        "trigger.expression",
+                        "trigger.timezone",
+                        "trigger.intervalSeconds",
+                        "action",
+                        "action.type",
+                        "action.command",
+                        "action.env",
+                        "action.env.K",
+                        "action.url",
+                        "action.headers",
+                        "action.body",
+                        "action.method",
+                        "action.group",
+                        "policy",
+                        "policy.maxRetries",
+                        "policy.idempotencyKey",
+                        "policy.approval",
+                        "policy.overflow",
+                        "params",
+                        "params.x",
+                        "params.x.type",
+                        "params.x.default",
+                        "params.id.min",
+                        "params.id.enum",
+                        "params.x.pattern",
+                        "dependsOn",
+                        "environment",
+                        "extra")
                 .map(p -> Arrays.asList(p.split("\\.")));
     }
 
     /** Random JSON values, with the strings an attacker or a careless user sends. */
     private static Arbitrary<Object> values() {
-        Arbitrary<Object> strings = Arbitraries.oneOf(Arbitraries.strings().ofMaxLength(30),
-                Arbitraries.of("{{params.x}}", "{{secret.db}}", "{{date", "`id`", "$(id)", "0 2 * * *", "61 * * * *", "@daily",
-                        "Asia/Shanghai", "Mars/Base", "shell", "http", "event", "cron", "ALLOW", "-1", "", "\u0000", "\r\n", "'\"", "..",
-                        "http://x/{{params.x}}", "{{params.x}}/y", "a".repeat(70_000)));
-        Arbitrary<Object> scalars = Arbitraries.oneOf(strings, Arbitraries.integers().map(Object.class::cast),
-                Arbitraries.longs().map(Object.class::cast), Arbitraries.doubles().map(Object.class::cast),
-                Arbitraries.of(true, false), Arbitraries.just(null));
-        return Arbitraries.recursive(() -> scalars, inner -> Arbitraries.oneOf(
-                inner.list().ofMaxSize(3).map(Object.class::cast),
-                Arbitraries.maps(Arbitraries.of("type", "a", "x", "command", "expression", "default", "enum"), inner).ofMaxSize(3)
-                        .map(Object.class::cast)), 3);
+        Arbitrary<Object> strings = Arbitraries.oneOf(
+                Arbitraries.strings().ofMaxLength(30),
+                Arbitraries.of(
+                        "{{params.x}}",
+                        "{{secret.db}}",
+                        "{{date",
+                        "`id`",
+                        "$(id)",
+                        "0 2 * * *",
+                        "61 * * * *",
+                        "@daily",
+                        "Asia/Shanghai",
+                        "Mars/Base",
+                        "shell",
+                        "http",
+                        "event",
+                        "cron",
+                        "ALLOW",
+                        "-1",
+                        "",
+                        "\u0000",
+                        "\r\n",
+                        "'\"",
+                        "..",
+                        "http://x/{{params.x}}",
+                        "{{params.x}}/y",
+                        "a".repeat(70_000)));
+        Arbitrary<Object> scalars = Arbitraries.oneOf(
+                strings,
+                Arbitraries.integers().map(Object.class::cast),
+                Arbitraries.longs().map(Object.class::cast),
+                Arbitraries.doubles().map(Object.class::cast),
+                Arbitraries.of(true, false),
+                Arbitraries.just(null));
+        return Arbitraries.recursive(
+                () -> scalars,
+                inner -> Arbitraries.oneOf(
+                        inner.list().ofMaxSize(3).map(Object.class::cast),
+                        Arbitraries.maps(
+                                        Arbitraries.of("type", "a", "x", "command", "expression", "default", "enum"),
+                                        inner)
+                                .ofMaxSize(3)
+                                .map(Object.class::cast)),
+                3);
     }
 
     private enum Mutation {
-        REPLACE, REMOVE, ADD;
+        REPLACE,
+        REMOVE,
+        ADD;
 
         @SuppressWarnings("unchecked")
         Map<String, Object> apply(String base, List<String> path, Object value) {
@@ -176,12 +258,27 @@ class ApiFuzzTest {
         }
         assertThat(count("ax_instance")).isEqualTo(runs + 1);
         Map<String, Object> params = read(body).get("params") instanceof Map<?, ?> p ? cast(p) : Map.of();
-        Response poll = exec.post("/api/executor/poll", Map.of("executorId", "exec-1", "groups", List.of("default"), "max", 1,
-                "waitMillis", 2000));
+        Response poll = exec.post(
+                "/api/executor/poll",
+                Map.of("executorId", "exec-1", "groups", List.of("default"), "max", 1, "waitMillis", 2000));
         JsonNode item = poll.json().get("items").get(0);
-        assertThat(item.get("instanceId").asLong()).isEqualTo(r.json().get("instanceId").asLong());
-        exec.post("/api/executor/complete", Map.of("executorId", "exec-1", "run", Map.of("instanceId", item.get("instanceId").asLong(),
-                "attempt", item.get("attempt").asInt()), "success", true, "message", "checked"));
+        assertThat(item.get("instanceId").asLong())
+                .isEqualTo(r.json().get("instanceId").asLong());
+        exec.post(
+                "/api/executor/complete",
+                Map.of(
+                        "executorId",
+                        "exec-1",
+                        "run",
+                        Map.of(
+                                "instanceId",
+                                item.get("instanceId").asLong(),
+                                "attempt",
+                                item.get("attempt").asInt()),
+                        "success",
+                        true,
+                        "message",
+                        "checked"));
 
         List<String> expected = new ArrayList<>();
         String a = text(params.get("a"));
@@ -189,24 +286,34 @@ class ApiFuzzTest {
         expected.add("x" + a);
         expected.add("y" + text(params.get("b")));
         ((List<?>) params.get("list")).forEach(v -> expected.add(text(v)));
-        assertThat(sh(item.get("command").asText())).as(item.get("command").asText()).isEqualTo(expected);
+        assertThat(sh(item.get("command").asText()))
+                .as(item.get("command").asText())
+                .isEqualTo(expected);
         assertThat(item.get("env").get("AX_PARAM_A").asText()).isEqualTo(a);
     }
 
     @Provide
     Arbitrary<String> triggers() {
         Arbitrary<Object> word = Arbitraries.oneOf(
-                Arbitraries.strings().ofMaxLength(20).filter(s -> s.indexOf('\0') < 0).map(Object.class::cast),
-                Arbitraries.of("x; id", "$(id)", "`id`", "'", "\"", "a b", "", "\\", "--rm", "\n", "*").map(Object.class::cast),
-                Arbitraries.integers().map(Object.class::cast), Arbitraries.of(true, false).map(Object.class::cast));
-        Arbitrary<Map<String, Object>> good = Combinators.combine(word, word, word.list().ofMaxSize(3)).as((a, b, list) -> {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("a", a);
-            p.put("b", b);
-            p.put("list", list);
-            return p;
-        });
-        Arbitrary<Object> broken = Arbitraries.oneOf(values(), Arbitraries.of("a\u0000b", List.of(List.of("x")), Map.of("k", "v")));
+                Arbitraries.strings()
+                        .ofMaxLength(20)
+                        .filter(s -> s.indexOf('\0') < 0)
+                        .map(Object.class::cast),
+                Arbitraries.of("x; id", "$(id)", "`id`", "'", "\"", "a b", "", "\\", "--rm", "\n", "*")
+                        .map(Object.class::cast),
+                Arbitraries.integers().map(Object.class::cast),
+                Arbitraries.of(true, false).map(Object.class::cast));
+        Arbitrary<Map<String, Object>> good = Combinators.combine(
+                        word, word, word.list().ofMaxSize(3))
+                .as((a, b, list) -> {
+                    Map<String, Object> p = new LinkedHashMap<>();
+                    p.put("a", a);
+                    p.put("b", b);
+                    p.put("list", list);
+                    return p;
+                });
+        Arbitrary<Object> broken =
+                Arbitraries.oneOf(values(), Arbitraries.of("a\u0000b", List.of(List.of("x")), Map.of("k", "v")));
         return Arbitraries.oneOf(
                 good.map(p -> write(Map.of("params", p))),
                 Combinators.combine(good, broken).as((p, bad) -> {
@@ -222,10 +329,18 @@ class ApiFuzzTest {
 
     @Property(tries = 300)
     void a_random_cron_expression_is_previewed_or_refused_never_a_500(@ForAll("crons") String expression) {
-        assertNoServerError(admin.get("/api/cron/next?expression=" + URLEncoder.encode(expression, StandardCharsets.UTF_8)));
+        assertNoServerError(
+                admin.get("/api/cron/next?expression=" + URLEncoder.encode(expression, StandardCharsets.UTF_8)));
         int tasks = count("ax_task");
-        Response r = admin.post("/api/tasks", write(Map.of("taskName", "cronfuzz", "trigger", Map.of("type", "cron", "expression", expression),
-                "action", Map.of("type", "shell", "command", "true"))));
+        Response r = admin.post(
+                "/api/tasks",
+                write(Map.of(
+                        "taskName",
+                        "cronfuzz",
+                        "trigger",
+                        Map.of("type", "cron", "expression", expression),
+                        "action",
+                        Map.of("type", "shell", "command", "true"))));
         assertNoServerError(r);
         Statistics.collect(r.status());
         if (r.status() == 201) {
@@ -237,11 +352,38 @@ class ApiFuzzTest {
 
     @Provide
     Arbitrary<String> crons() {
-        Arbitrary<String> field = Arbitraries.oneOf(Arbitraries.of("*", "*/0", "*/5", "0", "59", "60", "L", "5L", "1-5", "5-1", "1,2,3",
-                "MON-FRI", "JAN", "?", "#", "-", ",", "*/", "1-", "99999999999", "W", "LW", "7", "0-7/2", "a"), Arbitraries.strings()
-                .withChars("0123456789*/-,LW#?").ofMaxLength(6));
-        return Arbitraries.oneOf(field.list().ofMinSize(1).ofMaxSize(7).map(f -> String.join(" ", f)),
-                Arbitraries.of("@daily", "@hourly", "@reboot", "@every 5m", "", " "), Arbitraries.strings().ofMaxLength(30));
+        Arbitrary<String> field = Arbitraries.oneOf(
+                Arbitraries.of(
+                        "*",
+                        "*/0",
+                        "*/5",
+                        "0",
+                        "59",
+                        "60",
+                        "L",
+                        "5L",
+                        "1-5",
+                        "5-1",
+                        "1,2,3",
+                        "MON-FRI",
+                        "JAN",
+                        "?",
+                        "#",
+                        "-",
+                        ",",
+                        "*/",
+                        "1-",
+                        "99999999999",
+                        "W",
+                        "LW",
+                        "7",
+                        "0-7/2",
+                        "a"),
+                Arbitraries.strings().withChars("0123456789*/-,LW#?").ofMaxLength(6));
+        return Arbitraries.oneOf(
+                field.list().ofMinSize(1).ofMaxSize(7).map(f -> String.join(" ", f)),
+                Arbitraries.of("@daily", "@hourly", "@reboot", "@every 5m", "", " "),
+                Arbitraries.strings().ofMaxLength(30));
     }
 
     // ---- helpers ---------------------------------------------------------------------------
@@ -275,7 +417,8 @@ class ApiFuzzTest {
 
     /** The NUL-separated words the command printed in a real shell. */
     private static List<String> sh(String command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("/bin/sh", "-s").redirectErrorStream(true).start();
+        Process p =
+                new ProcessBuilder("/bin/sh", "-s").redirectErrorStream(true).start();
         try (var stdin = p.getOutputStream()) {
             stdin.write(command.getBytes(StandardCharsets.UTF_8));
         }

@@ -27,8 +27,7 @@ class CanaryApiTest {
 
     static String task(String command) {
         return """
-                {"taskName":"sync","trigger":{"type":"event"},"action":{"type":"shell","command":"%s"},"policy":{"overflow":"ALLOW"}}"""
-                .formatted(command);
+                {"taskName":"sync","trigger":{"type":"event"},"action":{"type":"shell","command":"%s"},"policy":{"overflow":"ALLOW"}}""".formatted(command);
     }
 
     @Test
@@ -53,7 +52,10 @@ class CanaryApiTest {
         assertThat(again.json().at("/error/message").asText()).contains("already has a canary in progress");
         assertThat(admin.put("/api/tasks/sync", task("echo v3")).status()).isEqualTo(409);
 
-        assertThat(node.client(TestNode.OPERATOR).post("/api/tasks/sync/canary/promote", "").status()).isEqualTo(403);
+        assertThat(node.client(TestNode.OPERATOR)
+                        .post("/api/tasks/sync/canary/promote", "")
+                        .status())
+                .isEqualTo(403);
         Response promoted = admin.post("/api/tasks/sync/canary/promote", "");
         assertThat(promoted.status()).as(promoted.toString()).isEqualTo(200);
         assertThat(promoted.json().get("version").asInt()).isEqualTo(3);
@@ -75,11 +77,19 @@ class CanaryApiTest {
         assertField(admin.put("/api/tasks/sync?rollout=blue-green&percent=10", task("echo v2")), "rollout");
         assertField(admin.put("/api/tasks/sync?percent=10", task("echo v2")), "percent");
         assertField(admin.put("/api/tasks/sync?rollout=canary&percent=10", task("")), "action.command");
-        assertField(admin.put("/api/tasks/sync?rollout=canary&percent=10",
-                task("echo v2").replace("{\"type\":\"event\"}", "{\"type\":\"cron\",\"expression\":\"0 2 * * *\"}")), "trigger");
+        assertField(
+                admin.put(
+                        "/api/tasks/sync?rollout=canary&percent=10",
+                        task("echo v2")
+                                .replace("{\"type\":\"event\"}", "{\"type\":\"cron\",\"expression\":\"0 2 * * *\"}")),
+                "trigger");
         assertThat(admin.get("/api/tasks/sync/versions").json().get("items")).hasSize(1);
         assertThat(admin.get("/api/tasks/sync").json().has("canary")).isFalse();
-        assertThat(admin.put("/api/tasks/nope?rollout=canary&percent=10", task("echo v2").replace("sync", "nope")).status()).isEqualTo(404);
+        assertThat(admin.put(
+                                "/api/tasks/nope?rollout=canary&percent=10",
+                                task("echo v2").replace("sync", "nope"))
+                        .status())
+                .isEqualTo(404);
     }
 
     @Test
@@ -94,7 +104,8 @@ class CanaryApiTest {
         assertThat(admin.get("/api/tasks/sync").json().get("version").asInt()).isEqualTo(1);
         assertThat(admin.get("/api/tasks/sync/versions").json().get("items")).hasSize(1);
 
-        Response withParams = admin.post("/api/tasks/sync/test-run",
+        Response withParams = admin.post(
+                "/api/tasks/sync/test-run",
                 "{\"definition\":" + task("echo {{params.day}}") + ",\"params\":{\"day\":\"2026-11-29\"}}");
         assertThat(withParams.status()).as(withParams.toString()).isEqualTo(202);
 
@@ -102,12 +113,16 @@ class CanaryApiTest {
         assertField(admin.post("/api/tasks/sync/test-run", task("echo {{params.day}}")), "params.day");
         assertThat(admin.get("/api/instances?task=sync").json().get("items")).hasSize(2);
         // A task not saved yet: the run is made, the task is not.
-        assertThat(admin.post("/api/tasks/fresh/test-run", task("echo hi").replace("sync", "fresh")).status()).isEqualTo(202);
+        assertThat(admin.post("/api/tasks/fresh/test-run", task("echo hi").replace("sync", "fresh"))
+                        .status())
+                .isEqualTo(202);
         assertThat(admin.get("/api/tasks/fresh").status()).isEqualTo(404);
     }
 
     static void assertField(Response r, String field) {
         assertThat(r.status()).as(r.toString()).isEqualTo(400);
-        assertThat(r.json().at("/error/fields")).as(r.toString()).anySatisfy(f -> assertThat(f.get("field").asText()).isEqualTo(field));
+        assertThat(r.json().at("/error/fields"))
+                .as(r.toString())
+                .anySatisfy(f -> assertThat(f.get("field").asText()).isEqualTo(field));
     }
 }

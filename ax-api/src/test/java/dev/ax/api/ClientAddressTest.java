@@ -24,8 +24,18 @@ class ClientAddressTest {
     @Test
     void takes_nothing_else_and_never_asks_dns() {
         // Host names would be looked up by InetAddress; none of these may be.
-        for (String text : List.of("localhost", "example.com", "abc", "999.1.1.1", "1.2.3", "1.2.3.4.5", "::zz", ".::1",
-                "unknown", "", "_hidden")) {
+        for (String text : List.of(
+                "localhost",
+                "example.com",
+                "abc",
+                "999.1.1.1",
+                "1.2.3",
+                "1.2.3.4.5",
+                "::zz",
+                ".::1",
+                "unknown",
+                "",
+                "_hidden")) {
             assertThat(literal(text)).as(text).isNull();
         }
         assertThat(ClientAddress.literal(null)).isEmpty();
@@ -35,13 +45,17 @@ class ClientAddressTest {
     void a_trusted_proxy_must_be_an_address() {
         assertThatThrownBy(() -> HttpOptions.DEFAULT.withTrustedProxies(List.of("proxy.internal")))
                 .hasMessage("--trusted-proxy must be an IP address like 10.0.0.5 or fd00::5, was 'proxy.internal'");
-        assertThat(HttpOptions.DEFAULT.withTrustedProxies(List.of("10.0.0.5", "fd00::5")).trustedProxies()).hasSize(2);
+        assertThat(HttpOptions.DEFAULT
+                        .withTrustedProxies(List.of("10.0.0.5", "fd00::5"))
+                        .trustedProxies())
+                .hasSize(2);
     }
 
     @Test
     void the_request_size_limit_must_leave_room_for_an_executors_largest_request() {
         assertThatThrownBy(() -> HttpOptions.DEFAULT.withMaxRequestBytes(1000))
-                .hasMessage("--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
+                .hasMessage(
+                        "--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
         assertThat(HttpOptions.DEFAULT.maxRequestBytes()).isEqualTo(1024 * 1024);
     }
 }

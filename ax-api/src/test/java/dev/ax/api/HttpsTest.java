@@ -41,7 +41,8 @@ class HttpsTest {
     }
 
     TlsIdentity identity(Issued issued, KeyFormat format) {
-        return TlsIdentity.load(PKI.writeChain(dir.resolve("chain.pem"), issued),
+        return TlsIdentity.load(
+                PKI.writeChain(dir.resolve("chain.pem"), issued),
                 TestPki.writeKey(dir.resolve("key.pem"), issued.key(), format));
     }
 
@@ -50,9 +51,12 @@ class HttpsTest {
     void serves_https_with_a_pem_key_in_each_form(String algorithm, KeyFormat format) throws Exception {
         TlsIdentity tls = identity(PKI.server(algorithm, "localhost", "127.0.0.1"), format);
         try (TestNode node = new TestNode(TestDatabases.h2(), HttpOptions.DEFAULT.withTls(tls))) {
-            HttpResponse<String> r = trustingTheTestCa().send(HttpRequest.newBuilder(
-                    URI.create("https://127.0.0.1:" + node.api.port() + "/api/tasks")).header("Authorization", "Bearer " + TestNode.ADMIN)
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = trustingTheTestCa()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + node.api.port() + "/api/tasks"))
+                                    .header("Authorization", "Bearer " + TestNode.ADMIN)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
 
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
@@ -63,7 +67,9 @@ class HttpsTest {
     void a_client_that_does_not_trust_the_ca_cannot_talk_to_it() throws Exception {
         TlsIdentity tls = identity(PKI.server("RSA", "127.0.0.1"), KeyFormat.PKCS8);
         try (TestNode node = new TestNode(TestDatabases.h2(), HttpOptions.DEFAULT.withTls(tls))) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + node.api.port() + "/healthz")).build();
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create("https://127.0.0.1:" + node.api.port() + "/healthz"))
+                    .build();
             assertThatThrownBy(() -> HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()))
                     .isInstanceOf(SSLHandshakeException.class);
         }
@@ -72,11 +78,13 @@ class HttpsTest {
     @Test
     void a_key_that_is_not_the_certificates_is_refused_naming_both_options() {
         Path chain = PKI.writeChain(dir.resolve("chain.pem"), PKI.server("RSA", "localhost"));
-        Path otherKey = TestPki.writeKey(dir.resolve("other.pem"), PKI.server("RSA", "localhost").key(), KeyFormat.PKCS8);
+        Path otherKey = TestPki.writeKey(
+                dir.resolve("other.pem"), PKI.server("RSA", "localhost").key(), KeyFormat.PKCS8);
 
         assertThatThrownBy(() -> TlsIdentity.load(chain, otherKey))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("--tls-key " + otherKey + " does not belong to the certificate in --tls-cert " + chain)
+                .hasMessageStartingWith(
+                        "--tls-key " + otherKey + " does not belong to the certificate in --tls-cert " + chain)
                 .hasMessageContaining("CN=localhost");
     }
 
@@ -87,7 +95,8 @@ class HttpsTest {
         Path key = TestPki.writeKey(dir.resolve("key.pem"), server.key(), KeyFormat.PKCS8);
 
         assertThatThrownBy(() -> TlsIdentity.load(reversed, key))
-                .hasMessageContaining("belongs to a later certificate of the chain: the server's own certificate comes first");
+                .hasMessageContaining(
+                        "belongs to a later certificate of the chain: the server's own certificate comes first");
     }
 
     @Test
@@ -100,11 +109,15 @@ class HttpsTest {
         Path encrypted = TestPki.writeKey(dir.resolve("encrypted.pem"), server.key(), KeyFormat.ENCRYPTED_PKCS8);
 
         assertThatThrownBy(() -> TlsIdentity.load(missing, key)).hasMessage("--tls-cert " + missing + ": no such file");
-        assertThatThrownBy(() -> TlsIdentity.load(chain, missing)).hasMessage("--tls-key " + missing + ": no such file");
+        assertThatThrownBy(() -> TlsIdentity.load(chain, missing))
+                .hasMessage("--tls-key " + missing + ": no such file");
         assertThatThrownBy(() -> TlsIdentity.load(text, key)).hasMessageStartingWith("--tls-cert " + text);
-        assertThatThrownBy(() -> TlsIdentity.load(chain, text)).hasMessageStartingWith("--tls-key " + text + " holds no private key");
-        assertThatThrownBy(() -> TlsIdentity.load(chain, chain)).hasMessageStartingWith("--tls-key " + chain + " holds no private key");
+        assertThatThrownBy(() -> TlsIdentity.load(chain, text))
+                .hasMessageStartingWith("--tls-key " + text + " holds no private key");
+        assertThatThrownBy(() -> TlsIdentity.load(chain, chain))
+                .hasMessageStartingWith("--tls-key " + chain + " holds no private key");
         assertThatThrownBy(() -> TlsIdentity.load(key, key)).hasMessageStartingWith("--tls-cert " + key);
-        assertThatThrownBy(() -> TlsIdentity.load(chain, encrypted)).hasMessageStartingWith("--tls-key " + encrypted + " is encrypted");
+        assertThatThrownBy(() -> TlsIdentity.load(chain, encrypted))
+                .hasMessageStartingWith("--tls-key " + encrypted + " is encrypted");
     }
 }

@@ -27,7 +27,8 @@ class OpenApiTest {
                 if (METHODS.contains(op.getKey())) {
                     String key = op.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey();
                     documented.add(key);
-                    documentedRoles.add(key + " " + op.getValue().path("x-ax-role").asText());
+                    documentedRoles.add(
+                            key + " " + op.getValue().path("x-ax-role").asText());
                 }
             });
         }
@@ -51,7 +52,8 @@ class OpenApiTest {
         assertThat(schemas.has("TaskView")).isTrue();
         assertThat(schemas.has("InstanceView")).isTrue();
         assertThat(schemas.has("Error")).isTrue();
-        assertThat(schemas.get("InstanceView").get("properties").has("waitingReason")).isTrue();
+        assertThat(schemas.get("InstanceView").get("properties").has("waitingReason"))
+                .isTrue();
         // every $ref points at a declared schema
         String text = doc.toString();
         var refs = Pattern.compile("#/components/schemas/(\\w+)").matcher(text);
@@ -76,12 +78,20 @@ class OpenApiTest {
             assertThat(op.get("responses").has("200")).as(path).isTrue();
             assertThat(op.get("responses").has("422")).as(path).isTrue();
         }
-        assertThat(doc.get("components").get("schemas").get("Triggered").get("properties").has("duplicate")).isTrue();
+        assertThat(doc.get("components")
+                        .get("schemas")
+                        .get("Triggered")
+                        .get("properties")
+                        .has("duplicate"))
+                .isTrue();
     }
 
     @Test
     void route_paths_are_unique() {
-        assertThat(Routes.table(null).stream().map(r -> r.method() + " " + r.path()).distinct().count())
+        assertThat(Routes.table(null).stream()
+                        .map(r -> r.method() + " " + r.path())
+                        .distinct()
+                        .count())
                 .isEqualTo(Routes.table(null).size());
     }
 }

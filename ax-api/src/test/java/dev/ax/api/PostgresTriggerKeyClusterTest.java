@@ -37,10 +37,15 @@ class PostgresTriggerKeyClusterTest {
         a = new TestNode(db, "node-a", SchedulerConfig.DEFAULT);
         b = new TestNode(db, "node-b", SchedulerConfig.DEFAULT);
         ApiClient admin = a.client(TestNode.ADMIN);
-        assertThat(admin.post("/api/tasks", eventTask("limited", "true")).status()).isEqualTo(201);
-        // Overflow ALLOW: its triggers lock the task row shared, so the key's row is all that stands between two callers.
-        assertThat(admin.post("/api/tasks", eventTask("unlimited", "true").replace("}}", "},\"policy\":{\"overflow\":\"ALLOW\"}}"))
-                .status()).isEqualTo(201);
+        assertThat(admin.post("/api/tasks", eventTask("limited", "true")).status())
+                .isEqualTo(201);
+        // Overflow ALLOW: its triggers lock the task row shared, so the key's row is all that stands between two
+        // callers.
+        assertThat(admin.post(
+                                "/api/tasks",
+                                eventTask("unlimited", "true").replace("}}", "},\"policy\":{\"overflow\":\"ALLOW\"}}"))
+                        .status())
+                .isEqualTo(201);
     }
 
     @AfterEach
@@ -55,7 +60,9 @@ class PostgresTriggerKeyClusterTest {
         List<ApiClient> nodes = List.of(a.client(TestNode.OPERATOR), b.client(TestNode.OPERATOR));
         for (ApiClient node : nodes) {
             // Each node learns which lock the task's triggers take, as it would under traffic.
-            assertThat(node.post("/api/trigger", "{\"taskName\":\"" + task + "\"}").status()).isEqualTo(202);
+            assertThat(node.post("/api/trigger", "{\"taskName\":\"" + task + "\"}")
+                            .status())
+                    .isEqualTo(202);
         }
         String body = "{\"taskName\":\"" + task + "\",\"params\":{\"order\":7}}";
         try (ExecutorService callers = Executors.newFixedThreadPool(CALLERS)) {
@@ -78,13 +85,26 @@ class PostgresTriggerKeyClusterTest {
                 for (Future<Response> f : answers) {
                     got.add(f.get(60, TimeUnit.SECONDS));
                 }
-                assertThat(got).as(key).allSatisfy(r -> assertThat(r.status()).as(r.toString()).isIn(200, 202));
-                assertThat(got.stream().filter(r -> r.status() == 202)).as(key + ": one caller made the run").hasSize(1);
-                assertThat(got.stream().map(r -> r.json().get("instanceId").asLong()).distinct()).as(key).hasSize(1);
-                assertThat(got.stream().filter(r -> r.json().get("duplicate").asBoolean())).hasSize(CALLERS - 1);
+                assertThat(got)
+                        .as(key)
+                        .allSatisfy(r -> assertThat(r.status()).as(r.toString()).isIn(200, 202));
+                assertThat(got.stream().filter(r -> r.status() == 202))
+                        .as(key + ": one caller made the run")
+                        .hasSize(1);
+                assertThat(got.stream()
+                                .map(r -> r.json().get("instanceId").asLong())
+                                .distinct())
+                        .as(key)
+                        .hasSize(1);
+                assertThat(got.stream().filter(r -> r.json().get("duplicate").asBoolean()))
+                        .hasSize(CALLERS - 1);
             }
         }
-        int runs = a.client(TestNode.ADMIN).get("/api/instances?task=" + task + "&limit=500").json().get("items").size();
+        int runs = a.client(TestNode.ADMIN)
+                .get("/api/instances?task=" + task + "&limit=500")
+                .json()
+                .get("items")
+                .size();
         assertThat(runs).as("one per key, and the two unkeyed triggers").isEqualTo(KEYS + 2);
         long keys = a.store.tx(tx -> a.store.triggerKeys().count(tx));
         assertThat(keys).isEqualTo(KEYS);

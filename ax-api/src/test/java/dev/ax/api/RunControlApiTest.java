@@ -47,27 +47,46 @@ abstract class RunControlApiTest {
     }
 
     private void register() {
-        Response r = exec.post("/api/executor/register", Map.of("executorId", "exec-1", "session", "s1",
-                "groups", List.of("default"), "host", "box", "pid", 42, "version", "test", "held", List.of()));
+        Response r = exec.post(
+                "/api/executor/register",
+                Map.of(
+                        "executorId",
+                        "exec-1",
+                        "session",
+                        "s1",
+                        "groups",
+                        List.of("default"),
+                        "host",
+                        "box",
+                        "pid",
+                        42,
+                        "version",
+                        "test",
+                        "held",
+                        List.of()));
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
     }
 
     /** Claims the one READY run and reports it started; returns its run reference (id and attempt). */
     private Map<String, Object> startRun(long id) {
-        Response poll = exec.post("/api/executor/poll", Map.of("executorId", "exec-1", "groups", List.of("default"),
-                "max", 1, "waitMillis", 2000));
+        Response poll = exec.post(
+                "/api/executor/poll",
+                Map.of("executorId", "exec-1", "groups", List.of("default"), "max", 1, "waitMillis", 2000));
         JsonNode item = poll.json().get("items").get(0);
         assertThat(item.get("instanceId").asLong()).as(poll.toString()).isEqualTo(id);
-        Map<String, Object> run = Map.of("instanceId", id, "attempt", item.get("attempt").asInt());
-        assertThat(exec.post("/api/executor/started", Map.of("executorId", "exec-1", "run", run, "pid", 4242)).status())
+        Map<String, Object> run =
+                Map.of("instanceId", id, "attempt", item.get("attempt").asInt());
+        assertThat(exec.post("/api/executor/started", Map.of("executorId", "exec-1", "run", run, "pid", 4242))
+                        .status())
                 .isEqualTo(200);
         assertThat(state(id)).isEqualTo("RUNNING");
         return run;
     }
 
     private void finish(Map<String, Object> run, boolean success, int exitCode) {
-        Response done = exec.post("/api/executor/complete", Map.of("executorId", "exec-1", "run", run,
-                "success", success, "exitCode", exitCode));
+        Response done = exec.post(
+                "/api/executor/complete",
+                Map.of("executorId", "exec-1", "run", run, "success", success, "exitCode", exitCode));
         assertThat(done.status()).as(done.toString()).isEqualTo(200);
     }
 
@@ -81,7 +100,9 @@ abstract class RunControlApiTest {
 
     private List<String> eventTypes(long id) {
         JsonNode items = admin.get("/api/instances/" + id + "/events").json().get("items");
-        return StreamSupport.stream(items.spliterator(), false).map(e -> e.get("type").asText()).toList();
+        return StreamSupport.stream(items.spliterator(), false)
+                .map(e -> e.get("type").asText())
+                .toList();
     }
 
     // --- terminate
@@ -99,19 +120,24 @@ abstract class RunControlApiTest {
         assertThat(r.json().get("id").asLong()).isEqualTo(id);
         assertThat(r.json().get("state").asText()).isEqualTo("TERMINATED");
         assertThat(r.json().get("finishedAt").isNull()).isFalse();
-        JsonNode beat = exec.post("/api/executor/heartbeat", Map.of("executorId", "exec-1", "session", "s1", "held", List.of(run)))
+        JsonNode beat = exec.post(
+                        "/api/executor/heartbeat",
+                        Map.of("executorId", "exec-1", "session", "s1", "held", List.of(run)))
                 .json();
         assertThat(beat.get("abandon")).hasSize(1);
         assertThat(beat.get("abandon").get(0).get("instanceId").asLong()).isEqualTo(id);
         assertThat(beat.get("renewed")).isEmpty();
         // The killed process's exit is reported too late: the run stays TERMINATED.
-        Response late = exec.post("/api/executor/complete", Map.of("executorId", "exec-1", "run", run, "success", false,
-                "exitCode", 143));
+        Response late = exec.post(
+                "/api/executor/complete",
+                Map.of("executorId", "exec-1", "run", run, "success", false, "exitCode", 143));
         assertThat(late.status()).isEqualTo(409);
         assertThat(state(id)).isEqualTo("TERMINATED");
         JsonNode last = admin.get("/api/instances/" + id + "/events").json().get("items");
         JsonNode terminated = StreamSupport.stream(last.spliterator(), false)
-                .filter(e -> e.get("type").asText().equals("TERMINATED")).findFirst().orElseThrow();
+                .filter(e -> e.get("type").asText().equals("TERMINATED"))
+                .findFirst()
+                .orElseThrow();
         assertThat(terminated.get("actor").asText()).isEqualTo("olga");
         assertThat(terminated.get("message").asText()).contains("stuck on a lock");
     }
@@ -130,7 +156,8 @@ abstract class RunControlApiTest {
 
     @Test
     void terminate_and_cancel_of_an_unknown_run_are_404_and_a_bad_reason_is_400() {
-        assertThat(operator.post("/api/instances/999999/terminate", "").status()).isEqualTo(404);
+        assertThat(operator.post("/api/instances/999999/terminate", "").status())
+                .isEqualTo(404);
         assertThat(operator.post("/api/instances/999999/cancel", "").status()).isEqualTo(404);
         assertThat(operator.post("/api/instances/999999/retry", "").status()).isEqualTo(404);
         assertThat(operator.post("/api/instances/999999/rerun", "").status()).isEqualTo(404);
@@ -152,7 +179,8 @@ abstract class RunControlApiTest {
         long second = trigger("one_at_a_time");
         JsonNode blocked = admin.get("/api/instances/" + second).json();
         assertThat(blocked.get("state").asText()).isEqualTo("BLOCKED");
-        assertThat(blocked.get("waitingReason").asText()).isEqualTo("waiting for a concurrency slot (maxConcurrency 1)");
+        assertThat(blocked.get("waitingReason").asText())
+                .isEqualTo("waiting for a concurrency slot (maxConcurrency 1)");
 
         Response r = operator.post("/api/instances/" + second + "/cancel", "{\"reason\":\"not needed\"}");
 
@@ -172,7 +200,8 @@ abstract class RunControlApiTest {
         long first = trigger("one_at_a_time");
         long second = trigger("one_at_a_time");
 
-        assertThat(operator.post("/api/instances/" + first + "/cancel", "").status()).isEqualTo(200);
+        assertThat(operator.post("/api/instances/" + first + "/cancel", "").status())
+                .isEqualTo(200);
 
         assertThat(state(second)).isEqualTo("READY");
         assertThat(eventTypes(second)).contains("UNBLOCKED");
@@ -282,8 +311,14 @@ abstract class RunControlApiTest {
         assertThat(counters.get("queueDropped").asLong()).isZero();
         assertThat(counters.get("missedCaughtUp").asLong()).isZero();
         assertThat(counters.get("missedSlotEvents").asLong()).isZero();
-        assertThat(task.get("definition").get("policy").get("overflow").asText()).isEqualTo("SKIP");
-        assertThat(admin.get("/api/tasks").json().get("items").get(0).has("counters")).isFalse();
-        assertThat(node.client(TestNode.OPERATOR).post("/api/tasks/skipper/pause", "").json().has("counters")).isFalse();
+        assertThat(task.get("definition").get("policy").get("overflow").asText())
+                .isEqualTo("SKIP");
+        assertThat(admin.get("/api/tasks").json().get("items").get(0).has("counters"))
+                .isFalse();
+        assertThat(node.client(TestNode.OPERATOR)
+                        .post("/api/tasks/skipper/pause", "")
+                        .json()
+                        .has("counters"))
+                .isFalse();
     }
 }

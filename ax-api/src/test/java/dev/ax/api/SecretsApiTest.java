@@ -36,8 +36,13 @@ class SecretsApiTest {
     }
 
     static Map<String, Object> task(String name, Map<String, String> env) {
-        return Map.of("taskName", name, "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo \"pw=$DB_PASSWORD\"", "env", env));
+        return Map.of(
+                "taskName",
+                name,
+                "trigger",
+                Map.of("type", "event"),
+                "action",
+                Map.of("type", "shell", "command", "echo \"pw=$DB_PASSWORD\"", "env", env));
     }
 
     @Test
@@ -48,7 +53,8 @@ class SecretsApiTest {
 
         assertThat(created.status()).as(created.toString()).isEqualTo(201);
         assertThat(created.json().get("name").asText()).isEqualTo("db_password");
-        assertThat(created.json().get("keyId").asText()).isEqualTo(node.node.secrets().keyId());
+        assertThat(created.json().get("keyId").asText())
+                .isEqualTo(node.node.secrets().keyId());
         assertThat(created.json().get("createdBy").asText()).isEqualTo("admin");
         assertThat(replaced.status()).as(replaced.toString()).isEqualTo(200);
         assertThat(list.status()).isEqualTo(200);
@@ -89,7 +95,9 @@ class SecretsApiTest {
         ApiClient operator = node.client(TestNode.OPERATOR);
         ApiClient viewer = node.client(TestNode.VIEWER);
 
-        assertThat(operator.put("/api/secrets/db_password", ApiClient.write(Map.of("value", VALUE))).status()).isEqualTo(403);
+        assertThat(operator.put("/api/secrets/db_password", ApiClient.write(Map.of("value", VALUE)))
+                        .status())
+                .isEqualTo(403);
         assertThat(viewer.get("/api/secrets").status()).isEqualTo(403);
         assertThat(operator.delete("/api/secrets/db_password").status()).isEqualTo(403);
         assertThat(operator.post("/api/secrets/rotate-key", Map.of()).status()).isEqualTo(403);
@@ -99,7 +107,9 @@ class SecretsApiTest {
     @Test
     void a_delete_is_refused_while_a_task_uses_the_secret_and_404_when_there_is_none() {
         put("db_password", Map.of("value", VALUE));
-        assertThat(admin.post("/api/tasks", task("nightly_dump", Map.of("DB_PASSWORD", "{{secret.db_password}}"))).status()).isEqualTo(201);
+        assertThat(admin.post("/api/tasks", task("nightly_dump", Map.of("DB_PASSWORD", "{{secret.db_password}}")))
+                        .status())
+                .isEqualTo(201);
 
         Response used = admin.delete("/api/secrets/db_password");
         assertThat(used.status()).as(used.toString()).isEqualTo(409);
@@ -121,8 +131,11 @@ class SecretsApiTest {
 
         Response plain = admin.post("/api/tasks", task("job", Map.of("DB_PASSWORD", "hunter22")));
         assertThat(plain.status()).as(plain.toString()).isEqualTo(201);
-        assertThat(plain.json().get("warnings")).singleElement().satisfies(w -> assertThat(w.asText())
-                .startsWith("action.env.DB_PASSWORD holds a plain value").contains("ax secret set db_password"));
+        assertThat(plain.json().get("warnings"))
+                .singleElement()
+                .satisfies(w -> assertThat(w.asText())
+                        .startsWith("action.env.DB_PASSWORD holds a plain value")
+                        .contains("ax secret set db_password"));
     }
 
     @Test
@@ -143,7 +156,8 @@ class SecretsApiTest {
         assertThat(json.json().get("items").get(0).get("text").asText()).isEqualTo("pw=***\ndone");
         assertThat(text.body()).isEqualTo("pw=***\ndone\n");
         assertThat(run.json().get("message").asText()).isEqualTo("connect failed for ***");
-        for (Response r : List.of(json, text, run, admin.get("/api/instances/" + id + "/events"), admin.get("/api/instances?task=job"))) {
+        for (Response r : List.of(
+                json, text, run, admin.get("/api/instances/" + id + "/events"), admin.get("/api/instances?task=job"))) {
             assertThat(r.body()).doesNotContain(VALUE);
         }
     }
@@ -158,8 +172,16 @@ class SecretsApiTest {
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
         JsonNode body = r.json();
         assertThat(body.get("previousKeyId").asText()).isEqualTo(before);
-        assertThat(body.get("keyId").asText()).isEqualTo(node.node.secrets().keyId()).isNotEqualTo(before);
+        assertThat(body.get("keyId").asText())
+                .isEqualTo(node.node.secrets().keyId())
+                .isNotEqualTo(before);
         assertThat(body.get("secrets").asInt()).isEqualTo(1);
-        assertThat(admin.get("/api/secrets").json().get("items").get(0).get("keyId").asText()).isEqualTo(body.get("keyId").asText());
+        assertThat(admin.get("/api/secrets")
+                        .json()
+                        .get("items")
+                        .get(0)
+                        .get("keyId")
+                        .asText())
+                .isEqualTo(body.get("keyId").asText());
     }
 }

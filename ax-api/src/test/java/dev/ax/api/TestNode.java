@@ -50,7 +50,7 @@ final class TestNode implements AutoCloseable {
         DatabaseClock clock = new DatabaseClock(store.db(), SystemClock.UTC, DatabaseClock.DEFAULT_RESYNC);
         // One key for every node of the test JVM: nodes sharing a database must share it, as a cluster's do.
         node = new SchedulerNode(nodeId, store, clock, config, WebhookSender.NONE, Keyring.inMemory(KEY)).start();
-        api = ApiServer.start(node, "127.0.0.1", 0, http, Observability.NONE, cfg -> { });
+        api = ApiServer.start(node, "127.0.0.1", 0, http, Observability.NONE, cfg -> {});
     }
 
     ApiClient client(String token) {

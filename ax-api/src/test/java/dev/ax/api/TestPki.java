@@ -46,11 +46,14 @@ import org.bouncycastle.util.io.pem.PemObject;
  */
 public final class TestPki {
     /** How a private key is written: {@code BEGIN PRIVATE KEY}, or {@code BEGIN RSA/EC PRIVATE KEY}, or encrypted. */
-    public enum KeyFormat { PKCS8, TRADITIONAL, ENCRYPTED_PKCS8 }
+    public enum KeyFormat {
+        PKCS8,
+        TRADITIONAL,
+        ENCRYPTED_PKCS8
+    }
 
     /** A certificate and its key. */
-    public record Issued(X509Certificate certificate, PrivateKey key) {
-    }
+    public record Issued(X509Certificate certificate, PrivateKey key) {}
 
     private static final AtomicLong SERIAL = new AtomicLong(1000);
     private final KeyPair caKeys;
@@ -85,14 +88,20 @@ public final class TestPki {
     public Issued server(String algorithm, String... names) {
         try {
             KeyPair keys = keys(algorithm);
-            X509v3CertificateBuilder b = builder(X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()),
-                    new X500Name("CN=" + names[0]), keys);
+            X509v3CertificateBuilder b = builder(
+                    X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()),
+                    new X500Name("CN=" + names[0]),
+                    keys);
             List<GeneralName> alternatives = new ArrayList<>();
             for (String name : names) {
-                alternatives.add(new GeneralName(name.matches("[0-9.]+|.*:.*") ? GeneralName.iPAddress : GeneralName.dNSName, name));
+                alternatives.add(new GeneralName(
+                        name.matches("[0-9.]+|.*:.*") ? GeneralName.iPAddress : GeneralName.dNSName, name));
             }
             b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(alternatives.toArray(GeneralName[]::new)));
+            b.addExtension(
+                    Extension.subjectAlternativeName,
+                    false,
+                    new GeneralNames(alternatives.toArray(GeneralName[]::new)));
             b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
             return new Issued(sign(b, caKeys.getPrivate()), keys.getPrivate());
         } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
@@ -111,13 +120,16 @@ public final class TestPki {
     }
 
     public static Path writeKey(Path file, PrivateKey key, KeyFormat format) {
-        try (Writer out = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(out)) {
+        try (Writer out = Files.newBufferedWriter(file);
+                JcaPEMWriter pem = new JcaPEMWriter(out)) {
             switch (format) {
                 case PKCS8 -> pem.writeObject(new JcaPKCS8Generator(key, null));
                 case TRADITIONAL -> pem.writeObject(traditional(key));
-                case ENCRYPTED_PKCS8 -> pem.writeObject(new JcaPKCS8EncryptedPrivateKeyInfoBuilder(key).build(
-                        new JcePKCSPBEOutputEncryptorBuilder(PKCSObjectIdentifiers.pbeWithSHAAnd3_KeyTripleDES_CBC)
-                                .build("secret".toCharArray())));
+                case ENCRYPTED_PKCS8 ->
+                    pem.writeObject(new JcaPKCS8EncryptedPrivateKeyInfoBuilder(key)
+                            .build(new JcePKCSPBEOutputEncryptorBuilder(
+                                            PKCSObjectIdentifiers.pbeWithSHAAnd3_KeyTripleDES_CBC)
+                                    .build("secret".toCharArray())));
             }
             return file;
         } catch (IOException e) {
@@ -138,12 +150,14 @@ public final class TestPki {
         }
         PrivateKeyInfo info = PrivateKeyInfo.getInstance(key.getEncoded());
         ECPrivateKey sec1 = ECPrivateKey.getInstance(info.parsePrivateKey());
-        ECPrivateKey named = new ECPrivateKey(256, sec1.getKey(), info.getPrivateKeyAlgorithm().getParameters());
+        ECPrivateKey named = new ECPrivateKey(
+                256, sec1.getKey(), info.getPrivateKeyAlgorithm().getParameters());
         return new PemObject("EC PRIVATE KEY", named.getEncoded());
     }
 
     static Path pem(Path file, List<?> objects) {
-        try (Writer out = Files.newBufferedWriter(file); JcaPEMWriter pem = new JcaPEMWriter(out)) {
+        try (Writer out = Files.newBufferedWriter(file);
+                JcaPEMWriter pem = new JcaPEMWriter(out)) {
             for (Object o : objects) {
                 pem.writeObject(o);
             }
@@ -162,12 +176,18 @@ public final class TestPki {
     private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
         // Certificates are checked against the machine's real time, so they are made on it, with an hour's slack.
         Instant now = SystemClock.UTC.now();
-        return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIAL.incrementAndGet()),
-                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))), subject, keys.getPublic());
+        return new JcaX509v3CertificateBuilder(
+                issuer,
+                BigInteger.valueOf(SERIAL.incrementAndGet()),
+                Date.from(now.minus(Duration.ofHours(1))),
+                Date.from(now.plus(Duration.ofDays(2))),
+                subject,
+                keys.getPublic());
     }
 
     private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey issuerKey)
             throws OperatorCreationException, GeneralSecurityException {
-        return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey)));
+        return new JcaX509CertificateConverter()
+                .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey)));
     }
 }

@@ -12,13 +12,19 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Every workload in turn, then the summary against the bar (BENCHMARKS.md). */
-@Command(name = "all", description = "This box's limits, then every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup,"
-        + " memory, console), then the bar")
+@Command(
+        name = "all",
+        description =
+                "This box's limits, then every workload (W1 at 1,000 and 10,000 tasks, W2, shell, http, api, startup,"
+                        + " memory, console), then the bar")
 final class AllCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
 
-    @Option(names = "--repeat", defaultValue = "1", description = "W1 runs per system; medians are reported (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--repeat",
+            defaultValue = "1",
+            description = "W1 runs per system; medians are reported (default ${DEFAULT-VALUE})")
     int repeat;
 
     @Option(names = "--markdown", description = "also print the tables as Markdown (for BENCHMARKS.md)")
@@ -73,13 +79,19 @@ final class AllCommand implements Callable<Integer> {
         http.opts = opts;
         http.db = "pg";
         http.tasks = 8;
-        step("http", () -> {
-            try {
-                return http.run();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }, tables, bars, results, failures);
+        step(
+                "http",
+                () -> {
+                    try {
+                        return http.run();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                },
+                tables,
+                bars,
+                results,
+                failures);
 
         ApiCommand api = new ApiCommand();
         api.opts = opts;
@@ -144,7 +156,8 @@ final class AllCommand implements Callable<Integer> {
         bundle.put("bar", summary);
         bundle.put("failures", failures);
         bundle.put("workloads", results);
-        System.err.println("results: " + Results.write(opts.resultsDir, "all", options, List.of(bundle), all.toString(), opts.pg()));
+        System.err.println("results: "
+                + Results.write(opts.resultsDir, "all", options, List.of(bundle), all.toString(), opts.pg()));
         return failures.isEmpty() ? 0 : 1;
     }
 
@@ -152,8 +165,13 @@ final class AllCommand implements Callable<Integer> {
         W1Command.Outcome run();
     }
 
-    private static void step(String name, Step step, List<Table> tables, List<Bar> bars, List<Map<String, Object>> results,
-                             List<String> failures) {
+    private static void step(
+            String name,
+            Step step,
+            List<Table> tables,
+            List<Bar> bars,
+            List<Map<String, Object>> results,
+            List<String> failures) {
         try {
             W1Command.Outcome o = step.run();
             System.out.println(o.table().render());

@@ -39,14 +39,24 @@ final class ApiCommand implements Callable<Integer> {
     @Option(names = "--dbs", defaultValue = "h2,pg", description = "h2 and/or pg (default ${DEFAULT-VALUE})")
     String dbs;
 
-    @Option(names = "--event-tasks", defaultValue = "1", description = "event tasks the requests are spread over (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--event-tasks",
+            defaultValue = "1",
+            description = "event tasks the requests are spread over (default ${DEFAULT-VALUE})")
     int eventTasks;
 
     /** Who sends the requests: wrk, the JDK's HttpClient in this JVM, or wrk when it is installed. */
-    enum Client { auto, wrk, java }
+    enum Client {
+        auto,
+        wrk,
+        java
+    }
 
-    @Option(names = "--client", defaultValue = "auto", description = "wrk, java (the JDK's HttpClient in this JVM) or auto: wrk"
-            + " when it is on the PATH (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--client",
+            defaultValue = "auto",
+            description = "wrk, java (the JDK's HttpClient in this JVM) or auto: wrk"
+                    + " when it is on the PATH (default ${DEFAULT-VALUE})")
     Client client;
 
     /** Whether this run's clients are wrk (else the JDK's HttpClient in this JVM). */
@@ -68,10 +78,21 @@ final class ApiCommand implements Callable<Integer> {
             case auto -> Wrk.installed();
         };
         List<Map<String, Object>> results = new ArrayList<>();
-        Table t = new Table("POST /api/trigger, " + clients + " clients on loopback (" + (wrk ? "wrk" : "the JDK's HttpClient in the"
-                + " server's JVM") + "), " + eventTasks + " event task(s), " + opts.measure() + " s measured after " + opts.warmup()
-                + " s warm-up, single run",
-                "database", "requests/s", "p50", "p99", "max", "errors", "JVM CPU", "PG CPU", "machine CPU", "load");
+        Table t = new Table(
+                "POST /api/trigger, " + clients + " clients on loopback ("
+                        + (wrk ? "wrk" : "the JDK's HttpClient in the" + " server's JVM") + "), " + eventTasks
+                        + " event task(s), " + opts.measure() + " s measured after " + opts.warmup()
+                        + " s warm-up, single run",
+                "database",
+                "requests/s",
+                "p50",
+                "p99",
+                "max",
+                "errors",
+                "JVM CPU",
+                "PG CPU",
+                "machine CPU",
+                "load");
         boolean baseline = true;
         for (String d : Pg.split(dbs)) {
             System.err.println("api: " + d + " ...");
@@ -79,16 +100,23 @@ final class ApiCommand implements Callable<Integer> {
             System.gc();
             for (Map<String, Object> r : one(pg, d.equalsIgnoreCase("h2"), baseline)) {
                 results.add(r);
-                t.row(r.get("database"), Table.num(W2Command.d(r, "requestsPerSecond")), Table.dec(W2Command.d(r, "p50Ms"), 1) + " ms",
-                        Table.dec(W2Command.d(r, "p99Ms"), 1) + " ms", Table.dec(W2Command.d(r, "maxMs"), 1) + " ms",
-                        Table.num(W2Command.d(r, "errors")), Table.cores(W2Command.d(r, "jvmCpuCores")),
-                        Table.cores(W2Command.d(r, "postgresCpuCores")), Table.cores(W2Command.d(r, "boxCpuCores")),
+                t.row(
+                        r.get("database"),
+                        Table.num(W2Command.d(r, "requestsPerSecond")),
+                        Table.dec(W2Command.d(r, "p50Ms"), 1) + " ms",
+                        Table.dec(W2Command.d(r, "p99Ms"), 1) + " ms",
+                        Table.dec(W2Command.d(r, "maxMs"), 1) + " ms",
+                        Table.num(W2Command.d(r, "errors")),
+                        Table.cores(W2Command.d(r, "jvmCpuCores")),
+                        Table.cores(W2Command.d(r, "postgresCpuCores")),
+                        Table.cores(W2Command.d(r, "boxCpuCores")),
                         Table.dec(W2Command.d(r, "loadAverageAtStart"), 1));
             }
             baseline = false;
         }
-        t.note((wrk ? "The clients are wrk, a process of its own: the JVM CPU is the server's, the machine CPU also has wrk's."
-                : "The clients run in the server's JVM (no wrk on the PATH): the JVM CPU is both.")
+        t.note((wrk
+                        ? "The clients are wrk, a process of its own: the JVM CPU is the server's, the machine CPU also has wrk's."
+                        : "The clients run in the server's JVM (no wrk on the PATH): the JVM CPU is both.")
                 + " No executor runs: the runs created stay READY."
                 + " The first row is the ceiling of the HTTP stack on this box: the same server, clients and token, a route"
                 + " that answers without the database.");
@@ -98,8 +126,11 @@ final class ApiCommand implements Callable<Integer> {
         options.put("client", wrk ? "wrk" : "java");
         System.err.println("results: " + Results.write(opts.resultsDir, "api", options, results, t.render(), pg));
         List<Bar> bars = new ArrayList<>();
-        String ceiling = results.stream().filter(r -> NO_DATABASE.equals(r.get("database"))).findFirst()
-                .map(r -> " (the same server without the database: " + Table.num(W2Command.d(r, "requestsPerSecond")) + " req/s)")
+        String ceiling = results.stream()
+                .filter(r -> NO_DATABASE.equals(r.get("database")))
+                .findFirst()
+                .map(r -> " (the same server without the database: " + Table.num(W2Command.d(r, "requestsPerSecond"))
+                        + " req/s)")
                 .orElse("");
         for (Map<String, Object> r : results) {
             if (NO_DATABASE.equals(r.get("database"))) {
@@ -107,9 +138,15 @@ final class ApiCommand implements Callable<Integer> {
             }
             double rps = W2Command.d(r, "requestsPerSecond");
             double p99 = W2Command.d(r, "p99Ms");
-            bars.add(new Bar("API POST /api/trigger (" + r.get("database") + ")", ">= 5,000 req/s, p99 <= 20 ms",
-                    Table.num(rps) + " req/s, p99 " + Table.dec(p99, 1) + " ms (" + (wrk ? "wrk" : "Java client") + ")" + ceiling,
-                    "-", "-", "-", "-",
+            bars.add(new Bar(
+                    "API POST /api/trigger (" + r.get("database") + ")",
+                    ">= 5,000 req/s, p99 <= 20 ms",
+                    Table.num(rps) + " req/s, p99 " + Table.dec(p99, 1) + " ms (" + (wrk ? "wrk" : "Java client") + ")"
+                            + ceiling,
+                    "-",
+                    "-",
+                    "-",
+                    "-",
                     Bar.yes(rps >= 5000 && p99 <= 20)));
         }
         return new W1Command.Outcome(t, bars, results);
@@ -123,16 +160,23 @@ final class ApiCommand implements Callable<Integer> {
         List<Map<String, Object>> rows = new ArrayList<>();
         Path dir = AxServers.tempDir("ax-bench-api");
         try (AxServer server = AxServers.start(pg, h2 ? null : "ax_bench", dir, false);
-             ExecutorService vthreads = Executors.newVirtualThreadPerTaskExecutor()) {
+                ExecutorService vthreads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < eventTasks; i++) {
                 server.node().tasks().create(AxHarness.task("api-" + i, Map.of("type", "event"), "ALLOW"), "bench");
             }
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(vthreads)
-                    .connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .executor(vthreads)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
             if (baseline) {
                 // With "after" given, the route reads no clock from the database: no database at all.
-                Load cron = new Load("GET", URI.create(server.url() + "/api/cron/next?expression=0+2+*+*+*&count=1"
-                        + "&after=2026-01-01T00:00:00Z"), List.of(), 200);
+                Load cron = new Load(
+                        "GET",
+                        URI.create(server.url() + "/api/cron/next?expression=0+2+*+*+*&count=1"
+                                + "&after=2026-01-01T00:00:00Z"),
+                        List.of(),
+                        200);
                 rows.add(measure(pg, "postgres", NO_DATABASE, http, cron));
                 opts.awaitQuiet();
             }
@@ -171,7 +215,10 @@ final class ApiCommand implements Callable<Integer> {
         HttpRequest request(int c) {
             HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
             headers().forEach(b::header);
-            return (bodies.isEmpty() ? b.GET() : b.POST(HttpRequest.BodyPublishers.ofString(bodies.get(c % bodies.size())))).build();
+            return (bodies.isEmpty()
+                            ? b.GET()
+                            : b.POST(HttpRequest.BodyPublishers.ofString(bodies.get(c % bodies.size()))))
+                    .build();
         }
     }
 
@@ -182,7 +229,8 @@ final class ApiCommand implements Callable<Integer> {
         Wrk.run(load.uri(), load.method(), load.headers(), load.bodies(), load.ok(), clients, opts.warmup());
         Window w = new Window(pg, database);
         w.begin();
-        Wrk.Result r = Wrk.run(load.uri(), load.method(), load.headers(), load.bodies(), load.ok(), clients, opts.measure());
+        Wrk.Result r =
+                Wrk.run(load.uri(), load.method(), load.headers(), load.bodies(), load.ok(), clients, opts.measure());
         w.end();
         out.put("requests", r.ok());
         out.put("errors", r.wrongStatus() + r.socketErrors());

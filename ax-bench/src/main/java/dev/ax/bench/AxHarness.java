@@ -55,14 +55,16 @@ final class AxHarness implements AutoCloseable {
         pg.recreate(database);
         if (Boolean.getBoolean("ax.bench.logStatements")) {
             // Diagnostics only (-Dax.bench.logStatements=true): every statement AX sends goes to the server log.
-            try (Connection c = pg.connect("postgres"); Statement st = c.createStatement()) {
+            try (Connection c = pg.connect("postgres");
+                    Statement st = c.createStatement()) {
                 st.execute("ALTER DATABASE " + database + " SET log_statement = 'all'");
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
         Store store = Store.open(new DbConfig(pg.url(database), pg.user(), pg.password(), poolSize));
-        DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
+        DatabaseClock clock =
+                new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
         SchedulerNode node = new SchedulerNode("bench-node", store, clock, SchedulerConfig.DEFAULT);
         return new AxHarness(store, node);
     }
@@ -149,14 +151,24 @@ final class AxHarness implements AutoCloseable {
         private final Thread thread;
 
         NoopConsumer(Dispatcher dispatcher, String id, int batch, RunLog deliveries) {
-            dispatcher.register(new Register(id, UUID.randomUUID().toString(), List.of(GROUP), "bench", ProcessHandle.current().pid(),
-                    "bench", List.of()));
+            dispatcher.register(new Register(
+                    id,
+                    UUID.randomUUID().toString(),
+                    List.of(GROUP),
+                    "bench",
+                    ProcessHandle.current().pid(),
+                    "bench",
+                    List.of()));
             thread = Thread.ofPlatform().daemon(true).name(id).start(() -> {
                 while (running.get()) {
                     try {
                         List<WorkItem> items = dispatcher.poll(new Poll(id, List.of(GROUP), batch, 200));
                         long bodyStart = System.currentTimeMillis();
-                        deliveries.addAll(items, WorkItem::instanceId, item -> item.scheduledAt().toEpochMilli(), bodyStart);
+                        deliveries.addAll(
+                                items,
+                                WorkItem::instanceId,
+                                item -> item.scheduledAt().toEpochMilli(),
+                                bodyStart);
                         // Like the executor's run threads: each run reports its end on its own, at once; the next poll
                         // waits for them (a consumer holds at most one batch). Not interruptible: stop() must not cut a
                         // report off in the middle of its statement (its connection would be broken, and logged).
@@ -184,7 +196,9 @@ final class AxHarness implements AutoCloseable {
 
         private void report(Dispatcher dispatcher, String id, WorkItem item) {
             try {
-                if (dispatcher.complete(new Completion(id, item.ref(), true, null, 0, null)).accepted()) {
+                if (dispatcher
+                        .complete(new Completion(id, item.ref(), true, null, 0, null))
+                        .accepted()) {
                     completed.incrementAndGet();
                 } else {
                     errors.incrementAndGet();

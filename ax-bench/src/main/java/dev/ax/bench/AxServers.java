@@ -10,9 +10,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -25,8 +25,7 @@ import java.util.stream.Stream;
 final class AxServers {
     static final String TOKEN = "ax-bench-admin-token-0123456789abcdef";
 
-    private AxServers() {
-    }
+    private AxServers() {}
 
     /**
      * @param database   a PostgreSQL database to recreate, or null for the embedded H2 default in {@code dataDir}
@@ -43,8 +42,16 @@ final class AxServers {
             pg.recreate(database);
             db = new DbConfig(pg.url(database), pg.user(), pg.password(), DbConfig.DEFAULT_POOL_SIZE);
         }
-        return AxServer.start(new ServerConfig(0, dataDir, db, executor ? List.of("default") : List.of(), TOKEN, "bench",
-                SchedulerConfig.DEFAULT, Duration.ZERO).withExecutorConcurrency(concurrency));
+        return AxServer.start(new ServerConfig(
+                        0,
+                        dataDir,
+                        db,
+                        executor ? List.of("default") : List.of(),
+                        TOKEN,
+                        "bench",
+                        SchedulerConfig.DEFAULT,
+                        Duration.ZERO)
+                .withExecutorConcurrency(concurrency));
     }
 
     static Path tempDir(String prefix) {
@@ -68,9 +75,11 @@ final class AxServers {
 
     /** One number from AX's own database, through the node's pool (works for H2 and PostgreSQL). */
     static long scalar(AxServer server, String sql, Object... args) {
-        try (Connection c = server.store().db().dataSource().getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
+        try (Connection c = server.store().db().dataSource().getConnection();
+                PreparedStatement st = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
-                st.setObject(i + 1, args[i] instanceof Instant t ? OffsetDateTime.ofInstant(t, ZoneOffset.UTC) : args[i]);
+                st.setObject(
+                        i + 1, args[i] instanceof Instant t ? OffsetDateTime.ofInstant(t, ZoneOffset.UTC) : args[i]);
             }
             long v;
             try (ResultSet r = st.executeQuery()) {

@@ -7,33 +7,52 @@ import picocli.CommandLine.Option;
 
 /** Options every workload shares: where PostgreSQL is, how long to warm up and measure, where results go. */
 final class BenchOptions {
-    @Option(names = "--pg-url", defaultValue = "${env:AX_BENCH_PG_URL:-jdbc:postgresql://127.0.0.1:5432/}",
+    @Option(
+            names = "--pg-url",
+            defaultValue = "${env:AX_BENCH_PG_URL:-jdbc:postgresql://127.0.0.1:5432/}",
             description = "PostgreSQL server (a database name is appended; default ${DEFAULT-VALUE})")
     String pgUrl;
 
-    @Option(names = "--pg-user", defaultValue = "${env:AX_BENCH_PG_USER:-postgres}", description = "default ${DEFAULT-VALUE}")
+    @Option(
+            names = "--pg-user",
+            defaultValue = "${env:AX_BENCH_PG_USER:-postgres}",
+            description = "default ${DEFAULT-VALUE}")
     String pgUser;
 
     @Option(names = "--pg-password", defaultValue = "${env:AX_BENCH_PG_PASSWORD:-}")
     String pgPassword;
 
-    @Option(names = "--warmup", defaultValue = "5", description = "seconds of warm-up before measuring (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--warmup",
+            defaultValue = "5",
+            description = "seconds of warm-up before measuring (default ${DEFAULT-VALUE})")
     int warmupSeconds;
 
     @Option(names = "--seconds", defaultValue = "20", description = "seconds measured (default ${DEFAULT-VALUE})")
     int seconds;
 
-    @Option(names = "--quick", description = "shorter windows and smaller sizes, for a smoke run (3 s warm-up, 10 s measured)")
+    @Option(
+            names = "--quick",
+            description = "shorter windows and smaller sizes, for a smoke run (3 s warm-up, 10 s measured)")
     boolean quick;
 
-    @Option(names = "--results", defaultValue = "ax-bench/target/results", description = "where JSON results go (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--results",
+            defaultValue = "ax-bench/target/results",
+            description = "where JSON results go (default ${DEFAULT-VALUE})")
     Path resultsDir;
 
-    @Option(names = "--max-load", defaultValue = "0",
-            description = "before each system's run, wait until the 1-minute load average is below this (0 = do not wait); for shared machines")
+    @Option(
+            names = "--max-load",
+            defaultValue = "0",
+            description =
+                    "before each system's run, wait until the 1-minute load average is below this (0 = do not wait); for shared machines")
     double maxLoad;
 
-    @Option(names = "--max-load-wait", defaultValue = "300", description = "seconds to wait for --max-load at most, then go on (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-load-wait",
+            defaultValue = "300",
+            description = "seconds to wait for --max-load at most, then go on (default ${DEFAULT-VALUE})")
     int maxLoadWait;
 
     /** Waits (bounded) for the machine to calm down, when asked to; returns the 1-minute load average then. */

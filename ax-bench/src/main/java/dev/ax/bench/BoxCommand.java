@@ -21,8 +21,10 @@ import picocli.CommandLine.Mixin;
  * are absolute (10,000 runs/s, 5,000 HTTP runs/s); this table says how fast the box was on the
  * day, so a figure from a slow day is read as such. It changes no goal and no "met".
  */
-@Command(name = "box",
-        description = "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to the reference box's")
+@Command(
+        name = "box",
+        description =
+                "This machine's physical limits (PostgreSQL commits and batched inserts, process spawns) next to the reference box's")
 final class BoxCommand implements Callable<Integer> {
     private static final String DB = "ax_bench_box";
     private static final int ACCOUNTS = 100_000;
@@ -59,41 +61,62 @@ final class BoxCommand implements Callable<Integer> {
         List<Limit> limits = new ArrayList<>();
         try (HikariDataSource ds = pg.pool(DB, 16, true, "box")) {
             setUp(ds);
-            limits.add(new Limit("single-row UPDATE, 1 client", commits(ds, 1, secs, BoxCommand::update), 2_260, "commits/s"));
-            limits.add(new Limit("single-row UPDATE, 16 clients", commits(ds, 16, secs, BoxCommand::update), 6_890, "commits/s"));
-            limits.add(new Limit("single-row INSERT, 16 clients", commits(ds, 16, secs, BoxCommand::insert), 10_460, "commits/s"));
-            limits.add(new Limit("100-row INSERTs into an instance-shaped table, 1 client",
-                    BATCH * commits(ds, 1, secs, BoxCommand::batch), 51_600, "rows/s"));
-            limits.add(new Limit("100-row INSERTs into an instance-shaped table, 4 clients",
-                    BATCH * commits(ds, 4, secs, BoxCommand::batch), 77_000, "rows/s"));
+            limits.add(new Limit(
+                    "single-row UPDATE, 1 client", commits(ds, 1, secs, BoxCommand::update), 2_260, "commits/s"));
+            limits.add(new Limit(
+                    "single-row UPDATE, 16 clients", commits(ds, 16, secs, BoxCommand::update), 6_890, "commits/s"));
+            limits.add(new Limit(
+                    "single-row INSERT, 16 clients", commits(ds, 16, secs, BoxCommand::insert), 10_460, "commits/s"));
+            limits.add(new Limit(
+                    "100-row INSERTs into an instance-shaped table, 1 client",
+                    BATCH * commits(ds, 1, secs, BoxCommand::batch),
+                    51_600,
+                    "rows/s"));
+            limits.add(new Limit(
+                    "100-row INSERTs into an instance-shaped table, 4 clients",
+                    BATCH * commits(ds, 4, secs, BoxCommand::batch),
+                    77_000,
+                    "rows/s"));
         } finally {
             pg.drop(DB);
         }
         limits.add(new Limit("bash loop of /bin/true, 1 process", ShellCommand.bashLoop(secs), 800, "spawns/s"));
 
-        Table t = new Table("This box's limits, " + secs + " s each, next to the box the bar was set on",
-                "what", "here", "reference box", "here / reference");
+        Table t = new Table(
+                "This box's limits, " + secs + " s each, next to the box the bar was set on",
+                "what",
+                "here",
+                "reference box",
+                "here / reference");
         List<Map<String, Object>> results = new ArrayList<>();
         for (Limit l : limits) {
-            t.row(l.what() + " (" + l.unit() + ")", Table.num(l.here()), Table.num(l.benchMd()), Table.ratio(l.here(), l.benchMd()));
+            t.row(
+                    l.what() + " (" + l.unit() + ")",
+                    Table.num(l.here()),
+                    Table.num(l.benchMd()),
+                    Table.ratio(l.here(), l.benchMd()));
             results.add(l.toMap());
         }
-        t.note("Autocommit statements through JDBC (prepared, one per commit) on the same PostgreSQL the workloads use; the"
-                + " instance-shaped table has a bigserial key, a unique (task_id, fire_key) and an index on (state, id).");
-        t.note("The goals stay absolute: a box slower than the reference makes them harder to meet, and the ratios to Quartz and"
-                + " db-scheduler (measured in the same run) are what compares systems.");
+        t.note(
+                "Autocommit statements through JDBC (prepared, one per commit) on the same PostgreSQL the workloads use; the"
+                        + " instance-shaped table has a bigserial key, a unique (task_id, fire_key) and an index on (state, id).");
+        t.note(
+                "The goals stay absolute: a box slower than the reference makes them harder to meet, and the ratios to Quartz and"
+                        + " db-scheduler (measured in the same run) are what compares systems.");
         System.err.println("results: " + Results.write(opts.resultsDir, "box", opts.toMap(), results, t.render(), pg));
         return new W1Command.Outcome(t, List.of(), results);
     }
 
     private static void setUp(HikariDataSource ds) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE box_account (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
             s.execute("INSERT INTO box_account SELECT g, 0 FROM generate_series(1, " + ACCOUNTS + ") g");
             s.execute("CREATE TABLE box_history (account INT NOT NULL, delta INT NOT NULL, at TIMESTAMPTZ NOT NULL)");
-            s.execute("CREATE TABLE box_instance (id BIGSERIAL PRIMARY KEY, task_id BIGINT NOT NULL, fire_key VARCHAR(200) NOT NULL,"
-                    + " state VARCHAR(30) NOT NULL, scheduled_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
-                    + " UNIQUE (task_id, fire_key))");
+            s.execute(
+                    "CREATE TABLE box_instance (id BIGSERIAL PRIMARY KEY, task_id BIGINT NOT NULL, fire_key VARCHAR(200) NOT NULL,"
+                            + " state VARCHAR(30) NOT NULL, scheduled_at TIMESTAMPTZ NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
+                            + " UNIQUE (task_id, fire_key))");
             s.execute("CREATE INDEX box_instance_state ON box_instance (state, id)");
             s.execute("VACUUM ANALYZE box_account");
         } catch (SQLException e) {
@@ -114,7 +137,8 @@ final class BoxCommand implements Callable<Integer> {
     }
 
     private static void insert(Connection c, long n) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO box_history (account, delta, at) VALUES (?, 1, CURRENT_TIMESTAMP)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO box_history (account, delta, at) VALUES (?, 1, CURRENT_TIMESTAMP)")) {
             ps.setInt(1, 1 + ThreadLocalRandom.current().nextInt(ACCOUNTS));
             ps.executeUpdate();
         }
@@ -123,7 +147,8 @@ final class BoxCommand implements Callable<Integer> {
     private static final String BATCH_INSERT;
 
     static {
-        StringBuilder sql = new StringBuilder("INSERT INTO box_instance (task_id, fire_key, state, scheduled_at, created_at) VALUES ");
+        StringBuilder sql = new StringBuilder(
+                "INSERT INTO box_instance (task_id, fire_key, state, scheduled_at, created_at) VALUES ");
         for (int i = 0; i < BATCH; i++) {
             sql.append(i == 0 ? "" : ", ").append("(?, ?, 'READY', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)");
         }

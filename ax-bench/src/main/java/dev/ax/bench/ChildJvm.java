@@ -10,11 +10,9 @@ import java.util.Optional;
 
 /** Runs a hidden subcommand of this jar in a fresh JVM (start-up and memory must not see this JVM's warm state). */
 final class ChildJvm {
-    private ChildJvm() {
-    }
+    private ChildJvm() {}
 
-    record Answer(String line, long wallMillis, long pid) {
-    }
+    record Answer(String line, long wallMillis, long pid) {}
 
     /**
      * Starts {@code java <jvmOptions> -cp <this class path> dev.ax.bench.Main <args>}, by default with
@@ -30,7 +28,9 @@ final class ChildJvm {
         long start = System.nanoTime();
         Process p;
         try {
-            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            p = new ProcessBuilder(cmd)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start a child JVM: " + e.getMessage(), e);
         }
@@ -47,12 +47,13 @@ final class ChildJvm {
             Optional<Answer> found = Optional.empty();
             while ((line = r.readLine()) != null) {
                 if (found.isEmpty() && line.startsWith(marker)) {
-                    found = Optional.of(new Answer(line.substring(marker.length()).strip(), (System.nanoTime() - start) / 1_000_000, p.pid()));
+                    found = Optional.of(new Answer(
+                            line.substring(marker.length()).strip(), (System.nanoTime() - start) / 1_000_000, p.pid()));
                 }
             }
             p.waitFor();
-            return found.orElseThrow(() -> new IllegalStateException("child " + String.join(" ", args) + " exited "
-                    + p.exitValue() + " without a " + marker + " line"));
+            return found.orElseThrow(() -> new IllegalStateException(
+                    "child " + String.join(" ", args) + " exited " + p.exitValue() + " without a " + marker + " line"));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -33,7 +33,9 @@ import picocli.CommandLine.Option;
  * is the server's own time from the {@code Server-Timing} header the console writes; the time
  * the client saw on loopback is printed beside it.
  */
-@Command(name = "console", description = "Console pages with 10,000 tasks and 1,000,000 runs in PostgreSQL: server time per page")
+@Command(
+        name = "console",
+        description = "Console pages with 10,000 tasks and 1,000,000 runs in PostgreSQL: server time per page")
 final class ConsoleCommand implements Callable<Integer> {
     static final String DATABASE = "ax_bench_console";
     static final double GOAL_MS = 200;
@@ -48,10 +50,15 @@ final class ConsoleCommand implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "1000000", description = "runs stored (default ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--requests", defaultValue = "20", description = "measured requests per page (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--requests",
+            defaultValue = "20",
+            description = "measured requests per page (default ${DEFAULT-VALUE})")
     int requests;
 
-    @Option(names = "--keep-database", description = "leave the database " + DATABASE + " in place afterwards (for EXPLAIN ANALYZE)")
+    @Option(
+            names = "--keep-database",
+            description = "leave the database " + DATABASE + " in place afterwards (for EXPLAIN ANALYZE)")
     boolean keep;
 
     @Override
@@ -66,20 +73,35 @@ final class ConsoleCommand implements Callable<Integer> {
         Pg pg = opts.pg();
         Path dir = AxServers.tempDir("ax-bench-console");
         List<Map<String, Object>> results = new ArrayList<>();
-        Table t = new Table("Console pages, " + Table.num(tasks) + " tasks and " + Table.num(runs) + " runs in PostgreSQL, "
-                + requests + " requests per page after 3 warm-up ones", "page", "server p50", "server p95", "server max",
-                "client p50", "bytes");
+        Table t = new Table(
+                "Console pages, " + Table.num(tasks) + " tasks and " + Table.num(runs) + " runs in PostgreSQL, "
+                        + requests + " requests per page after 3 warm-up ones",
+                "page",
+                "server p50",
+                "server p95",
+                "server max",
+                "client p50",
+                "bytes");
         Map<String, Object> seed = new LinkedHashMap<>();
         try (AxServer server = AxServers.start(pg, DATABASE, dir, false)) {
             seed = seed(pg, server);
             opts.awaitQuiet();
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).cookieHandler(new CookieManager())
-                    .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .cookieHandler(new CookieManager())
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
             login(http, server.url().toString());
             for (String[] page : pages(seed)) {
                 Map<String, Object> r = measure(http, server.url().toString(), page[0], page[1]);
                 results.add(r);
-                t.row(page[0], ms(r, "serverP50Ms"), ms(r, "serverP95Ms"), ms(r, "serverMaxMs"), ms(r, "clientP50Ms"),
+                t.row(
+                        page[0],
+                        ms(r, "serverP50Ms"),
+                        ms(r, "serverP95Ms"),
+                        ms(r, "serverMaxMs"),
+                        ms(r, "clientP50Ms"),
                         Table.num(W2Command.d(r, "bytes")));
             }
         } catch (Exception e) {
@@ -90,18 +112,30 @@ final class ConsoleCommand implements Callable<Integer> {
                 pg.drop(DATABASE);
             }
         }
-        t.note("server = the Server-Timing header (handler start to rendered page); client = request to last byte on loopback.");
+        t.note(
+                "server = the Server-Timing header (handler start to rendered page); client = request to last byte on loopback.");
         t.note("store: " + seed);
         Map<String, Object> options = opts.toMap();
         options.put("tasks", tasks);
         options.put("runs", runs);
         options.put("requests", requests);
         System.err.println("results: " + Results.write(opts.resultsDir, "console", options, results, t.render(), pg));
-        double worst = results.stream().mapToDouble(r -> W2Command.d(r, "serverP95Ms")).max().orElse(-1);
-        String slowest = results.stream().max((a, b) -> Double.compare(W2Command.d(a, "serverP95Ms"), W2Command.d(b, "serverP95Ms")))
-                .map(r -> (String) r.get("page")).orElse("-");
-        List<Bar> bars = List.of(new Bar("console pages (" + Table.num(tasks) + " tasks, " + Table.num(runs) + " runs)",
-                "<= 200 ms server time", "worst p95 " + Table.dec(worst, 1) + " ms (" + slowest + ")", "-", "-", "-", "-",
+        double worst = results.stream()
+                .mapToDouble(r -> W2Command.d(r, "serverP95Ms"))
+                .max()
+                .orElse(-1);
+        String slowest = results.stream()
+                .max((a, b) -> Double.compare(W2Command.d(a, "serverP95Ms"), W2Command.d(b, "serverP95Ms")))
+                .map(r -> (String) r.get("page"))
+                .orElse("-");
+        List<Bar> bars = List.of(new Bar(
+                "console pages (" + Table.num(tasks) + " tasks, " + Table.num(runs) + " runs)",
+                "<= 200 ms server time",
+                "worst p95 " + Table.dec(worst, 1) + " ms (" + slowest + ")",
+                "-",
+                "-",
+                "-",
+                "-",
                 Bar.yes(worst >= 0 && worst <= GOAL_MS)));
         return new W1Command.Outcome(t, bars, results);
     }
@@ -132,7 +166,10 @@ final class ConsoleCommand implements Callable<Integer> {
     }
 
     private Map<String, Object> measure(HttpClient http, String base, String label, String path) throws Exception {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET().build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(60))
+                .GET()
+                .build();
         double[] server = new double[requests];
         double[] client = new double[requests];
         long bytes = 0;
@@ -180,7 +217,8 @@ final class ConsoleCommand implements Callable<Integer> {
     private static void login(HttpClient http, String base) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/login"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString("token=" + URLEncoder.encode(AxServers.TOKEN, StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "token=" + URLEncoder.encode(AxServers.TOKEN, StandardCharsets.UTF_8)))
                 .build();
         HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
         if (resp.statusCode() != 303) {
@@ -197,51 +235,66 @@ final class ConsoleCommand implements Callable<Integer> {
     private Map<String, Object> seed(Pg pg, AxServer server) throws SQLException {
         long start = System.nanoTime();
         for (int i = 0; i < 10; i++) {
-            server.node().tasks().create(AxHarness.task("tpl-" + i, Map.of("type", "cron", "expression", (i * 5) + " 2 * * *"), null),
-                    "bench");
+            server.node()
+                    .tasks()
+                    .create(
+                            AxHarness.task(
+                                    "tpl-" + i, Map.of("type", "cron", "expression", (i * 5) + " 2 * * *"), null),
+                            "bench");
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect(DATABASE);
+                Statement s = c.createStatement()) {
             long firstId = one(s, "SELECT MIN(id) FROM ax_task");
-            s.execute("INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, enabled, next_fire_at,"
-                    + " created_at, created_by, updated_at, updated_by)"
-                    + " SELECT 'job_' || lpad(g::text, 5, '0'), 1, replace(t.definition, '\"tpl-' || (g % 10) || '\"',"
-                    + " '\"job_' || lpad(g::text, 5, '0') || '\"'), t.trigger_type, t.executor_group, g % 17 <> 0,"
-                    + " t.next_fire_at + (g % 1440) * interval '1 minute', now() - (g % 30) * interval '1 day', 'bench',"
-                    + " now() - (g % 30) * interval '1 day', 'bench'"
-                    + " FROM generate_series(1, " + (tasks - 10) + ") g JOIN ax_task t ON t.name = 'tpl-' || (g % 10)");
-            s.execute("INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
-                    + " SELECT id, 1, name, 'CREATE', definition, NULL, 'bench', created_at FROM ax_task WHERE name LIKE 'job\\_%'");
+            s.execute(
+                    "INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, enabled, next_fire_at,"
+                            + " created_at, created_by, updated_at, updated_by)"
+                            + " SELECT 'job_' || lpad(g::text, 5, '0'), 1, replace(t.definition, '\"tpl-' || (g % 10) || '\"',"
+                            + " '\"job_' || lpad(g::text, 5, '0') || '\"'), t.trigger_type, t.executor_group, g % 17 <> 0,"
+                            + " t.next_fire_at + (g % 1440) * interval '1 minute', now() - (g % 30) * interval '1 day', 'bench',"
+                            + " now() - (g % 30) * interval '1 day', 'bench'"
+                            + " FROM generate_series(1, " + (tasks - 10)
+                            + ") g JOIN ax_task t ON t.name = 'tpl-' || (g % 10)");
+            s.execute(
+                    "INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
+                            + " SELECT id, 1, name, 'CREATE', definition, NULL, 'bench', created_at FROM ax_task WHERE name LIKE 'job\\_%'");
             // A third of the tasks were edited once: a second version with its diff.
-            s.execute("UPDATE ax_task SET version = 2, updated_at = created_at + interval '1 hour' WHERE name LIKE 'job\\_%' AND id % 3 = 0");
-            s.execute("INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
-                    + " SELECT id, 2, name, 'UPDATE', definition, '[{\"path\":\"policy.timeoutSeconds\",\"from\":3600,\"to\":600}]',"
-                    + " 'olga', updated_at FROM ax_task WHERE version = 2");
+            s.execute(
+                    "UPDATE ax_task SET version = 2, updated_at = created_at + interval '1 hour' WHERE name LIKE 'job\\_%' AND id % 3 = 0");
+            s.execute(
+                    "INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
+                            + " SELECT id, 2, name, 'UPDATE', definition, '[{\"path\":\"policy.timeoutSeconds\",\"from\":3600,\"to\":600}]',"
+                            + " 'olga', updated_at FROM ax_task WHERE version = 2");
             long runsStart = System.nanoTime();
             double spacingMs = Duration.ofDays(7).toMillis() / (double) runs;
-            s.execute("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state, attempt,"
-                    + " max_attempts, executor_group, ready_at, executor_id, pid, exit_code, failure_kind, message, actor, node_id,"
-                    + " request_id, created_at, started_at, finished_at, updated_at)"
-                    + " SELECT t.id, t.name, 1, CASE WHEN g % 50 = 0 THEN 'MANUAL' WHEN g % 997 = 0 THEN 'BACKFILL' ELSE 'CRON' END,"
-                    // A scheduled run is keyed by its slot, ISO-8601 as Firing.fireKey writes it (the audit finds them by it).
-                    + " CASE WHEN g % 50 = 0 OR g % 997 = 0 THEN 'b:' || g ELSE to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') END,"
-                    + " x.at, CASE WHEN g % 40 = 0 THEN 'FAILED' ELSE 'SUCCESS' END, 1, 1, 'default', x.at,"
-                    + " 'bench-executor-' || (g % 20), 1000 + g % 30000, CASE WHEN g % 40 = 0 THEN 1 ELSE 0 END,"
-                    + " CASE WHEN g % 40 = 0 THEN 'EXIT_CODE' END, CASE WHEN g % 40 = 0 THEN 'exited with code 1' END,"
-                    + " 'scheduler', 'bench', 'req-' || g, x.at + interval '4 ms', x.at + interval '15 ms', x.at + interval '2 s',"
-                    + " x.at + interval '2 s'"
-                    + " FROM generate_series(1, " + runs + ") g"
-                    + " CROSS JOIN LATERAL (SELECT now() - (" + runs + " - g) * interval '" + spacingMs + " milliseconds' AS at) x"
-                    + " JOIN ax_task t ON t.id = " + firstId + " + g % " + tasks);
+            s.execute(
+                    "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state, attempt,"
+                            + " max_attempts, executor_group, ready_at, executor_id, pid, exit_code, failure_kind, message, actor, node_id,"
+                            + " request_id, created_at, started_at, finished_at, updated_at)"
+                            + " SELECT t.id, t.name, 1, CASE WHEN g % 50 = 0 THEN 'MANUAL' WHEN g % 997 = 0 THEN 'BACKFILL' ELSE 'CRON' END,"
+                            // A scheduled run is keyed by its slot, ISO-8601 as Firing.fireKey writes it (the audit
+                            // finds them by it).
+                            + " CASE WHEN g % 50 = 0 OR g % 997 = 0 THEN 'b:' || g ELSE to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') END,"
+                            + " x.at, CASE WHEN g % 40 = 0 THEN 'FAILED' ELSE 'SUCCESS' END, 1, 1, 'default', x.at,"
+                            + " 'bench-executor-' || (g % 20), 1000 + g % 30000, CASE WHEN g % 40 = 0 THEN 1 ELSE 0 END,"
+                            + " CASE WHEN g % 40 = 0 THEN 'EXIT_CODE' END, CASE WHEN g % 40 = 0 THEN 'exited with code 1' END,"
+                            + " 'scheduler', 'bench', 'req-' || g, x.at + interval '4 ms', x.at + interval '15 ms', x.at + interval '2 s',"
+                            + " x.at + interval '2 s'"
+                            + " FROM generate_series(1, " + runs + ") g"
+                            + " CROSS JOIN LATERAL (SELECT now() - (" + runs + " - g) * interval '" + spacingMs
+                            + " milliseconds' AS at) x"
+                            + " JOIN ax_task t ON t.id = " + firstId + " + g % " + tasks);
             // The newest few are still running or waiting, as on a live system.
-            s.execute("UPDATE ax_instance SET state = 'RUNNING', finished_at = NULL, exit_code = NULL, failure_kind = NULL,"
-                    + " message = NULL, lease_expires_at = now() + interval '1 minute'"
-                    + " WHERE id > (SELECT MAX(id) FROM ax_instance) - 40");
-            s.execute("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message)"
-                    + " SELECT i.id, i.task_id, i.task_name, e.type, e.from_state, e.to_state, 1, 'scheduler', 'bench',"
-                    + " i.created_at + e.n * interval '5 ms', NULL"
-                    + " FROM ax_instance i CROSS JOIN (VALUES (0, 'CREATED', NULL, 'READY'), (1, 'CLAIMED', 'READY', 'RUNNING'),"
-                    + " (2, 'SUCCEEDED', 'RUNNING', 'SUCCESS')) AS e(n, type, from_state, to_state)");
+            s.execute(
+                    "UPDATE ax_instance SET state = 'RUNNING', finished_at = NULL, exit_code = NULL, failure_kind = NULL,"
+                            + " message = NULL, lease_expires_at = now() + interval '1 minute'"
+                            + " WHERE id > (SELECT MAX(id) FROM ax_instance) - 40");
+            s.execute(
+                    "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message)"
+                            + " SELECT i.id, i.task_id, i.task_name, e.type, e.from_state, e.to_state, 1, 'scheduler', 'bench',"
+                            + " i.created_at + e.n * interval '5 ms', NULL"
+                            + " FROM ax_instance i CROSS JOIN (VALUES (0, 'CREATED', NULL, 'READY'), (1, 'CLAIMED', 'READY', 'RUNNING'),"
+                            + " (2, 'SUCCEEDED', 'RUNNING', 'SUCCESS')) AS e(n, type, from_state, to_state)");
             // A live server's alert tail is caught up; a bulk load is not something it should replay.
             s.execute("UPDATE ax_alert_cursor SET last_event_id = (SELECT MAX(id) FROM ax_event) WHERE id = 1");
             s.execute("INSERT INTO ax_log (instance_id, attempt, stream, at, text)"
@@ -264,7 +317,12 @@ final class ConsoleCommand implements Callable<Integer> {
             String sample = String.format("job_%05d", tasks / 2 + 7);
             out.put("sampleTask", sample);
             long sampleTaskId = one(s, "SELECT id FROM ax_task WHERE name = '" + sample + "'");
-            out.put("sampleRun", one(s, "SELECT MAX(id) FROM ax_instance WHERE task_id = " + sampleTaskId + " AND state = 'SUCCESS'"));
+            out.put(
+                    "sampleRun",
+                    one(
+                            s,
+                            "SELECT MAX(id) FROM ax_instance WHERE task_id = " + sampleTaskId
+                                    + " AND state = 'SUCCESS'"));
             out.put("middleRun", one(s, "SELECT (MIN(id) + MAX(id)) / 2 FROM ax_instance"));
         }
         System.err.println("console: store filled " + out);

@@ -23,7 +23,9 @@ import picocli.CommandLine.Option;
  * whose action POSTs to a JDK HttpServer on loopback that answers 200 at once. Compared with a
  * plain Java client doing the same requests with the same concurrency in the same invocation.
  */
-@Command(name = "http", description = "HTTP runs (action type http) against a local server, through AxServer's in-process executor")
+@Command(
+        name = "http",
+        description = "HTTP runs (action type http) against a local server, through AxServer's in-process executor")
 final class HttpCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
@@ -31,17 +33,26 @@ final class HttpCommand implements Callable<Integer> {
     @Option(names = "--db", defaultValue = "pg", description = "pg or h2 (default ${DEFAULT-VALUE})")
     String db;
 
-    @Option(names = "--tasks", defaultValue = "8", description = "event tasks the runs are spread over (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--tasks",
+            defaultValue = "8",
+            description = "event tasks the runs are spread over (default ${DEFAULT-VALUE})")
     int tasks = 8;
 
     /** HTTP calls mostly wait on the network: the executor runs many at once, as a user would configure it for them. */
-    @Option(names = "--concurrency", defaultValue = "64", description = "runs the in-process executor runs at a time"
-            + " (--executor-concurrency), and the raw client's threads (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--concurrency",
+            defaultValue = "64",
+            description = "runs the in-process executor runs at a time"
+                    + " (--executor-concurrency), and the raw client's threads (default ${DEFAULT-VALUE})")
     int concurrency = 64;
 
-    @Option(names = "--feed", defaultValue = "fired", description = "how the runs are created: fired (in batches, as the firing"
-            + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
-            + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--feed",
+            defaultValue = "fired",
+            description = "how the runs are created: fired (in batches, as the firing"
+                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+                    + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
     ShellCommand.Feed feed = ShellCommand.Feed.fired;
 
     @Override
@@ -70,8 +81,8 @@ final class HttpCommand implements Callable<Integer> {
             System.err.println("http: raw client rate ...");
             Rate.Measured raw = rawRate(url, concurrency, Math.min(opts.measure(), 10));
             System.err.println("http: AX in-process executor ...");
-            Map<String, Object> ax = ShellCommand.ax(pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url),
-                    concurrency, feed);
+            Map<String, Object> ax = ShellCommand.ax(
+                    pg, opts, db, tasks, Map.of("type", "http", "method", "POST", "url", url), concurrency, feed);
             double axRate = W2Command.d(ax, "runsPerSecond");
             Map<String, Object> rawM = new LinkedHashMap<>();
             rawM.put("system", "raw java.net.http client");
@@ -79,18 +90,34 @@ final class HttpCommand implements Callable<Integer> {
             rawM.put("boxCpuCores", Window.round2(raw.boxCores()));
             rawM.put("concurrency", concurrency);
             rawM.put("serverHits", hits.get());
-            Table t = new Table("HTTP runs (POST to a local server answering 200), " + opts.measure() + " s measured, single run",
-                    "what", "runs/s", "AX / this", "machine CPU", "CPU per run");
-            t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                    + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×",
-                    Table.cores(W2Command.d(ax, "boxCpuCores")), Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
-            t.row("raw: java.net.http client x" + concurrency + " threads, same server", Table.num(raw.perSecond()),
-                    Table.ratio(axRate, raw.perSecond()), Table.cores(raw.boxCores()), Table.cpuMs(raw.cpuMsPerOp()));
-            t.note("READY + RUNNING kept near " + 4 * concurrency + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU "
+            Table t = new Table(
+                    "HTTP runs (POST to a local server answering 200), " + opts.measure() + " s measured, single run",
+                    "what",
+                    "runs/s",
+                    "AX / this",
+                    "machine CPU",
+                    "CPU per run");
+            t.row(
+                    "AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks
+                            + " event task" + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")",
+                    Table.num(axRate),
+                    "1.0×",
+                    Table.cores(W2Command.d(ax, "boxCpuCores")),
+                    Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
+            t.row(
+                    "raw: java.net.http client x" + concurrency + " threads, same server",
+                    Table.num(raw.perSecond()),
+                    Table.ratio(axRate, raw.perSecond()),
+                    Table.cores(raw.boxCores()),
+                    Table.cpuMs(raw.cpuMsPerOp()));
+            t.note("READY + RUNNING kept near " + 4 * concurrency + " (mean seen " + ax.get("meanReadyOrRunning")
+                    + "); JVM CPU "
                     + Table.cores(W2Command.d(ax, "jvmCpuCores")) + " cores (AX, executor and target server), PG CPU "
-                    + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average " + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
-            t.note("machine CPU: cores the whole machine was busy (/proc/stat: every process and the kernel); CPU per run: that"
-                    + " divided by the rate. " + ShellCommand.ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
+                    + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average "
+                    + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
+            t.note(
+                    "machine CPU: cores the whole machine was busy (/proc/stat: every process and the kernel); CPU per run: that"
+                            + " divided by the rate. " + ShellCommand.ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
             List<Map<String, Object>> results = List.of(ax, rawM);
             Map<String, Object> options = opts.toMap();
             options.put("db", db);
@@ -98,8 +125,14 @@ final class HttpCommand implements Callable<Integer> {
             System.err.println("results: " + Results.write(opts.resultsDir, "http", options, results, t.render(), pg));
             // The bar: a share of what the plain client reaches against the same server in the same run.
             double pct = 100 * axRate / raw.perSecond();
-            List<Bar> bars = List.of(new Bar("HTTP runs against a local server", ">= 60 % of the raw client's rate, same server",
-                    Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(raw.perSecond()) + "/s", "-", "-", "-", "-",
+            List<Bar> bars = List.of(new Bar(
+                    "HTTP runs against a local server",
+                    ">= 60 % of the raw client's rate, same server",
+                    Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(raw.perSecond()) + "/s",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
                     Bar.yes(pct >= 60)));
             return new W1Command.Outcome(t, bars, results);
         } finally {
@@ -109,15 +142,22 @@ final class HttpCommand implements Callable<Integer> {
 
     /** Requests per second of a plain client, {@code threads} at a time, against the same server. */
     static Rate.Measured rawRate(String url, int threads, int seconds) {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
         try {
             // A thread whose connection fails stops there; the others go on.
             return Rate.measured(threads, seconds, end -> {
                 long n = 0;
                 while (System.nanoTime() < end) {
                     try {
-                        if (http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        if (http.send(req, HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 200) {
                             n++;
                         }
                     } catch (IOException e) {

@@ -11,8 +11,7 @@ import java.util.Optional;
 
 /** The JVM options {@code ./ax} starts AX with ({@code jvm.options} in the checkout): the measured JVMs use the same. */
 final class JvmOptions {
-    private JvmOptions() {
-    }
+    private JvmOptions() {}
 
     /**
      * The options of the checkout's {@code jvm.options} (one per line, {@code #} comments). Refuses
@@ -20,12 +19,19 @@ final class JvmOptions {
      * one {@code ./ax} gives (the defaults' heap is a quarter of the machine's memory).
      */
     static List<String> ofAx() {
-        Path file = file().orElseThrow(() -> new IllegalStateException("no jvm.options in " + Path.of("").toAbsolutePath()
-                + " or in the checkout of " + jar().map(Path::toString).orElse("this jar") + ": start-up and memory are measured with"
-                + " the options ./ax uses; run from the checkout (ax-bench/run does), or give memory --child-jvm-opts"));
+        Path file = file().orElseThrow(
+                        () -> new IllegalStateException(
+                                "no jvm.options in " + Path.of("").toAbsolutePath()
+                                        + " or in the checkout of "
+                                        + jar().map(Path::toString).orElse("this jar")
+                                        + ": start-up and memory are measured with"
+                                        + " the options ./ax uses; run from the checkout (ax-bench/run does), or give memory --child-jvm-opts"));
         try {
-            return Files.readAllLines(file).stream().map(l -> l.replaceAll("#.*", "").strip()).filter(l -> !l.isEmpty())
-                    .flatMap(l -> Arrays.stream(l.split("\\s+"))).toList();
+            return Files.readAllLines(file).stream()
+                    .map(l -> l.replaceAll("#.*", "").strip())
+                    .filter(l -> !l.isEmpty())
+                    .flatMap(l -> Arrays.stream(l.split("\\s+")))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -37,13 +43,20 @@ final class JvmOptions {
         if (Files.isRegularFile(here)) {
             return Optional.of(here);
         }
-        return jar().map(j -> j.toAbsolutePath().getParent()).map(Path::getParent).map(Path::getParent)
-                .map(root -> root.resolve("jvm.options")).filter(Files::isRegularFile);
+        return jar().map(j -> j.toAbsolutePath().getParent())
+                .map(Path::getParent)
+                .map(Path::getParent)
+                .map(root -> root.resolve("jvm.options"))
+                .filter(Files::isRegularFile);
     }
 
     private static Optional<Path> jar() {
         try {
-            return Optional.of(Path.of(JvmOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            return Optional.of(Path.of(JvmOptions.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI()));
         } catch (URISyntaxException | RuntimeException e) {
             return Optional.empty();
         }

@@ -7,11 +7,25 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code java -jar ax-bench.jar <workload>}: the benchmarks of BENCHMARKS.md, AX side by side with Quartz and db-scheduler. */
-@Command(name = "ax-bench", mixinStandardHelpOptions = true,
-        description = "AX benchmarks (BENCHMARKS.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
-        subcommands = {W1Command.class, W2Command.class, ShellCommand.class, HttpCommand.class, ApiCommand.class, StartupCommand.class,
-                MemoryCommand.class, ConsoleCommand.class, BoxCommand.class, AllCommand.class,
-                StartupCommand.Child.class, MemoryCommand.Child.class})
+@Command(
+        name = "ax-bench",
+        mixinStandardHelpOptions = true,
+        description =
+                "AX benchmarks (BENCHMARKS.md): AX, Quartz and db-scheduler on the same PostgreSQL, in one invocation.",
+        subcommands = {
+            W1Command.class,
+            W2Command.class,
+            ShellCommand.class,
+            HttpCommand.class,
+            ApiCommand.class,
+            StartupCommand.class,
+            MemoryCommand.class,
+            ConsoleCommand.class,
+            BoxCommand.class,
+            AllCommand.class,
+            StartupCommand.Child.class,
+            MemoryCommand.Child.class
+        })
 public final class Main implements Runnable {
     public static void main(String[] args) {
         quietLogs();
@@ -37,7 +51,9 @@ public final class Main implements Runnable {
         }
     }
 
-    private static final String[] QUIETED = {"dev.ax.scheduler.LoopRunner", "com.zaxxer.hikari", "dev.ax.scheduler", "org.quartz"};
+    private static final String[] QUIETED = {
+        "dev.ax.scheduler.LoopRunner", "com.zaxxer.hikari", "dev.ax.scheduler", "org.quartz"
+    };
 
     /** Silences the named loggers until the next {@link #quietLogs()} (for shutdown noise). */
     static void quiet(String... names) {

@@ -52,16 +52,19 @@ final class Pg {
         if (!database.matches("[a-z_][a-z0-9_]*")) {
             throw new IllegalArgumentException("database name " + database);
         }
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + database);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot recreate database " + database + " at " + baseUrl + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot recreate database " + database + " at " + baseUrl + ": " + e.getMessage(), e);
         }
     }
 
     void drop(String database) {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
         } catch (SQLException e) {
             // best effort
@@ -96,7 +99,8 @@ final class Pg {
             int dash = line.indexOf("--");
             clean.append(dash >= 0 ? line.substring(0, dash) : line).append('\n');
         }
-        try (Connection c = connect(database); Statement s = c.createStatement()) {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement()) {
             c.setAutoCommit(true);
             for (String stmt : clean.toString().split(";")) {
                 String t = stmt.strip();
@@ -113,9 +117,10 @@ final class Pg {
     /** Total size (table + indexes + toast) of each table whose name starts with one of the prefixes, bytes. */
     Map<String, Long> tableSizes(String database, String... prefixes) {
         Map<String, Long> sizes = new LinkedHashMap<>();
-        try (Connection c = connect(database); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT relname, pg_total_relation_size(oid) AS bytes FROM pg_class"
-                     + " WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY relname")) {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT relname, pg_total_relation_size(oid) AS bytes FROM pg_class"
+                        + " WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY relname")) {
             while (r.next()) {
                 String name = r.getString(1);
                 for (String p : prefixes) {
@@ -132,7 +137,9 @@ final class Pg {
     }
 
     long scalar(String database, String sql) {
-        try (Connection c = connect(database); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         } catch (SQLException e) {
@@ -141,7 +148,9 @@ final class Pg {
     }
 
     String version() {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW server_version")) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SHOW server_version")) {
             r.next();
             return r.getString(1);
         } catch (SQLException e) {
@@ -151,7 +160,9 @@ final class Pg {
 
     /** {@code SHOW name} on the server, e.g. fsync, synchronous_commit. */
     String setting(String name) {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW " + name)) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SHOW " + name)) {
             r.next();
             return r.getString(1);
         } catch (SQLException e) {
@@ -165,18 +176,24 @@ final class Pg {
      */
     record Stats(long commits, long inserted, long updated, long deleted, long walBytes) {
         Stats minus(Stats before) {
-            return new Stats(commits - before.commits, inserted - before.inserted, updated - before.updated,
-                    deleted - before.deleted, walBytes - before.walBytes);
+            return new Stats(
+                    commits - before.commits,
+                    inserted - before.inserted,
+                    updated - before.updated,
+                    deleted - before.deleted,
+                    walBytes - before.walBytes);
         }
     }
 
     Stats stats(String database) {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             // Statistics are flushed by each backend at most once a second; wait for them.
             s.execute("SELECT pg_stat_force_next_flush()");
             s.execute("SELECT pg_stat_clear_snapshot()");
             try (ResultSet r = s.executeQuery("SELECT xact_commit, tup_inserted, tup_updated, tup_deleted,"
-                    + " pg_current_wal_lsn() - '0/0'::pg_lsn FROM pg_stat_database WHERE datname = '" + database + "'")) {
+                    + " pg_current_wal_lsn() - '0/0'::pg_lsn FROM pg_stat_database WHERE datname = '" + database
+                    + "'")) {
                 if (!r.next()) {
                     return new Stats(0, 0, 0, 0, 0);
                 }

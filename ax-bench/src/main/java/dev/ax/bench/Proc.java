@@ -9,8 +9,7 @@ import java.util.stream.Stream;
 
 /** CPU and memory of this JVM and of the PostgreSQL processes on this machine, read from /proc. */
 final class Proc {
-    private Proc() {
-    }
+    private Proc() {}
 
     /** CPU time of this JVM so far, nanoseconds (all threads, user + system). */
     static long jvmCpuNanos() {
@@ -61,12 +60,17 @@ final class Proc {
                     String stat = Files.readString(dir.resolve("stat"));
                     int open = stat.indexOf('(');
                     int close = stat.lastIndexOf(')');
-                    if (open < 0 || close < 0 || !stat.substring(open + 1, close).equals("postgres")) {
+                    if (open < 0
+                            || close < 0
+                            || !stat.substring(open + 1, close).equals("postgres")) {
                         continue;
                     }
                     // Fields after the comm: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
                     String[] f = stat.substring(close + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+                    ticks += Long.parseLong(f[11])
+                            + Long.parseLong(f[12])
+                            + Long.parseLong(f[13])
+                            + Long.parseLong(f[14]);
                 } catch (IOException | RuntimeException e) {
                     // the process ended while we looked
                 }
@@ -85,8 +89,13 @@ final class Proc {
      */
     static long boxBusyNanos() {
         try {
-            String[] f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
-            long ticks = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6]) + Long.parseLong(f[7]);
+            String[] f =
+                    Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+            long ticks = Long.parseLong(f[1])
+                    + Long.parseLong(f[2])
+                    + Long.parseLong(f[3])
+                    + Long.parseLong(f[6])
+                    + Long.parseLong(f[7]);
             return ticks * (1_000_000_000L / CLK_TCK);
         } catch (IOException | RuntimeException e) {
             return -1;

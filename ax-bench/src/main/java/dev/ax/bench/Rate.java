@@ -7,8 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** Operations per second of a plain loop on several platform threads at once: the baselines AX is compared with. */
 final class Rate {
-    private Rate() {
-    }
+    private Rate() {}
 
     /** One thread's loop: does its operation until {@code endNanos} ({@link System#nanoTime()}) and returns how many it did. */
     interface Loop {

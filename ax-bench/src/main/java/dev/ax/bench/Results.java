@@ -15,13 +15,18 @@ import java.util.Map;
 /** Writes one JSON file per workload run: what was measured, with which options, on which machine. */
 final class Results {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
-    private Results() {
-    }
+    private Results() {}
 
-    static Path write(Path dir, String workload, Map<String, Object> options, List<? extends Map<String, Object>> results,
-                      String table, Pg pg) {
+    static Path write(
+            Path dir,
+            String workload,
+            Map<String, Object> options,
+            List<? extends Map<String, Object>> results,
+            String table,
+            Pg pg) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("workload", workload);
         doc.put("finishedAt", Instant.now().toString());
@@ -43,7 +48,10 @@ final class Results {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("cpus", Runtime.getRuntime().availableProcessors());
         m.put("memTotalBytes", memTotal());
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        m.put(
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
         // Other work on the box skews everything: the load average at the end of the workload says how much there was.

@@ -24,7 +24,8 @@ final class RunLog {
     }
 
     /** Several runs that started at the same instant, under one lock. */
-    synchronized <T> void addAll(List<T> runs, ToLongFunction<T> taskIndex, ToLongFunction<T> scheduledMillis, long startedMillis) {
+    synchronized <T> void addAll(
+            List<T> runs, ToLongFunction<T> taskIndex, ToLongFunction<T> scheduledMillis, long startedMillis) {
         ensureRoom(runs.size());
         for (T run : runs) {
             task[size] = taskIndex.applyAsLong(run);

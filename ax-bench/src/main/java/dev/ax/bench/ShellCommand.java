@@ -26,24 +26,38 @@ import picocli.CommandLine.Option;
  * processes, output streamed, every run tracked), against the raw spawn rate of this machine
  * measured in the same invocation with the same concurrency.
  */
-@Command(name = "shell", description = "Shell runs of 'true' through AxServer's in-process executor vs the raw spawn rate")
+@Command(
+        name = "shell",
+        description = "Shell runs of 'true' through AxServer's in-process executor vs the raw spawn rate")
 final class ShellCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
 
-    @Option(names = "--db", defaultValue = "pg", description = "pg or h2 (the embedded default) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--db",
+            defaultValue = "pg",
+            description = "pg or h2 (the embedded default) (default ${DEFAULT-VALUE})")
     String db;
 
-    @Option(names = "--tasks", defaultValue = "1", description = "event tasks the runs are spread over, round robin (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--tasks",
+            defaultValue = "1",
+            description = "event tasks the runs are spread over, round robin (default ${DEFAULT-VALUE})")
     int tasks = 1;
 
-    @Option(names = "--concurrency", defaultValue = "8", description = "runs the in-process executor runs at a time, and the raw"
-            + " spawners' threads (default ${DEFAULT-VALUE}, the executor's default)")
+    @Option(
+            names = "--concurrency",
+            defaultValue = "8",
+            description = "runs the in-process executor runs at a time, and the raw"
+                    + " spawners' threads (default ${DEFAULT-VALUE}, the executor's default)")
     int concurrency = ExecutorConfig.DEFAULT_CONCURRENCY;
 
-    @Option(names = "--feed", defaultValue = "fired", description = "how the runs are created: fired (in batches, as the firing"
-            + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
-            + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--feed",
+            defaultValue = "fired",
+            description = "how the runs are created: fired (in batches, as the firing"
+                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+                    + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
     Feed feed = Feed.fired;
 
     /** How the runs a workload executes are created. */
@@ -86,30 +100,57 @@ final class ShellCommand implements Callable<Integer> {
         raw.put("javaProcessBuilderSetsidShTrueBoxCpuCores", Window.round2(rawSetsid.boxCores()));
         raw.put("bashLoopTruePerSecond", W1Stats.round(bashLoop));
         raw.put("concurrency", concurrency);
-        Table t = new Table("Shell runs of 'true', " + secs + " s measured, single run", "what", "runs/s", "AX / this",
-                "machine CPU", "CPU per run");
-        t.row("AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks + " event task"
-                + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")", Table.num(axRate), "1.0×",
-                Table.cores(W2Command.d(ax, "boxCpuCores")), Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
-        t.row("raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads", Table.num(rawTrue.perSecond()),
-                Table.ratio(axRate, rawTrue.perSecond()), Table.cores(rawTrue.boxCores()), Table.cpuMs(rawTrue.cpuMsPerOp()));
-        t.row("raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)", Table.num(rawSetsid.perSecond()),
-                Table.ratio(axRate, rawSetsid.perSecond()), Table.cores(rawSetsid.boxCores()), Table.cpuMs(rawSetsid.cpuMsPerOp()));
+        Table t = new Table(
+                "Shell runs of 'true', " + secs + " s measured, single run",
+                "what",
+                "runs/s",
+                "AX / this",
+                "machine CPU",
+                "CPU per run");
+        t.row(
+                "AX, in-process executor (" + ax.get("database") + ", concurrency " + concurrency + ", " + tasks
+                        + " event task" + (tasks == 1 ? "" : "s") + ", " + feed.describe() + ")",
+                Table.num(axRate),
+                "1.0×",
+                Table.cores(W2Command.d(ax, "boxCpuCores")),
+                Table.cpuMs(W2Command.d(ax, "boxCpuMsPerRun")));
+        t.row(
+                "raw: ProcessBuilder(\"/bin/true\") x" + concurrency + " threads",
+                Table.num(rawTrue.perSecond()),
+                Table.ratio(axRate, rawTrue.perSecond()),
+                Table.cores(rawTrue.boxCores()),
+                Table.cpuMs(rawTrue.cpuMsPerOp()));
+        t.row(
+                "raw: ProcessBuilder(\"setsid -w /bin/sh -c true\") x" + concurrency + " (what AX spawns)",
+                Table.num(rawSetsid.perSecond()),
+                Table.ratio(axRate, rawSetsid.perSecond()),
+                Table.cores(rawSetsid.boxCores()),
+                Table.cpuMs(rawSetsid.cpuMsPerOp()));
         t.row("raw: bash loop of /bin/true, 1 process", Table.num(bashLoop), Table.ratio(axRate, bashLoop), "-", "-");
-        t.note("AX runs: SUCCESS recorded with finished_at inside the window; READY + RUNNING kept near " + 4 * concurrency
-                + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU " + Table.cores(W2Command.d(ax, "jvmCpuCores"))
+        t.note("AX runs: SUCCESS recorded with finished_at inside the window; READY + RUNNING kept near "
+                + 4 * concurrency
+                + " (mean seen " + ax.get("meanReadyOrRunning") + "); JVM CPU "
+                + Table.cores(W2Command.d(ax, "jvmCpuCores"))
                 + " cores, PG CPU " + Table.cores(W2Command.d(ax, "postgresCpuCores")) + " cores; load average "
                 + Table.dec(W2Command.d(ax, "loadAverageAtStart"), 1) + ".");
-        t.note("machine CPU: cores the whole machine was busy (/proc/stat: every process, spawned ones included, and the kernel);"
-                + " CPU per run: that divided by the rate. " + ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
+        t.note(
+                "machine CPU: cores the whole machine was busy (/proc/stat: every process, spawned ones included, and the kernel);"
+                        + " CPU per run: that divided by the rate. " + ceiling(W2Command.d(ax, "boxCpuMsPerRun")));
         List<Map<String, Object>> results = List.of(ax, raw);
         Map<String, Object> options = opts.toMap();
         options.put("db", db);
         System.err.println("results: " + Results.write(opts.resultsDir, "shell", options, results, t.render(), pg));
-        // The bar: the rate of the spawn AX must do (its own session, so that a timeout kills the whole tree), same run.
+        // The bar: the rate of the spawn AX must do (its own session, so that a timeout kills the whole tree), same
+        // run.
         double pct = 100 * axRate / rawSetsid.perSecond();
-        List<Bar> bars = List.of(new Bar("shell runs (true), in-process executor", ">= 90 % of the raw spawn AX must do (setsid -w sh -c true)",
-                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawSetsid.perSecond()) + "/s", "-", "-", "-", "-",
+        List<Bar> bars = List.of(new Bar(
+                "shell runs (true), in-process executor",
+                ">= 90 % of the raw spawn AX must do (setsid -w sh -c true)",
+                Table.num(axRate) + "/s = " + Table.num(pct) + " % of " + Table.num(rawSetsid.perSecond()) + "/s",
+                "-",
+                "-",
+                "-",
+                "-",
                 Bar.yes(pct >= 90)));
         return new W1Command.Outcome(t, bars, results);
     }
@@ -117,7 +158,8 @@ final class ShellCommand implements Callable<Integer> {
     /** "The 2 cores of this machine last for 3,600 runs/s at AX's CPU per run.": the ceiling CPU alone sets. */
     static String ceiling(double cpuMsPerRun) {
         int cores = Runtime.getRuntime().availableProcessors();
-        return "The " + cores + " cores of this machine last for " + Table.num(cores * 1000 / cpuMsPerRun) + " runs/s at AX's CPU per run.";
+        return "The " + cores + " cores of this machine last for " + Table.num(cores * 1000 / cpuMsPerRun)
+                + " runs/s at AX's CPU per run.";
     }
 
     /**
@@ -127,7 +169,8 @@ final class ShellCommand implements Callable<Integer> {
     static Rate.Measured rawSpawn(int threads, int seconds, String... command) {
         try {
             return Rate.measured(threads, seconds, end -> {
-                ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                ProcessBuilder pb = new ProcessBuilder(command)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD);
                 long n = 0;
                 while (System.nanoTime() < end) {
@@ -147,8 +190,13 @@ final class ShellCommand implements Callable<Integer> {
     /** The reference box's "a shell loop spawns about 800 /bin/true per second" (BENCHMARKS.md, "This box"). */
     static double bashLoop(int seconds) {
         try {
-            Process p = new ProcessBuilder("bash", "-c", "n=0; end=$((SECONDS+" + seconds + ")); while [ $SECONDS -lt $end ]; do /bin/true; n=$((n+1)); done; echo $n")
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            "bash",
+                            "-c",
+                            "n=0; end=$((SECONDS+" + seconds
+                                    + ")); while [ $SECONDS -lt $end ]; do /bin/true; n=$((n+1)); done; echo $n")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             p.waitFor();
             return Long.parseLong(out) / (double) seconds;
@@ -165,7 +213,8 @@ final class ShellCommand implements Callable<Integer> {
      * about 4 x the executor's concurrency READY or RUNNING, spread round robin over {@code tasks}
      * event tasks; the figure is SUCCESS rows finished inside the measured window, per second.
      */
-    static Map<String, Object> ax(Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action, int concurrency, Feed feed) {
+    static Map<String, Object> ax(
+            Pg pg, BenchOptions opts, String db, int tasks, Map<String, Object> action, int concurrency, Feed feed) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         boolean onPg = !"h2".equalsIgnoreCase(db);
@@ -177,7 +226,8 @@ final class ShellCommand implements Callable<Integer> {
         Window w = new Window(pg, onPg ? "ax_bench" : "postgres");
         try (AxServer server = AxServers.start(pg, onPg ? "ax_bench" : null, dir, true, concurrency)) {
             for (int k = 0; k < tasks; k++) {
-                Map<String, Object> json = new LinkedHashMap<>(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"));
+                Map<String, Object> json =
+                        new LinkedHashMap<>(AxHarness.task("sh-" + k, Map.of("type", "event"), "ALLOW"));
                 json.put("action", action);
                 server.node().tasks().create(json, "bench");
             }
@@ -187,14 +237,19 @@ final class ShellCommand implements Callable<Integer> {
             AtomicLong activeSum = new AtomicLong();
             // Keeps the executor busy: tops the waiting + running runs up to 4 x its concurrency, from up to 8 feeder
             // threads (one trigger is a transaction: a few feeder threads could become the limit). One thread counts
-            // them every 10 ms for all feeders: counting from each feeder as often cost PostgreSQL a tenth of a core. Each
-            // state is counted on its own partial index: "state IN ('READY', 'RUNNING')" read the (state, id) index, whose
-            // entries of every run's earlier versions wait for vacuum (7 ms a count with 250 runs waiting, 0.3 ms this way).
+            // them every 10 ms for all feeders: counting from each feeder as often cost PostgreSQL a tenth of a core.
+            // Each
+            // state is counted on its own partial index: "state IN ('READY', 'RUNNING')" read the (state, id) index,
+            // whose
+            // entries of every run's earlier versions wait for vacuum (7 ms a count with 250 runs waiting, 0.3 ms this
+            // way).
             AtomicLong active = new AtomicLong();
             Thread counter = Thread.ofPlatform().daemon(true).start(() -> {
                 while (running.get()) {
-                    long n = AxServers.scalar(server, "SELECT (SELECT COUNT(*) FROM ax_instance WHERE state = 'READY')"
-                            + " + (SELECT COUNT(*) FROM ax_instance WHERE state = 'RUNNING')");
+                    long n = AxServers.scalar(
+                            server,
+                            "SELECT (SELECT COUNT(*) FROM ax_instance WHERE state = 'READY')"
+                                    + " + (SELECT COUNT(*) FROM ax_instance WHERE state = 'RUNNING')");
                     active.set(n);
                     samples.incrementAndGet();
                     activeSum.addAndGet(n);
@@ -208,7 +263,8 @@ final class ShellCommand implements Callable<Integer> {
                 List<TaskRow> rows = new ArrayList<>();
                 for (int k = 0; k < tasks; k++) {
                     String name = "sh-" + k;
-                    rows.add(server.store().tx(tx -> server.store().tasks().find(tx, name).orElseThrow()));
+                    rows.add(server.store()
+                            .tx(tx -> server.store().tasks().find(tx, name).orElseThrow()));
                 }
                 feederThreads.add(Thread.ofPlatform().daemon(true).start(() -> {
                     long k = 0;
@@ -216,14 +272,29 @@ final class ShellCommand implements Callable<Integer> {
                         long deficit = 4L * concurrency - active.get();
                         if (deficit > 0) {
                             long first = k;
-                            // Due now by the database's clock, as the firing loop writes them (ready_at = scheduled_at).
+                            // Due now by the database's clock, as the firing loop writes them (ready_at =
+                            // scheduled_at).
                             server.store().tx(tx -> {
                                 Instant now = tx.now();
                                 List<NewInstance> batch = new ArrayList<>();
                                 for (long i = first; i < first + deficit; i++) {
                                     TaskRow t = rows.get((int) (i % tasks));
-                                    batch.add(new NewInstance(t.id(), t.name(), t.version(), Cause.EVENT, "event:bench-" + i, now,
-                                            Map.of(), InstanceState.READY, 1, "default", "bench", "bench-feeder", null, null, null));
+                                    batch.add(new NewInstance(
+                                            t.id(),
+                                            t.name(),
+                                            t.version(),
+                                            Cause.EVENT,
+                                            "event:bench-" + i,
+                                            now,
+                                            Map.of(),
+                                            InstanceState.READY,
+                                            1,
+                                            "default",
+                                            "bench",
+                                            "bench-feeder",
+                                            null,
+                                            null,
+                                            null));
                                 }
                                 return server.store().runBatches().createAll(tx, batch);
                             });
@@ -254,9 +325,13 @@ final class ShellCommand implements Callable<Integer> {
             w.measure(opts.warmup(), opts.measure());
             long t0 = w.t0Millis;
             long t1 = w.t1Millis;
-            long n = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state = 'SUCCESS' AND finished_at >= ? AND finished_at < ?",
-                    Instant.ofEpochMilli(t0), Instant.ofEpochMilli(t1));
-            long failed = AxServers.scalar(server, "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'READY', 'RUNNING')");
+            long n = AxServers.scalar(
+                    server,
+                    "SELECT COUNT(*) FROM ax_instance WHERE state = 'SUCCESS' AND finished_at >= ? AND finished_at < ?",
+                    Instant.ofEpochMilli(t0),
+                    Instant.ofEpochMilli(t1));
+            long failed = AxServers.scalar(
+                    server, "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'READY', 'RUNNING')");
             running.set(false);
             for (Thread feeder : feederThreads) {
                 feeder.join(5000);

@@ -25,8 +25,10 @@ import picocli.CommandLine.Option;
  * in-process executor; the time from {@code AxServer.start} to the first {@code /healthz} 200,
  * and from launching the JVM to it.
  */
-@Command(name = "startup", description = "Embedded default (H2, fresh data dir): AxServer.start to /healthz 200, median of 5 fresh JVMs"
-        + " (with a class data sharing archive written by a first one, as ./ax does)")
+@Command(
+        name = "startup",
+        description = "Embedded default (H2, fresh data dir): AxServer.start to /healthz 200, median of 5 fresh JVMs"
+                + " (with a class data sharing archive written by a first one, as ./ax does)")
 final class StartupCommand implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
@@ -62,17 +64,33 @@ final class StartupCommand implements Callable<Integer> {
             }
             double medStart = Table.median(start);
             double medLaunch = Table.median(launch);
-            Table t = new Table("Start-up, embedded default (H2, fresh data dir, in-process executor), fresh JVMs with jvm.options and,"
-                    + " as ./ax, a class data sharing archive written by the first", "measure", "median", "all");
+            Table t = new Table(
+                    "Start-up, embedded default (H2, fresh data dir, in-process executor), fresh JVMs with jvm.options and,"
+                            + " as ./ax, a class data sharing archive written by the first",
+                    "measure",
+                    "median",
+                    "all");
             t.row("AxServer.start -> /healthz 200", Table.ms(medStart), join(start));
             t.row("JVM launch -> /healthz 200 (JVM uptime)", Table.ms(medLaunch), join(launch));
-            t.row("first start, no archive yet: AxServer.start -> /healthz 200",
-                    Table.ms(((Number) first.get("startToHealthyMs")).doubleValue()), "");
-            t.row("first start, no archive yet: JVM launch -> /healthz 200",
-                    Table.ms(((Number) first.get("jvmUptimeAtHealthyMs")).doubleValue()), "");
-            System.err.println("results: " + Results.write(opts.resultsDir, "startup", opts.toMap(), results, t.render(), null));
-            List<Bar> bars = List.of(new Bar("start-up, embedded default", "healthy in <= 2 s",
-                    Table.ms(medStart) + " (" + Table.ms(medLaunch) + " from JVM launch)", "-", "-", "-", "-", Bar.yes(medStart <= 2000)));
+            t.row(
+                    "first start, no archive yet: AxServer.start -> /healthz 200",
+                    Table.ms(((Number) first.get("startToHealthyMs")).doubleValue()),
+                    "");
+            t.row(
+                    "first start, no archive yet: JVM launch -> /healthz 200",
+                    Table.ms(((Number) first.get("jvmUptimeAtHealthyMs")).doubleValue()),
+                    "");
+            System.err.println(
+                    "results: " + Results.write(opts.resultsDir, "startup", opts.toMap(), results, t.render(), null));
+            List<Bar> bars = List.of(new Bar(
+                    "start-up, embedded default",
+                    "healthy in <= 2 s",
+                    Table.ms(medStart) + " (" + Table.ms(medLaunch) + " from JVM launch)",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    Bar.yes(medStart <= 2000)));
             return new W1Command.Outcome(t, bars, results);
         } finally {
             AxServers.deleteTree(cds);
@@ -118,12 +136,15 @@ final class StartupCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             HttpClient http = HttpClient.newHttpClient(); // the measuring client's own set-up is not AX's start-up
             long t = System.nanoTime();
-            try (AxServer server = AxServer.start(new ServerConfig(0, dataDir, null, List.of("default"), null, null,
-                    SchedulerConfig.DEFAULT, Duration.ZERO))) {
-                HttpRequest req = HttpRequest.newBuilder(URI.create(server.url() + "/healthz")).build();
+            try (AxServer server = AxServer.start(new ServerConfig(
+                    0, dataDir, null, List.of("default"), null, null, SchedulerConfig.DEFAULT, Duration.ZERO))) {
+                HttpRequest req = HttpRequest.newBuilder(URI.create(server.url() + "/healthz"))
+                        .build();
                 while (true) {
                     try {
-                        if (http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        if (http.send(req, HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 200) {
                             break;
                         }
                     } catch (IOException e) {
@@ -132,7 +153,8 @@ final class StartupCommand implements Callable<Integer> {
                     Thread.sleep(5);
                 }
                 long ms = (System.nanoTime() - t) / 1_000_000;
-                System.out.println("STARTUP startToHealthyMs=" + ms + " jvmUptimeAtHealthyMs=" + ManagementFactory.getRuntimeMXBean().getUptime());
+                System.out.println("STARTUP startToHealthyMs=" + ms + " jvmUptimeAtHealthyMs="
+                        + ManagementFactory.getRuntimeMXBean().getUptime());
                 System.out.flush();
             }
             return 0;

@@ -8,8 +8,7 @@ import java.util.regex.Pattern;
 
 /** A plain-text table with aligned columns, and the number formats every benchmark prints. */
 final class Table {
-    private static final Pattern NUMBER =
-            Pattern.compile("-?[0-9][0-9,.]*( ?(×|%|ms|s|B|MB|/s|req/s))?");
+    private static final Pattern NUMBER = Pattern.compile("-?[0-9][0-9,.]*( ?(×|%|ms|s|B|MB|/s|req/s))?");
     private final String title;
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
@@ -142,7 +141,9 @@ final class Table {
 
     /** Milliseconds of CPU per operation, to a hundredth: {@code 0.55 ms}. */
     static String cpuMs(double millis) {
-        return Double.isNaN(millis) || Double.isInfinite(millis) ? "n/a" : String.format(Locale.ROOT, "%.2f ms", millis);
+        return Double.isNaN(millis) || Double.isInfinite(millis)
+                ? "n/a"
+                : String.format(Locale.ROOT, "%.2f ms", millis);
     }
 
     static String mb(double bytes) {
@@ -165,7 +166,8 @@ final class Table {
     }
 
     static double median(double... values) {
-        double[] v = Arrays.stream(values).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        double[] v =
+                Arrays.stream(values).filter(d -> !Double.isNaN(d)).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;
         }

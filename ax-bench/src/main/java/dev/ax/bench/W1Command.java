@@ -10,39 +10,68 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-@Command(name = "w1", description = "W1 dense schedule: N recurring tasks each due every second, no-op body (AX, Quartz, db-scheduler)")
+@Command(
+        name = "w1",
+        description =
+                "W1 dense schedule: N recurring tasks each due every second, no-op body (AX, Quartz, db-scheduler)")
 final class W1Command implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
 
-    @Option(names = "--tasks", defaultValue = "1000", description = "N, tasks each due every second (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--tasks",
+            defaultValue = "1000",
+            description = "N, tasks each due every second (default ${DEFAULT-VALUE})")
     int tasks;
 
-    @Option(names = "--systems", defaultValue = "ax,db-scheduler,quartz", description = "which systems (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--systems",
+            defaultValue = "ax,db-scheduler,quartz",
+            description = "which systems (default ${DEFAULT-VALUE})")
     String systems;
 
-    @Option(names = "--repeat", defaultValue = "1", description = "runs per system; the table shows medians (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--repeat",
+            defaultValue = "1",
+            description = "runs per system; the table shows medians (default ${DEFAULT-VALUE})")
     int repeat;
 
     /** As many as the anchors' worker threads (--threads): each polls for up to --ax-batch runs and reports each from its own thread. */
-    @Option(names = "--ax-consumers", defaultValue = "20", description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE},"
-            + " the anchors' --threads)")
+    @Option(
+            names = "--ax-consumers",
+            defaultValue = "20",
+            description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE}," + " the anchors' --threads)")
     int axConsumers;
 
-    @Option(names = "--ax-batch", defaultValue = "100", description = "runs per AX poll, at most 100 (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--ax-batch",
+            defaultValue = "100",
+            description = "runs per AX poll, at most 100 (default ${DEFAULT-VALUE})")
     int axBatch;
 
-    @Option(names = "--ax-overflow", defaultValue = "ALLOW",
-            description = "AX task policy.overflow; DEFAULT keeps AX's default (maxConcurrency 1, QUEUE) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--ax-overflow",
+            defaultValue = "ALLOW",
+            description =
+                    "AX task policy.overflow; DEFAULT keeps AX's default (maxConcurrency 1, QUEUE) (default ${DEFAULT-VALUE})")
     String axOverflow;
 
-    @Option(names = "--threads", defaultValue = "20", description = "Quartz and db-scheduler worker threads (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--threads",
+            defaultValue = "20",
+            description = "Quartz and db-scheduler worker threads (default ${DEFAULT-VALUE})")
     int threads;
 
-    @Option(names = "--quartz-batch", defaultValue = "20", description = "Quartz batchTriggerAcquisitionMaxCount (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--quartz-batch",
+            defaultValue = "20",
+            description = "Quartz batchTriggerAcquisitionMaxCount (default ${DEFAULT-VALUE})")
     int quartzBatch;
 
-    @Option(names = "--dbs-poll-ms", defaultValue = "100", description = "db-scheduler pollingInterval in ms (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--dbs-poll-ms",
+            defaultValue = "100",
+            description = "db-scheduler pollingInterval in ms (default ${DEFAULT-VALUE})")
     long dbsPollMillis;
 
     @Override
@@ -53,14 +82,21 @@ final class W1Command implements Callable<Integer> {
         return 0;
     }
 
-    record Outcome(Table table, List<Bar> bars, List<Map<String, Object>> results) {
-    }
+    record Outcome(Table table, List<Bar> bars, List<Map<String, Object>> results) {}
 
     Outcome run() {
         Pg pg = opts.pg();
         Set<String> which = W1Systems.systems(systems);
-        W1Systems.Settings s = new W1Systems.Settings(tasks, opts.warmup(), opts.measure(), axConsumers, axBatch,
-                "DEFAULT".equalsIgnoreCase(axOverflow) ? null : axOverflow.toUpperCase(), threads, quartzBatch, dbsPollMillis);
+        W1Systems.Settings s = new W1Systems.Settings(
+                tasks,
+                opts.warmup(),
+                opts.measure(),
+                axConsumers,
+                axBatch,
+                "DEFAULT".equalsIgnoreCase(axOverflow) ? null : axOverflow.toUpperCase(),
+                threads,
+                quartzBatch,
+                dbsPollMillis);
         Map<String, List<Map<String, Object>>> bySystem = new LinkedHashMap<>();
         List<Map<String, Object>> all = new ArrayList<>();
         for (int r = 0; r < repeat; r++) {
@@ -78,15 +114,34 @@ final class W1Command implements Callable<Integer> {
                 };
                 res.put("tasks", tasks);
                 res.put("run", r + 1);
-                System.err.printf("  %s: %s runs/s, lag p99 %s ms%n", sys, res.get("runsPerSecond"), res.get("lagP99Ms"));
+                System.err.printf(
+                        "  %s: %s runs/s, lag p99 %s ms%n", sys, res.get("runsPerSecond"), res.get("lagP99Ms"));
                 all.add(res);
-                bySystem.computeIfAbsent((String) res.get("system"), k -> new ArrayList<>()).add(res);
+                bySystem.computeIfAbsent((String) res.get("system"), k -> new ArrayList<>())
+                        .add(res);
             }
         }
-        Table t = new Table(String.format("W1 dense schedule, N = %,d tasks due every second, %d s measured after %d s warm-up%s",
-                tasks, s.seconds(), s.warmup(), repeat > 1 ? ", medians of " + repeat + " runs" : ", single run"),
-                "system", "runs/s", "demand", "lag p50", "lag p99", "lag max", "dup", "missed", "JVM CPU", "PG CPU",
-                "commits/run", "WAL/run", "tables", "load");
+        Table t = new Table(
+                String.format(
+                        "W1 dense schedule, N = %,d tasks due every second, %d s measured after %d s warm-up%s",
+                        tasks,
+                        s.seconds(),
+                        s.warmup(),
+                        repeat > 1 ? ", medians of " + repeat + " runs" : ", single run"),
+                "system",
+                "runs/s",
+                "demand",
+                "lag p50",
+                "lag p99",
+                "lag max",
+                "dup",
+                "missed",
+                "JVM CPU",
+                "PG CPU",
+                "commits/run",
+                "WAL/run",
+                "tables",
+                "load");
         Map<String, Double> rate = new LinkedHashMap<>();
         Map<String, Double> p99 = new LinkedHashMap<>();
         for (var e : bySystem.entrySet()) {
@@ -95,31 +150,50 @@ final class W1Command implements Callable<Integer> {
             double lag99 = med(rs, "lagP99Ms");
             rate.put(e.getKey(), runsPerSecond);
             p99.put(e.getKey(), lag99);
-            t.row(e.getKey(), Table.num(runsPerSecond), Table.num(tasks), Table.ms(med(rs, "lagP50Ms")), Table.ms(lag99),
-                    Table.ms(med(rs, "lagMaxMs")), Table.num(med(rs, "duplicates")), Table.num(med(rs, "missedSlots")),
-                    Table.cores(med(rs, "jvmCpuCores")), Table.cores(med(rs, "postgresCpuCores")), Table.dec(med(rs, "dbCommitsPerRun"), 2),
-                    Table.num(med(rs, "walBytesPerRun")) + " B", Table.mb(med(rs, "tableBytesTotal")),
+            t.row(
+                    e.getKey(),
+                    Table.num(runsPerSecond),
+                    Table.num(tasks),
+                    Table.ms(med(rs, "lagP50Ms")),
+                    Table.ms(lag99),
+                    Table.ms(med(rs, "lagMaxMs")),
+                    Table.num(med(rs, "duplicates")),
+                    Table.num(med(rs, "missedSlots")),
+                    Table.cores(med(rs, "jvmCpuCores")),
+                    Table.cores(med(rs, "postgresCpuCores")),
+                    Table.dec(med(rs, "dbCommitsPerRun"), 2),
+                    Table.num(med(rs, "walBytesPerRun")) + " B",
+                    Table.mb(med(rs, "tableBytesTotal")),
                     Table.dec(med(rs, "loadAverageAtStart"), 1));
         }
         double ax = rate.getOrDefault("AX", Double.NaN);
-        t.note("runs/s: runs started inside the window; lag = start - scheduled slot, where a run starts when its job body begins"
-                + " (AX: when a consumer gets it from its claim; Quartz and db-scheduler: when their job runs); missed = slots in the window with no run started by its end + "
-                + W1Systems.GRACE_MILLIS / 1000 + " s (for AX, the notes below say how many still had none once it had caught up);"
-                + " JVM/PG CPU in cores (PG = all postgres processes on this box).");
-        t.note("load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");
-        t.note("commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop (AX: to the window's end + "
-                + W1Systems.GRACE_MILLIS / 1000 + " s, after which it runs on only for the window's last slots), per run started in that span.");
+        t.note(
+                "runs/s: runs started inside the window; lag = start - scheduled slot, where a run starts when its job body begins"
+                        + " (AX: when a consumer gets it from its claim; Quartz and db-scheduler: when their job runs); missed = slots in the window with no run started by its end + "
+                        + W1Systems.GRACE_MILLIS / 1000
+                        + " s (for AX, the notes below say how many still had none once it had caught up);"
+                        + " JVM/PG CPU in cores (PG = all postgres processes on this box).");
+        t.note(
+                "load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");
+        t.note(
+                "commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop (AX: to the window's end + "
+                        + W1Systems.GRACE_MILLIS / 1000
+                        + " s, after which it runs on only for the window's last slots), per run started in that span.");
         t.note("runs/s AX / Quartz = " + Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN))
                 + ", AX / db-scheduler = " + Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN))
-                + "; lag p99 AX / Quartz = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("Quartz", Double.NaN))
-                + ", AX / db-scheduler = " + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("db-scheduler", Double.NaN))
+                + "; lag p99 AX / Quartz = "
+                + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("Quartz", Double.NaN))
+                + ", AX / db-scheduler = "
+                + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("db-scheduler", Double.NaN))
                 + " (lag: lower is better)");
         for (Map<String, Object> res : bySystem.getOrDefault("AX", List.of())) {
             @SuppressWarnings("unchecked")
             Map<String, Object> later = (Map<String, Object>) res.get("windowSlotsLater");
-            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's " + Table.num(W2Command.d(later, "slots"))
+            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's "
+                    + Table.num(W2Command.d(later, "slots"))
                     + " slots, " + Table.num(W2Command.d(later, "notStarted")) + " had no started run "
-                    + later.get("secondsAfterWindow") + " s after it (AX kept running up to " + (W1Systems.GRACE_MILLIS + W1Systems.CATCH_UP_MILLIS) / 1000
+                    + later.get("secondsAfterWindow") + " s after it (AX kept running up to "
+                    + (W1Systems.GRACE_MILLIS + W1Systems.CATCH_UP_MILLIS) / 1000
                     + " s after the window for them); states at end " + res.get("statesAtEnd"));
         }
         Map<String, Object> options = opts.toMap();
@@ -134,22 +208,33 @@ final class W1Command implements Callable<Integer> {
         long goalLag = tasks <= 1000 ? 20 : 100;
         boolean hundredPercent = ax >= tasks * 0.99;
         String goal = "100 % of demand, lag p99 <= " + goalLag + " ms" + (tasks > 1000 ? ", >= 2x db-scheduler" : "");
-        boolean met = hundredPercent && lag99 <= goalLag
+        boolean met = hundredPercent
+                && lag99 <= goalLag
                 && (tasks <= 1000 || ax >= 2 * rate.getOrDefault("db-scheduler", 0.0));
-        bars.add(new Bar(String.format("W1 N=%,d runs/s", tasks), goal,
+        bars.add(new Bar(
+                String.format("W1 N=%,d runs/s", tasks),
+                goal,
                 Table.num(ax) + " (" + Table.num(100.0 * ax / tasks) + " %)",
-                Table.num(rate.getOrDefault("Quartz", Double.NaN)), Table.num(rate.getOrDefault("db-scheduler", Double.NaN)),
-                Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN)), Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN)),
+                Table.num(rate.getOrDefault("Quartz", Double.NaN)),
+                Table.num(rate.getOrDefault("db-scheduler", Double.NaN)),
+                Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN)),
+                Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN)),
                 which.contains("ax") ? Bar.yes(met) : "n/a"));
-        bars.add(new Bar(String.format("W1 N=%,d lag p99", tasks), "<= " + goalLag + " ms", Table.ms(lag99),
+        bars.add(new Bar(
+                String.format("W1 N=%,d lag p99", tasks),
+                "<= " + goalLag + " ms",
+                Table.ms(lag99),
                 Table.ms(p99.getOrDefault("Quartz", Double.NaN)),
                 Table.ms(p99.getOrDefault("db-scheduler", Double.NaN)),
-                Table.ratio(lag99, p99.getOrDefault("Quartz", Double.NaN)), Table.ratio(lag99, p99.getOrDefault("db-scheduler", Double.NaN)),
+                Table.ratio(lag99, p99.getOrDefault("Quartz", Double.NaN)),
+                Table.ratio(lag99, p99.getOrDefault("db-scheduler", Double.NaN)),
                 which.contains("ax") ? Bar.yes(lag99 <= goalLag) : "n/a"));
         return new Outcome(t, bars, all);
     }
 
     static double med(List<Map<String, Object>> rs, String key) {
-        return Table.median(rs.stream().mapToDouble(m -> m.get(key) instanceof Number n ? n.doubleValue() : Double.NaN).toArray());
+        return Table.median(rs.stream()
+                .mapToDouble(m -> m.get(key) instanceof Number n ? n.doubleValue() : Double.NaN)
+                .toArray());
     }
 }

@@ -21,11 +21,18 @@ import org.HdrHistogram.Histogram;
  * </ul>
  */
 final class W1Stats {
-    private W1Stats() {
-    }
+    private W1Stats() {}
 
-    record Figures(long runs, double runsPerSecond, double demandPerSecond, long lagP50, long lagP99, long lagMax,
-                   long duplicates, long expectedSlots, long missedSlots) {
+    record Figures(
+            long runs,
+            double runsPerSecond,
+            double demandPerSecond,
+            long lagP50,
+            long lagP99,
+            long lagMax,
+            long duplicates,
+            long expectedSlots,
+            long missedSlots) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("runsInWindow", runs);
@@ -86,8 +93,15 @@ final class W1Stats {
         }
         long expected = Math.max(0, endSlot - firstSlot) * tasks;
         double seconds = (t1Millis - t0Millis) / 1000.0;
-        return new Figures(inWindow, inWindow / seconds, tasks, inWindow == 0 ? -1 : lag.getValueAtPercentile(50),
-                inWindow == 0 ? -1 : lag.getValueAtPercentile(99), inWindow == 0 ? -1 : lag.getMaxValue(), duplicates,
-                expected, Math.max(0, expected - served.size()));
+        return new Figures(
+                inWindow,
+                inWindow / seconds,
+                tasks,
+                inWindow == 0 ? -1 : lag.getValueAtPercentile(50),
+                inWindow == 0 ? -1 : lag.getValueAtPercentile(99),
+                inWindow == 0 ? -1 : lag.getMaxValue(),
+                duplicates,
+                expected,
+                Math.max(0, expected - served.size()));
     }
 }

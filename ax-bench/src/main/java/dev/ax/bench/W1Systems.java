@@ -38,12 +38,18 @@ import org.quartz.utils.ConnectionProvider;
 final class W1Systems {
     static final long GRACE_MILLIS = 2000;
 
-    private W1Systems() {
-    }
+    private W1Systems() {}
 
-    record Settings(int tasks, int warmup, int seconds, int axConsumers, int axBatch, String axOverflow,
-                    int threads, int quartzBatch, long dbSchedulerPollMillis) {
-    }
+    record Settings(
+            int tasks,
+            int warmup,
+            int seconds,
+            int axConsumers,
+            int axBatch,
+            String axOverflow,
+            int threads,
+            int quartzBatch,
+            long dbSchedulerPollMillis) {}
 
     // ---- AX -------------------------------------------------------------------------------
 
@@ -51,9 +57,11 @@ final class W1Systems {
         String db = "ax_bench";
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
-        out.put("config", "SchedulerNode on PostgreSQL, " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
-                + " runs at a time through the Dispatcher, a run's start noted when its consumer gets it; cron '* * * * * *', overflow "
-                + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
+        out.put(
+                "config",
+                "SchedulerNode on PostgreSQL, " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
+                        + " runs at a time through the Dispatcher, a run's start noted when its consumer gets it; cron '* * * * * *', overflow "
+                        + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
         long setup = System.nanoTime();
         Window w = new Window(pg, db);
         long costsEnd;
@@ -77,14 +85,19 @@ final class W1Systems {
             deliveries = ax.deliveries();
         }
         // A run starts when a consumer's body gets it, as the anchors' job bodies note their start (the same clock: one
-        // machine). Database time for the rest: created_at is when the firing transaction began, started_at the claim's.
+        // machine). Database time for the rest: created_at is when the firing transaction began, started_at the
+        // claim's.
         Map<Long, long[]> succeeded = new HashMap<>();
-        try (Connection c = pg.connect(db); Statement st = c.createStatement();
-             ResultSet r = st.executeQuery("SELECT id, task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
-                     + " (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, (EXTRACT(EPOCH FROM started_at) * 1000)::bigint,"
-                     + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'")) {
+        try (Connection c = pg.connect(db);
+                Statement st = c.createStatement();
+                ResultSet r = st.executeQuery(
+                        "SELECT id, task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
+                                + " (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, (EXTRACT(EPOCH FROM started_at) * 1000)::bigint,"
+                                + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'")) {
             while (r.next()) {
-                succeeded.put(r.getLong(1), new long[] {r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6)});
+                succeeded.put(
+                        r.getLong(1),
+                        new long[] {r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6)});
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -101,7 +114,7 @@ final class W1Systems {
             long id = deliveries.task()[i];
             long[] run = succeeded.get(id);
             if (run == null) {
-                notSucceeded++;   // handed out, yet not SUCCESS: its completion was refused, or it was handed out again
+                notSucceeded++; // handed out, yet not SUCCESS: its completion was refused, or it was handed out again
                 continue;
             }
             long sched = run[1];
@@ -126,17 +139,24 @@ final class W1Systems {
         out.put("succeededNotDelivered", succeeded.size() - delivered.size());
         W1Stats.Figures f = W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS);
         out.putAll(f.toMap());
-        out.put("duplicateFireKeys", pg.scalar(db,
-                "SELECT COUNT(*) FROM (SELECT task_id, fire_key FROM ax_instance GROUP BY task_id, fire_key HAVING COUNT(*) > 1) d"));
+        out.put(
+                "duplicateFireKeys",
+                pg.scalar(
+                        db,
+                        "SELECT COUNT(*) FROM (SELECT task_id, fire_key FROM ax_instance GROUP BY task_id, fire_key HAVING COUNT(*) > 1) d"));
         Map<String, Object> breakdown = new LinkedHashMap<>();
         breakdown.put("fireLagP50Ms", fireLag.getTotalCount() == 0 ? -1 : fireLag.getValueAtPercentile(50));
         breakdown.put("fireLagP99Ms", fireLag.getTotalCount() == 0 ? -1 : fireLag.getValueAtPercentile(99));
         breakdown.put("claimWaitP50Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(50));
         breakdown.put("claimWaitP99Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(99));
         breakdown.put("claimToBodyP99Ms", claimToBody.getTotalCount() == 0 ? -1 : claimToBody.getValueAtPercentile(99));
-        breakdown.put("claimToCompleteP99Ms", completeLatency.getTotalCount() == 0 ? -1 : completeLatency.getValueAtPercentile(99));
-        breakdown.put("note", "fire lag = created_at - scheduled_at (firing loop); claim wait = started_at - created_at (READY queue);"
-                + " claim to body = body start - started_at (the claim's transaction, the hand-over)");
+        breakdown.put(
+                "claimToCompleteP99Ms",
+                completeLatency.getTotalCount() == 0 ? -1 : completeLatency.getValueAtPercentile(99));
+        breakdown.put(
+                "note",
+                "fire lag = created_at - scheduled_at (firing loop); claim wait = started_at - created_at (READY queue);"
+                        + " claim to body = body start - started_at (the claim's transaction, the hand-over)");
         out.put("lagBreakdown", breakdown);
         out.put("statesAtEnd", states(pg, db));
         out.putAll(w.costs(sinceT0, pg.tableSizes(db, "ax_")));
@@ -158,8 +178,9 @@ final class W1Systems {
         long endSlot = W1Stats.slotAtOrAfter(w.t1Millis);
         long expected = (endSlot - firstSlot) * tasks;
         // One run per (task, slot): the unique (task, fire key) index.
-        String started = "SELECT COUNT(*) FROM ax_instance WHERE started_at IS NOT NULL AND scheduled_at >= to_timestamp(" + firstSlot
-                + ") AND scheduled_at < to_timestamp(" + endSlot + ")";
+        String started =
+                "SELECT COUNT(*) FROM ax_instance WHERE started_at IS NOT NULL AND scheduled_at >= to_timestamp("
+                        + firstSlot + ") AND scheduled_at < to_timestamp(" + endSlot + ")";
         long waitFrom = System.nanoTime();
         long ran = pg.scalar(db, started);
         while (ran < expected && System.nanoTime() - waitFrom < CATCH_UP_MILLIS * 1_000_000) {
@@ -175,8 +196,10 @@ final class W1Systems {
 
     static Map<String, Long> states(Pg pg, String db) {
         Map<String, Long> m = new LinkedHashMap<>();
-        try (Connection c = pg.connect(db); Statement st = c.createStatement();
-             ResultSet r = st.executeQuery("SELECT state, COUNT(*) FROM ax_instance GROUP BY state ORDER BY state")) {
+        try (Connection c = pg.connect(db);
+                Statement st = c.createStatement();
+                ResultSet r =
+                        st.executeQuery("SELECT state, COUNT(*) FROM ax_instance GROUP BY state ORDER BY state")) {
             while (r.next()) {
                 m.put(r.getString(1), r.getLong(2));
             }
@@ -198,12 +221,10 @@ final class W1Systems {
         }
 
         @Override
-        public void shutdown() {
-        }
+        public void shutdown() {}
 
         @Override
-        public void initialize() {
-        }
+        public void initialize() {}
     }
 
     /** The no-op job: notes its slot (the trigger's scheduled fire time) and when it started. */
@@ -214,7 +235,10 @@ final class W1Systems {
         public void execute(JobExecutionContext context) {
             long now = System.currentTimeMillis();
             String name = context.getJobDetail().getKey().getName();
-            log.add(Long.parseLong(name.substring(1)), context.getScheduledFireTime().getTime(), now);
+            log.add(
+                    Long.parseLong(name.substring(1)),
+                    context.getScheduledFireTime().getTime(),
+                    now);
         }
     }
 
@@ -240,8 +264,11 @@ final class W1Systems {
         String db = "quartz_bench";
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "Quartz");
-        out.put("config", "Quartz 2.5.2 JobStoreTX, PostgreSQLDelegate, clustered, " + s.threads() + " threads, batchTriggerAcquisitionMaxCount "
-                + s.quartzBatch() + ", acquireTriggersWithinLock; cron '* * * * * ?'; tables_postgres.sql from the quartz jar");
+        out.put(
+                "config",
+                "Quartz 2.5.2 JobStoreTX, PostgreSQLDelegate, clustered, " + s.threads()
+                        + " threads, batchTriggerAcquisitionMaxCount " + s.quartzBatch()
+                        + ", acquireTriggersWithinLock; cron '* * * * * ?'; tables_postgres.sql from the quartz jar");
         long setup = System.nanoTime();
         pg.recreate(db);
         pg.runScript(db, "org/quartz/impl/jdbcjobstore/tables_postgres.sql");
@@ -250,20 +277,31 @@ final class W1Systems {
         QuartzNoopJob.log = log;
         try (HikariDataSource ds = pg.pool(db, s.threads() + 5, false, "quartz")) {
             QuartzConnections.dataSource = ds;
-            org.quartz.Scheduler scheduler = new StdSchedulerFactory(quartzProperties("bench-" + System.nanoTime(), s.threads(), s.quartzBatch()))
+            org.quartz.Scheduler scheduler = new StdSchedulerFactory(
+                            quartzProperties("bench-" + System.nanoTime(), s.threads(), s.quartzBatch()))
                     .getScheduler();
             try {
                 Map<JobDetail, Set<? extends Trigger>> jobs = new HashMap<>();
                 for (int i = 0; i < s.tasks(); i++) {
-                    JobDetail job = JobBuilder.newJob(QuartzNoopJob.class).withIdentity("j" + i, "bench").build();
-                    Trigger trigger = TriggerBuilder.newTrigger().withIdentity("t" + i, "bench").forJob(job)
-                            .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?")).startNow().build();
+                    JobDetail job = JobBuilder.newJob(QuartzNoopJob.class)
+                            .withIdentity("j" + i, "bench")
+                            .build();
+                    Trigger trigger = TriggerBuilder.newTrigger()
+                            .withIdentity("t" + i, "bench")
+                            .forJob(job)
+                            .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?"))
+                            .startNow()
+                            .build();
                     jobs.put(job, Set.of(trigger));
                 }
                 scheduler.scheduleJobs(jobs, true);
                 out.put("setupSeconds", secondsSince(setup));
-                firstSlotsAtStart(pg, db, s.tasks(), "UPDATE qrtz_triggers SET next_fire_time = CAST(EXTRACT(EPOCH FROM "
-                        + NEXT_WHOLE_SECOND + ") * 1000 AS BIGINT)");
+                firstSlotsAtStart(
+                        pg,
+                        db,
+                        s.tasks(),
+                        "UPDATE qrtz_triggers SET next_fire_time = CAST(EXTRACT(EPOCH FROM " + NEXT_WHOLE_SECOND
+                                + ") * 1000 AS BIGINT)");
                 scheduler.start();
                 w.measure(s.warmup(), s.seconds());
                 Window.sleep(GRACE_MILLIS);
@@ -283,7 +321,8 @@ final class W1Systems {
         }
         w.afterStop();
         RunLog.Runs runs = log.snapshot();
-        out.putAll(W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS).toMap());
+        out.putAll(W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS)
+                .toMap());
         out.putAll(w.costs(countSince(runs, w.t0Millis), pg.tableSizes(db, "qrtz_")));
         return out;
     }
@@ -296,9 +335,13 @@ final class W1Systems {
         String db = "dbsched_bench";
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "db-scheduler");
-        out.put("config", "db-scheduler " + dbSchedulerVersion() + ", " + s.tasks() + " RecurringTasks with Schedules.cron(\"* * * * * *\"), "
-                + s.threads() + " threads, pollUsingLockAndFetch(0.5, 1.0), pollingInterval " + s.dbSchedulerPollMillis() + " ms"
-                + "; its cron schedules the next run 1 s after the previous one completed (sub-second part kept), so lag never accumulates but runs drift past slots");
+        out.put(
+                "config",
+                "db-scheduler " + dbSchedulerVersion() + ", " + s.tasks()
+                        + " RecurringTasks with Schedules.cron(\"* * * * * *\"), "
+                        + s.threads() + " threads, pollUsingLockAndFetch(0.5, 1.0), pollingInterval "
+                        + s.dbSchedulerPollMillis() + " ms"
+                        + "; its cron schedules the next run 1 s after the previous one completed (sub-second part kept), so lag never accumulates but runs drift past slots");
         long setup = System.nanoTime();
         pg.recreate(db);
         pg.runScript(db, DB_SCHEDULER_DDL);
@@ -309,7 +352,8 @@ final class W1Systems {
             for (int i = 0; i < s.tasks(); i++) {
                 long index = i;
                 tasks.add(Tasks.recurring("w1-" + i, Schedules.cron("* * * * * *"))
-                        .execute((instance, ctx) -> log.add(index, ctx.getExecution().executionTime.toEpochMilli(), System.currentTimeMillis())));
+                        .execute((instance, ctx) -> log.add(
+                                index, ctx.getExecution().executionTime.toEpochMilli(), System.currentTimeMillis())));
             }
             Scheduler scheduler = Scheduler.create(ds)
                     .startTasks(tasks)
@@ -329,13 +373,15 @@ final class W1Systems {
         }
         w.afterStop();
         RunLog.Runs runs = log.snapshot();
-        out.putAll(W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS).toMap());
+        out.putAll(W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS)
+                .toMap());
         out.putAll(w.costs(countSince(runs, w.t0Millis), pg.tableSizes(db, "scheduled_tasks")));
         return out;
     }
 
     static String dbSchedulerVersion() {
-        try (var in = Scheduler.class.getResourceAsStream("/META-INF/maven/com.github.kagkarlsson/db-scheduler/pom.properties")) {
+        try (var in = Scheduler.class.getResourceAsStream(
+                "/META-INF/maven/com.github.kagkarlsson/db-scheduler/pom.properties")) {
             Properties p = new Properties();
             p.load(in);
             return p.getProperty("version", "16.x");
@@ -380,12 +426,15 @@ final class W1Systems {
     static Set<String> systems(String csv) {
         Set<String> set = new HashSet<>();
         for (String sys : Pg.split(csv.toLowerCase())) {
-            set.add(switch (sys) {
-                case "ax" -> "ax";
-                case "quartz" -> "quartz";
-                case "db-scheduler", "dbscheduler", "dbs" -> "db-scheduler";
-                default -> throw new IllegalArgumentException("--systems: unknown system " + sys + " (ax, quartz, db-scheduler)");
-            });
+            set.add(
+                    switch (sys) {
+                        case "ax" -> "ax";
+                        case "quartz" -> "quartz";
+                        case "db-scheduler", "dbscheduler", "dbs" -> "db-scheduler";
+                        default ->
+                            throw new IllegalArgumentException(
+                                    "--systems: unknown system " + sys + " (ax, quartz, db-scheduler)");
+                    });
         }
         return set;
     }

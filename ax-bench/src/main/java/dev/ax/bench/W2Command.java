@@ -38,27 +38,41 @@ final class W2Command implements Callable<Integer> {
     @Mixin
     BenchOptions opts = new BenchOptions();
 
-    @Option(names = "--runs", defaultValue = "100000", description = "R, runs due at once (default ${DEFAULT-VALUE}; --quick: 20,000)")
+    @Option(
+            names = "--runs",
+            defaultValue = "100000",
+            description = "R, runs due at once (default ${DEFAULT-VALUE}; --quick: 20,000)")
     int runs;
 
     @Option(names = "--systems", defaultValue = "ax,db-scheduler", description = "default ${DEFAULT-VALUE}")
     String systems;
 
-    @Option(names = "--ax-consumers", defaultValue = "20", description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE},"
-            + " db-scheduler's --threads)")
+    @Option(
+            names = "--ax-consumers",
+            defaultValue = "20",
+            description = "AX no-op consumer (poll) threads (default ${DEFAULT-VALUE}," + " db-scheduler's --threads)")
     int axConsumers;
 
     @Option(names = "--ax-batch", defaultValue = "100")
     int axBatch;
 
-    @Option(names = "--ax-tasks", defaultValue = "1",
-            description = "event tasks AX's runs are spread over (db-scheduler always uses one task) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--ax-tasks",
+            defaultValue = "1",
+            description =
+                    "event tasks AX's runs are spread over (db-scheduler always uses one task) (default ${DEFAULT-VALUE})")
     int axTasks = 1;
 
-    @Option(names = "--trigger-threads", defaultValue = "4", description = "threads calling TaskService.trigger for the API-path insert rate")
+    @Option(
+            names = "--trigger-threads",
+            defaultValue = "4",
+            description = "threads calling TaskService.trigger for the API-path insert rate")
     int triggerThreads;
 
-    @Option(names = "--trigger-seconds", defaultValue = "10", description = "how long the API-path insert rate is measured")
+    @Option(
+            names = "--trigger-seconds",
+            defaultValue = "10",
+            description = "how long the API-path insert rate is measured")
     int triggerSeconds;
 
     @Option(names = "--threads", defaultValue = "20", description = "db-scheduler threads (default ${DEFAULT-VALUE})")
@@ -67,7 +81,10 @@ final class W2Command implements Callable<Integer> {
     @Option(names = "--dbs-poll-ms", defaultValue = "100")
     long dbsPollMillis;
 
-    @Option(names = "--drain-timeout", defaultValue = "150", description = "seconds; a drain not finished by then is reported as partial")
+    @Option(
+            names = "--drain-timeout",
+            defaultValue = "150",
+            description = "seconds; a drain not finished by then is reported as partial")
     int drainTimeout;
 
     @Override
@@ -108,29 +125,74 @@ final class W2Command implements Callable<Integer> {
             dbs = dbSchedulerDrain(pg, r);
             results.add(dbs);
         }
-        Table t = new Table(String.format("W2 burst, %,d one-time runs due at once, single run", r),
-                "system", "drained", "drain runs/s", "lag p50", "lag p99", "lag max", "insert path", "inserts/s",
-                "JVM CPU", "PG CPU", "commits/run", "WAL/run", "tables", "load");
-        for (Map<String, Object> m : List.of(ax == null ? Map.<String, Object>of() : ax, dbs == null ? Map.<String, Object>of() : dbs)) {
+        Table t = new Table(
+                String.format("W2 burst, %,d one-time runs due at once, single run", r),
+                "system",
+                "drained",
+                "drain runs/s",
+                "lag p50",
+                "lag p99",
+                "lag max",
+                "insert path",
+                "inserts/s",
+                "JVM CPU",
+                "PG CPU",
+                "commits/run",
+                "WAL/run",
+                "tables",
+                "load");
+        for (Map<String, Object> m :
+                List.of(ax == null ? Map.<String, Object>of() : ax, dbs == null ? Map.<String, Object>of() : dbs)) {
             if (m.isEmpty()) {
                 continue;
             }
-            t.row(m.get("system") + (m.containsKey("axTasks") ? " (" + m.get("axTasks") + " task" + (axTasks == 1 ? ")" : "s)") : ""),
-                    Table.num(d(m, "drained")) + (Boolean.TRUE.equals(m.get("complete")) ? "" : " of " + Table.num(d(m, "runs")) + " (timeout)"), Table.num(d(m, "drainRunsPerSecond")), Table.ms(d(m, "lagP50Ms")),
-                    Table.ms(d(m, "lagP99Ms")), Table.ms(d(m, "lagMaxMs")), m.get("insertPath"), Table.num(d(m, "insertsPerSecond")),
-                    Table.cores(d(m, "jvmCpuCores")), Table.cores(d(m, "postgresCpuCores")), Table.dec(d(m, "dbCommitsPerRun"), 2),
-                    Table.num(d(m, "walBytesPerRun")) + " B", Table.mb(d(m, "tableBytesTotal")), Table.dec(d(m, "loadAverageAtStart"), 1));
+            t.row(
+                    m.get("system")
+                            + (m.containsKey("axTasks")
+                                    ? " (" + m.get("axTasks") + " task" + (axTasks == 1 ? ")" : "s)")
+                                    : ""),
+                    Table.num(d(m, "drained"))
+                            + (Boolean.TRUE.equals(m.get("complete"))
+                                    ? ""
+                                    : " of " + Table.num(d(m, "runs")) + " (timeout)"),
+                    Table.num(d(m, "drainRunsPerSecond")),
+                    Table.ms(d(m, "lagP50Ms")),
+                    Table.ms(d(m, "lagP99Ms")),
+                    Table.ms(d(m, "lagMaxMs")),
+                    m.get("insertPath"),
+                    Table.num(d(m, "insertsPerSecond")),
+                    Table.cores(d(m, "jvmCpuCores")),
+                    Table.cores(d(m, "postgresCpuCores")),
+                    Table.dec(d(m, "dbCommitsPerRun"), 2),
+                    Table.num(d(m, "walBytesPerRun")) + " B",
+                    Table.mb(d(m, "tableBytesTotal")),
+                    Table.dec(d(m, "loadAverageAtStart"), 1));
         }
         if (ax != null) {
-            t.row("AX (API path)", "", "", "", "", "", "TaskService.trigger x" + triggerThreads,
-                    Table.num(d(ax, "apiPathInsertsPerSecond")), "", "", "", "", "");
+            t.row(
+                    "AX (API path)",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "TaskService.trigger x" + triggerThreads,
+                    Table.num(d(ax, "apiPathInsertsPerSecond")),
+                    "",
+                    "",
+                    "",
+                    "",
+                    "");
         }
         double axRate = ax == null ? Double.NaN : d(ax, "drainRunsPerSecond");
         double dbsRate = dbs == null ? Double.NaN : d(dbs, "drainRunsPerSecond");
-        t.note("drain = from the start of the idle system with all runs due (t0) to the last completion (AX: SUCCESS written; db-scheduler: row deleted).");
-        t.note("lag = run start - t0. CPU in cores over the drain. inserts/s is the set-up path, not part of the drain.");
-        t.note("drain runs/s AX / db-scheduler = " + Table.ratio(axRate, dbsRate)
-                + "; lag p99 AX / db-scheduler = " + Table.ratio(ax == null ? Double.NaN : d(ax, "lagP99Ms"), dbs == null ? Double.NaN : d(dbs, "lagP99Ms")));
+        t.note(
+                "drain = from the start of the idle system with all runs due (t0) to the last completion (AX: SUCCESS written; db-scheduler: row deleted).");
+        t.note(
+                "lag = run start - t0. CPU in cores over the drain. inserts/s is the set-up path, not part of the drain.");
+        t.note("drain runs/s AX / db-scheduler = " + Table.ratio(axRate, dbsRate) + "; lag p99 AX / db-scheduler = "
+                + Table.ratio(
+                        ax == null ? Double.NaN : d(ax, "lagP99Ms"), dbs == null ? Double.NaN : d(dbs, "lagP99Ms")));
         Map<String, Object> options = opts.toMap();
         options.put("runs", r);
         options.put("axConsumers", axConsumers);
@@ -140,8 +202,14 @@ final class W2Command implements Callable<Integer> {
         options.put("dbSchedulerPollMillis", dbsPollMillis);
         System.err.println("results: " + Results.write(opts.resultsDir, "w2-" + r, options, results, t.render(), pg));
         boolean met = axRate >= 10_000 && axRate >= 2 * (Double.isNaN(dbsRate) ? 0 : dbsRate);
-        List<Bar> bars = List.of(new Bar(String.format("W2 %,d due at once, drain", r), ">= 10,000 runs/s, >= 2x db-scheduler",
-                Table.num(axRate) + "/s", "-", Table.num(dbsRate) + "/s", "-", Table.ratio(axRate, dbsRate),
+        List<Bar> bars = List.of(new Bar(
+                String.format("W2 %,d due at once, drain", r),
+                ">= 10,000 runs/s, >= 2x db-scheduler",
+                Table.num(axRate) + "/s",
+                "-",
+                Table.num(dbsRate) + "/s",
+                "-",
+                Table.ratio(axRate, dbsRate),
                 ax == null ? "n/a" : Bar.yes(met)));
         return new W1Command.Outcome(t, bars, results);
     }
@@ -158,12 +226,16 @@ final class W2Command implements Callable<Integer> {
     Map<String, Object> axTriggerRate(Pg pg) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
-        out.put("phase", "API-path insert rate: TaskService.trigger(Cause.EVENT) from " + triggerThreads + " threads, one event task, overflow ALLOW");
+        out.put(
+                "phase",
+                "API-path insert rate: TaskService.trigger(Cause.EVENT) from " + triggerThreads
+                        + " threads, one event task, overflow ALLOW");
         try (AxHarness ax = AxHarness.open(pg, "ax_bench", triggerThreads + 4)) {
             ax.node.tasks().create(AxHarness.task("burst", EVENT, "ALLOW"), "bench");
             AtomicLong done = new AtomicLong();
             AtomicLong errors = new AtomicLong();
-            long deadline = System.nanoTime() + Duration.ofSeconds(triggerSeconds).toNanos();
+            long deadline =
+                    System.nanoTime() + Duration.ofSeconds(triggerSeconds).toNanos();
             long start = System.nanoTime();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < triggerThreads; i++) {
@@ -195,8 +267,10 @@ final class W2Command implements Callable<Integer> {
         String db = "ax_bench";
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
-        out.put("config", "SchedulerNode on PostgreSQL, " + axConsumers + " no-op consumers polling " + axBatch + " at a time; "
-                + axTasks + " event task(s), overflow ALLOW");
+        out.put(
+                "config",
+                "SchedulerNode on PostgreSQL, " + axConsumers + " no-op consumers polling " + axBatch + " at a time; "
+                        + axTasks + " event task(s), overflow ALLOW");
         out.put("axTasks", axTasks);
         out.put("insertPath", "batched SQL (instance + CREATED event)");
         Window w = new Window(pg, db);
@@ -222,8 +296,14 @@ final class W2Command implements Callable<Integer> {
             out.put("t0", Instant.ofEpochMilli(t0).toString());
         }
         w.afterStop();
-        drainFigures(out, pg, db, r, t0, "SELECT (EXTRACT(EPOCH FROM started_at) * 1000)::bigint - " + t0 + ","
-                + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'");
+        drainFigures(
+                out,
+                pg,
+                db,
+                r,
+                t0,
+                "SELECT (EXTRACT(EPOCH FROM started_at) * 1000)::bigint - " + t0 + ","
+                        + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'");
         out.put("statesAtEnd", W1Systems.states(pg, db));
         out.putAll(w.costs(d(out, "drained") > 0 ? (long) d(out, "drained") : 0, pg.tableSizes(db, "ax_")));
         return out;
@@ -233,20 +313,22 @@ final class W2Command implements Callable<Integer> {
     static void bulkInsertAx(Pg pg, String db, int tasks, int r) {
         try (Connection c = pg.connect(db)) {
             c.setAutoCommit(false);
-            try (PreparedStatement ins = c.prepareStatement("INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key,"
-                    + " scheduled_at, params, state, attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at)"
-                    + " SELECT t.id, t.name, 1, 'EVENT', 'event:bench-' || g, now(), NULL, 'READY', 0, 1, 'default', now(), 'bench', 'bench-node',"
-                    + " now(), now() FROM generate_series(?, ?) g JOIN ax_task t ON t.name = 'burst-' || (g % ?)");
-                 Statement st = c.createStatement()) {
+            try (PreparedStatement ins = c.prepareStatement(
+                            "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key,"
+                                    + " scheduled_at, params, state, attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at)"
+                                    + " SELECT t.id, t.name, 1, 'EVENT', 'event:bench-' || g, now(), NULL, 'READY', 0, 1, 'default', now(), 'bench', 'bench-node',"
+                                    + " now(), now() FROM generate_series(?, ?) g JOIN ax_task t ON t.name = 'burst-' || (g % ?)");
+                    Statement st = c.createStatement()) {
                 for (int from = 1; from <= r; from += 10_000) {
                     ins.setInt(1, from);
                     ins.setInt(2, Math.min(r, from + 9_999));
                     ins.setInt(3, tasks);
                     ins.executeUpdate();
                 }
-                st.executeUpdate("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id,"
-                        + " at, message, data) SELECT id, task_id, task_name, 'CREATED', NULL, 'READY', attempt, 'bench', 'bench-node', now(),"
-                        + " 'bulk-inserted by ax-bench', '{\"cause\":\"event\"}' FROM ax_instance");
+                st.executeUpdate(
+                        "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id,"
+                                + " at, message, data) SELECT id, task_id, task_name, 'CREATED', NULL, 'READY', attempt, 'bench', 'bench-node', now(),"
+                                + " 'bulk-inserted by ax-bench', '{\"cause\":\"event\"}' FROM ax_instance");
             }
             c.commit();
         } catch (SQLException e) {
@@ -256,7 +338,8 @@ final class W2Command implements Callable<Integer> {
 
     /** VACUUM ANALYZE after the bulk insert: both systems start from fresh statistics and a clean visibility map. */
     static void vacuum(Pg pg, String db, String... tables) {
-        try (Connection c = pg.connect(db); Statement st = c.createStatement()) {
+        try (Connection c = pg.connect(db);
+                Statement st = c.createStatement()) {
             c.setAutoCommit(true);
             for (String t : tables) {
                 st.execute("VACUUM ANALYZE " + t);
@@ -271,7 +354,9 @@ final class W2Command implements Callable<Integer> {
         Histogram lag = new Histogram(3_600_000L, 3);
         long last = Long.MIN_VALUE;
         long n = 0;
-        try (Connection c = pg.connect(db); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = pg.connect(db);
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
                 lag.recordValue(Math.clamp(rs.getLong(1), 0, 3_600_000L));
                 last = Math.max(last, rs.getLong(2));
@@ -301,8 +386,10 @@ final class W2Command implements Callable<Integer> {
         String db = "dbsched_bench";
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "db-scheduler");
-        out.put("config", "db-scheduler " + W1Systems.dbSchedulerVersion() + ", one OneTimeTask, " + threads
-                + " threads, pollUsingLockAndFetch(0.5, 1.0), pollingInterval " + dbsPollMillis + " ms");
+        out.put(
+                "config",
+                "db-scheduler " + W1Systems.dbSchedulerVersion() + ", one OneTimeTask, " + threads
+                        + " threads, pollUsingLockAndFetch(0.5, 1.0), pollingInterval " + dbsPollMillis + " ms");
         out.put("insertPath", "SchedulerClient.scheduleBatch");
         pg.recreate(db);
         pg.runScript(db, W1Systems.DB_SCHEDULER_DDL);
@@ -310,8 +397,11 @@ final class W2Command implements Callable<Integer> {
         RunLog log = new RunLog();
         Instant t0;
         try (HikariDataSource ds = pg.pool(db, threads + 5, true, "dbsched")) {
-            OneTimeTask<Void> burst = Tasks.oneTime("burst").execute((instance, ctx) ->
-                    log.add(Long.parseLong(instance.getId()), ctx.getExecution().executionTime.toEpochMilli(), System.currentTimeMillis()));
+            OneTimeTask<Void> burst = Tasks.oneTime("burst")
+                    .execute((instance, ctx) -> log.add(
+                            Long.parseLong(instance.getId()),
+                            ctx.getExecution().executionTime.toEpochMilli(),
+                            System.currentTimeMillis()));
             Scheduler scheduler = Scheduler.create(ds, burst)
                     .threads(threads)
                     .pollUsingLockAndFetch(0.5, 1.0)
@@ -333,7 +423,8 @@ final class W2Command implements Callable<Integer> {
                 w.begin();
                 t0 = Instant.now();
                 scheduler.start();
-                long deadline = System.nanoTime() + Duration.ofSeconds(drainTimeout).toNanos();
+                long deadline =
+                        System.nanoTime() + Duration.ofSeconds(drainTimeout).toNanos();
                 while (log.size() < r && System.nanoTime() < deadline) {
                     Window.sleep(20);
                 }

@@ -110,7 +110,9 @@ final class Window {
             m.put("dbCountersNote", "from window start to the system's stop, divided by the runs started in that span");
         }
         m.put("tableBytes", tableSizes);
-        m.put("tableBytesTotal", tableSizes.values().stream().mapToLong(Long::longValue).sum());
+        m.put(
+                "tableBytesTotal",
+                tableSizes.values().stream().mapToLong(Long::longValue).sum());
         return m;
     }
 

@@ -21,12 +21,17 @@ import java.util.stream.Collectors;
  * expected and prints the totals on one line.
  */
 final class Wrk {
-    private Wrk() {
-    }
+    private Wrk() {}
 
     /** What one wrk run counted: answers with the expected status, the others, socket errors, latency in microseconds. */
-    record Result(long ok, long wrongStatus, long socketErrors, double seconds, long p50Micros, long p99Micros, long maxMicros) {
-    }
+    record Result(
+            long ok,
+            long wrongStatus,
+            long socketErrors,
+            double seconds,
+            long p50Micros,
+            long p99Micros,
+            long maxMicros) {}
 
     /** Whether {@code wrk} is on the PATH. */
     static boolean installed() {
@@ -34,8 +39,14 @@ final class Wrk {
                 .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, "wrk")));
     }
 
-    static Result run(URI uri, String method, Map<String, String> headers, List<String> bodies, int expectedStatus,
-                      int connections, int seconds) {
+    static Result run(
+            URI uri,
+            String method,
+            Map<String, String> headers,
+            List<String> bodies,
+            int expectedStatus,
+            int connections,
+            int seconds) {
         Path script;
         try {
             script = Files.createTempFile("ax-bench-wrk", ".lua");
@@ -45,18 +56,38 @@ final class Wrk {
         }
         try {
             int threads = Math.max(1, Math.min(connections, Runtime.getRuntime().availableProcessors()));
-            List<String> cmd = List.of("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s", "--timeout", "30s",
-                    "-s", script.toString(), uri.toString());
+            List<String> cmd = List.of(
+                    "wrk",
+                    "-t" + threads,
+                    "-c" + connections,
+                    "-d" + seconds + "s",
+                    "--timeout",
+                    "30s",
+                    "-s",
+                    script.toString(),
+                    uri.toString());
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int exit = p.waitFor();
-            String line = out.lines().filter(l -> l.startsWith("AXBENCH ")).findFirst().orElseThrow(() ->
-                    new IllegalStateException("wrk exited " + exit + " without its totals:\n" + out));
-            Map<String, Long> v = Arrays.stream(line.substring("AXBENCH ".length()).split(" ")).map(kv -> kv.split("="))
-                    .collect(Collectors.toMap(kv -> kv[0], kv -> Long.parseLong(kv[1]), (a, b) -> b, LinkedHashMap::new));
+            String line = out.lines()
+                    .filter(l -> l.startsWith("AXBENCH "))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new IllegalStateException("wrk exited " + exit + " without its totals:\n" + out));
+            Map<String, Long> v = Arrays.stream(
+                            line.substring("AXBENCH ".length()).split(" "))
+                    .map(kv -> kv.split("="))
+                    .collect(Collectors.toMap(
+                            kv -> kv[0], kv -> Long.parseLong(kv[1]), (a, b) -> b, LinkedHashMap::new));
             long answered = v.get("requests");
-            return new Result(answered - v.get("wrong"), v.get("wrong"), v.get("socket"), v.get("micros") / 1e6, v.get("p50"),
-                    v.get("p99"), v.get("max"));
+            return new Result(
+                    answered - v.get("wrong"),
+                    v.get("wrong"),
+                    v.get("socket"),
+                    v.get("micros") / 1e6,
+                    v.get("p50"),
+                    v.get("p99"),
+                    v.get("max"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run wrk: " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -90,14 +121,16 @@ final class Wrk {
         lines.add("local threads = {}");
         lines.add("setup = function(thread) table.insert(threads, thread) end");
         lines.add("init = function(args) wrong = 0 end");
-        lines.add("response = function(status, headers, body) if status ~= " + expectedStatus + " then wrong = wrong + 1 end end");
+        lines.add("response = function(status, headers, body) if status ~= " + expectedStatus
+                + " then wrong = wrong + 1 end end");
         lines.add("done = function(summary, latency, requests)");
         lines.add("  local wrong = 0");
         lines.add("  for _, t in ipairs(threads) do wrong = wrong + t:get(\"wrong\") end");
         lines.add("  local e = summary.errors");
-        lines.add("  io.write(string.format(\"AXBENCH requests=%d wrong=%d socket=%d micros=%d p50=%d p99=%d max=%d\\n\","
-                + " summary.requests, wrong, e.connect + e.read + e.write + e.timeout, summary.duration,"
-                + " latency:percentile(50), latency:percentile(99), latency.max))");
+        lines.add(
+                "  io.write(string.format(\"AXBENCH requests=%d wrong=%d socket=%d micros=%d p50=%d p99=%d max=%d\\n\","
+                        + " summary.requests, wrong, e.connect + e.read + e.write + e.timeout, summary.duration,"
+                        + " latency:percentile(50), latency:percentile(99), latency.max))");
         lines.add("end");
         return String.join("\n", lines) + "\n";
     }

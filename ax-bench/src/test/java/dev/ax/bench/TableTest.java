@@ -27,9 +27,13 @@ class TableTest {
 
     @Test
     void tablesAlignTheirColumns() {
-        String out = new Table("t", "system", "runs/s", "goal").row("AX", "1,000", "100 % of demand").row("db-scheduler", "833", "-")
+        String out = new Table("t", "system", "runs/s", "goal")
+                .row("AX", "1,000", "100 % of demand")
+                .row("db-scheduler", "833", "-")
                 .render();
-        assertThat(out).contains("system       | runs/s | goal").contains("AX           |  1,000 | 100 % of demand")
+        assertThat(out)
+                .contains("system       | runs/s | goal")
+                .contains("AX           |  1,000 | 100 % of demand")
                 .contains("db-scheduler |    833 | -");
     }
 

@@ -57,9 +57,8 @@ public final class ApiClient {
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.token = token;
-        HttpClient.Builder builder = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT);
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
         if (tls != null) {
             builder.sslContext(tls);
         }
@@ -90,8 +89,11 @@ public final class ApiClient {
     /** A request sent {@link #ATTEMPTS} times without an answer that says what became of it. */
     public static final class GaveUp extends CliException {
         GaveUp(int attempts, String key, CliException last) {
-            super(last.exitCode(), "no answer after " + attempts + " attempts with Idempotency-Key " + key + "; the last: "
-                    + last.getMessage(), last);
+            super(
+                    last.exitCode(),
+                    "no answer after " + attempts + " attempts with Idempotency-Key " + key + "; the last: "
+                            + last.getMessage(),
+                    last);
         }
     }
 
@@ -122,7 +124,10 @@ public final class ApiClient {
                 Thread.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CliException(ExitCodes.UNREACHABLE, "interrupted while retrying " + path + " with Idempotency-Key " + key, e);
+                throw new CliException(
+                        ExitCodes.UNREACHABLE,
+                        "interrupted while retrying " + path + " with Idempotency-Key " + key,
+                        e);
             }
             pause *= 2;
         }
@@ -137,8 +142,7 @@ public final class ApiClient {
     }
 
     /** What {@link #apply} did: the answer, and "created" or "updated". */
-    public record Applied(JsonNode view, String verb) {
-    }
+    public record Applied(JsonNode view, String verb) {}
 
     /**
      * Creates with a POST to {@code collection}; when that answers 409 (the name is taken) and
@@ -160,8 +164,7 @@ public final class ApiClient {
     }
 
     /** An answer with its status, for routes whose 2xx status says what happened (201 created, 200 replaced). */
-    public record Answer(int status, JsonNode body) {
-    }
+    public record Answer(int status, JsonNode body) {}
 
     /** {@link #put} with the answer's status. */
     public Answer putForStatus(String path, Object body) {
@@ -191,7 +194,10 @@ public final class ApiClient {
             if (e.getValue() == null) {
                 continue;
             }
-            sb.append(sep).append(segment(e.getKey())).append('=').append(segment(e.getValue().toString()));
+            sb.append(sep)
+                    .append(segment(e.getKey()))
+                    .append('=')
+                    .append(segment(e.getValue().toString()));
             sep = '&';
         }
         return sb.toString();
@@ -210,7 +216,8 @@ public final class ApiClient {
         return send(method, path, body, accept, Map.of());
     }
 
-    private HttpResponse<String> send(String method, String path, Object body, String accept, Map<String, String> headers) {
+    private HttpResponse<String> send(
+            String method, String path, Object body, String accept, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Accept", accept);
@@ -233,8 +240,11 @@ public final class ApiClient {
             throw unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s", e);
         } catch (IOException e) {
             if (TlsTrust.isHandshakeFailure(e)) {
-                throw new CliException(ExitCodes.UNREACHABLE, "cannot connect securely to the AX server at " + base + ": "
-                        + TlsTrust.describe(e) + " (--ca FILE or AX_CA names the CA to trust)", e);
+                throw new CliException(
+                        ExitCodes.UNREACHABLE,
+                        "cannot connect securely to the AX server at " + base + ": " + TlsTrust.describe(e)
+                                + " (--ca FILE or AX_CA names the CA to trust)",
+                        e);
             }
             throw unreachable(describe(e), e);
         } catch (InterruptedException e) {
@@ -248,8 +258,11 @@ public final class ApiClient {
     }
 
     private CliException unreachable(String why, Exception cause) {
-        return new CliException(ExitCodes.UNREACHABLE, "cannot reach the AX server at " + base + ": " + why
-                + " (is `ax server` running? set --server or AX_SERVER)", cause);
+        return new CliException(
+                ExitCodes.UNREACHABLE,
+                "cannot reach the AX server at " + base + ": " + why
+                        + " (is `ax server` running? set --server or AX_SERVER)",
+                cause);
     }
 
     /** An IOException's message is often null; then a cause's message, or its class name, says what happened. */
@@ -291,15 +304,21 @@ public final class ApiClient {
                 message = error.get("message").asText();
             }
             for (JsonNode f : error.path("fields")) {
-                fields.add(new ApiException.FieldError(f.path("field").asText(""), f.path("reason").asText("")));
+                fields.add(new ApiException.FieldError(
+                        f.path("field").asText(""), f.path("reason").asText("")));
             }
         } catch (JsonProcessingException e) {
             // Not our server's error format (a proxy's HTML page, say): show the start of what came back.
         }
         if (message == null || message.isBlank()) {
             String excerpt = body.strip();
-            message = "HTTP " + status + (excerpt.isEmpty() ? ""
-                    : ": " + (excerpt.length() > EXCERPT_CHARS ? excerpt.substring(0, EXCERPT_CHARS) + "…" : excerpt));
+            message = "HTTP " + status
+                    + (excerpt.isEmpty()
+                            ? ""
+                            : ": "
+                                    + (excerpt.length() > EXCERPT_CHARS
+                                            ? excerpt.substring(0, EXCERPT_CHARS) + "…"
+                                            : excerpt));
         }
         if (status == 401) {
             message += " (pass --token, set AX_TOKEN, or run where ax-data/admin.token is)";
@@ -315,8 +334,9 @@ public final class ApiClient {
         try {
             return json.readTree(body);
         } catch (JsonProcessingException e) {
-            throw new CliException(ExitCodes.REFUSED, "the server at " + base + " sent an answer that is not JSON: "
-                    + e.getOriginalMessage());
+            throw new CliException(
+                    ExitCodes.REFUSED,
+                    "the server at " + base + " sent an answer that is not JSON: " + e.getOriginalMessage());
         }
     }
 

@@ -33,6 +33,5 @@ public final class ApiException extends CliException {
         return body;
     }
 
-    public record FieldError(String field, String reason) {
-    }
+    public record FieldError(String field, String reason) {}
 }

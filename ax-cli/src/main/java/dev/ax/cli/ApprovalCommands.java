@@ -8,10 +8,11 @@ import picocli.CommandLine.Parameters;
 
 /** {@code ax instance approval|approve|reject ID}: a run's approval request and the decision on it. */
 final class ApprovalCommands {
-    private ApprovalCommands() {
-    }
+    private ApprovalCommands() {}
 
-    @Command(name = "approval", mixinStandardHelpOptions = true,
+    @Command(
+            name = "approval",
+            mixinStandardHelpOptions = true,
             description = "Show a run's approval request: who may decide, the deadline and the preview's output.")
     static final class Show extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
@@ -23,12 +24,16 @@ final class ApprovalCommands {
             if (!printedJson(a)) {
                 out().println("instance " + Output.text(a, "instanceId") + " (" + Output.text(a, "taskName") + "): "
                         + Output.text(a, "state"));
-                out().println("approvers:   " + (a.path("approvers").isEmpty() ? "any operator or admin" : a.path("approvers").toString()));
+                out().println("approvers:   "
+                        + (a.path("approvers").isEmpty()
+                                ? "any operator or admin"
+                                : a.path("approvers").toString()));
                 out().println("four eyes:   " + Output.text(a, "fourEyes"));
                 out().println("deadline:    " + Output.text(a, "deadline"));
                 out().println("asked by:    " + Output.text(a, "requestedBy"));
                 if (a.hasNonNull("previewInstanceId")) {
-                    out().println("preview:     instance " + Output.text(a, "previewInstanceId") + " " + Output.text(a, "previewState"));
+                    out().println("preview:     instance " + Output.text(a, "previewInstanceId") + " "
+                            + Output.text(a, "previewState"));
                     a.path("previewOutput").forEach(line -> out().println("  | " + line.asText()));
                 }
             }
@@ -36,23 +41,36 @@ final class ApprovalCommands {
         }
     }
 
-    @Command(name = "request-approval", mixinStandardHelpOptions = true,
-            description = {"From inside a running job: ask a person to confirm before going on.",
-                    "With --wait, block until decided: exit 0 when approved, 1 when rejected or expired.",
-                    "Example in a shell task: ax instance request-approval $AX_INSTANCE_ID --summary \"$(wc -l < rows.csv) rows\" --wait || exit 1"})
+    @Command(
+            name = "request-approval",
+            mixinStandardHelpOptions = true,
+            description = {
+                "From inside a running job: ask a person to confirm before going on.",
+                "With --wait, block until decided: exit 0 when approved, 1 when rejected or expired.",
+                "Example in a shell task: ax instance request-approval $AX_INSTANCE_ID --summary \"$(wc -l < rows.csv) rows\" --wait || exit 1"
+            })
     static final class Request extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id (in a job: $AX_INSTANCE_ID).")
         String id;
+
         @Option(names = "--summary", paramLabel = "TEXT", description = "What the person is asked to confirm.")
         String summary;
+
         @Option(names = "--wait", description = "Wait for the decision.")
         boolean waitForDecision;
-        @Option(names = "--poll-seconds", paramLabel = "S", defaultValue = "2", description = "How often to look while waiting.")
+
+        @Option(
+                names = "--poll-seconds",
+                paramLabel = "S",
+                defaultValue = "2",
+                description = "How often to look while waiting.")
         int pollSeconds;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode r = api.post(InstanceCommand.path(id) + "/approval-request", summary == null ? null : Map.of("summary", summary));
+            JsonNode r = api.post(
+                    InstanceCommand.path(id) + "/approval-request",
+                    summary == null ? null : Map.of("summary", summary));
             if (!waitForDecision) {
                 if (!printedJson(r)) {
                     out().println("instance " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
@@ -78,6 +96,7 @@ final class ApprovalCommands {
     abstract static class Decide extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
         String id;
+
         @Option(names = "--comment", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
         String comment;
 
@@ -85,7 +104,8 @@ final class ApprovalCommands {
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode r = api.post(InstanceCommand.path(id) + "/" + verb(), comment == null ? null : Map.of("comment", comment));
+            JsonNode r = api.post(
+                    InstanceCommand.path(id) + "/" + verb(), comment == null ? null : Map.of("comment", comment));
             if (!printedJson(r)) {
                 out().println("instance " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
             }
@@ -93,7 +113,9 @@ final class ApprovalCommands {
         }
     }
 
-    @Command(name = "approve", mixinStandardHelpOptions = true,
+    @Command(
+            name = "approve",
+            mixinStandardHelpOptions = true,
             description = "Approve a run waiting for approval; it starts. Only the task's approvers may.")
     static final class Approve extends Decide {
         @Override
@@ -102,7 +124,9 @@ final class ApprovalCommands {
         }
     }
 
-    @Command(name = "reject", mixinStandardHelpOptions = true,
+    @Command(
+            name = "reject",
+            mixinStandardHelpOptions = true,
             description = "Reject a run waiting for approval; it is canceled. Only the task's approvers may.")
     static final class Reject extends Decide {
         @Override

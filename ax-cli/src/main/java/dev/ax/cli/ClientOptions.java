@@ -21,15 +21,24 @@ public final class ClientOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 
-    @Option(names = "--server", paramLabel = "URL", defaultValue = "${env:AX_SERVER:-" + DEFAULT_SERVER + "}",
+    @Option(
+            names = "--server",
+            paramLabel = "URL",
+            defaultValue = "${env:AX_SERVER:-" + DEFAULT_SERVER + "}",
             description = "The AX server (default: $AX_SERVER, else " + DEFAULT_SERVER + ").")
     String server;
 
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:AX_TOKEN}",
+    @Option(
+            names = "--token",
+            paramLabel = "TOKEN",
+            defaultValue = "${env:AX_TOKEN}",
             description = "API token (default: $AX_TOKEN, else the file ./ax-data/admin.token if it exists).")
     String token;
 
-    @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:AX_CA}",
+    @Option(
+            names = "--ca",
+            paramLabel = "FILE",
+            defaultValue = "${env:AX_CA}",
             description = "For an https:// server: the CA certificate(s) (PEM) that signed its certificate, trusted "
                     + "instead of the system's CAs (default: $AX_CA; without either, the system's CAs).")
     Path ca;
@@ -66,8 +75,8 @@ public final class ClientOptions {
             }
             return uri;
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(),
-                    "--server must be a URL like " + DEFAULT_SERVER + ", was '" + server + "'");
+            throw new ParameterException(
+                    mixee.commandLine(), "--server must be a URL like " + DEFAULT_SERVER + ", was '" + server + "'");
         }
     }
 
@@ -78,10 +87,12 @@ public final class ClientOptions {
         }
         if (Files.isRegularFile(DEFAULT_TOKEN_FILE)) {
             try {
-                return Files.readString(DEFAULT_TOKEN_FILE, StandardCharsets.UTF_8).strip();
+                return Files.readString(DEFAULT_TOKEN_FILE, StandardCharsets.UTF_8)
+                        .strip();
             } catch (IOException e) {
-                throw new CliException(ExitCodes.USAGE, "cannot read the token file " + DEFAULT_TOKEN_FILE.toAbsolutePath()
-                        + ": " + e.getMessage());
+                throw new CliException(
+                        ExitCodes.USAGE,
+                        "cannot read the token file " + DEFAULT_TOKEN_FILE.toAbsolutePath() + ": " + e.getMessage());
             }
         }
         return null;

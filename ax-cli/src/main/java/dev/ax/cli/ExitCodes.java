@@ -13,6 +13,5 @@ public final class ExitCodes {
     /** The server could not be reached (connection refused, unknown host, timeout). */
     public static final int UNREACHABLE = 3;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

@@ -16,13 +16,25 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ax instance ...}: the runs, their events and their logs ({@link RunControlCommands}: changing them). */
-@Command(name = "instance", mixinStandardHelpOptions = true,
-        description = "List runs (instances), show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
-        subcommands = {InstanceCommand.ListInstances.class, InstanceCommand.Show.class, InstanceCommand.Events.class,
-                InstanceCommand.Log.class, RunControlCommands.Terminate.class, RunControlCommands.Cancel.class,
-                RunControlCommands.Retry.class, RunControlCommands.Rerun.class, ApprovalCommands.Show.class,
-                ApprovalCommands.Approve.class, ApprovalCommands.Reject.class,
-                ApprovalCommands.Request.class})
+@Command(
+        name = "instance",
+        mixinStandardHelpOptions = true,
+        description =
+                "List runs (instances), show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
+        subcommands = {
+            InstanceCommand.ListInstances.class,
+            InstanceCommand.Show.class,
+            InstanceCommand.Events.class,
+            InstanceCommand.Log.class,
+            RunControlCommands.Terminate.class,
+            RunControlCommands.Cancel.class,
+            RunControlCommands.Retry.class,
+            RunControlCommands.Rerun.class,
+            ApprovalCommands.Show.class,
+            ApprovalCommands.Approve.class,
+            ApprovalCommands.Reject.class,
+            ApprovalCommands.Request.class
+        })
 final class InstanceCommand extends GroupCommand {
 
     static String path(String id) {
@@ -43,7 +55,9 @@ final class InstanceCommand extends GroupCommand {
      * first. Polling, not a stream: it is one request per half second for one person's terminal.
      */
     static JsonNode await(ApiClient api, String id, long timeoutSeconds, Duration every) {
-        long deadline = timeoutSeconds <= 0 ? Long.MAX_VALUE : System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+        long deadline = timeoutSeconds <= 0
+                ? Long.MAX_VALUE
+                : System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         while (true) {
             JsonNode instance = api.get(path(id));
             if (state(instance).map(InstanceState::isTerminal).orElse(false)) {
@@ -63,7 +77,9 @@ final class InstanceCommand extends GroupCommand {
 
     /** One line on how a run ended: {@code instance 42 FAILED after 3 attempts (exit 2, NONZERO_EXIT: ...)}. */
     static String outcome(JsonNode i) {
-        StringBuilder sb = new StringBuilder("instance ").append(Output.text(i, "id")).append(' ')
+        StringBuilder sb = new StringBuilder("instance ")
+                .append(Output.text(i, "id"))
+                .append(' ')
                 .append(Output.text(i, "state"));
         List<String> details = new ArrayList<>();
         if (i.hasNonNull("exitCode")) {
@@ -93,7 +109,9 @@ final class InstanceCommand extends GroupCommand {
             if (!i.hasNonNull("startedAt") || !i.hasNonNull("finishedAt")) {
                 return Output.NONE;
             }
-            Duration d = Duration.between(Instant.parse(i.get("startedAt").asText()), Instant.parse(i.get("finishedAt").asText()));
+            Duration d = Duration.between(
+                    Instant.parse(i.get("startedAt").asText()),
+                    Instant.parse(i.get("finishedAt").asText()));
             if (d.toSeconds() < 60) {
                 return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
             }
@@ -107,11 +125,18 @@ final class InstanceCommand extends GroupCommand {
     static void eventsTable(PrintWriter out, JsonNode page, boolean withInstance) {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode e : items(page)) {
-            String move = !e.hasNonNull("to") ? Output.NONE
-                    : (e.hasNonNull("from") ? e.get("from").asText() + " " : "") + "-> " + e.get("to").asText();
+            String move = !e.hasNonNull("to")
+                    ? Output.NONE
+                    : (e.hasNonNull("from") ? e.get("from").asText() + " " : "") + "-> "
+                            + e.get("to").asText();
             String who = e.hasNonNull("actor") ? Output.text(e, "actor") : Output.text(e, "nodeId");
-            List<String> row = new ArrayList<>(List.of(Output.instant(e, "at", ChronoUnit.MILLIS), Output.text(e, "type"),
-                    move, Output.text(e, "attempt"), who, Output.text(e, "message")));
+            List<String> row = new ArrayList<>(List.of(
+                    Output.instant(e, "at", ChronoUnit.MILLIS),
+                    Output.text(e, "type"),
+                    move,
+                    Output.text(e, "attempt"),
+                    who,
+                    Output.text(e, "message")));
             if (withInstance) {
                 row.add(1, Output.text(e, "instanceId"));
             }
@@ -132,34 +157,60 @@ final class InstanceCommand extends GroupCommand {
     static final class ListInstances extends ClientCommand {
         @Option(names = "--task", paramLabel = "NAME", description = "Only runs of this task.")
         String task;
-        @Option(names = "--state", paramLabel = "STATE", description = "Only runs in this state (e.g. RUNNING, FAILED).")
+
+        @Option(
+                names = "--state",
+                paramLabel = "STATE",
+                description = "Only runs in this state (e.g. RUNNING, FAILED).")
         String state;
+
         @Option(names = "--limit", paramLabel = "N", description = "At most N runs (the server's default when absent).")
         Integer limit;
+
         @Option(names = "--cursor", paramLabel = "CURSOR", description = "Continue a previous listing.")
         String cursor;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode page = api.get(ApiClient.query("/api/instances", ApiClient.params("task", task,
-                    "state", state == null ? null : state.toUpperCase(Locale.ROOT), "limit", limit, "cursor", cursor)));
+            JsonNode page = api.get(ApiClient.query(
+                    "/api/instances",
+                    ApiClient.params(
+                            "task",
+                            task,
+                            "state",
+                            state == null ? null : state.toUpperCase(Locale.ROOT),
+                            "limit",
+                            limit,
+                            "cursor",
+                            cursor)));
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode i : items(page)) {
-                rows.add(List.of(Output.text(i, "id"), Output.text(i, "taskName"), Output.text(i, "cause"),
-                        Output.text(i, "state"), attempt(i), Output.instant(i, "scheduledAt"), Output.instant(i, "startedAt"),
-                        duration(i), Output.text(i, "exitCode")));
+                rows.add(List.of(
+                        Output.text(i, "id"),
+                        Output.text(i, "taskName"),
+                        Output.text(i, "cause"),
+                        Output.text(i, "state"),
+                        attempt(i),
+                        Output.instant(i, "scheduledAt"),
+                        Output.instant(i, "startedAt"),
+                        duration(i),
+                        Output.text(i, "exitCode")));
             }
-            Output.table(out(), List.of("ID", "TASK", "CAUSE", "STATE", "ATTEMPT", "SCHEDULED", "STARTED", "TOOK", "EXIT"),
+            Output.table(
+                    out(),
+                    List.of("ID", "TASK", "CAUSE", "STATE", "ATTEMPT", "SCHEDULED", "STARTED", "TOOK", "EXIT"),
                     rows);
             moreHint(err(), page);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
             description = "Show one run: why it was created, where it ran, how it ended.")
     static final class Show extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
@@ -172,48 +223,76 @@ final class InstanceCommand extends GroupCommand {
                 return ExitCodes.OK;
             }
             JsonNode chain = i.path("triggerChain");
-            Output.fields(out(), List.of(
-                    new String[] {"id", Output.text(i, "id")},
-                    new String[] {"task", Output.text(i, "taskName")},
-                    new String[] {"state", Output.text(i, "state")},
-                    new String[] {"waiting for", Output.text(i, "waitingReason")},
-                    new String[] {"cause", Output.text(i, "cause")},
-                    new String[] {"fire key", Output.text(i, "fireKey")},
-                    new String[] {"trigger chain", chain.isMissingNode() || chain.isNull() || chain.isEmpty()
-                            ? Output.NONE : chain.toString()},
-                    new String[] {"scheduled", Output.instant(i, "scheduledAt")},
-                    new String[] {"attempt", attempt(i)},
-                    new String[] {"executor", Output.text(i, "executorId")},
-                    new String[] {"pid", Output.text(i, "pid")},
-                    new String[] {"exit code", Output.text(i, "exitCode")},
-                    new String[] {"failure", Output.text(i, "failureKind")},
-                    new String[] {"message", Output.text(i, "message")},
-                    new String[] {"request id", Output.text(i, "requestId")},
-                    new String[] {"created", Output.instant(i, "createdAt")},
-                    new String[] {"started", Output.instant(i, "startedAt")},
-                    new String[] {"finished", Output.instant(i, "finishedAt")},
-                    new String[] {"took", duration(i)}));
+            Output.fields(
+                    out(),
+                    List.of(
+                            new String[] {"id", Output.text(i, "id")},
+                            new String[] {"task", Output.text(i, "taskName")},
+                            new String[] {"state", Output.text(i, "state")},
+                            new String[] {"waiting for", Output.text(i, "waitingReason")},
+                            new String[] {"cause", Output.text(i, "cause")},
+                            new String[] {"fire key", Output.text(i, "fireKey")},
+                            new String[] {
+                                "trigger chain",
+                                chain.isMissingNode() || chain.isNull() || chain.isEmpty()
+                                        ? Output.NONE
+                                        : chain.toString()
+                            },
+                            new String[] {"scheduled", Output.instant(i, "scheduledAt")},
+                            new String[] {"attempt", attempt(i)},
+                            new String[] {"executor", Output.text(i, "executorId")},
+                            new String[] {"pid", Output.text(i, "pid")},
+                            new String[] {"exit code", Output.text(i, "exitCode")},
+                            new String[] {"failure", Output.text(i, "failureKind")},
+                            new String[] {"message", Output.text(i, "message")},
+                            new String[] {"request id", Output.text(i, "requestId")},
+                            new String[] {"created", Output.instant(i, "createdAt")},
+                            new String[] {"started", Output.instant(i, "startedAt")},
+                            new String[] {"finished", Output.instant(i, "finishedAt")},
+                            new String[] {"took", duration(i)}));
             JsonNode waitingFor = i.path("waitingFor");
             if (waitingFor.isArray() && !waitingFor.isEmpty()) {
                 out().println("dependencies:");
-                waitingFor.forEach(w -> out().println("  " + (w.path("met").asBoolean() ? "met      " : "waiting  ") + w.path("text").asText()));
+                waitingFor.forEach(w -> out().println("  " + (w.path("met").asBoolean() ? "met      " : "waiting  ")
+                        + w.path("text").asText()));
             }
             JsonNode shards = i.path("shards");
             if (shards.isArray() && !shards.isEmpty()) {
                 out().println();
                 List<List<String>> rows = new ArrayList<>();
                 for (JsonNode s : shards) {
-                    rows.add(List.of(Output.text(s, "index") + "/" + Output.text(s, "total"), Output.text(s, "state"),
-                            Output.text(s, "attempt"), Output.text(s, "executor"), Output.text(s, "pid"), Output.text(s, "exitCode"),
-                            Output.instant(s, "startedAt"), Output.instant(s, "finishedAt"), Output.text(s, "message")));
+                    rows.add(List.of(
+                            Output.text(s, "index") + "/" + Output.text(s, "total"),
+                            Output.text(s, "state"),
+                            Output.text(s, "attempt"),
+                            Output.text(s, "executor"),
+                            Output.text(s, "pid"),
+                            Output.text(s, "exitCode"),
+                            Output.instant(s, "startedAt"),
+                            Output.instant(s, "finishedAt"),
+                            Output.text(s, "message")));
                 }
-                Output.table(out(), List.of("SHARD", "STATE", "ATTEMPT", "EXECUTOR", "PID", "EXIT", "STARTED", "FINISHED", "MESSAGE"), rows);
+                Output.table(
+                        out(),
+                        List.of(
+                                "SHARD",
+                                "STATE",
+                                "ATTEMPT",
+                                "EXECUTOR",
+                                "PID",
+                                "EXIT",
+                                "STARTED",
+                                "FINISHED",
+                                "MESSAGE"),
+                        rows);
             }
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "events", mixinStandardHelpOptions = true,
+    @Command(
+            name = "events",
+            mixinStandardHelpOptions = true,
             description = "Every transition and decision of one run, oldest first.")
     static final class Events extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
@@ -231,12 +310,18 @@ final class InstanceCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "log", mixinStandardHelpOptions = true, description = "Print the output (stdout and stderr) of a run.")
+    @Command(
+            name = "log",
+            mixinStandardHelpOptions = true,
+            description = "Print the output (stdout and stderr) of a run.")
     static final class Log extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
         String id;
 
-        @picocli.CommandLine.Option(names = "--shard", paramLabel = "N", description = "Only this shard's output (a sharded run).")
+        @picocli.CommandLine.Option(
+                names = "--shard",
+                paramLabel = "N",
+                description = "Only this shard's output (a sharded run).")
         Integer shard;
 
         @Override

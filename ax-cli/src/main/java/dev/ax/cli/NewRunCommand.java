@@ -15,7 +15,10 @@ abstract class NewRunCommand extends ClientCommand {
     @Option(names = "--wait", description = "Wait until the instance ends; the exit code says how it ended.")
     boolean await;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(
+            names = "--timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "0",
             description = "With --wait: give up after this many seconds (exit 1; the run goes on). 0 = wait forever.")
     long timeoutSeconds;
 
@@ -35,13 +38,15 @@ abstract class NewRunCommand extends ClientCommand {
         }
         JsonNode instance = InstanceCommand.await(api, id, timeoutSeconds, POLL_EVERY);
         if (instance == null) {
-            err().println("instance " + id + " did not end within " + timeoutSeconds + " s (it goes on; see `ax instance show "
-                    + id + "`)");
+            err().println("instance " + id + " did not end within " + timeoutSeconds
+                    + " s (it goes on; see `ax instance show " + id + "`)");
             return ExitCodes.REFUSED;
         }
         if (!printedJson(instance)) {
             out().println(InstanceCommand.outcome(instance));
         }
-        return InstanceCommand.state(instance).map(InstanceState::isSuccessful).orElse(false) ? ExitCodes.OK : ExitCodes.REFUSED;
+        return InstanceCommand.state(instance).map(InstanceState::isSuccessful).orElse(false)
+                ? ExitCodes.OK
+                : ExitCodes.REFUSED;
     }
 }

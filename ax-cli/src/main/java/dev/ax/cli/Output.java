@@ -15,11 +15,11 @@ import java.util.List;
 public final class Output {
     /** Shown for a value that is absent or null, so that columns never collapse. */
     public static final String NONE = "-";
+
     private static final String GAP = "  ";
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Output() {
-    }
+    private Output() {}
 
     /** Columns padded to their widest cell; the last column is not padded (no trailing spaces). */
     public static void table(PrintWriter out, List<String> headers, List<List<String>> rows) {
@@ -97,7 +97,8 @@ public final class Output {
     /** A task trigger in one short phrase: {@code cron 0 2 * * * (Asia/Shanghai)}, {@code every 300s}, {@code event}. */
     public static String trigger(JsonNode trigger) {
         String type = trigger.path("type").asText("?");
-        String zone = trigger.hasNonNull("timezone") ? " (" + trigger.get("timezone").asText() + ")" : "";
+        String zone =
+                trigger.hasNonNull("timezone") ? " (" + trigger.get("timezone").asText() + ")" : "";
         return switch (type) {
             case "cron" -> "cron " + trigger.path("expression").asText() + zone;
             case "interval" -> "every " + trigger.path("intervalSeconds").asText() + "s";

@@ -11,19 +11,23 @@ import picocli.CommandLine.Parameters;
  * run's state allows it and, when not, says what to do instead (exit 1 with that message).
  */
 final class RunControlCommands {
-    private RunControlCommands() {
-    }
+    private RunControlCommands() {}
 
     private static Map<String, String> reasonBody(String reason) {
         return reason == null ? null : Map.of("reason", reason);
     }
 
-    @Command(name = "terminate", mixinStandardHelpOptions = true,
-            description = {"Stop a RUNNING run; its executor kills the process tree within seconds.",
-                    "The run is TERMINATED at once. A run that has not started is canceled instead."})
+    @Command(
+            name = "terminate",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Stop a RUNNING run; its executor kills the process tree within seconds.",
+                "The run is TERMINATED at once. A run that has not started is canceled instead."
+            })
     static final class Terminate extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
         String id;
+
         @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
         String reason;
 
@@ -38,12 +42,17 @@ final class RunControlCommands {
         }
     }
 
-    @Command(name = "cancel", mixinStandardHelpOptions = true,
-            description = {"Withdraw a run that has not started or waits to retry.",
-                    "For READY, BLOCKED, WAITING_APPROVAL and RETRYING runs; a RUNNING run is terminated instead."})
+    @Command(
+            name = "cancel",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Withdraw a run that has not started or waits to retry.",
+                "For READY, BLOCKED, WAITING_APPROVAL and RETRYING runs; a RUNNING run is terminated instead."
+            })
     static final class Cancel extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The instance id.")
         String id;
+
         @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
         String reason;
 
@@ -57,10 +66,14 @@ final class RunControlCommands {
         }
     }
 
-    @Command(name = "retry", mixinStandardHelpOptions = true,
-            description = {"Run a failed, terminated or canceled run again, as it was.",
-                    "A new instance with the same task version and parameters, chained to the old one; prints its id.",
-                    "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."})
+    @Command(
+            name = "retry",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Run a failed, terminated or canceled run again, as it was.",
+                "A new instance with the same task version and parameters, chained to the old one; prints its id.",
+                "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."
+            })
     static final class Retry extends NewRunCommand {
         @Parameters(paramLabel = "ID", description = "The instance id of the run to retry.")
         String id;
@@ -71,10 +84,14 @@ final class RunControlCommands {
         }
     }
 
-    @Command(name = "rerun", mixinStandardHelpOptions = true,
-            description = {"Run a finished run again with the task's current version.",
-                    "A new instance with the same parameters, chained to the old one; prints its id.",
-                    "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."})
+    @Command(
+            name = "rerun",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Run a finished run again with the task's current version.",
+                "A new instance with the same parameters, chained to the old one; prints its id.",
+                "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."
+            })
     static final class Rerun extends NewRunCommand {
         @Parameters(paramLabel = "ID", description = "The instance id of the run to re-run.")
         String id;

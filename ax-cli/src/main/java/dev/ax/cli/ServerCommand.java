@@ -22,112 +22,172 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code ax server}: one server node, by default on an embedded H2 file with an in-process executor. */
-@Command(name = "server", mixinStandardHelpOptions = true,
-        description = {"Start a server node (API, scheduler, in-process executor).",
-                "It runs until stopped (Ctrl-C, SIGTERM). Without --db-url it keeps everything in an embedded database "
-                        + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work.",
-                "Secrets are sealed with AX_SECRET_KEY (base64 of 32 bytes, the same on every node; AX_SECRET_KEY_PREVIOUS after"
-                        + " a rotation), else with the key file secret.key in --data-dir, made on the first start."})
+@Command(
+        name = "server",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Start a server node (API, scheduler, in-process executor).",
+            "It runs until stopped (Ctrl-C, SIGTERM). Without --db-url it keeps everything in an embedded database "
+                    + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work.",
+            "Secrets are sealed with AX_SECRET_KEY (base64 of 32 bytes, the same on every node; AX_SECRET_KEY_PREVIOUS after"
+                    + " a rotation), else with the key file secret.key in --data-dir, made on the first start."
+        })
 final class ServerCommand implements Callable<Integer> {
     static final String POSTGRES_PREFIX = "jdbc:postgresql:";
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + ServerConfig.DEFAULT_PORT,
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "" + ServerConfig.DEFAULT_PORT,
             description = "HTTP port for the API and the executors (0 = any free port; default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "ax-data",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            defaultValue = "ax-data",
             description = "Where the embedded database and the admin token live, relative to the current directory "
                     + "(default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @Option(names = "--db-url", paramLabel = "URL",
+    @Option(
+            names = "--db-url",
+            paramLabel = "URL",
             description = "PostgreSQL instead of the embedded database, e.g. jdbc:postgresql://db:5432/ax.")
     String dbUrl;
 
     @Option(names = "--db-user", paramLabel = "USER", description = "PostgreSQL user.")
     String dbUser;
 
-    @Option(names = "--db-password", paramLabel = "PASSWORD", defaultValue = "${env:AX_DB_PASSWORD}",
+    @Option(
+            names = "--db-password",
+            paramLabel = "PASSWORD",
+            defaultValue = "${env:AX_DB_PASSWORD}",
             description = "PostgreSQL password (default: $AX_DB_PASSWORD; prefer the variable: options show in `ps`).")
     String dbPassword;
 
-    @Option(names = "--db-pool-size", paramLabel = "N", defaultValue = "" + DbConfig.DEFAULT_POOL_SIZE,
+    @Option(
+            names = "--db-pool-size",
+            paramLabel = "N",
+            defaultValue = "" + DbConfig.DEFAULT_POOL_SIZE,
             description = "Database connections (default: ${DEFAULT-VALUE}).")
     int dbPoolSize;
 
-    @Option(names = "--executor-groups", paramLabel = "GROUP", split = ",", defaultValue = "default",
+    @Option(
+            names = "--executor-groups",
+            paramLabel = "GROUP",
+            split = ",",
+            defaultValue = "default",
             description = "Groups served by the in-process executor, comma-separated (default: ${DEFAULT-VALUE}).")
     List<String> executorGroups;
 
-    @Option(names = "--executor-labels", paramLabel = "LABEL", split = ",",
+    @Option(
+            names = "--executor-labels",
+            paramLabel = "LABEL",
+            split = ",",
             description = "Environment labels of the in-process executor, comma-separated (e.g. test): tasks whose "
                     + "\"environment\" lists labels run only on executors carrying all of them.")
     List<String> executorLabels = new ArrayList<>();
 
-    @Option(names = "--executor-concurrency", paramLabel = "N", defaultValue = "8",
-            description = "Runs the in-process executor runs at a time (default: ${DEFAULT-VALUE}); HTTP tasks that mostly wait "
-                    + "on the network want more.")
+    @Option(
+            names = "--executor-concurrency",
+            paramLabel = "N",
+            defaultValue = "8",
+            description =
+                    "Runs the in-process executor runs at a time (default: ${DEFAULT-VALUE}); HTTP tasks that mostly wait "
+                            + "on the network want more.")
     int executorConcurrency;
 
-    @Option(names = "--no-executor",
+    @Option(
+            names = "--no-executor",
             description = "Run no in-process executor: runs wait for `ax executor` processes to claim them.")
     boolean noExecutor;
 
-    @Option(names = "--alerts", paramLabel = "FILE",
-            description = "Alert channels (email, dingtalk, webhook, feishu, wecom, slack), console URL, watchdog and anomaly "
-                    + "settings as a JSON file; see docs/alerts.md. A mistake in it refuses the start. Without it: no channels, "
-                    + "but the watchdog, anomaly detection, /healthz and /metrics still run.")
+    @Option(
+            names = "--alerts",
+            paramLabel = "FILE",
+            description =
+                    "Alert channels (email, dingtalk, webhook, feishu, wecom, slack), console URL, watchdog and anomaly "
+                            + "settings as a JSON file; see docs/alerts.md. A mistake in it refuses the start. Without it: no channels, "
+                            + "but the watchdog, anomaly detection, /healthz and /metrics still run.")
     Path alertsFile;
 
-    @Option(names = "--oidc-config", paramLabel = "FILE",
-            description = {"Single sign-on for the console (OpenID Connect): issuer, client, redirect URI and the mapping of the",
-                    "provider's groups to AX roles, as a JSON file; see docs/console.md. The client secret may be in",
-                    "AX_OIDC_CLIENT_SECRET instead. A mistake in it refuses the start."})
+    @Option(
+            names = "--oidc-config",
+            paramLabel = "FILE",
+            description = {
+                "Single sign-on for the console (OpenID Connect): issuer, client, redirect URI and the mapping of the",
+                "provider's groups to AX roles, as a JSON file; see docs/console.md. The client secret may be in",
+                "AX_OIDC_CLIENT_SECRET instead. A mistake in it refuses the start."
+            })
     Path oidcFile;
 
-    @Option(names = "--group-capacity", paramLabel = "GROUP=N",
+    @Option(
+            names = "--group-capacity",
+            paramLabel = "GROUP=N",
             description = "At most N running runs of an executor group, across all executors (repeatable), "
                     + "so one group's flood cannot take every slot.")
     Map<String, Integer> groupCapacity = new LinkedHashMap<>();
 
-    @Option(names = "--idempotency-window", paramLabel = "DURATION",
+    @Option(
+            names = "--idempotency-window",
+            paramLabel = "DURATION",
             defaultValue = "PT24H",
-            description = "How long a trigger's Idempotency-Key answers with the run it made; after it the same key makes a new run "
-                    + "(ISO-8601, e.g. PT24H, PT30M, P7D; default: ${DEFAULT-VALUE}).")
+            description =
+                    "How long a trigger's Idempotency-Key answers with the run it made; after it the same key makes a new run "
+                            + "(ISO-8601, e.g. PT24H, PT30M, P7D; default: ${DEFAULT-VALUE}).")
     String idempotencyWindow;
 
-    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "PT30S",
+    @Option(
+            names = "--lease",
+            paramLabel = "DURATION",
+            defaultValue = "PT30S",
             description = "How long a run stays its executor's without a heartbeat (ISO-8601, at least PT1S; default: "
                     + "${DEFAULT-VALUE}). Executors heartbeat every third of it (at most every 2 s), and a run's processes are "
                     + "killed when its executor could not renew it for two thirds of it. Shorter: a lost executor's runs are "
                     + "retried sooner; every node must use the same.")
     String lease;
 
-    @Option(names = "--max-request-size", paramLabel = "BYTES", defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES,
-            description = "The largest request body taken, in bytes (default: ${DEFAULT-VALUE}, 1 MiB; at least 262144, the "
-                    + "largest request an executor sends; at most 64 MiB). A larger body gets 413 before anything reads it.")
+    @Option(
+            names = "--max-request-size",
+            paramLabel = "BYTES",
+            defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES,
+            description =
+                    "The largest request body taken, in bytes (default: ${DEFAULT-VALUE}, 1 MiB; at least 262144, the "
+                            + "largest request an executor sends; at most 64 MiB). A larger body gets 413 before anything reads it.")
     long maxRequestSize;
 
-    @Option(names = "--tls-cert", paramLabel = "FILE",
-            description = "Serve HTTPS on --port with this certificate chain (PEM: the server's certificate first, then any "
-                    + "intermediate CAs). Needs --tls-key. Clients trust its CA with --ca or AX_CA.")
+    @Option(
+            names = "--tls-cert",
+            paramLabel = "FILE",
+            description =
+                    "Serve HTTPS on --port with this certificate chain (PEM: the server's certificate first, then any "
+                            + "intermediate CAs). Needs --tls-key. Clients trust its CA with --ca or AX_CA.")
     Path tlsCert;
 
-    @Option(names = "--tls-key", paramLabel = "FILE",
-            description = "The private key of --tls-cert (PEM, unencrypted: PKCS#8, or PKCS#1 RSA, or EC); keep it readable "
-                    + "by the server's user only.")
+    @Option(
+            names = "--tls-key",
+            paramLabel = "FILE",
+            description =
+                    "The private key of --tls-cert (PEM, unencrypted: PKCS#8, or PKCS#1 RSA, or EC); keep it readable "
+                            + "by the server's user only.")
     Path tlsKey;
 
-    @Option(names = "--trusted-proxy", paramLabel = "ADDR",
-            description = "The IP address of a reverse proxy in front of this server (repeatable): requests from it are "
-                    + "counted by the client address its X-Forwarded-For names (the console's log-in throttle). Without it, "
-                    + "X-Forwarded-For is ignored and every client behind a proxy shares the proxy's address.")
+    @Option(
+            names = "--trusted-proxy",
+            paramLabel = "ADDR",
+            description =
+                    "The IP address of a reverse proxy in front of this server (repeatable): requests from it are "
+                            + "counted by the client address its X-Forwarded-For names (the console's log-in throttle). Without it, "
+                            + "X-Forwarded-For is ignored and every client behind a proxy shares the proxy's address.")
     List<String> trustedProxies = new ArrayList<>();
 
-    @Option(names = "--node-id", paramLabel = "ID",
+    @Option(
+            names = "--node-id",
+            paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
     String nodeId;
 
@@ -150,9 +210,10 @@ final class ServerCommand implements Callable<Integer> {
         var out = spec.commandLine().getOut();
         out.println("AX server ready at " + server.url());
         out.println(tokenHint(server.adminTokenFile()));
-        out.println(config.executorGroups().isEmpty()
-                ? "no in-process executor: start `ax executor` processes to run work"
-                : "in-process executor serving groups " + String.join(", ", config.executorGroups()));
+        out.println(
+                config.executorGroups().isEmpty()
+                        ? "no in-process executor: start `ax executor` processes to run work"
+                        : "in-process executor serving groups " + String.join(", ", config.executorGroups()));
         out.flush();
         Shutdown.awaitSignal("server", server::close);
         return ExitCodes.OK;
@@ -163,21 +224,28 @@ final class ServerCommand implements Callable<Integer> {
         if (file == null) {
             return "admin token: the one in AX_ADMIN_TOKEN";
         }
-        boolean found = file.toAbsolutePath().normalize().equals(ClientOptions.DEFAULT_TOKEN_FILE.toAbsolutePath().normalize());
-        return "admin token: in " + file + (found ? " (ax commands run from this directory find it)"
-                : " (for ax commands: export AX_TOKEN=$(cat " + file + "))");
+        boolean found = file.toAbsolutePath()
+                .normalize()
+                .equals(ClientOptions.DEFAULT_TOKEN_FILE.toAbsolutePath().normalize());
+        return "admin token: in " + file
+                + (found
+                        ? " (ax commands run from this directory find it)"
+                        : " (for ax commands: export AX_TOKEN=$(cat " + file + "))");
     }
 
     ServerConfig config() {
         var parsed = spec.commandLine().getParseResult();
         if (noExecutor && parsed.hasMatchedOption("--executor-groups")) {
-            throw new ParameterException(spec.commandLine(), "--no-executor and --executor-groups contradict each other");
+            throw new ParameterException(
+                    spec.commandLine(), "--no-executor and --executor-groups contradict each other");
         }
         DbConfig db = null;
         if (dbUrl != null) {
             if (!dbUrl.startsWith(POSTGRES_PREFIX)) {
-                throw new ParameterException(spec.commandLine(), "--db-url must start with " + POSTGRES_PREFIX
-                        + " (was '" + dbUrl + "'); leave it out to use the embedded database in --data-dir");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--db-url must start with " + POSTGRES_PREFIX + " (was '" + dbUrl
+                                + "'); leave it out to use the embedded database in --data-dir");
             }
             db = validated(() -> new DbConfig(dbUrl, dbUser, dbPassword, dbPoolSize));
         } else if (dbUser != null || parsed.hasMatchedOption("--db-password")) {
@@ -185,20 +253,38 @@ final class ServerCommand implements Callable<Integer> {
         }
         DbConfig chosen = db;
         if ((tlsCert == null) != (tlsKey == null)) {
-            throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together: give both to serve HTTPS");
+            throw new ParameterException(
+                    spec.commandLine(), "--tls-cert and --tls-key go together: give both to serve HTTPS");
         }
-        HttpOptions http = validated(() -> new HttpOptions(maxRequestSize, tlsCert == null ? null : TlsIdentity.load(tlsCert, tlsKey),
-                trustedProxies));
-        List<String> groups = noExecutor ? List.of() : executorGroups.stream().map(String::strip).filter(g -> !g.isEmpty()).toList();
+        HttpOptions http = validated(() -> new HttpOptions(
+                maxRequestSize, tlsCert == null ? null : TlsIdentity.load(tlsCert, tlsKey), trustedProxies));
+        List<String> groups = noExecutor
+                ? List.of()
+                : executorGroups.stream()
+                        .map(String::strip)
+                        .filter(g -> !g.isEmpty())
+                        .toList();
         Duration window = idempotencyWindow();
         Duration leaseLength = duration("--lease", lease);
         if (leaseLength.toMillis() < 1000) {
             throw new ParameterException(spec.commandLine(), "--lease must be at least PT1S, was " + lease);
         }
-        return validated(() -> new ServerConfig(port, dataDir, chosen, groups, null, nodeId,
-                SchedulerConfig.DEFAULT.withGroupCapacity(groupCapacity).withIdempotencyWindow(window)
-                        .withLeaseMillis(leaseLength.toMillis()), null)
-                .withExecutorLabels(executorLabels.stream().map(String::strip).filter(l -> !l.isEmpty()).toList())
+        return validated(() -> new ServerConfig(
+                        port,
+                        dataDir,
+                        chosen,
+                        groups,
+                        null,
+                        nodeId,
+                        SchedulerConfig.DEFAULT
+                                .withGroupCapacity(groupCapacity)
+                                .withIdempotencyWindow(window)
+                                .withLeaseMillis(leaseLength.toMillis()),
+                        null)
+                .withExecutorLabels(executorLabels.stream()
+                        .map(String::strip)
+                        .filter(l -> !l.isEmpty())
+                        .toList())
                 .withExecutorConcurrency(executorConcurrency)
                 .withHttp(http));
     }
@@ -207,7 +293,8 @@ final class ServerCommand implements Callable<Integer> {
         try {
             return Duration.parse(text.strip());
         } catch (DateTimeParseException e) {
-            throw new ParameterException(spec.commandLine(), option + " must be an ISO-8601 duration such as PT30S, was '" + text + "'");
+            throw new ParameterException(
+                    spec.commandLine(), option + " must be an ISO-8601 duration such as PT30S, was '" + text + "'");
         }
     }
 
@@ -217,12 +304,16 @@ final class ServerCommand implements Callable<Integer> {
         try {
             window = Duration.parse(idempotencyWindow.strip());
         } catch (DateTimeParseException e) {
-            throw new ParameterException(spec.commandLine(), "--idempotency-window must be an ISO-8601 duration such as PT24H, "
-                    + "PT30M or P7D, was '" + idempotencyWindow + "'");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--idempotency-window must be an ISO-8601 duration such as PT24H, " + "PT30M or P7D, was '"
+                            + idempotencyWindow + "'");
         }
         if (window.isNegative() || window.isZero() || window.compareTo(SchedulerConfig.MAX_IDEMPOTENCY_WINDOW) > 0) {
-            throw new ParameterException(spec.commandLine(), "--idempotency-window must be positive and at most "
-                    + "P" + SchedulerConfig.MAX_IDEMPOTENCY_WINDOW.toDays() + "D, was " + idempotencyWindow);
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--idempotency-window must be positive and at most " + "P"
+                            + SchedulerConfig.MAX_IDEMPOTENCY_WINDOW.toDays() + "D, was " + idempotencyWindow);
         }
         return window;
     }

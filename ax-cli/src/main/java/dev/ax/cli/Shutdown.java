@@ -4,8 +4,7 @@ import java.util.concurrent.CountDownLatch;
 
 /** Blocks a long-running command ({@code ax server}, {@code ax executor}) until the JVM is told to stop. */
 final class Shutdown {
-    private Shutdown() {
-    }
+    private Shutdown() {}
 
     /**
      * Runs {@code stop} when the JVM shuts down (SIGINT, SIGTERM) and blocks the calling thread until then. The hook
@@ -13,13 +12,14 @@ final class Shutdown {
      */
     static void awaitSignal(String name, Runnable stop) {
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("ax-shutdown-" + name).unstarted(() -> {
-            try {
-                stop.run();
-            } finally {
-                stopped.countDown();
-            }
-        }));
+        Runtime.getRuntime()
+                .addShutdownHook(Thread.ofPlatform().name("ax-shutdown-" + name).unstarted(() -> {
+                    try {
+                        stop.run();
+                    } finally {
+                        stopped.countDown();
+                    }
+                }));
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -12,14 +12,15 @@ import picocli.CommandLine.Parameters;
 
 /** {@code ax task test-run|canary|promote|rollback}: changes tried before they are made, or made a share at a time. */
 final class StagedTaskCommands {
-    private StagedTaskCommands() {
-    }
+    private StagedTaskCommands() {}
 
     /** A task definition from a file, or stdin for '-'. */
     static JsonNode readDefinition(ApiClient api, String file) {
         String text;
         try {
-            text = file.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8) : read(Path.of(file));
+            text = file.equals("-")
+                    ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                    : read(Path.of(file));
         } catch (IOException e) {
             throw new CliException(ExitCodes.USAGE, "cannot read " + file + ": " + e.getMessage());
         }
@@ -41,11 +42,19 @@ final class StagedTaskCommands {
         return Files.readString(p, StandardCharsets.UTF_8);
     }
 
-    @Command(name = "test-run", mixinStandardHelpOptions = true,
-            description = {"Run a draft definition once, now, as a test, without saving it (the task may not exist yet).",
-                    "The run is marked as a test: no follow-ups, no alerts. With --wait, the exit code says how it ended."})
+    @Command(
+            name = "test-run",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Run a draft definition once, now, as a test, without saving it (the task may not exist yet).",
+                "The run is marked as a test: no follow-ups, no alerts. With --wait, the exit code says how it ended."
+            })
     static final class TestRun extends NewRunCommand {
-        @Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE", description = "The draft definition (JSON); '-' reads stdin.")
+        @Option(
+                names = {"-f", "--file"},
+                required = true,
+                paramLabel = "FILE",
+                description = "The draft definition (JSON); '-' reads stdin.")
         String file;
 
         @Override
@@ -59,41 +68,72 @@ final class StagedTaskCommands {
         }
     }
 
-    @Command(name = "canary", mixinStandardHelpOptions = true,
-            description = {"Roll out a changed definition to a share of new runs; the current version stays stable.",
-                    "Runs are routed by fire key (a slot always maps to one version). The canary is rolled back by itself when",
-                    "its failure rate exceeds the stable one's by --margin points after --min-runs runs.",
-                    "Then: ax task promote NAME, or ax task rollback NAME."})
+    @Command(
+            name = "canary",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Roll out a changed definition to a share of new runs; the current version stays stable.",
+                "Runs are routed by fire key (a slot always maps to one version). The canary is rolled back by itself when",
+                "its failure rate exceeds the stable one's by --margin points after --min-runs runs.",
+                "Then: ax task promote NAME, or ax task rollback NAME."
+            })
     static final class Canary extends ClientCommand {
-        @Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE", description = "The new definition (JSON); '-' reads stdin.")
+        @Option(
+                names = {"-f", "--file"},
+                required = true,
+                paramLabel = "FILE",
+                description = "The new definition (JSON); '-' reads stdin.")
         String file;
+
         @Option(names = "--percent", paramLabel = "N", description = "Share of new runs for the canary, 1..99.")
         Integer percent;
-        @Option(names = "--runs", paramLabel = "N", description = "Instead of a share: the next N new runs go to the canary.")
+
+        @Option(
+                names = "--runs",
+                paramLabel = "N",
+                description = "Instead of a share: the next N new runs go to the canary.")
         Integer runs;
-        @Option(names = "--margin", paramLabel = "POINTS", description = "Automatic rollback margin in percentage points (default 20).")
+
+        @Option(
+                names = "--margin",
+                paramLabel = "POINTS",
+                description = "Automatic rollback margin in percentage points (default 20).")
         Integer margin;
-        @Option(names = "--min-runs", paramLabel = "N", description = "Canary runs that must end before it is judged (default 3).")
+
+        @Option(
+                names = "--min-runs",
+                paramLabel = "N",
+                description = "Canary runs that must end before it is judged (default 3).")
         Integer minRuns;
 
         @Override
         protected int run(ApiClient api) {
             JsonNode definition = readDefinition(api, file);
             String name = definition.get("taskName").asText();
-            JsonNode view = api.put(ApiClient.query(TaskCommand.path(name), ApiClient.params("rollout", "canary", "percent", percent,
-                    "runs", runs, "margin", margin, "minRuns", minRuns)), definition);
+            JsonNode view = api.put(
+                    ApiClient.query(
+                            TaskCommand.path(name),
+                            ApiClient.params(
+                                    "rollout", "canary", "percent", percent, "runs", runs, "margin", margin, "minRuns",
+                                    minRuns)),
+                    definition);
             if (printedJson(view)) {
                 return ExitCodes.OK;
             }
             JsonNode c = view.path("canary");
             out().println("canary " + name + " v" + Output.text(c, "canaryVersion") + " gets "
-                    + (c.hasNonNull("percent") ? Output.text(c, "percent") + " %" : "the next " + Output.text(c, "runs") + " runs")
+                    + (c.hasNonNull("percent")
+                            ? Output.text(c, "percent") + " %"
+                            : "the next " + Output.text(c, "runs") + " runs")
                     + " of new runs; v" + Output.text(c, "stableVersion") + " stays stable");
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "promote", mixinStandardHelpOptions = true, description = "Make a task's canary its current version.")
+    @Command(
+            name = "promote",
+            mixinStandardHelpOptions = true,
+            description = "Make a task's canary its current version.")
     static final class Promote extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
@@ -108,8 +148,11 @@ final class StagedTaskCommands {
         }
     }
 
-    @Command(name = "rollback", mixinStandardHelpOptions = true,
-            description = "Drop a task's canary: new runs use the stable version; its runs not started yet are canceled.")
+    @Command(
+            name = "rollback",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Drop a task's canary: new runs use the stable version; its runs not started yet are canceled.")
     static final class Rollback extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;

@@ -14,11 +14,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ax task ...}: create, inspect and change tasks. */
-@Command(name = "task", mixinStandardHelpOptions = true, description = "Create, list, show, pause, resume and delete tasks.",
-        subcommands = {TaskCommand.Apply.class, TaskCommand.ListTasks.class, TaskCommand.Show.class,
-                TaskCommand.Pause.class, TaskCommand.Resume.class, TaskCommand.Delete.class, TaskCommand.Versions.class,
-                TaskCommand.Events.class, StagedTaskCommands.TestRun.class, StagedTaskCommands.Canary.class,
-                StagedTaskCommands.Promote.class, StagedTaskCommands.Rollback.class})
+@Command(
+        name = "task",
+        mixinStandardHelpOptions = true,
+        description = "Create, list, show, pause, resume and delete tasks.",
+        subcommands = {
+            TaskCommand.Apply.class,
+            TaskCommand.ListTasks.class,
+            TaskCommand.Show.class,
+            TaskCommand.Pause.class,
+            TaskCommand.Resume.class,
+            TaskCommand.Delete.class,
+            TaskCommand.Versions.class,
+            TaskCommand.Events.class,
+            StagedTaskCommands.TestRun.class,
+            StagedTaskCommands.Canary.class,
+            StagedTaskCommands.Promote.class,
+            StagedTaskCommands.Rollback.class
+        })
 final class TaskCommand extends GroupCommand {
 
     static String path(String name) {
@@ -48,17 +61,24 @@ final class TaskCommand extends GroupCommand {
         return view.path("paused").asBoolean(false) ? "paused" : "active";
     }
 
-    @Command(name = "apply", mixinStandardHelpOptions = true,
+    @Command(
+            name = "apply",
+            mixinStandardHelpOptions = true,
             description = "Create a task from its JSON definition, or update it (a new version) if it exists.")
     static final class Apply extends ClientCommand {
-        @Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE",
+        @Option(
+                names = {"-f", "--file"},
+                required = true,
+                paramLabel = "FILE",
                 description = "The task definition (JSON: taskName, trigger, action, policy); '-' reads stdin.")
         String file;
 
         @Override
         protected int run(ApiClient api) {
             JsonNode definition = read(api);
-            String name = definition.path("taskName").isTextual() ? definition.get("taskName").asText() : null;
+            String name = definition.path("taskName").isTextual()
+                    ? definition.get("taskName").asText()
+                    : null;
             ApiClient.Applied applied = api.apply("/api/tasks", name == null ? null : path(name), definition);
             JsonNode view = applied.view();
             String verb = applied.verb();
@@ -68,8 +88,7 @@ final class TaskCommand extends GroupCommand {
             if (printedJson(view)) {
                 return ExitCodes.OK;
             }
-            out().println(verb + " " + name(view) + " v" + Output.text(view, "version") + ", "
-                    + nextFire(view));
+            out().println(verb + " " + name(view) + " v" + Output.text(view, "version") + ", " + nextFire(view));
             return ExitCodes.OK;
         }
 
@@ -97,9 +116,13 @@ final class TaskCommand extends GroupCommand {
                 return node;
             } catch (JsonProcessingException e) {
                 var where = e.getLocation();
-                throw new CliException(ExitCodes.REFUSED, file + " is not valid JSON"
-                        + (where == null ? "" : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")")
-                        + ": " + e.getOriginalMessage());
+                throw new CliException(
+                        ExitCodes.REFUSED,
+                        file + " is not valid JSON"
+                                + (where == null
+                                        ? ""
+                                        : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")")
+                                + ": " + e.getOriginalMessage());
             }
         }
 
@@ -108,7 +131,9 @@ final class TaskCommand extends GroupCommand {
             if (!w.isObject()) {
                 return w.asText();
             }
-            String text = w.hasNonNull("reason") ? w.get("reason").asText() : w.path("message").asText(w.toString());
+            String text = w.hasNonNull("reason")
+                    ? w.get("reason").asText()
+                    : w.path("message").asText(w.toString());
             return w.hasNonNull("field") ? w.get("field").asText() + ": " + text : text;
         }
     }
@@ -117,22 +142,31 @@ final class TaskCommand extends GroupCommand {
     static final class ListTasks extends ClientCommand {
         @Option(names = "--search", paramLabel = "TEXT", description = "Only tasks whose name contains TEXT.")
         String search;
-        @Option(names = "--limit", paramLabel = "N", description = "At most N tasks (the server's default when absent).")
+
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                description = "At most N tasks (the server's default when absent).")
         Integer limit;
+
         @Option(names = "--cursor", paramLabel = "CURSOR", description = "Continue a previous listing.")
         String cursor;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode page = api.get(ApiClient.query("/api/tasks",
-                    ApiClient.params("search", search, "limit", limit, "cursor", cursor)));
+            JsonNode page = api.get(ApiClient.query(
+                    "/api/tasks", ApiClient.params("search", search, "limit", limit, "cursor", cursor)));
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode t : GroupCommand.items(page)) {
-                rows.add(List.of(name(t), Output.text(t, "version"), state(t),
-                        Output.trigger(t.path("definition").path("trigger")), Output.instant(t, "nextFireAt")));
+                rows.add(List.of(
+                        name(t),
+                        Output.text(t, "version"),
+                        state(t),
+                        Output.trigger(t.path("definition").path("trigger")),
+                        Output.instant(t, "nextFireAt")));
             }
             Output.table(out(), List.of("NAME", "VERSION", "STATE", "TRIGGER", "NEXT FIRE"), rows);
             GroupCommand.moreHint(err(), page);
@@ -152,19 +186,21 @@ final class TaskCommand extends GroupCommand {
                 return ExitCodes.OK;
             }
             JsonNode def = t.path("definition");
-            Output.fields(out(), List.of(
-                    new String[] {"name", name(t)},
-                    new String[] {"version", Output.text(t, "version")},
-                    new String[] {"state", state(t)},
-                    new String[] {"trigger", Output.trigger(def.path("trigger"))},
-                    new String[] {"action", action(def.path("action"))},
-                    new String[] {"next fire", Output.instant(t, "nextFireAt")},
-                    new String[] {"created", Output.instant(t, "createdAt")},
-                    new String[] {"updated", Output.instant(t, "updatedAt")},
-                    new String[] {"overlap skipped", Output.text(t.path("counters"), "overlapSkipped")},
-                    new String[] {"queue dropped", Output.text(t.path("counters"), "queueDropped")},
-                    new String[] {"missed, caught up", Output.text(t.path("counters"), "missedCaughtUp")},
-                    new String[] {"missed, not run", Output.text(t.path("counters"), "missedSlotEvents")}));
+            Output.fields(
+                    out(),
+                    List.of(
+                            new String[] {"name", name(t)},
+                            new String[] {"version", Output.text(t, "version")},
+                            new String[] {"state", state(t)},
+                            new String[] {"trigger", Output.trigger(def.path("trigger"))},
+                            new String[] {"action", action(def.path("action"))},
+                            new String[] {"next fire", Output.instant(t, "nextFireAt")},
+                            new String[] {"created", Output.instant(t, "createdAt")},
+                            new String[] {"updated", Output.instant(t, "updatedAt")},
+                            new String[] {"overlap skipped", Output.text(t.path("counters"), "overlapSkipped")},
+                            new String[] {"queue dropped", Output.text(t.path("counters"), "queueDropped")},
+                            new String[] {"missed, caught up", Output.text(t.path("counters"), "missedCaughtUp")},
+                            new String[] {"missed, not run", Output.text(t.path("counters"), "missedSlotEvents")}));
             out().println("definition:");
             Output.json(out(), def);
             return ExitCodes.OK;
@@ -174,13 +210,17 @@ final class TaskCommand extends GroupCommand {
             String type = action.path("type").asText("?");
             return switch (type) {
                 case "shell" -> "shell: " + action.path("command").asText();
-                case "http" -> "http: " + action.path("method").asText("GET") + " " + action.path("url").asText();
+                case "http" ->
+                    "http: " + action.path("method").asText("GET") + " "
+                            + action.path("url").asText();
                 default -> type;
             };
         }
     }
 
-    @Command(name = "pause", mixinStandardHelpOptions = true,
+    @Command(
+            name = "pause",
+            mixinStandardHelpOptions = true,
             description = "Stop firing a task on its schedule (running instances go on).")
     static final class Pause extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
@@ -196,7 +236,10 @@ final class TaskCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Fire a paused task on its schedule again.")
+    @Command(
+            name = "resume",
+            mixinStandardHelpOptions = true,
+            description = "Fire a paused task on its schedule again.")
     static final class Resume extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
@@ -211,7 +254,9 @@ final class TaskCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true,
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
             description = "Delete a task (its versions and past instances stay in the audit log).")
     static final class Delete extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
@@ -227,7 +272,9 @@ final class TaskCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "versions", mixinStandardHelpOptions = true,
+    @Command(
+            name = "versions",
+            mixinStandardHelpOptions = true,
             description = "A task's audit log: every change, who made it, when, and what changed.")
     static final class Versions extends ClientCommand {
         private static final int MAX_PATHS = 4;
@@ -245,7 +292,11 @@ final class TaskCommand extends GroupCommand {
             for (JsonNode v : GroupCommand.items(page)) {
                 String at = v.has("at") ? Output.instant(v, "at") : Output.instant(v, "createdAt");
                 String change = Output.text(v, "change");
-                rows.add(List.of(Output.text(v, "version"), change, Output.text(v, "actor"), at,
+                rows.add(List.of(
+                        Output.text(v, "version"),
+                        change,
+                        Output.text(v, "actor"),
+                        at,
                         change.equals("CREATE") ? Output.NONE : diff(v.path("diff"))));
             }
             Output.table(out(), List.of("VERSION", "CHANGE", "ACTOR", "AT", "CHANGED"), rows);
@@ -269,20 +320,29 @@ final class TaskCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "events", mixinStandardHelpOptions = true,
-            description = "A task's timeline, newest first: edits, pauses, missed slots, runs someone triggered, and what its runs did"
-                    + " beyond the routine (failed, retried, skipped, canceled, alerted). A run's whole story: ax instance events ID.")
+    @Command(
+            name = "events",
+            mixinStandardHelpOptions = true,
+            description =
+                    "A task's timeline, newest first: edits, pauses, missed slots, runs someone triggered, and what its runs did"
+                            + " beyond the routine (failed, retried, skipped, canceled, alerted). A run's whole story: ax instance events ID.")
     static final class Events extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
-        @Option(names = "--limit", paramLabel = "N", description = "At most N events (the server's default when absent).")
+
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                description = "At most N events (the server's default when absent).")
         Integer limit;
+
         @Option(names = "--cursor", paramLabel = "CURSOR", description = "Continue a previous listing.")
         String cursor;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode page = api.get(ApiClient.query(path(name) + "/events", ApiClient.params("limit", limit, "cursor", cursor)));
+            JsonNode page = api.get(
+                    ApiClient.query(path(name) + "/events", ApiClient.params("limit", limit, "cursor", cursor)));
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }

@@ -10,10 +10,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ax team create|list|show|rm}: the teams tasks and workflows belong to. */
-@Command(name = "team", mixinStandardHelpOptions = true,
-        description = {"Teams: a task or workflow with \"team\": \"data\" is data's; a token's team roles count there.",
-                "Only an admin creates and deletes teams."},
-        subcommands = {TeamCommand.Create.class, TeamCommand.ListTeams.class, TeamCommand.Show.class, TeamCommand.Remove.class})
+@Command(
+        name = "team",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Teams: a task or workflow with \"team\": \"data\" is data's; a token's team roles count there.",
+            "Only an admin creates and deletes teams."
+        },
+        subcommands = {
+            TeamCommand.Create.class,
+            TeamCommand.ListTeams.class,
+            TeamCommand.Show.class,
+            TeamCommand.Remove.class
+        })
 final class TeamCommand extends GroupCommand {
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a team (admin).")
     static final class Create extends ClientCommand {
@@ -48,7 +57,10 @@ final class TeamCommand extends GroupCommand {
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode t : items(page)) {
-                rows.add(List.of(Output.text(t, "name"), Output.text(t, "description"), Output.instant(t, "createdAt"),
+                rows.add(List.of(
+                        Output.text(t, "name"),
+                        Output.text(t, "description"),
+                        Output.instant(t, "createdAt"),
                         Output.text(t, "createdBy")));
             }
             Output.table(out(), List.of("NAME", "DESCRIPTION", "CREATED", "BY"), rows);
@@ -56,7 +68,10 @@ final class TeamCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true, description = "A team: its tasks, workflows and the tokens with a role in it.")
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
+            description = "A team: its tasks, workflows and the tokens with a role in it.")
     static final class Show extends ClientCommand {
         @Parameters(paramLabel = "NAME")
         String name;
@@ -68,13 +83,17 @@ final class TeamCommand extends GroupCommand {
                 return ExitCodes.OK;
             }
             List<String> members = new ArrayList<>();
-            t.path("members").properties().forEach(e -> members.add(e.getKey() + " (" + e.getValue().asText() + ")"));
-            Output.fields(out(), List.of(
-                    new String[] {"team", Output.text(t, "name")},
-                    new String[] {"description", Output.text(t, "description")},
-                    new String[] {"tasks", join(t.path("tasks"))},
-                    new String[] {"workflows", join(t.path("workflows"))},
-                    new String[] {"members", members.isEmpty() ? "-" : String.join(", ", members)}));
+            t.path("members")
+                    .properties()
+                    .forEach(e -> members.add(e.getKey() + " (" + e.getValue().asText() + ")"));
+            Output.fields(
+                    out(),
+                    List.of(
+                            new String[] {"team", Output.text(t, "name")},
+                            new String[] {"description", Output.text(t, "description")},
+                            new String[] {"tasks", join(t.path("tasks"))},
+                            new String[] {"workflows", join(t.path("workflows"))},
+                            new String[] {"members", members.isEmpty() ? "-" : String.join(", ", members)}));
             return ExitCodes.OK;
         }
 
@@ -85,7 +104,10 @@ final class TeamCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "rm", aliases = "delete", mixinStandardHelpOptions = true,
+    @Command(
+            name = "rm",
+            aliases = "delete",
+            mixinStandardHelpOptions = true,
             description = "Delete a team (admin); refused while a task, workflow or token still refers to it.")
     static final class Remove extends ClientCommand {
         @Parameters(paramLabel = "NAME")

@@ -10,32 +10,56 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ax token create|list|revoke} and {@code ax whoami}: tokens for people and machines. */
-@Command(name = "token", mixinStandardHelpOptions = true,
-        description = {"Tokens for people and machines: a role everywhere, higher roles inside teams, and for an executor the",
-                "groups it may serve. Made by an admin and shown once; listed without their values; revoked at once."},
+@Command(
+        name = "token",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Tokens for people and machines: a role everywhere, higher roles inside teams, and for an executor the",
+            "groups it may serve. Made by an admin and shown once; listed without their values; revoked at once."
+        },
         subcommands = {TokenCommand.Create.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class})
 final class TokenCommand extends GroupCommand {
-    @Command(name = "create", mixinStandardHelpOptions = true,
-            description = {"Make a token (admin). Prints the token once, alone on standard output, so that it can be piped:",
-                    "  ax token create alice --role viewer --team data=operator --expires-in P90D",
-                    "  ax token create exec-orders --role executor --group orders > exec-orders.token"})
+    @Command(
+            name = "create",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Make a token (admin). Prints the token once, alone on standard output, so that it can be piped:",
+                "  ax token create alice --role viewer --team data=operator --expires-in P90D",
+                "  ax token create exec-orders --role executor --group orders > exec-orders.token"
+            })
     static final class Create extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The token's name: what lists show and what is revoked.")
         String name;
 
-        @Option(names = "--role", required = true, paramLabel = "ROLE", description = "viewer, operator, admin or executor: its role everywhere.")
+        @Option(
+                names = "--role",
+                required = true,
+                paramLabel = "ROLE",
+                description = "viewer, operator, admin or executor: its role everywhere.")
         String role;
 
-        @Option(names = "--team", paramLabel = "TEAM=ROLE", description = "A higher role inside a team, e.g. data=operator (repeatable).")
+        @Option(
+                names = "--team",
+                paramLabel = "TEAM=ROLE",
+                description = "A higher role inside a team, e.g. data=operator (repeatable).")
         List<String> teams = new ArrayList<>();
 
-        @Option(names = "--group", paramLabel = "GROUP", description = "For an executor's token: a group it may serve (repeatable); none = every group.")
+        @Option(
+                names = "--group",
+                paramLabel = "GROUP",
+                description = "For an executor's token: a group it may serve (repeatable); none = every group.")
         List<String> groups = new ArrayList<>();
 
-        @Option(names = "--owner", paramLabel = "PERSON", description = "The person it acts for, recorded as the actor (default: NAME).")
+        @Option(
+                names = "--owner",
+                paramLabel = "PERSON",
+                description = "The person it acts for, recorded as the actor (default: NAME).")
         String owner;
 
-        @Option(names = "--expires-in", paramLabel = "DURATION", description = "ISO-8601, e.g. P90D or PT12H; none = until revoked.")
+        @Option(
+                names = "--expires-in",
+                paramLabel = "DURATION",
+                description = "ISO-8601, e.g. P90D or PT12H; none = until revoked.")
         String expiresIn;
 
         @Override
@@ -51,7 +75,8 @@ final class TokenCommand extends GroupCommand {
                 for (String t : teams) {
                     int eq = t.indexOf('=');
                     if (eq <= 0 || eq == t.length() - 1) {
-                        throw new CliException(ExitCodes.USAGE, "--team takes TEAM=ROLE, e.g. data=operator; got '" + t + "'");
+                        throw new CliException(
+                                ExitCodes.USAGE, "--team takes TEAM=ROLE, e.g. data=operator; got '" + t + "'");
                     }
                     roles.put(t.substring(0, eq), t.substring(eq + 1));
                 }
@@ -74,10 +99,15 @@ final class TokenCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
             description = "Tokens by name, never their values: every token for an admin, your own for everyone else.")
     static final class ListTokens extends ClientCommand {
-        @Option(names = "--owner", paramLabel = "PERSON", description = "Only this person's tokens (an admin; others may name only themselves).")
+        @Option(
+                names = "--owner",
+                paramLabel = "PERSON",
+                description = "Only this person's tokens (an admin; others may name only themselves).")
         String owner;
 
         @Override
@@ -88,17 +118,28 @@ final class TokenCommand extends GroupCommand {
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode t : items(page)) {
-                rows.add(List.of(Output.text(t, "name"), Output.text(t, "owner"), describe(t), Output.text(t, "createdBy"),
-                        Output.instant(t, "createdAt"), t.path("expired").asBoolean() ? "EXPIRED " + Output.instant(t, "expiresAt")
-                                : Output.instant(t, "expiresAt"), Output.instant(t, "lastUsedAt")));
+                rows.add(List.of(
+                        Output.text(t, "name"),
+                        Output.text(t, "owner"),
+                        describe(t),
+                        Output.text(t, "createdBy"),
+                        Output.instant(t, "createdAt"),
+                        t.path("expired").asBoolean()
+                                ? "EXPIRED " + Output.instant(t, "expiresAt")
+                                : Output.instant(t, "expiresAt"),
+                        Output.instant(t, "lastUsedAt")));
             }
             Output.table(out(), List.of("NAME", "OWNER", "ROLES", "BY", "CREATED", "EXPIRES", "LAST USED"), rows);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "revoke", aliases = "rm", mixinStandardHelpOptions = true,
-            description = "Revoke a token at once (an admin any, everyone their own): the next request with it is refused.")
+    @Command(
+            name = "revoke",
+            aliases = "rm",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Revoke a token at once (an admin any, everyone their own): the next request with it is refused.")
     static final class Revoke extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The token's name.")
         String name;

@@ -16,8 +16,10 @@ public final class Version implements IVersionProvider {
 
     @Override
     public String[] getVersion() {
-        return new String[] {"ax " + VERSION,
-                "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")"};
+        return new String[] {
+            "ax " + VERSION,
+            "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")"
+        };
     }
 
     private static String load() {

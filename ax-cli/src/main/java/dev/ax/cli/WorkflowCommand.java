@@ -15,11 +15,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ax workflow apply|list|trigger|runs|run|rerun|cancel|backfill}: graphs of tasks and their runs. */
-@Command(name = "workflow", mixinStandardHelpOptions = true,
-        description = "Workflows: tasks joined by edges into a graph with one trigger; runs with their node states; rerun from a node.",
-        subcommands = {WorkflowCommand.Apply.class, WorkflowCommand.ListWorkflows.class, WorkflowCommand.Trigger.class,
-                WorkflowCommand.Runs.class, WorkflowCommand.Run.class, WorkflowCommand.Rerun.class, WorkflowCommand.Cancel.class,
-                WorkflowCommand.Backfill.class})
+@Command(
+        name = "workflow",
+        mixinStandardHelpOptions = true,
+        description =
+                "Workflows: tasks joined by edges into a graph with one trigger; runs with their node states; rerun from a node.",
+        subcommands = {
+            WorkflowCommand.Apply.class,
+            WorkflowCommand.ListWorkflows.class,
+            WorkflowCommand.Trigger.class,
+            WorkflowCommand.Runs.class,
+            WorkflowCommand.Run.class,
+            WorkflowCommand.Rerun.class,
+            WorkflowCommand.Cancel.class,
+            WorkflowCommand.Backfill.class
+        })
 final class WorkflowCommand extends GroupCommand {
 
     static String path(String name) {
@@ -32,36 +42,53 @@ final class WorkflowCommand extends GroupCommand {
 
     /** A run's header line and its node table: the graph with node states, as text. */
     static void printRun(ClientCommand c, JsonNode r) {
-        c.out().println("workflow run " + Output.text(r, "id") + " of " + Output.text(r, "workflow") + " v" + Output.text(r, "version")
-                + ": " + Output.text(r, "state") + " (" + Output.text(r, "cause") + ", date " + Output.text(r, "date") + ")");
+        c.out()
+                .println("workflow run " + Output.text(r, "id") + " of " + Output.text(r, "workflow") + " v"
+                        + Output.text(r, "version") + ": " + Output.text(r, "state") + " (" + Output.text(r, "cause")
+                        + ", date " + Output.text(r, "date") + ")");
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode n : r.path("nodes")) {
             List<String> upstream = new ArrayList<>();
             n.path("upstream").forEach(u -> upstream.add(u.asText()));
-            rows.add(List.of(Output.text(n, "name"), Output.text(n, "task"), Output.text(n, "triggerRule"),
-                    upstream.isEmpty() ? Output.NONE : String.join(",", upstream), Output.text(n, "state"), Output.text(n, "instanceId"),
-                    Output.text(n, "attempts"), Output.text(n, "reason")));
+            rows.add(List.of(
+                    Output.text(n, "name"),
+                    Output.text(n, "task"),
+                    Output.text(n, "triggerRule"),
+                    upstream.isEmpty() ? Output.NONE : String.join(",", upstream),
+                    Output.text(n, "state"),
+                    Output.text(n, "instanceId"),
+                    Output.text(n, "attempts"),
+                    Output.text(n, "reason")));
         }
         Output.table(c.out(), List.of("NODE", "TASK", "RULE", "AFTER", "STATE", "INSTANCE", "INSTANCES", "WHY"), rows);
     }
 
-    @Command(name = "apply", mixinStandardHelpOptions = true,
-            description = {"Create a workflow, or replace it if one of that name exists.",
-                    "JSON: {\"name\":…,\"trigger\":{…},\"nodes\":[{\"name\":…,\"task\":…,\"triggerRule\":\"allSuccess\"}],\"edges\":[{\"from\":…,\"to\":…}]}"})
+    @Command(
+            name = "apply",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Create a workflow, or replace it if one of that name exists.",
+                "JSON: {\"name\":…,\"trigger\":{…},\"nodes\":[{\"name\":…,\"task\":…,\"triggerRule\":\"allSuccess\"}],\"edges\":[{\"from\":…,\"to\":…}]}"
+            })
     static final class Apply extends ClientCommand {
-        @Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE", description = "The workflow definition (JSON); '-' reads stdin.")
+        @Option(
+                names = {"-f", "--file"},
+                required = true,
+                paramLabel = "FILE",
+                description = "The workflow definition (JSON); '-' reads stdin.")
         String file;
 
         @Override
         protected int run(ApiClient api) {
             JsonNode definition = read(api);
-            String name = definition.path("name").isTextual() ? definition.get("name").asText() : null;
+            String name =
+                    definition.path("name").isTextual() ? definition.get("name").asText() : null;
             ApiClient.Applied applied = api.apply("/api/workflows", name == null ? null : path(name), definition);
             JsonNode view = applied.view();
             String verb = applied.verb();
             if (!printedJson(view)) {
-                out().println(verb + " workflow " + Output.text(view, "name") + " v" + Output.text(view, "version") + ", "
-                        + view.path("nodes").size() + " nodes, next fire " + Output.instant(view, "nextFireAt"));
+                out().println(verb + " workflow " + Output.text(view, "name") + " v" + Output.text(view, "version")
+                        + ", " + view.path("nodes").size() + " nodes, next fire " + Output.instant(view, "nextFireAt"));
             }
             return ExitCodes.OK;
         }
@@ -69,7 +96,8 @@ final class WorkflowCommand extends GroupCommand {
         private JsonNode read(ApiClient api) {
             String text;
             try {
-                text = file.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                text = file.equals("-")
+                        ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
                         : Files.readString(existing(Path.of(file)), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new CliException(ExitCodes.USAGE, "cannot read " + file + ": " + e.getMessage());
@@ -77,7 +105,8 @@ final class WorkflowCommand extends GroupCommand {
             try {
                 JsonNode node = api.mapper().readTree(text);
                 if (node == null || node.isMissingNode()) {
-                    throw new CliException(ExitCodes.REFUSED, file + " is empty: expected a workflow definition (JSON)");
+                    throw new CliException(
+                            ExitCodes.REFUSED, file + " is empty: expected a workflow definition (JSON)");
                 }
                 return node;
             } catch (JsonProcessingException e) {
@@ -103,19 +132,30 @@ final class WorkflowCommand extends GroupCommand {
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode w : page.path("items")) {
-                rows.add(List.of(Output.text(w, "name"), Output.trigger(w.path("trigger")), String.valueOf(w.path("nodes").size()),
-                        Output.instant(w, "nextFireAt"), Output.text(w, "version")));
+                rows.add(List.of(
+                        Output.text(w, "name"),
+                        Output.trigger(w.path("trigger")),
+                        String.valueOf(w.path("nodes").size()),
+                        Output.instant(w, "nextFireAt"),
+                        Output.text(w, "version")));
             }
             Output.table(out(), List.of("NAME", "TRIGGER", "NODES", "NEXT FIRE", "VERSION"), rows);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "trigger", mixinStandardHelpOptions = true, description = "Run a workflow now; its first nodes start at once.")
+    @Command(
+            name = "trigger",
+            mixinStandardHelpOptions = true,
+            description = "Run a workflow now; its first nodes start at once.")
     static final class Trigger extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The workflow name.")
         String name;
-        @Option(names = {"-p", "--param"}, paramLabel = "KEY=VALUE", description = "A parameter for every node's run; repeatable.")
+
+        @Option(
+                names = {"-p", "--param"},
+                paramLabel = "KEY=VALUE",
+                description = "A parameter for every node's run; repeatable.")
         Map<String, String> params = new LinkedHashMap<>();
 
         @Override
@@ -135,21 +175,30 @@ final class WorkflowCommand extends GroupCommand {
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode page = api.get(ApiClient.query("/api/workflow-runs", ApiClient.params("workflow", name, "limit", 100)));
+            JsonNode page =
+                    api.get(ApiClient.query("/api/workflow-runs", ApiClient.params("workflow", name, "limit", 100)));
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
             List<List<String>> rows = new ArrayList<>();
             for (JsonNode r : page.path("items")) {
-                rows.add(List.of(Output.text(r, "id"), Output.text(r, "workflow"), Output.text(r, "state"), Output.text(r, "cause"),
-                        Output.instant(r, "scheduledAt"), Output.instant(r, "finishedAt")));
+                rows.add(List.of(
+                        Output.text(r, "id"),
+                        Output.text(r, "workflow"),
+                        Output.text(r, "state"),
+                        Output.text(r, "cause"),
+                        Output.instant(r, "scheduledAt"),
+                        Output.instant(r, "finishedAt")));
             }
             Output.table(out(), List.of("ID", "WORKFLOW", "STATE", "CAUSE", "SCHEDULED", "FINISHED"), rows);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "run", mixinStandardHelpOptions = true, description = "A workflow run: every node with its state and instance.")
+    @Command(
+            name = "run",
+            mixinStandardHelpOptions = true,
+            description = "A workflow run: every node with its state and instance.")
     static final class Run extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The workflow run id.")
         String id;
@@ -164,12 +213,19 @@ final class WorkflowCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "rerun", mixinStandardHelpOptions = true,
-            description = "Run a finished workflow run again from a node: it and its descendants run again, the others keep their outcome.")
+    @Command(
+            name = "rerun",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Run a finished workflow run again from a node: it and its descendants run again, the others keep their outcome.")
     static final class Rerun extends ClientCommand {
         @Parameters(paramLabel = "RUN_ID", description = "The workflow run id.")
         String id;
-        @Option(names = "--from", paramLabel = "NODE", description = "The node to rerun from (default: every failed node).")
+
+        @Option(
+                names = "--from",
+                paramLabel = "NODE",
+                description = "The node to rerun from (default: every failed node).")
         String from;
 
         @Override
@@ -186,11 +242,15 @@ final class WorkflowCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "cancel", mixinStandardHelpOptions = true,
-            description = "Cancel a running workflow run: what has not run is skipped, waiting runs canceled, running ones terminated.")
+    @Command(
+            name = "cancel",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Cancel a running workflow run: what has not run is skipped, waiting runs canceled, running ones terminated.")
     static final class Cancel extends ClientCommand {
         @Parameters(paramLabel = "RUN_ID", description = "The workflow run id.")
         String id;
+
         @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded with the cancel.")
         String reason;
 
@@ -208,30 +268,54 @@ final class WorkflowCommand extends GroupCommand {
         }
     }
 
-    @Command(name = "backfill", mixinStandardHelpOptions = true,
-            description = "One workflow run per slot of its trigger in a date range; slots that have a run are skipped.")
+    @Command(
+            name = "backfill",
+            mixinStandardHelpOptions = true,
+            description =
+                    "One workflow run per slot of its trigger in a date range; slots that have a run are skipped.")
     static final class Backfill extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The workflow name.")
         String name;
-        @Option(names = "--from", required = true, paramLabel = "DATE", description = "First date, e.g. 2026-10-01 (the trigger's time zone).")
+
+        @Option(
+                names = "--from",
+                required = true,
+                paramLabel = "DATE",
+                description = "First date, e.g. 2026-10-01 (the trigger's time zone).")
         String from;
+
         @Option(names = "--to", required = true, paramLabel = "DATE", description = "Last date, inclusive.")
         String to;
-        @Option(names = "--parallelism", defaultValue = "1", paramLabel = "N", description = "Workflow runs at once (default 1).")
+
+        @Option(
+                names = "--parallelism",
+                defaultValue = "1",
+                paramLabel = "N",
+                description = "Workflow runs at once (default 1).")
         int parallelism;
+
         @Option(names = "--dry-run", description = "List the slots; create nothing.")
         boolean dryRun;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode r = api.post(path(name) + "/backfill", Map.of("from", from, "to", to, "parallelism", parallelism, "dryRun", dryRun));
+            JsonNode r = api.post(
+                    path(name) + "/backfill",
+                    Map.of("from", from, "to", to, "parallelism", parallelism, "dryRun", dryRun));
             if (printedJson(r)) {
                 return ExitCodes.OK;
             }
-            r.path("plan").forEach(p -> out().println(Output.text(p, "date") + "  " + Output.text(p, "slot") + "  " + Output.text(p, "action")
-                    + (p.hasNonNull("existingRunId") ? "  (run " + Output.text(p, "existingRunId") + ")" : "")));
-            out().println(dryRun ? Output.text(r, "slots") + " slots; nothing created (dry run)"
-                    : "workflow backfill " + Output.text(r, "backfillId") + " started: " + Output.text(r, "slots") + " slots");
+            r.path("plan")
+                    .forEach(p -> out().println(Output.text(p, "date") + "  " + Output.text(p, "slot") + "  "
+                            + Output.text(p, "action")
+                            + (p.hasNonNull("existingRunId")
+                                    ? "  (run " + Output.text(p, "existingRunId") + ")"
+                                    : "")));
+            out().println(
+                            dryRun
+                                    ? Output.text(r, "slots") + " slots; nothing created (dry run)"
+                                    : "workflow backfill " + Output.text(r, "backfillId") + " started: "
+                                            + Output.text(r, "slots") + " slots");
             return ExitCodes.OK;
         }
     }

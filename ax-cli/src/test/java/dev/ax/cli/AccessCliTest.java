@@ -22,17 +22,29 @@ class AccessCliTest {
 
     @Test
     void a_token_is_printed_once_alone_listed_without_its_value_and_revoked_at_once() {
-        assertThat(cli.ax("team", "create", "data", "--description", "the data team").out()).isEqualTo("created team data\n");
-        Cli.Result made = cli.ax("token", "create", "alice", "--role", "viewer", "--team", "data=operator", "--expires-in", "P90D");
+        assertThat(cli.ax("team", "create", "data", "--description", "the data team")
+                        .out())
+                .isEqualTo("created team data\n");
+        Cli.Result made = cli.ax(
+                "token", "create", "alice", "--role", "viewer", "--team", "data=operator", "--expires-in", "P90D");
         assertThat(made.exitCode()).as(made.toString()).isZero();
         String token = made.out().strip();
         assertThat(token).startsWith("axt_").doesNotContain(" ");
-        assertThat(made.err()).contains("token alice made: viewer; operator in data").contains("shown only now");
+        assertThat(made.err())
+                .contains("token alice made: viewer; operator in data")
+                .contains("shown only now");
 
         Cli.Result list = cli.ax("token", "list");
-        assertThat(list.out()).contains("alice").contains("viewer; operator in data").doesNotContain(token);
+        assertThat(list.out())
+                .contains("alice")
+                .contains("viewer; operator in data")
+                .doesNotContain(token);
         // Alice's own list: her token and no one else's (the header and one row).
-        assertThat(as(token, "token", "list").out().lines().toList()).hasSize(2).last().asString().startsWith("alice ");
+        assertThat(as(token, "token", "list").out().lines().toList())
+                .hasSize(2)
+                .last()
+                .asString()
+                .startsWith("alice ");
 
         assertThat(cli.ax("token", "revoke", "alice").out()).isEqualTo("revoked token alice\n");
         Cli.Result refused = as(token, "task", "list");
@@ -53,7 +65,9 @@ class AccessCliTest {
         Path task = cli.file("site.json", """
                 {"taskName":"site_build","team":"web","trigger":{"type":"event"},"action":{"type":"shell","command":"echo build"}}""");
         assertThat(cli.ax("task", "apply", "-f", task.toString()).exitCode()).isZero();
-        String token = cli.ax("token", "create", "wendy", "--role", "viewer", "--team", "web=operator").out().strip();
+        String token = cli.ax("token", "create", "wendy", "--role", "viewer", "--team", "web=operator")
+                .out()
+                .strip();
 
         Cli.Result show = cli.ax("team", "show", "web");
         assertThat(show.out()).contains("site_build").contains("wendy (operator)");
@@ -63,7 +77,11 @@ class AccessCliTest {
 
         Cli.Result audit = cli.ax("audit", "--actor", "wendy");
         assertThat(audit.exitCode()).as(audit.toString()).isZero();
-        assertThat(audit.out()).contains("ACTION").contains("task.trigger").contains("task:site_build").contains("web");
+        assertThat(audit.out())
+                .contains("ACTION")
+                .contains("task.trigger")
+                .contains("task:site_build")
+                .contains("web");
         assertThat(cli.ax("audit", "--target", "team:web").out()).contains("team.create");
         Cli.Result rm = cli.ax("team", "rm", "web");
         assertThat(rm.exitCode()).isEqualTo(ExitCodes.REFUSED);

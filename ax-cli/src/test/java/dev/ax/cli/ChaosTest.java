@@ -46,6 +46,7 @@ class ChaosTest {
 
     @TempDir
     Path dir;
+
     EmbeddedPostgres pg;
     int pgPort;
     final Map<String, Process> processes = new LinkedHashMap<>();
@@ -64,7 +65,8 @@ class ChaosTest {
     }
 
     @Test
-    void every_slot_runs_once_and_no_body_runs_twice_through_kills_a_database_restart_and_a_stopped_node() throws Exception {
+    void every_slot_runs_once_and_no_body_runs_twice_through_kills_a_database_restart_and_a_stopped_node()
+            throws Exception {
         deleteLogs();
         pgPort = freePort();
         startPostgres();
@@ -79,12 +81,21 @@ class ChaosTest {
         Path bodies = dir.resolve("bodies");
         Path locks = Files.createDirectories(dir.resolve("locks"));
         Files.createFile(bodies);
-        String body = "echo start $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies + "; sleep 10; echo end $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies;
-        String command = "flock -n " + locks + "/\"$AX_SCHEDULED_AT\" sh -c '" + body + "' || echo twin $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies;
-        Map<String, Object> task = Map.of("taskName", "tick", "trigger", Map.of("type", "cron", "expression", "*/2 * * * * *"),
-                "action", Map.of("type", "shell", "command", command),
-                "policy", Map.of("maxRetries", 10, "retryIntervalSeconds", 0, "overflow", "ALLOW", "misfire", "FIRE_ALL"));
-        assertThat(post(port2, "/api/tasks", JSON.writeValueAsString(task)).statusCode()).isEqualTo(201);
+        String body = "echo start $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies
+                + "; sleep 10; echo end $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies;
+        String command = "flock -n " + locks + "/\"$AX_SCHEDULED_AT\" sh -c '" + body
+                + "' || echo twin $AX_SCHEDULED_AT $AX_ATTEMPT >> " + bodies;
+        Map<String, Object> task = Map.of(
+                "taskName",
+                "tick",
+                "trigger",
+                Map.of("type", "cron", "expression", "*/2 * * * * *"),
+                "action",
+                Map.of("type", "shell", "command", command),
+                "policy",
+                Map.of("maxRetries", 10, "retryIntervalSeconds", 0, "overflow", "ALLOW", "misfire", "FIRE_ALL"));
+        assertThat(post(port2, "/api/tasks", JSON.writeValueAsString(task)).statusCode())
+                .isEqualTo(201);
         awaitSuccesses(port2, 3);
 
         // 1. The node the remote executor talks to dies mid-fire; it comes back a few seconds later.
@@ -113,7 +124,8 @@ class ChaosTest {
         // 4. The second node (with its in-process executor) is stopped for three leases, then wakes up.
         awaitRunningOn(port1, "n2-local");
         Process n2 = processes.get("n2");
-        System.out.println("chaos: stopping n2 at " + sql("SELECT now()", r -> r.next() ? r.getTimestamp(1).toInstant() : null));
+        System.out.println("chaos: stopping n2 at "
+                + sql("SELECT now()", r -> r.next() ? r.getTimestamp(1).toInstant() : null));
         kill("-STOP", n2).waitFor();
         quiet(LEASE.multipliedBy(3));
         kill("-CONT", n2).waitFor();
@@ -123,7 +135,9 @@ class ChaosTest {
         assertThat(post(port1, "/api/tasks/tick/pause", "").statusCode()).isEqualTo(200);
         // A run created ahead of a slot after the pause is canceled by it: the count stops at the pause.
         Instant pausedAt = sql("SELECT now()", r -> r.next() ? r.getTimestamp(1).toInstant() : null);
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> unfinishedRuns() == 0);
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> unfinishedRuns() == 0);
         quiet(Duration.ofSeconds(2)); // a cut-off body's last line, had it one, would be written by now
 
         Map<String, List<String>> runs = runsBySlot();
@@ -147,29 +161,42 @@ class ChaosTest {
             String story = story(slot, lines);
             assertThat(run.getValue()).as("runs of slot %s\n%s", slot, story).containsExactly("SUCCESS");
             int finished = ends.getOrDefault(Instant.parse(slot).toString(), 0);
-            assertThat(finished).as("bodies of slot %s that finished\n%s", slot, story).isPositive();
+            assertThat(finished)
+                    .as("bodies of slot %s that finished\n%s", slot, story)
+                    .isPositive();
             if (finished > 1) {
-                assertThat(lostAttemptsOf(slot)).as("attempts of slot %s lost with their executor\n%s", slot, story)
+                assertThat(lostAttemptsOf(slot))
+                        .as("attempts of slot %s lost with their executor\n%s", slot, story)
                         .isGreaterThanOrEqualTo(finished - 1);
                 finishedUnreported += finished - 1;
             }
         }
-        assertThat(consecutiveSlots(runs.keySet())).as("no slot missed between the first and the last").isTrue();
-        assertThat(lostAttempts()).as("the faults cut off running bodies (else this proved nothing)").isGreaterThanOrEqualTo(3);
+        assertThat(consecutiveSlots(runs.keySet()))
+                .as("no slot missed between the first and the last")
+                .isTrue();
+        assertThat(lostAttempts())
+                .as("the faults cut off running bodies (else this proved nothing)")
+                .isGreaterThanOrEqualTo(3);
         for (String slot : runs.keySet()) {
             if (lostAttemptsOf(slot) > 0) {
                 System.out.println("chaos: a lost run of slot " + slot + "\n" + story(slot, lines));
             }
         }
-        System.out.println("chaos: " + runs.size() + " slots, " + lostAttempts() + " attempts lost and retried (" + finishedUnreported
-                + " of them had finished as their executor lost them), slowest retry of a lost run began " + slowestRecovery()
+        System.out.println("chaos: " + runs.size() + " slots, " + lostAttempts() + " attempts lost and retried ("
+                + finishedUnreported
+                + " of them had finished as their executor lost them), slowest retry of a lost run began "
+                + slowestRecovery()
                 + " after its attempt was declared lost");
     }
 
     // ---- the deployment ----------------------------------------------------------------------------
 
     private void startPostgres() throws IOException {
-        pg = EmbeddedPostgres.builder().setPort(pgPort).setDataDirectory(dir.resolve("pgdata")).setCleanDataDirectory(false).start();
+        pg = EmbeddedPostgres.builder()
+                .setPort(pgPort)
+                .setDataDirectory(dir.resolve("pgdata"))
+                .setCleanDataDirectory(false)
+                .start();
     }
 
     private String jdbcUrl() {
@@ -177,30 +204,55 @@ class ChaosTest {
     }
 
     private List<String> server(String id, int port, boolean noExecutor) {
-        List<String> args = new ArrayList<>(List.of("server", "--port", Integer.toString(port), "--node-id", id,
-                "--data-dir", dir.resolve(id).toString(), "--db-url", jdbcUrl(), "--lease", LEASE.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "server",
+                "--port",
+                Integer.toString(port),
+                "--node-id",
+                id,
+                "--data-dir",
+                dir.resolve(id).toString(),
+                "--db-url",
+                jdbcUrl(),
+                "--lease",
+                LEASE.toString()));
         if (noExecutor) {
             args.add("--no-executor");
         } else {
-            args.addAll(List.of("--executor-concurrency", "1")); // busy every other slot: the remote executor gets the rest
+            args.addAll(
+                    List.of("--executor-concurrency", "1")); // busy every other slot: the remote executor gets the rest
         }
         return args;
     }
 
     /** The remote executor talks to the given node first, and to the other when that one stops answering. */
     private List<String> executor(int port, int otherPort) {
-        return List.of("executor", "--server", "http://127.0.0.1:" + port + ",http://127.0.0.1:" + otherPort, "--token", TOKEN,
-                "--id", "e1", "--concurrency", "8"); // room for every retry at once: a lost run restarts as soon as the server lets it
+        return List.of(
+                "executor",
+                "--server",
+                "http://127.0.0.1:" + port + ",http://127.0.0.1:" + otherPort,
+                "--token",
+                TOKEN,
+                "--id",
+                "e1",
+                "--concurrency",
+                "8"); // room for every retry at once: a lost run restarts as soon as the server lets it
     }
 
     private void start(String name, List<String> args) throws IOException {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> argv = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
         argv.addAll(args);
         // The processes' logs stay after the test, to read when it fails.
         Path logs = Files.createDirectories(Path.of("target", "chaos-logs"));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(name + ".log").toFile()));
+        ProcessBuilder pb = new ProcessBuilder(argv)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        logs.resolve(name + ".log").toFile()));
         pb.environment().put("AX_ADMIN_TOKEN", TOKEN);
         processes.put(name, pb.start());
     }
@@ -232,18 +284,32 @@ class ChaosTest {
     }
 
     private HttpResponse<String> post(int port, String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TOKEN)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("Authorization", "Bearer " + TOKEN)
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode get(int port, String path) throws Exception {
-        return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body());
+        return JSON.readTree(http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .header("Authorization", "Bearer " + TOKEN)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
     }
 
     private void awaitHealthy(int port) {
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/healthz")).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> http.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .statusCode()
+                        == 200);
     }
 
     private void awaitSuccesses(int port, int n) {
@@ -261,22 +327,29 @@ class ChaosTest {
      * would still run when the server hands the run to another executor.
      */
     private void awaitRunningOn(int port, String executor) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(() -> {
-            Instant now = Instant.parse(get(port, "/healthz").get("dbTime").asText());
-            for (JsonNode run : get(port, "/api/instances?task=tick&state=RUNNING&limit=100").get("items")) {
-                if (executor.equals(run.path("executorId").asText()) && run.hasNonNull("startedAt")
-                        && Instant.parse(run.get("startedAt").asText()).isAfter(now.minusSeconds(1))) {
-                    return true;
-                }
-            }
-            return false;
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .until(() -> {
+                    Instant now =
+                            Instant.parse(get(port, "/healthz").get("dbTime").asText());
+                    for (JsonNode run : get(port, "/api/instances?task=tick&state=RUNNING&limit=100")
+                            .get("items")) {
+                        if (executor.equals(run.path("executorId").asText())
+                                && run.hasNonNull("startedAt")
+                                && Instant.parse(run.get("startedAt").asText()).isAfter(now.minusSeconds(1))) {
+                            return true;
+                        }
+                    }
+                    return false;
+                });
     }
 
     // ---- what happened, from the database -----------------------------------------------------------
 
     private <T> T sql(String query, SqlRead<T> read) throws Exception {
-        try (Connection c = DriverManager.getConnection(jdbcUrl()); ResultSet r = c.createStatement().executeQuery(query)) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl());
+                ResultSet r = c.createStatement().executeQuery(query)) {
             return read.read(r);
         }
     }
@@ -286,7 +359,8 @@ class ChaosTest {
     }
 
     private int unfinishedRuns() throws Exception {
-        return sql("SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'FAILED', 'CANCELED', 'SKIPPED', 'TERMINATED')",
+        return sql(
+                "SELECT COUNT(*) FROM ax_instance WHERE state NOT IN ('SUCCESS', 'FAILED', 'CANCELED', 'SKIPPED', 'TERMINATED')",
                 r -> r.next() ? r.getInt(1) : 0);
     }
 
@@ -313,22 +387,39 @@ class ChaosTest {
     /** What happened to a slot's run and bodies, for a failure's message. */
     private String story(String slot, List<String> bodyLines) throws Exception {
         StringBuilder out = new StringBuilder();
-        bodyLines.stream().filter(l -> l.contains(" " + Instant.parse(slot) + " ")).forEach(l -> out.append("  body: ").append(l).append('\n'));
-        return out + sql("SELECT e.at, e.type, e.attempt, e.actor, e.node_id, e.message FROM ax_event e JOIN ax_instance i ON i.id = e.instance_id"
-                + " WHERE i.task_name = 'tick' AND i.fire_key = '" + slot + "' ORDER BY e.id", r -> {
-            StringBuilder events = new StringBuilder();
-            while (r.next()) {
-                events.append("  ").append(r.getTimestamp(1).toInstant()).append(' ').append(r.getString(2)).append(" attempt ")
-                        .append(r.getInt(3)).append(' ').append(r.getString(4)).append('@').append(r.getString(5)).append(": ")
-                        .append(r.getString(6)).append('\n');
-            }
-            return events.toString();
-        });
+        bodyLines.stream()
+                .filter(l -> l.contains(" " + Instant.parse(slot) + " "))
+                .forEach(l -> out.append("  body: ").append(l).append('\n'));
+        return out
+                + sql(
+                        "SELECT e.at, e.type, e.attempt, e.actor, e.node_id, e.message FROM ax_event e JOIN ax_instance i ON i.id = e.instance_id"
+                                + " WHERE i.task_name = 'tick' AND i.fire_key = '" + slot + "' ORDER BY e.id",
+                        r -> {
+                            StringBuilder events = new StringBuilder();
+                            while (r.next()) {
+                                events.append("  ")
+                                        .append(r.getTimestamp(1).toInstant())
+                                        .append(' ')
+                                        .append(r.getString(2))
+                                        .append(" attempt ")
+                                        .append(r.getInt(3))
+                                        .append(' ')
+                                        .append(r.getString(4))
+                                        .append('@')
+                                        .append(r.getString(5))
+                                        .append(": ")
+                                        .append(r.getString(6))
+                                        .append('\n');
+                            }
+                            return events.toString();
+                        });
     }
 
     private int lostAttemptsOf(String slot) throws Exception {
-        return sql("SELECT COUNT(*) FROM ax_event e JOIN ax_instance i ON i.id = e.instance_id WHERE i.task_name = 'tick'"
-                + " AND i.fire_key = '" + slot + "' AND e.type = 'EXECUTOR_LOST'", r -> r.next() ? r.getInt(1) : 0);
+        return sql(
+                "SELECT COUNT(*) FROM ax_event e JOIN ax_instance i ON i.id = e.instance_id WHERE i.task_name = 'tick'"
+                        + " AND i.fire_key = '" + slot + "' AND e.type = 'EXECUTOR_LOST'",
+                r -> r.next() ? r.getInt(1) : 0);
     }
 
     private int lostAttempts() throws Exception {
@@ -337,13 +428,16 @@ class ChaosTest {
 
     /** The longest time from a lost attempt to the start of the next one. */
     private Duration slowestRecovery() throws Exception {
-        return sql("SELECT MAX(s.at - l.at) FROM ax_event l JOIN ax_event s ON s.instance_id = l.instance_id AND s.type = 'STARTED'"
-                + " AND s.attempt = l.attempt + 1 WHERE l.type = 'EXECUTOR_LOST'", r -> {
-            if (!r.next() || r.getString(1) == null) {
-                return Duration.ZERO;
-            }
-            PGInterval i = (PGInterval) r.getObject(1);
-            return Duration.ofMillis(Math.round(((i.getDays() * 24 + i.getHours()) * 3600 + i.getMinutes() * 60 + i.getSeconds()) * 1000));
-        });
+        return sql(
+                "SELECT MAX(s.at - l.at) FROM ax_event l JOIN ax_event s ON s.instance_id = l.instance_id AND s.type = 'STARTED'"
+                        + " AND s.attempt = l.attempt + 1 WHERE l.type = 'EXECUTOR_LOST'",
+                r -> {
+                    if (!r.next() || r.getString(1) == null) {
+                        return Duration.ZERO;
+                    }
+                    PGInterval i = (PGInterval) r.getObject(1);
+                    return Duration.ofMillis(Math.round(
+                            ((i.getDays() * 24 + i.getHours()) * 3600 + i.getMinutes() * 60 + i.getSeconds()) * 1000));
+                });
     }
 }

@@ -6,8 +6,7 @@ import picocli.CommandLine;
 
 /** Runs the ax command in this JVM, the way {@code main} does, capturing what it prints. */
 final class Cli {
-    private Cli() {
-    }
+    private Cli() {}
 
     record Result(int exitCode, String out, String err) {
         @Override

@@ -40,7 +40,9 @@ class CliAgainstServerTest {
 
         assertThat(created.exitCode()).as(created.toString()).isZero();
         // 02:00 in Shanghai (UTC+8, no DST) is 18:00 UTC the day before.
-        assertThat(created.out()).as(created.toString()).matches("created daily_report v1, next fire \\d{4}-\\d\\d-\\d\\dT18:00:00Z\\R");
+        assertThat(created.out())
+                .as(created.toString())
+                .matches("created daily_report v1, next fire \\d{4}-\\d\\d-\\d\\dT18:00:00Z\\R");
         assertThat(created.err()).contains("warning: ").contains("dingtalk");
 
         Cli.Result updated = ax("task", "apply", "-f", seed.toString());
@@ -88,7 +90,8 @@ class CliAgainstServerTest {
     void trigger_wait_follows_an_event_task_to_success_and_its_log_shows_the_output() throws IOException {
         assertThat(ax("task", "apply", "-f", file("echo.json", """
                 {"taskName":"echo_ok","trigger":{"type":"event"},"action":{"type":"shell","command":"echo ok"}}
-                """).toString()).exitCode()).isZero();
+                """).toString()).exitCode())
+                .isZero();
 
         Cli.Result r = ax("trigger", "echo_ok", "--wait", "--timeout", "60");
 
@@ -101,7 +104,11 @@ class CliAgainstServerTest {
         assertThat(log.out()).contains("ok");
 
         Cli.Result show = ax("instance", "show", id);
-        assertThat(show.out()).as(show.toString()).contains("SUCCESS").contains("manual").containsPattern("pid:\\s+\\d+");
+        assertThat(show.out())
+                .as(show.toString())
+                .contains("SUCCESS")
+                .contains("manual")
+                .containsPattern("pid:\\s+\\d+");
 
         Cli.Result events = ax("instance", "events", id);
         assertThat(events.exitCode()).as(events.toString()).isZero();
@@ -144,7 +151,9 @@ class CliAgainstServerTest {
                 """).toString());
 
         assertThat(ax("task", "pause", "lifecycle").out()).isEqualTo("paused lifecycle" + System.lineSeparator());
-        assertThat(ax("task", "list", "--search", "lifecycle").out()).contains("paused").contains("every 3600s");
+        assertThat(ax("task", "list", "--search", "lifecycle").out())
+                .contains("paused")
+                .contains("every 3600s");
         Cli.Result resumed = ax("task", "resume", "lifecycle");
         assertThat(resumed.out()).as(resumed.toString()).startsWith("resumed lifecycle");
 
@@ -164,8 +173,12 @@ class CliAgainstServerTest {
 
         assertThat(r.exitCode()).as(r.toString()).isZero();
         List<String> lines = r.out().lines().toList();
-        assertThat(lines).hasSize(3).allSatisfy(line ->
-                assertThat(line).matches("\\d{4}-\\d\\d-\\d\\dT18:00:00Z  \\w{3} \\d{4}-\\d\\d-\\d\\d 02:00:00 \\+08:00 Asia/Shanghai"));
+        assertThat(lines)
+                .hasSize(3)
+                .allSatisfy(
+                        line -> assertThat(line)
+                                .matches(
+                                        "\\d{4}-\\d\\d-\\d\\dT18:00:00Z  \\w{3} \\d{4}-\\d\\d-\\d\\d 02:00:00 \\+08:00 Asia/Shanghai"));
     }
 
     @Test

@@ -62,8 +62,8 @@ final class CliServer implements BeforeAllCallback, AfterAllCallback, BeforeEach
 
     private void start() throws IOException {
         dir = Files.createTempDirectory("ax-cli-test");
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null, nodeId,
-                null, Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), null, nodeId, null, Duration.ZERO));
     }
 
     private void stop() {

@@ -17,7 +17,9 @@ class CommandLineTest {
 
     @Test
     void an_executor_without_an_id_is_named_by_its_host_and_process_so_two_on_one_host_never_share_a_name() {
-        assertThat(ExecutorCommand.defaultId()).isEqualTo(ExecutorCommand.hostName() + "-" + ProcessHandle.current().pid());
+        assertThat(ExecutorCommand.defaultId())
+                .isEqualTo(ExecutorCommand.hostName() + "-"
+                        + ProcessHandle.current().pid());
     }
 
     @Test
@@ -74,7 +76,8 @@ class CommandLineTest {
         assertThat(Cli.run("frobnicate").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("task", "list", "--colour").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("trigger").exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(Cli.run("trigger", "x", "--param", "no-equals-sign").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("trigger", "x", "--param", "no-equals-sign").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("task", "apply").exitCode()).isEqualTo(ExitCodes.USAGE);
     }
 
@@ -88,7 +91,8 @@ class CommandLineTest {
 
     @Test
     void apply_of_a_missing_file_exits_2() {
-        Cli.Result r = Cli.run("task", "apply", "-f", "/nonexistent/task.json", "--server", "http://127.0.0.1:9", "--token", "t");
+        Cli.Result r = Cli.run(
+                "task", "apply", "-f", "/nonexistent/task.json", "--server", "http://127.0.0.1:9", "--token", "t");
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err()).contains("no such file");
@@ -105,7 +109,9 @@ class CommandLineTest {
     @Test
     void server_refuses_db_credentials_without_a_db_url_and_contradicting_executor_options() {
         assertThat(Cli.run("server", "--db-user", "ax").err()).contains("need --db-url");
-        assertThat(Cli.run("server", "--no-executor", "--executor-groups", "etl").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(Cli.run("server", "--no-executor", "--executor-groups", "etl")
+                        .exitCode())
+                .isEqualTo(ExitCodes.USAGE);
         assertThat(Cli.run("server", "--port", "70000").err()).contains("port must be between 0 and 65535");
     }
 
@@ -113,12 +119,14 @@ class CommandLineTest {
     void server_refuses_an_idempotency_window_that_is_not_a_positive_iso_8601_duration() {
         Cli.Result words = Cli.run("server", "--idempotency-window", "24h");
         assertThat(words.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(words.err()).contains("--idempotency-window must be an ISO-8601 duration such as PT24H, PT30M or P7D, was '24h'");
+        assertThat(words.err())
+                .contains("--idempotency-window must be an ISO-8601 duration such as PT24H, PT30M or P7D, was '24h'");
 
         Cli.Result zero = Cli.run("server", "--idempotency-window", "PT0S");
         assertThat(zero.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(zero.err()).contains("--idempotency-window must be positive and at most P3650D, was PT0S");
-        assertThat(Cli.run("server", "--idempotency-window", "-PT1H").err()).contains("--idempotency-window must be positive");
+        assertThat(Cli.run("server", "--idempotency-window", "-PT1H").err())
+                .contains("--idempotency-window must be positive");
     }
 
     @Test
@@ -133,13 +141,14 @@ class CommandLineTest {
     }
 
     @Test
-        void server_refuses_a_request_size_limit_out_of_range_and_a_proxy_that_is_not_an_address() {
+    void server_refuses_a_request_size_limit_out_of_range_and_a_proxy_that_is_not_an_address() {
         Cli.Result small = Cli.run("server", "--max-request-size", "1000");
         Cli.Result word = Cli.run("server", "--max-request-size", "lots");
         Cli.Result proxy = Cli.run("server", "--trusted-proxy", "lb.internal");
 
         assertThat(small.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(small.err()).contains("--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
+        assertThat(small.err())
+                .contains("--max-request-size must be between 262144 (256 KiB) and 67108864 (64 MiB) bytes, was 1000");
         assertThat(word.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(word.err()).contains("--max-request-size");
         assertThat(proxy.exitCode()).isEqualTo(ExitCodes.USAGE);
@@ -172,12 +181,12 @@ class CommandLineTest {
     @Test
     void tables_align_columns_and_show_absent_values_as_a_dash() {
         StringWriter sw = new StringWriter();
-        Output.table(new PrintWriter(sw, true), List.of("NAME", "NEXT"),
+        Output.table(
+                new PrintWriter(sw, true),
+                List.of("NAME", "NEXT"),
                 List.of(List.of("daily_report", "2026-11-29T18:00:00Z"), Arrays.asList("x", null)));
 
-        assertThat(sw.toString().lines().toList()).containsExactly(
-                "NAME          NEXT",
-                "daily_report  2026-11-29T18:00:00Z",
-                "x             -");
+        assertThat(sw.toString().lines().toList())
+                .containsExactly("NAME          NEXT", "daily_report  2026-11-29T18:00:00Z", "x             -");
     }
 }

@@ -36,6 +36,7 @@ class EmbeddedServerKillTest {
 
     @TempDir
     Path dir;
+
     Process server;
 
     @AfterEach
@@ -50,16 +51,33 @@ class EmbeddedServerKillTest {
         Path data = dir.resolve("data");
         Path log = dir.resolve("server.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "server", "--port", "0", "--data-dir", data.toString(), "--no-executor")
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "server",
+                        "--port",
+                        "0",
+                        "--data-dir",
+                        data.toString(),
+                        "--no-executor")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         pb.environment().put("AX_ADMIN_TOKEN", TOKEN);
         server = pb.start();
-        String url = await().atMost(Duration.ofSeconds(60)).until(() -> readyUrl(log), Optional::isPresent).orElseThrow();
+        String url = await().atMost(Duration.ofSeconds(60))
+                .until(() -> readyUrl(log), Optional::isPresent)
+                .orElseThrow();
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpResponse<String> created = http.send(post(url + "/api/tasks", "{\"taskName\":\"order_placed\",\"trigger\":{\"type\":\"event\"},"
-                + "\"action\":{\"type\":\"shell\",\"command\":\"true\"},\"policy\":{\"overflow\":\"ALLOW\"}}"), HttpResponse.BodyHandlers.ofString());
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpResponse<String> created = http.send(
+                post(
+                        url + "/api/tasks",
+                        "{\"taskName\":\"order_placed\",\"trigger\":{\"type\":\"event\"},"
+                                + "\"action\":{\"type\":\"shell\",\"command\":\"true\"},\"policy\":{\"overflow\":\"ALLOW\"}}"),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
 
         // Four clients trigger as fast as the server answers; the server is killed while they do.
@@ -90,19 +108,26 @@ class EmbeddedServerKillTest {
 
         try (Store store = Store.open(DbConfig.embedded(data))) {
             Set<Long> runs = new HashSet<>(store.tx(tx -> tx.query("SELECT id FROM ax_instance", r -> r.lng("id"))));
-            Set<Long> createdEvents = new HashSet<>(store.tx(tx -> tx.query("SELECT instance_id FROM ax_event WHERE type = ?",
-                    r -> r.lng("instance_id"), EventType.CREATED.name())));
+            Set<Long> createdEvents = new HashSet<>(store.tx(tx -> tx.query(
+                    "SELECT instance_id FROM ax_event WHERE type = ?",
+                    r -> r.lng("instance_id"),
+                    EventType.CREATED.name())));
             Set<Long> lost = new HashSet<>(acknowledged);
             lost.removeAll(runs);
-            assertThat(lost).as("runs answered 202 and gone after the kill, of %d acknowledged", acknowledged.size()).isEmpty();
+            assertThat(lost)
+                    .as("runs answered 202 and gone after the kill, of %d acknowledged", acknowledged.size())
+                    .isEmpty();
             assertThat(createdEvents).containsAll(acknowledged);
         }
     }
 
     static HttpRequest post(String url, String json) {
-        return HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(10))
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        return HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
     }
 
     /** The URL from the server's "AX server ready at …" line, once it is written. */
@@ -110,7 +135,9 @@ class EmbeddedServerKillTest {
         if (!Files.exists(log)) {
             return Optional.empty();
         }
-        return Files.readAllLines(log).stream().filter(l -> l.startsWith("AX server ready at "))
-                .map(l -> l.substring("AX server ready at ".length()).strip()).findFirst();
+        return Files.readAllLines(log).stream()
+                .filter(l -> l.startsWith("AX server ready at "))
+                .map(l -> l.substring("AX server ready at ".length()).strip())
+                .findFirst();
     }
 }

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExecutorProcessKillTest {
     @TempDir
     Path dir;
+
     final List<Process> processes = new ArrayList<>();
     AxServer server;
     Path marker;
@@ -50,9 +51,23 @@ class ExecutorProcessKillTest {
 
     Process executor(String id) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "executor", "--server", server.url().toString(), "--token", server.adminToken(), "--group", "default", "--id", id)
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(id + ".log").toFile()));
+        ProcessBuilder pb = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "executor",
+                        "--server",
+                        server.url().toString(),
+                        "--token",
+                        server.adminToken(),
+                        "--group",
+                        "default",
+                        "--id",
+                        id)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve(id + ".log").toFile()));
         Process p = pb.start();
         processes.add(p);
         return p;
@@ -60,25 +75,44 @@ class ExecutorProcessKillTest {
 
     /** A task whose first attempt starts a long body (it records its process group) and whose retry ends at once. */
     long startFragileRun(long leaseMillis) throws Exception {
-        ServerConfig cfg = new ServerConfig(0, dir.resolve("data"), TestDatabases.postgres(), List.of(), "test-admin-token",
-                "node-1", SchedulerConfig.DEFAULT.withLeaseMillis(leaseMillis), Duration.ZERO);
+        ServerConfig cfg = new ServerConfig(
+                0,
+                dir.resolve("data"),
+                TestDatabases.postgres(),
+                List.of(),
+                "test-admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT.withLeaseMillis(leaseMillis),
+                Duration.ZERO);
         server = AxServer.start(cfg);
         marker = dir.resolve("attempts");
         pids = dir.resolve("pids");
         Files.createFile(marker);
         // The first attempt's body takes 20 s and records that it finished; the second finishes at once.
-        String command = "echo $AX_ATTEMPT >> " + marker + "; echo $$ >> " + pids + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 20; fi;"
-                + " echo end-$AX_ATTEMPT >> " + marker;
-        server.node().tasks().create(Map.of("taskName", "fragile", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", command),
-                "policy", Map.of("maxRetries", 1, "retryIntervalSeconds", 0)), "test");
+        String command = "echo $AX_ATTEMPT >> " + marker + "; echo $$ >> " + pids
+                + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 20; fi;" + " echo end-$AX_ATTEMPT >> " + marker;
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "fragile",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", command),
+                                "policy",
+                                Map.of("maxRetries", 1, "retryIntervalSeconds", 0)),
+                        "test");
         return server.node().tasks().trigger("fragile", Map.of(), Cause.EVENT, "test");
     }
 
     /** The first attempt's shell, once it started. */
     long firstBody(long id) throws Exception {
-        await().atMost(Duration.ofSeconds(30)).until(() -> instance(id).pid() != null && Files.exists(pids)
-                && !Files.readAllLines(pids).isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> instance(id).pid() != null
+                        && Files.exists(pids)
+                        && !Files.readAllLines(pids).isEmpty());
         return Long.parseLong(Files.readAllLines(pids).getFirst().strip());
     }
 
@@ -94,10 +128,18 @@ class ExecutorProcessKillTest {
         assertThat(run.state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.executorId()).isEqualTo(healthy);
-        List<EventType> events = server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100))
-                .stream().map(EventRow::type).toList();
-        assertThat(events).containsSubsequence(EventType.CLAIMED, EventType.STARTED, EventType.EXECUTOR_LOST,
-                EventType.RETRY_READY, EventType.CLAIMED, EventType.STARTED, EventType.SUCCEEDED);
+        List<EventType> events = server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
+                .map(EventRow::type)
+                .toList();
+        assertThat(events)
+                .containsSubsequence(
+                        EventType.CLAIMED,
+                        EventType.STARTED,
+                        EventType.EXECUTOR_LOST,
+                        EventType.RETRY_READY,
+                        EventType.CLAIMED,
+                        EventType.STARTED,
+                        EventType.SUCCEEDED);
         assertThat(Files.readAllLines(marker)).containsExactly("1", "2", "end-2");
     }
 
@@ -123,29 +165,41 @@ class ExecutorProcessKillTest {
         long body = firstBody(id);
 
         long stoppedAt = System.nanoTime();
-        new ProcessBuilder("kill", "-STOP", Long.toString(stalled.pid())).start().waitFor(); // a stopped JVM runs no code
-        // Its reaper kills the body two thirds of a lease after the last renewal: before the server may pass the run on.
+        new ProcessBuilder("kill", "-STOP", Long.toString(stalled.pid()))
+                .start()
+                .waitFor(); // a stopped JVM runs no code
+        // Its reaper kills the body two thirds of a lease after the last renewal: before the server may pass the run
+        // on.
         await().atMost(Duration.ofMillis(leaseMillis)).until(() -> !alive(body));
-        assertThat(instance(id).state()).as("the server has not passed the run on yet").isEqualTo(InstanceState.RUNNING);
+        assertThat(instance(id).state())
+                .as("the server has not passed the run on yet")
+                .isEqualTo(InstanceState.RUNNING);
         assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(Duration.ofMillis(leaseMillis));
 
         executor("healthy");
         assertRetriedElsewhereAndNeverTwice(id, "healthy");
-        new ProcessBuilder("kill", "-CONT", Long.toString(stalled.pid())).start().waitFor();
+        new ProcessBuilder("kill", "-CONT", Long.toString(stalled.pid()))
+                .start()
+                .waitFor();
         // Woken, it learns its run is gone and starts nothing more of it.
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> Files.readAllLines(marker).size() == 3);
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(4))
+                .until(() -> Files.readAllLines(marker).size() == 3);
     }
 
     @Test
-    void an_executor_back_under_the_same_name_loses_its_earlier_runs_at_once_and_kills_what_was_left() throws Exception {
+    void an_executor_back_under_the_same_name_loses_its_earlier_runs_at_once_and_kills_what_was_left()
+            throws Exception {
         long id = startFragileRun(30_000);
         Process first = executor("same");
         long body = firstBody(id);
         // Both the executor and its reaper die, so nothing killed the body: the next life must. (Stopped first, so
         // that it cannot start another reaper when it sees this one go.)
         new ProcessBuilder("kill", "-STOP", Long.toString(first.pid())).start().waitFor();
-        for (ProcessHandle reaper : first.toHandle().descendants()
-                .filter(h -> h.info().commandLine().orElse("").contains("ReaperMain")).toList()) {
+        for (ProcessHandle reaper : first.toHandle()
+                .descendants()
+                .filter(h -> h.info().commandLine().orElse("").contains("ReaperMain"))
+                .toList()) {
             reaper.destroyForcibly();
             reaper.onExit().get();
         }
@@ -156,9 +210,15 @@ class ExecutorProcessKillTest {
         executor("same");
         await().atMost(Duration.ofSeconds(10)).until(() -> !alive(body));
         assertRetriedElsewhereAndNeverTwice(id, "same");
-        assertThat(Duration.ofNanos(System.nanoTime() - restartedAt)).as("well inside the 30 s lease").isLessThan(Duration.ofSeconds(20));
+        assertThat(Duration.ofNanos(System.nanoTime() - restartedAt))
+                .as("well inside the 30 s lease")
+                .isLessThan(Duration.ofSeconds(20));
         assertThat(server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
-                .filter(e -> e.type() == EventType.EXECUTOR_LOST).findFirst().orElseThrow().message()).contains("restarted");
+                        .filter(e -> e.type() == EventType.EXECUTOR_LOST)
+                        .findFirst()
+                        .orElseThrow()
+                        .message())
+                .contains("restarted");
     }
 
     InstanceRow instance(long id) {

@@ -31,6 +31,7 @@ class HttpsCliTest {
 
     @TempDir
     Path dir;
+
     final TestPki pki = new TestPki();
     final List<Process> processes = new ArrayList<>();
     AxServer server;
@@ -41,10 +42,19 @@ class HttpsCliTest {
     void start() {
         TestPki.Issued issued = pki.server("RSA", "localhost");
         ca = pki.writeCa(dir.resolve("ca.pem"));
-        TlsIdentity tls = TlsIdentity.load(pki.writeChain(dir.resolve("chain.pem"), issued),
+        TlsIdentity tls = TlsIdentity.load(
+                pki.writeChain(dir.resolve("chain.pem"), issued),
                 TestPki.writeKey(dir.resolve("key.pem"), issued.key(), TestPki.KeyFormat.TRADITIONAL));
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of(), ADMIN, "tls-node",
-                SchedulerConfig.DEFAULT, Duration.ZERO).withHttp(HttpOptions.DEFAULT.withTls(tls)));
+        server = AxServer.start(new ServerConfig(
+                        0,
+                        dir.resolve("data"),
+                        TestDatabases.h2(),
+                        List.of(),
+                        ADMIN,
+                        "tls-node",
+                        SchedulerConfig.DEFAULT,
+                        Duration.ZERO)
+                .withHttp(HttpOptions.DEFAULT.withTls(tls)));
         server.store().tx(tx -> {
             server.store().tokens().add(tx, "tls-exec", EXECUTOR, "executor", "test");
             return null;
@@ -67,9 +77,11 @@ class HttpsCliTest {
     /** The ax command in a process of its own, with {@code caEnv} as AX_CA. */
     Process axProcess(Path output, String caEnv, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> command =
+                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().remove("AX_CA");
         if (caEnv != null) {
             pb.environment().put("AX_CA", caEnv);
@@ -81,8 +93,20 @@ class HttpsCliTest {
 
     @Test
     void an_executor_process_and_the_cli_run_a_task_over_https_trusting_the_ca() throws Exception {
-        axProcess(dir.resolve("executor.log"), null, "executor", "--server", url, "--ca", ca.toString(), "--token", EXECUTOR,
-                "--group", "default", "--id", "tls-executor");
+        axProcess(
+                dir.resolve("executor.log"),
+                null,
+                "executor",
+                "--server",
+                url,
+                "--ca",
+                ca.toString(),
+                "--token",
+                EXECUTOR,
+                "--group",
+                "default",
+                "--id",
+                "tls-executor");
         Path task = Files.writeString(dir.resolve("task.json"), """
                 {"taskName":"over_tls","trigger":{"type":"event"},"action":{"type":"shell","command":"echo sealed-and-delivered"}}""");
 
@@ -90,12 +114,16 @@ class HttpsCliTest {
         assertThat(applied.exitCode()).as(applied.toString()).isZero();
         Cli.Result run = ax("trigger", "over_tls", "--wait", "--timeout", "60", "--server", url, "--ca", ca.toString());
 
-        assertThat(run.exitCode()).as(run + "\nexecutor:\n" + Files.readString(dir.resolve("executor.log"))).isZero();
+        assertThat(run.exitCode())
+                .as(run + "\nexecutor:\n" + Files.readString(dir.resolve("executor.log")))
+                .isZero();
         String id = run.out().lines().findFirst().orElseThrow();
         assertThat(run.out()).contains("instance " + id + " SUCCESS");
         Cli.Result log = ax("instance", "log", id, "--server", url, "--ca", ca.toString());
         assertThat(log.out()).contains("sealed-and-delivered");
-        assertThat(ax("instance", "show", id, "--server", url, "--ca", ca.toString()).out()).contains("tls-executor");
+        assertThat(ax("instance", "show", id, "--server", url, "--ca", ca.toString())
+                        .out())
+                .contains("tls-executor");
     }
 
     @Test
@@ -112,8 +140,10 @@ class HttpsCliTest {
         Cli.Result r = ax("task", "list", "--server", url);
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
-        assertThat(r.err().strip()).isEqualTo("cannot connect securely to the AX server at " + url + ": TLS handshake failed: "
-                + "the server's certificate is not signed by a CA this client trusts (--ca FILE or AX_CA names the CA to trust)");
+        assertThat(r.err().strip())
+                .isEqualTo(
+                        "cannot connect securely to the AX server at " + url + ": TLS handshake failed: "
+                                + "the server's certificate is not signed by a CA this client trusts (--ca FILE or AX_CA names the CA to trust)");
     }
 
     @Test
@@ -122,7 +152,8 @@ class HttpsCliTest {
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
         assertThat(r.err().lines().toList()).hasSize(1);
-        assertThat(r.err()).contains("TLS handshake failed: the server's certificate is not for the host in the URL")
+        assertThat(r.err())
+                .contains("TLS handshake failed: the server's certificate is not for the host in the URL")
                 .contains("127.0.0.1");
     }
 
@@ -141,14 +172,16 @@ class HttpsCliTest {
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
         assertThat(r.err().lines().toList()).hasSize(1);
-        assertThat(r.err()).startsWith("cannot register executor untrusting with " + url)
+        assertThat(r.err())
+                .startsWith("cannot register executor untrusting with " + url)
                 .contains("the server's certificate is not signed by a CA this client trusts")
                 .endsWith("(--ca FILE or AX_CA names the CA to trust)" + System.lineSeparator());
     }
 
     @Test
     void a_missing_ca_file_is_a_usage_error_naming_it() {
-        Cli.Result r = ax("task", "list", "--server", url, "--ca", dir.resolve("nope.pem").toString());
+        Cli.Result r = ax(
+                "task", "list", "--server", url, "--ca", dir.resolve("nope.pem").toString());
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err()).contains("--ca " + dir.resolve("nope.pem") + ": no such file");
@@ -157,14 +190,23 @@ class HttpsCliTest {
     @Test
     void a_server_whose_key_does_not_match_its_certificate_does_not_start_and_names_both_options() {
         Path chain = pki.writeChain(dir.resolve("other-chain.pem"), pki.server("EC", "localhost"));
-        Path otherKey = TestPki.writeKey(dir.resolve("other-key.pem"), pki.server("EC", "localhost").key(),
-                TestPki.KeyFormat.PKCS8);
+        Path otherKey = TestPki.writeKey(
+                dir.resolve("other-key.pem"), pki.server("EC", "localhost").key(), TestPki.KeyFormat.PKCS8);
 
-        Cli.Result r = Cli.run("server", "--port", "0", "--data-dir", dir.resolve("never").toString(),
-                "--tls-cert", chain.toString(), "--tls-key", otherKey.toString());
+        Cli.Result r = Cli.run(
+                "server",
+                "--port",
+                "0",
+                "--data-dir",
+                dir.resolve("never").toString(),
+                "--tls-cert",
+                chain.toString(),
+                "--tls-key",
+                otherKey.toString());
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.err()).contains("--tls-key " + otherKey + " does not belong to the certificate in --tls-cert " + chain);
+        assertThat(r.err())
+                .contains("--tls-key " + otherKey + " does not belong to the certificate in --tls-cert " + chain);
         assertThat(dir.resolve("never")).doesNotExist();
     }
 
@@ -173,7 +215,13 @@ class HttpsCliTest {
         Path chain = pki.writeChain(dir.resolve("lonely.pem"), pki.server("RSA", "localhost"));
 
         Cli.Result alone = Cli.run("server", "--port", "0", "--tls-cert", chain.toString());
-        Cli.Result missing = Cli.run("server", "--port", "0", "--tls-cert", chain.toString(), "--tls-key",
+        Cli.Result missing = Cli.run(
+                "server",
+                "--port",
+                "0",
+                "--tls-cert",
+                chain.toString(),
+                "--tls-key",
                 dir.resolve("gone.pem").toString());
 
         assertThat(alone.exitCode()).isEqualTo(ExitCodes.USAGE);

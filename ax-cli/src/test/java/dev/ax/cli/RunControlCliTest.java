@@ -48,7 +48,13 @@ class RunControlCliTest {
     }
 
     static InstanceRow instance(String id) {
-        return cli.server().store().tx(tx -> cli.server().store().instances().find(tx, Long.parseLong(id)).orElseThrow());
+        return cli.server()
+                .store()
+                .tx(tx -> cli.server()
+                        .store()
+                        .instances()
+                        .find(tx, Long.parseLong(id))
+                        .orElseThrow());
     }
 
     @Test
@@ -67,7 +73,10 @@ class RunControlCliTest {
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
         Cli.Result events = ax("instance", "events", id);
-        assertThat(events.out()).as(events.toString()).contains("RUNNING -> TERMINATED").contains("stuck on a lock");
+        assertThat(events.out())
+                .as(events.toString())
+                .contains("RUNNING -> TERMINATED")
+                .contains("stuck on a lock");
 
         Cli.Result again = ax("instance", "terminate", id);
         assertThat(again.exitCode()).as(again.toString()).isEqualTo(ExitCodes.REFUSED);
@@ -86,8 +95,11 @@ class RunControlCliTest {
         String upstream = trigger("cli_upstream");
         Cli.Result show = ax("instance", "show", waiting);
         assertThat(show.exitCode()).as(show.toString()).isZero();
-        assertThat(show.out()).contains("WAITING_DEPENDENCY").contains("dependencies:")
-                .contains("waiting  cli_upstream (sameDate ").contains("READY, instance " + upstream);
+        assertThat(show.out())
+                .contains("WAITING_DEPENDENCY")
+                .contains("dependencies:")
+                .contains("waiting  cli_upstream (sameDate ")
+                .contains("READY, instance " + upstream);
         assertThat(ax("instance", "cancel", waiting).exitCode()).isZero();
         assertThat(ax("instance", "cancel", upstream).exitCode()).isZero();
     }
@@ -101,9 +113,12 @@ class RunControlCliTest {
                 {"taskName":"cli_down","trigger":{"type":"cron","expression":"0 2 * * *"},"action":{"type":"shell","command":"true"},
                  "dependsOn":[{"task":"cli_up"}]}
                 """);
-        Cli.Result dry = ax("backfill", "start", "cli_up", "--from", "2026-10-01", "--to", "2026-10-02", "--dry-run", "--cascade");
+        Cli.Result dry = ax(
+                "backfill", "start", "cli_up", "--from", "2026-10-01", "--to", "2026-10-02", "--dry-run", "--cascade");
         assertThat(dry.exitCode()).as(dry.toString()).isZero();
-        assertThat(dry.out()).contains("2026-10-01T01:00:00Z  run").contains("cascade: cli_down")
+        assertThat(dry.out())
+                .contains("2026-10-01T01:00:00Z  run")
+                .contains("cascade: cli_down")
                 .contains("2026-10-02T02:00:00Z  run");
         assertThat(dry.out().split("2 slots; nothing created").length).isEqualTo(3);
     }
@@ -113,7 +128,8 @@ class RunControlCliTest {
         eventTask("stays_waiting", "true", "nowhere", "{}");
         String first = trigger("stays_waiting");
         String second = trigger("stays_waiting");
-        assertThat(ax("instance", "show", second).out()).contains("BLOCKED")
+        assertThat(ax("instance", "show", second).out())
+                .contains("BLOCKED")
                 .contains("waiting for a concurrency slot (maxConcurrency 1)");
 
         Cli.Result canceled = ax("instance", "cancel", second, "--reason", "a duplicate");

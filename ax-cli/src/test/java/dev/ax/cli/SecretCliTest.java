@@ -23,7 +23,8 @@ class SecretCliTest {
     /** Runs {@code ax ARGS} as its own process, as a shell pipe would, with {@code stdin} as its standard input. */
     static Cli.Result axProcess(String stdin, String... args) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> command =
+                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(args));
         command.add("--server=" + cli.server().url());
         command.add("--token=" + cli.server().adminToken());
@@ -35,18 +36,27 @@ class SecretCliTest {
             p.destroyForcibly();
             throw new AssertionError("ax " + args[0] + " did not end");
         }
-        return new Cli.Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+        return new Cli.Result(
+                p.exitValue(),
+                new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
                 new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
     @Test
-    void set_reads_the_value_from_standard_input_and_a_job_printing_it_shows_stars_in_ax_instance_log() throws Exception {
+    void set_reads_the_value_from_standard_input_and_a_job_printing_it_shows_stars_in_ax_instance_log()
+            throws Exception {
         Cli.Result set = axProcess(PASSWORD + "\n", "secret", "set", "db_password");
         assertThat(set.exitCode()).as(set.toString()).isZero();
-        assertThat(set.out()).startsWith("created secret db_password (key ").contains("{{secret.db_password}}").doesNotContain(PASSWORD);
+        assertThat(set.out())
+                .startsWith("created secret db_password (key ")
+                .contains("{{secret.db_password}}")
+                .doesNotContain(PASSWORD);
 
         Cli.Result list = cli.ax("secret", "list");
-        assertThat(list.out()).contains("NAME").contains("db_password").contains(cli.server().node().secrets().keyId())
+        assertThat(list.out())
+                .contains("NAME")
+                .contains("db_password")
+                .contains(cli.server().node().secrets().keyId())
                 .doesNotContain(PASSWORD);
 
         Path task = cli.file("dump.json", """
@@ -69,7 +79,8 @@ class SecretCliTest {
 
     @Test
     void rm_is_refused_while_a_task_uses_the_secret_then_deletes_it() throws Exception {
-        assertThat(axProcess("tok-rm-test-1\n", "secret", "set", "rm_token").exitCode()).isZero();
+        assertThat(axProcess("tok-rm-test-1\n", "secret", "set", "rm_token").exitCode())
+                .isZero();
         Path task = cli.file("uses.json", """
                 {"taskName":"uses_token","trigger":{"type":"event"},
                  "action":{"type":"shell","command":"true","env":{"API_TOKEN":"{{secret.rm_token}}"}}}""");
@@ -79,7 +90,9 @@ class SecretCliTest {
         assertThat(refused.exitCode()).isEqualTo(ExitCodes.REFUSED);
         assertThat(refused.err()).contains("uses_token");
 
-        assertThat(cli.ax("task", "delete", "uses_token").exitCode()).as("task deleted").isZero();
+        assertThat(cli.ax("task", "delete", "uses_token").exitCode())
+                .as("task deleted")
+                .isZero();
         Cli.Result removed = cli.ax("secret", "rm", "rm_token");
         assertThat(removed.exitCode()).as(removed.toString()).isZero();
         assertThat(removed.out()).isEqualTo("deleted secret rm_token\n");
@@ -96,20 +109,32 @@ class SecretCliTest {
 
     @Test
     void rotate_key_seals_every_secret_with_a_new_key() throws Exception {
-        assertThat(axProcess("rotate-me-123\n", "secret", "set", "rotating").exitCode()).isZero();
+        assertThat(axProcess("rotate-me-123\n", "secret", "set", "rotating").exitCode())
+                .isZero();
         String before = cli.server().node().secrets().keyId();
 
         Cli.Result r = cli.ax("secret", "rotate-key");
 
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).matches("secret key rotated: \\d+ secrets sealed with key [0-9a-f]{16} \\(was " + before + "\\)\\R");
+        assertThat(r.out())
+                .matches("secret key rotated: \\d+ secrets sealed with key [0-9a-f]{16} \\(was " + before + "\\)\\R");
     }
 
     @Test
-    void ax_server_refuses_to_start_with_an_ax_secret_key_that_is_not_32_bytes_and_names_it(@TempDir Path dir) throws Exception {
+    void ax_server_refuses_to_start_with_an_ax_secret_key_that_is_not_32_bytes_and_names_it(@TempDir Path dir)
+            throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
-                "--port", "0", "--data-dir", dir.resolve("data").toString(), "--no-executor");
+        ProcessBuilder pb = new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "server",
+                "--port",
+                "0",
+                "--data-dir",
+                dir.resolve("data").toString(),
+                "--no-executor");
         pb.environment().put("AX_SECRET_KEY", "c2hvcnQ=");
         Process server = pb.start();
         if (!server.waitFor(60, TimeUnit.SECONDS)) {

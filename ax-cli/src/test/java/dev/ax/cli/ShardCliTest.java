@@ -28,7 +28,10 @@ class ShardCliTest {
         String id = r.out().lines().findFirst().orElseThrow();
 
         Cli.Result show = ax("instance", "show", id);
-        assertThat(show.out()).as(show.toString()).contains("SHARD").containsPattern("0/2\\s+SUCCESS\\s+1")
+        assertThat(show.out())
+                .as(show.toString())
+                .contains("SHARD")
+                .containsPattern("0/2\\s+SUCCESS\\s+1")
                 .containsPattern("1/2\\s+SUCCESS\\s+1");
         Cli.Result log = ax("instance", "log", id, "--shard", "1");
         assertThat(log.out()).as(log.toString()).isEqualTo("part-1\n");

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ShardedExecutorProcessTest {
     @TempDir
     Path dir;
+
     final List<Process> processes = new ArrayList<>();
     AxServer server;
 
@@ -48,17 +49,38 @@ class ShardedExecutorProcessTest {
     }
 
     void startServer() {
-        ServerConfig cfg = new ServerConfig(0, dir.resolve("data"), TestDatabases.postgres(), List.of(), "test-admin-token",
-                "node-1", SchedulerConfig.DEFAULT.withLeaseMillis(3000), Duration.ZERO);
+        ServerConfig cfg = new ServerConfig(
+                0,
+                dir.resolve("data"),
+                TestDatabases.postgres(),
+                List.of(),
+                "test-admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT.withLeaseMillis(3000),
+                Duration.ZERO);
         server = AxServer.start(cfg);
     }
 
     Process executor(String id) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "executor", "--server", server.url().toString(), "--token", server.adminToken(), "--group", "default", "--id", id,
-                "--concurrency", "4")
-                .redirectErrorStream(true).redirectOutput(dir.resolve(id + ".log").toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "executor",
+                        "--server",
+                        server.url().toString(),
+                        "--token",
+                        server.adminToken(),
+                        "--group",
+                        "default",
+                        "--id",
+                        id,
+                        "--concurrency",
+                        "4")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(id + ".log").toFile());
         Process p = pb.start();
         processes.add(p);
         return p;
@@ -66,13 +88,26 @@ class ShardedExecutorProcessTest {
 
     /** Both executors registered and live, so that shards can spread over them. */
     void awaitLive(String... ids) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> server.store().tx(tx -> server.store().executors()
-                .liveInGroup(tx, "default", 10_000)).containsAll(List.of(ids)));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> server.store()
+                        .tx(tx -> server.store().executors().liveInGroup(tx, "default", 10_000))
+                        .containsAll(List.of(ids)));
     }
 
     long trigger(String name, String command, Map<String, Object> policy) {
-        server.node().tasks().create(Map.of("taskName", name, "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", command), "policy", policy), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                name,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", command),
+                                "policy",
+                                policy),
+                        "test");
         return server.node().tasks().trigger(name, Map.of(), Cause.EVENT, "test");
     }
 
@@ -90,8 +125,11 @@ class ShardedExecutorProcessTest {
 
     /** Lines of the runs file per shard index: "index attempt" per process started. */
     static Map<String, List<String>> byShard(Path runs) throws Exception {
-        return Files.readAllLines(runs).stream().collect(Collectors.groupingBy(l -> l.split(" ")[0], TreeMap::new,
-                Collectors.mapping(l -> l.split(" ")[1], Collectors.toList())));
+        return Files.readAllLines(runs).stream()
+                .collect(Collectors.groupingBy(
+                        l -> l.split(" ")[0],
+                        TreeMap::new,
+                        Collectors.mapping(l -> l.split(" ")[1], Collectors.toList())));
     }
 
     @Test
@@ -105,7 +143,10 @@ class ShardedExecutorProcessTest {
         // Every process appends one line; shard 2 fails its first two attempts. The sleep keeps shards side by side.
         String command = "echo \"$AX_SHARD_INDEX $AX_ATTEMPT\" >> " + runs + "; "
                 + "if [ \"$AX_SHARD_INDEX\" = 2 ] && [ \"$AX_ATTEMPT\" -lt 3 ]; then echo failing >&2; exit 1; fi; sleep 1; echo done";
-        long id = trigger("four_parts", command, Map.of("maxRetries", 2, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 4)));
+        long id = trigger(
+                "four_parts",
+                command,
+                Map.of("maxRetries", 2, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 4)));
 
         await().atMost(Duration.ofSeconds(90)).until(() -> instance(id).state().isTerminal());
 
@@ -113,32 +154,49 @@ class ShardedExecutorProcessTest {
         assertThat(run.state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(1);
         // The three good shards ran exactly once; shard 2 three times.
-        assertThat(byShard(runs)).containsExactlyInAnyOrderEntriesOf(Map.of("0", List.of("1"), "1", List.of("1"), "2", List.of("1", "2", "3"),
-                "3", List.of("1")));
+        assertThat(byShard(runs))
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("0", List.of("1"), "1", List.of("1"), "2", List.of("1", "2", "3"), "3", List.of("1")));
         List<ShardRow> shards = shards(id);
         assertThat(shards).extracting(ShardRow::state).containsOnly(ShardState.SUCCESS);
         assertThat(shards).extracting(ShardRow::attempt).containsExactly(1, 1, 3, 1);
         List<EventRow> events = events(id);
         // Spread: both executor processes ran shards.
-        Set<Object> claimedBy = events.stream().filter(e -> e.type() == EventType.SHARD_CLAIMED).map(e -> e.data().get("executor"))
+        Set<Object> claimedBy = events.stream()
+                .filter(e -> e.type() == EventType.SHARD_CLAIMED)
+                .map(e -> e.data().get("executor"))
                 .collect(Collectors.toSet());
         assertThat(claimedBy).containsExactlyInAnyOrder("exec-a", "exec-b");
         // The story of every shard is in the events.
         Map<Object, List<EventType>> story = new HashMap<>();
-        events.stream().filter(e -> e.data() != null && e.data().containsKey("shard") && e.type().name().startsWith("SHARD_"))
-                .forEach(e -> story.computeIfAbsent(e.data().get("shard"), k -> new ArrayList<>()).add(e.type()));
+        events.stream()
+                .filter(e -> e.data() != null
+                        && e.data().containsKey("shard")
+                        && e.type().name().startsWith("SHARD_"))
+                .forEach(e -> story.computeIfAbsent(e.data().get("shard"), k -> new ArrayList<>())
+                        .add(e.type()));
         for (int shard : List.of(0, 1, 3)) {
-            assertThat(story.get(shard)).containsExactly(EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_SUCCEEDED);
+            assertThat(story.get(shard))
+                    .containsExactly(EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_SUCCEEDED);
         }
-        assertThat(story.get(2)).containsExactly(EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_RETRY_SCHEDULED,
-                EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_RETRY_SCHEDULED,
-                EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_SUCCEEDED);
+        assertThat(story.get(2))
+                .containsExactly(
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_STARTED,
+                        EventType.SHARD_RETRY_SCHEDULED,
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_STARTED,
+                        EventType.SHARD_RETRY_SCHEDULED,
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_STARTED,
+                        EventType.SHARD_SUCCEEDED);
         EventRow last = events.getLast();
         assertThat(last.type()).isEqualTo(EventType.SUCCEEDED);
         assertThat(last.message()).isEqualTo("all 4 shards succeeded (6 shard attempts)");
         assertThat(last.data().get("shards")).asList().hasSize(4);
         List<String> shard2Log = server.store().tx(tx -> server.store().logs().read(tx, id, 2, 0, 100)).stream()
-                .map(l -> l.text()).toList();
+                .map(l -> l.text())
+                .toList();
         assertThat(shard2Log).containsExactly("failing", "failing", "done");
     }
 
@@ -151,12 +209,21 @@ class ShardedExecutorProcessTest {
         Path runs = dir.resolve("runs");
         Files.createFile(runs);
         // First attempts take a while (the kill lands meanwhile); a retry finishes at once.
-        String command = "echo \"$AX_SHARD_INDEX $AX_ATTEMPT\" >> " + runs + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 4; fi; echo done";
-        long id = trigger("two_parts", command, Map.of("maxRetries", 1, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 2)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> shards(id).size() == 2 && shards(id).stream().allMatch(s -> s.pid() != null));
+        String command = "echo \"$AX_SHARD_INDEX $AX_ATTEMPT\" >> " + runs
+                + "; if [ \"$AX_ATTEMPT\" = 1 ]; then sleep 4; fi; echo done";
+        long id = trigger(
+                "two_parts",
+                command,
+                Map.of("maxRetries", 1, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 2)));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> shards(id).size() == 2 && shards(id).stream().allMatch(s -> s.pid() != null));
         List<ShardRow> started = shards(id);
         assertThat(started).extracting(ShardRow::executorId).containsExactlyInAnyOrder("doomed", "healthy");
-        int lostShard = started.stream().filter(s -> s.executorId().equals("doomed")).findFirst().orElseThrow().index();
+        int lostShard = started.stream()
+                .filter(s -> s.executorId().equals("doomed"))
+                .findFirst()
+                .orElseThrow()
+                .index();
 
         doomed.destroyForcibly().waitFor(); // SIGKILL: no goodbye, no report; its shell lives on as an orphan
 
@@ -168,10 +235,14 @@ class ShardedExecutorProcessTest {
         assertThat(lost.executorId()).isEqualTo("healthy");
         assertThat(kept.attempt()).isEqualTo(1);
         assertThat(kept.executorId()).isEqualTo("healthy");
-        assertThat(byShard(runs)).containsExactlyInAnyOrderEntriesOf(Map.of(Integer.toString(1 - lostShard), List.of("1"),
-                Integer.toString(lostShard), List.of("1", "2")));
-        assertThat(events(id)).filteredOn(e -> e.type() == EventType.SHARD_LOST).singleElement()
-                .satisfies(e -> assertThat(e.data()).containsEntry("shard", lostShard).containsEntry("executor", "doomed"));
+        assertThat(byShard(runs))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        Integer.toString(1 - lostShard), List.of("1"), Integer.toString(lostShard), List.of("1", "2")));
+        assertThat(events(id))
+                .filteredOn(e -> e.type() == EventType.SHARD_LOST)
+                .singleElement()
+                .satisfies(e ->
+                        assertThat(e.data()).containsEntry("shard", lostShard).containsEntry("executor", "doomed"));
     }
 
     @Test
@@ -182,21 +253,32 @@ class ShardedExecutorProcessTest {
         awaitLive("exec-a", "exec-b");
         String command = "echo $$ > " + dir.resolve("pid-") + "$AX_SHARD_INDEX; sleep 120";
         long id = trigger("everywhere", command, Map.of("sharding", Map.of("mode", "broadcast")));
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("pid-0")) && Files.exists(dir.resolve("pid-1"))
-                && shards(id).size() == 2 && shards(id).stream().allMatch(s -> s.pid() != null));
-        assertThat(shards(id)).hasSize(2).extracting(ShardRow::executorId).containsExactlyInAnyOrder("exec-a", "exec-b");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.exists(dir.resolve("pid-0"))
+                        && Files.exists(dir.resolve("pid-1"))
+                        && shards(id).size() == 2
+                        && shards(id).stream().allMatch(s -> s.pid() != null));
+        assertThat(shards(id))
+                .hasSize(2)
+                .extracting(ShardRow::executorId)
+                .containsExactlyInAnyOrder("exec-a", "exec-b");
         List<Long> pids = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             pids.add(Long.parseLong(Files.readString(dir.resolve("pid-" + i)).strip()));
         }
-        assertThat(pids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true));
+        assertThat(pids)
+                .allSatisfy(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive))
+                        .contains(true));
 
         server.node().runs().terminate(id, "ops", "stop everything");
 
         assertThat(instance(id).state()).isEqualTo(InstanceState.TERMINATED);
         assertThat(shards(id)).extracting(ShardRow::state).containsOnly(ShardState.STOPPED);
         // Each executor learns at its next heartbeat and kills its shard's process tree.
-        await().atMost(Duration.ofSeconds(20)).until(() -> pids.stream()
-                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> pids.stream()
+                        .noneMatch(pid -> ProcessHandle.of(pid)
+                                .map(ProcessHandle::isAlive)
+                                .orElse(false)));
     }
 }

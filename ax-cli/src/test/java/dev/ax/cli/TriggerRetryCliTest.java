@@ -40,8 +40,13 @@ class TriggerRetryCliTest {
     }
 
     int runs() {
-        return cli.server().store().tx(tx -> cli.server().store().instances().list(tx, new InstanceFilter("once", null, null, null),
-                Long.MAX_VALUE, 100)).size();
+        return cli.server()
+                .store()
+                .tx(tx -> cli.server()
+                        .store()
+                        .instances()
+                        .list(tx, new InstanceFilter("once", null, null, null), Long.MAX_VALUE, 100))
+                .size();
     }
 
     @Test
@@ -54,11 +59,16 @@ class TriggerRetryCliTest {
             assertThat(keys).as("the lost attempt and its retry").hasSize(2);
             assertThat(keys.getFirst()).matches("[0-9a-f-]{36}");
             assertThat(keys.get(1)).isEqualTo(keys.getFirst());
-            assertThat(r.err()).contains("retrying with the same Idempotency-Key " + keys.getFirst() + " after attempt 1 of 4")
+            assertThat(r.err())
+                    .contains("retrying with the same Idempotency-Key " + keys.getFirst() + " after attempt 1 of 4")
                     .contains("was created by an earlier attempt whose answer was lost; no second run");
             assertThat(runs()).isEqualTo(1);
             long id = Long.parseLong(r.out().strip());
-            String task = cli.server().store().tx(tx -> cli.server().store().instances().find(tx, id)).orElseThrow().taskName();
+            String task = cli.server()
+                    .store()
+                    .tx(tx -> cli.server().store().instances().find(tx, id))
+                    .orElseThrow()
+                    .taskName();
             assertThat(task).as("the id printed is the run's").isEqualTo("once");
         }
     }
@@ -72,7 +82,10 @@ class TriggerRetryCliTest {
             assertThat(first.exitCode()).as(first.toString()).isZero();
             assertThat(second.exitCode()).as(second.toString()).isZero();
             assertThat(second.out()).isNotEqualTo(first.out());
-            assertThat(proxy.headerOfEachRequest("Idempotency-Key")).hasSize(2).doesNotHaveDuplicates().doesNotContainNull();
+            assertThat(proxy.headerOfEachRequest("Idempotency-Key"))
+                    .hasSize(2)
+                    .doesNotHaveDuplicates()
+                    .doesNotContainNull();
             assertThat(runs()).isEqualTo(2);
         }
     }
@@ -85,10 +98,14 @@ class TriggerRetryCliTest {
         assertThat(first.exitCode()).as(first.toString()).isZero();
         assertThat(again.exitCode()).as(again.toString()).isZero();
         assertThat(again.out()).isEqualTo(first.out());
-        assertThat(again.err()).contains("was created by an earlier request with Idempotency-Key nightly-2026-12-01; no new run");
+        assertThat(again.err())
+                .contains("was created by an earlier request with Idempotency-Key nightly-2026-12-01; no new run");
         assertThat(runs()).isEqualTo(1);
-        assertThat(cli.ax("trigger", "once", "--idempotency-key", "nightly-2026-12-01", "-p", "x=1").err())
-                .as("another request under the key").contains("used at").contains("for a different request");
+        assertThat(cli.ax("trigger", "once", "--idempotency-key", "nightly-2026-12-01", "-p", "x=1")
+                        .err())
+                .as("another request under the key")
+                .contains("used at")
+                .contains("for a different request");
     }
 
     @Test
@@ -107,12 +124,15 @@ class TriggerRetryCliTest {
             closedPort = s.getLocalPort();
         }
 
-        Cli.Result r = Cli.run("trigger", "once", "--idempotency-key", "k-1", "--server=http://127.0.0.1:" + closedPort, "--token=t");
+        Cli.Result r = Cli.run(
+                "trigger", "once", "--idempotency-key", "k-1", "--server=http://127.0.0.1:" + closedPort, "--token=t");
 
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.UNREACHABLE);
-        assertThat(r.err()).contains("retrying with the same Idempotency-Key k-1 after attempt 3 of 4: cannot reach the AX server")
+        assertThat(r.err())
+                .contains("retrying with the same Idempotency-Key k-1 after attempt 3 of 4: cannot reach the AX server")
                 .contains("no answer after 4 attempts with Idempotency-Key k-1; the last: cannot reach the AX server")
                 .contains("connection refused")
-                .contains("sending the same key again is safe and makes at most one: ax trigger once --idempotency-key k-1");
+                .contains(
+                        "sending the same key again is safe and makes at most one: ax trigger once --idempotency-key k-1");
     }
 }

@@ -50,17 +50,23 @@ class WorkflowCliTest {
         assertThat(m.find()).as(triggered.out()).isTrue();
         String id = m.group(1);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> ax("workflow", "run", id).out().contains(": FAILED"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> ax("workflow", "run", id).out().contains(": FAILED"));
         Cli.Result shown = ax("workflow", "run", id);
-        assertThat(shown.out()).contains("NODE").contains("STATE").containsPattern("extract\\s+extract\\s+allSuccess\\s+-\\s+SUCCESS")
+        assertThat(shown.out())
+                .contains("NODE")
+                .contains("STATE")
+                .containsPattern("extract\\s+extract\\s+allSuccess\\s+-\\s+SUCCESS")
                 .containsPattern("load\\s+load\\s+allSuccess\\s+extract\\s+FAILED");
 
         Files.writeString(flag, "ok");
         Cli.Result rerun = ax("workflow", "rerun", id, "--from", "load");
         assertThat(rerun.exitCode()).as(rerun.toString()).isZero();
         assertThat(rerun.out()).contains(": RUNNING");
-        await().atMost(Duration.ofSeconds(30)).until(() -> ax("workflow", "run", id).out().contains(": SUCCESS"));
-        assertThat(ax("workflow", "run", id).out()).containsPattern("load\\s+load\\s+allSuccess\\s+extract\\s+SUCCESS\\s+\\d+\\s+2");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> ax("workflow", "run", id).out().contains(": SUCCESS"));
+        assertThat(ax("workflow", "run", id).out())
+                .containsPattern("load\\s+load\\s+allSuccess\\s+extract\\s+SUCCESS\\s+\\d+\\s+2");
         assertThat(ax("workflow", "runs").out()).contains("nightly").contains("SUCCESS");
 
         Cli.Result cycle = ax("workflow", "apply", "-f", file("cycle.json", """

@@ -45,12 +45,15 @@ final class Access {
             Scope.NEW_TASK, (c, ctx) -> ofDraft(ctx),
             Scope.TASK_EDIT, Access::edited,
             Scope.TEST_RUN, Access::edited,
-            Scope.RUN, (c, ctx) -> byId(c, ctx, (store, id) -> store.tx(tx -> store.teams().ownerOfRun(tx, id))),
-            Scope.WORKFLOW_RUN, (c, ctx) -> byId(c, ctx, (store, id) -> store.tx(tx -> store.teams().ownerOfWorkflowRun(tx, id))),
+            Scope.RUN,
+                    (c, ctx) -> byId(
+                            c, ctx, (store, id) -> store.tx(tx -> store.teams().ownerOfRun(tx, id))),
+            Scope.WORKFLOW_RUN,
+                    (c, ctx) -> byId(
+                            c, ctx, (store, id) -> store.tx(tx -> store.teams().ownerOfWorkflowRun(tx, id))),
             Scope.AUDIT, (c, ctx) -> Optional.of(teamsOf(ctx.queryParam("team"))));
 
-    private Access() {
-    }
+    private Access() {}
 
     /** Fails when an action's API route has a scope this class cannot find the team of. */
     static void check() {
@@ -88,8 +91,8 @@ final class Access {
     static void requireSomeTeam(Who who, Action action) {
         Role needed = Permissions.required(action);
         if (!who.mayInSomeTeam(needed)) {
-            throw new Refused(who.name() + " (" + who.principal().grants().describe() + ") may not " + action.phrase() + ": that needs "
-                    + needed.wireName() + " in a team, or " + needed.wireName() + " everywhere");
+            throw new Refused(who.name() + " (" + who.principal().grants().describe() + ") may not " + action.phrase()
+                    + ": that needs " + needed.wireName() + " in a team, or " + needed.wireName() + " everywhere");
         }
     }
 
@@ -111,7 +114,10 @@ final class Access {
 
     /** The teams as the audit log records them: "data", "data,web", or null for none. */
     static String teamColumn(Optional<List<String>> owners) {
-        String teams = owners.orElse(List.of()).stream().filter(Objects::nonNull).distinct().collect(Collectors.joining(","));
+        String teams = owners.orElse(List.of()).stream()
+                .filter(Objects::nonNull)
+                .distinct()
+                .collect(Collectors.joining(","));
         return teams.isEmpty() ? null : teams;
     }
 
@@ -121,19 +127,25 @@ final class Access {
      */
     static Refused refusal(Principal p, Action action, List<String> owners) {
         Role needed = Permissions.required(action);
-        List<String> teams = owners.stream().filter(t -> t != null && !needed.admits(p.roleIn(t))).distinct().toList();
+        List<String> teams = owners.stream()
+                .filter(t -> t != null && !needed.admits(p.roleIn(t)))
+                .distinct()
+                .toList();
         boolean teamless = owners.stream().anyMatch(Objects::isNull);
         String of = "";
         if (Permissions.scope(action) != Scope.GLOBAL) {
             // "of no team" only for someone whose team grants might have been thought to reach it.
-            of = teamless ? (p.grants().teams().isEmpty() ? "" : " of no team")
+            of = teamless
+                    ? (p.grants().teams().isEmpty() ? "" : " of no team")
                     : teams.isEmpty() ? "" : " of team " + String.join(" and ", teams);
         }
-        String needs = teamless || teams.isEmpty() ? needed.wireName() + " everywhere"
-                : needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName() + " everywhere";
-        return new Refused(p.name() + " (" + p.grants().describe() + ") may not " + action.phrase() + of + ": that needs " + needs);
+        String needs = teamless || teams.isEmpty()
+                ? needed.wireName() + " everywhere"
+                : needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName()
+                        + " everywhere";
+        return new Refused(p.name() + " (" + p.grants().describe() + ") may not " + action.phrase() + of
+                + ": that needs " + needs);
     }
-
 
     // ---- finding the owners -------------------------------------------------------------------------------------
 
@@ -148,7 +160,9 @@ final class Access {
     /** The team the editor's definition names; empty when the text is no JSON object (the editor then says why, 400). */
     private static Optional<List<String>> ofDraft(Context ctx) {
         try {
-            return TaskPages.parse(ctx.formParam("definition")) instanceof Map<?, ?> m ? Optional.of(teamsOf(m.get("team"))) : Optional.empty();
+            return TaskPages.parse(ctx.formParam("definition")) instanceof Map<?, ?> m
+                    ? Optional.of(teamsOf(m.get("team")))
+                    : Optional.empty();
         } catch (ValidationException e) {
             return Optional.empty();
         }
@@ -165,7 +179,8 @@ final class Access {
         return Optional.of(both);
     }
 
-    private static Optional<List<String>> byId(ConsoleContext c, Context ctx, BiFunction<Store, Long, Optional<Owner>> query) {
+    private static Optional<List<String>> byId(
+            ConsoleContext c, Context ctx, BiFunction<Store, Long, Optional<Owner>> query) {
         long id;
         try {
             id = Long.parseLong(ctx.pathParam("id"));

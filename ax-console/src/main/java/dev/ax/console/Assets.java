@@ -33,8 +33,7 @@ public final class Assets {
     /** The console's own files keep their path across releases: a browser asks again each time (a 304 when unchanged). */
     private static final String REVALIDATE = "no-cache";
 
-    private Assets() {
-    }
+    private Assets() {}
 
     /** Where a served path is found on the classpath. */
     static String resource(String path) {
@@ -57,9 +56,11 @@ public final class Assets {
                 }
                 byte[] bytes = in.readAllBytes();
                 byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-                return new Asset(path.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8",
+                return new Asset(
+                        path.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8",
                         path.startsWith("/webjars/") ? IMMUTABLE : REVALIDATE,
-                        bytes, "\"" + HexFormat.of().formatHex(digest, 0, 12) + "\"");
+                        bytes,
+                        "\"" + HexFormat.of().formatHex(digest, 0, 12) + "\"");
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (NoSuchAlgorithmException e) {

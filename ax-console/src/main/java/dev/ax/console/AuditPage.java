@@ -43,7 +43,8 @@ final class AuditPage {
         String from = blank(ctx.queryParam("from"));
         String to = blank(ctx.queryParam("to"));
         long before = parseBefore(ctx.queryParam("before"));
-        List<AuditRow> rows = c.node().audit().list(AuditQuery.filter(actor, team, target, from, to, before, PAGE_SIZE + 1));
+        List<AuditRow> rows =
+                c.node().audit().list(AuditQuery.filter(actor, team, target, from, to, before, PAGE_SIZE + 1));
         boolean more = rows.size() > PAGE_SIZE;
         List<AuditRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
         List<AuditItem> items = page.stream().map(this::item).toList();
@@ -58,8 +59,12 @@ final class AuditPage {
             q.put("before", Long.toString(page.getLast().id()));
             older = query(q);
         }
-        c.templates().page(ctx, "audit.jte", new Page("Audit log", "audit", who, Session.takeFlash(ctx)),
-                new AuditLog(actor, team, target, from, to, teamChoices(who, team), items, older));
+        c.templates()
+                .page(
+                        ctx,
+                        "audit.jte",
+                        new Page("Audit log", "audit", who, Session.takeFlash(ctx)),
+                        new AuditLog(actor, team, target, from, to, teamChoices(who, team), items, older));
     }
 
     /** A team's admin chooses among their teams; a global admin types any (no choices). */
@@ -82,12 +87,25 @@ final class AuditPage {
         if (e.diff() != null) {
             for (Object d : Json.readList(e.diff())) {
                 if (d instanceof Map<?, ?> m) {
-                    diff.add(new DiffItem(String.valueOf(m.get("path")), Fmt.jsonValue(m.get("from")), Fmt.jsonValue(m.get("to"))));
+                    diff.add(new DiffItem(
+                            String.valueOf(m.get("path")), Fmt.jsonValue(m.get("from")), Fmt.jsonValue(m.get("to"))));
                 }
             }
         }
-        return new AuditItem(r.id(), Time.of(r.at()), e.actor(), e.via(), e.team(), e.address(), e.action(), e.target(), href(e.target()),
-                e.outcome(), e.status(), e.message() == null ? null : c.mask().apply(e.message()), diff);
+        return new AuditItem(
+                r.id(),
+                Time.of(r.at()),
+                e.actor(),
+                e.via(),
+                e.team(),
+                e.address(),
+                e.action(),
+                e.target(),
+                href(e.target()),
+                e.outcome(),
+                e.status(),
+                e.message() == null ? null : c.mask().apply(e.message()),
+                diff);
     }
 
     /** The console page of what an entry acted on, when it has one. */
@@ -110,7 +128,6 @@ final class AuditPage {
         };
     }
 
-
     private static long parseBefore(String s) {
         if (s == null || s.isBlank()) {
             return Long.MAX_VALUE;
@@ -130,7 +147,10 @@ final class AuditPage {
         StringBuilder sb = new StringBuilder();
         q.forEach((k, v) -> {
             if (v != null) {
-                sb.append(sb.isEmpty() ? "" : "&").append(k).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
+                sb.append(sb.isEmpty() ? "" : "&")
+                        .append(k)
+                        .append('=')
+                        .append(URLEncoder.encode(v, StandardCharsets.UTF_8));
             }
         });
         return sb.toString();

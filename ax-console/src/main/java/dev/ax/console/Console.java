@@ -33,6 +33,7 @@ public final class Console {
     private static final Logger log = LoggerFactory.getLogger(Console.class);
     /** Set on a response the console wrote itself, so the API's JSON 404 handler leaves it alone (see ErrorMapper). */
     private static final String ERROR_WRITTEN = "ax.error-written";
+
     static final String CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
             + " connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
@@ -49,13 +50,19 @@ public final class Console {
     }
 
     /** PUBLIC_PAGE needs no login; STREAM answers 401 instead of redirecting (an EventSource cannot log in). */
-    private enum Kind { PUBLIC_PAGE, PAGE, STREAM, ACTION }
+    private enum Kind {
+        PUBLIC_PAGE,
+        PAGE,
+        STREAM,
+        ACTION
+    }
 
     /**
      * One route. An ACTION's {@code action} says who may do it and what the audit log calls it; it is checked before
      * the handler runs, against the team of what it acts on ({@link Access}). Only the log-out is an action of none.
      */
-    private record Route(HandlerType method, String path, Kind kind, Action action, Handler handler, Refusal onRefusal) {
+    private record Route(
+            HandlerType method, String path, Kind kind, Action action, Handler handler, Refusal onRefusal) {
         Route(HandlerType method, String path, Kind kind, Handler handler) {
             this(method, path, kind, null, handler, null);
         }
@@ -73,8 +80,7 @@ public final class Console {
         }
     }
 
-    private Console() {
-    }
+    private Console() {}
 
     /** Adds the console's routes and assets to an app being configured (see {@code ApiServer.start}). */
     public static Consumer<JavalinConfig> routes(SchedulerNode node) {
@@ -106,57 +112,60 @@ public final class Console {
         TokenPages tokens = new TokenPages(c);
         TeamPages teams = new TeamPages(c);
         AuditPage audit = new AuditPage(c);
-        List<Route> signIn = sso == null ? List.of() : List.of(
-                new Route(HandlerType.GET, "/login/sso", Kind.PUBLIC_PAGE, sso::begin),
-                new Route(HandlerType.GET, "/login/sso/callback", Kind.PUBLIC_PAGE, sso::callback));
-        return Stream.concat(signIn.stream(), List.of(
-                new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
-                new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
-                new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
-
-                Route.page("/", dashboard::show),
-
-                Route.page("/tasks", tasks::list),
-                Route.page("/new-task", tasks::newForm),
-                Route.draft("/new-task", Action.CREATE_TASK, tasks::create, tasks::refusedDraft),
-                Route.page("/tasks/{name}", tasks::show),
-                Route.page("/tasks/{name}/edit", tasks::editForm),
-                Route.draft("/tasks/{name}/edit", Action.EDIT_TASK, tasks::update, tasks::refusedDraft),
-                Route.page("/tasks/{name}/delete", tasks::confirmDelete),
-                Route.action("/tasks/{name}/delete", Action.DELETE_TASK, tasks::delete),
-                Route.action("/tasks/{name}/trigger", Action.TRIGGER_TASK, tasks::trigger),
-                Route.action("/tasks/{name}/pause", Action.PAUSE_TASK, tasks::pause),
-                Route.action("/tasks/{name}/canary/promote", Action.PROMOTE_CANARY, tasks::promoteCanary),
-                Route.action("/tasks/{name}/canary/rollback", Action.ROLLBACK_CANARY, tasks::rollbackCanary),
-                Route.draft("/tasks/{name}/test-run", Action.TEST_RUN, tasks::testRun, tasks::refusedDraft),
-                Route.action("/tasks/{name}/resume", Action.RESUME_TASK, tasks::resume),
-
-                Route.page("/runs", runs::list),
-                Route.page("/runs/{id}", runs::show),
-                new Route(HandlerType.GET, "/runs/{id}/stream", Kind.STREAM, logs::stream),
-                Route.action("/runs/{id}/terminate", Action.TERMINATE_RUN, runs::terminate),
-                Route.action("/runs/{id}/cancel", Action.CANCEL_RUN, runs::cancel),
-                Route.action("/runs/{id}/retry", Action.RETRY_RUN, runs::retry),
-                Route.action("/runs/{id}/rerun", Action.RERUN_RUN, runs::rerun),
-                Route.action("/runs/{id}/approve", Action.APPROVE_RUN, runs::approve),
-                Route.action("/runs/{id}/reject", Action.REJECT_RUN, runs::reject),
-
-                Route.page("/workflows", workflows::list),
-                Route.page("/workflow-runs/{id}", workflows::show),
-                Route.action("/workflow-runs/{id}/rerun", Action.RERUN_WORKFLOW, workflows::rerun),
-
-                Route.page("/tokens", tokens::list),
-                Route.action("/tokens", Action.CREATE_TOKEN, tokens::create),
-                Route.page("/my-tokens", tokens::mine),
-                Route.action("/tokens/{name}/revoke", Action.REVOKE_TOKEN, tokens::revoke),
-                Route.page("/teams", teams::list),
-                Route.action("/teams", Action.CREATE_TEAM, teams::create),
-                Route.page("/teams/{name}", teams::show),
-                Route.action("/teams/{name}/delete", Action.DELETE_TEAM, teams::delete),
-
-                Route.page("/executors", system::executors),
-                Route.page("/audit", audit::show),
-                Route.page("/health", system::health)).stream()).toList();
+        List<Route> signIn = sso == null
+                ? List.of()
+                : List.of(
+                        new Route(HandlerType.GET, "/login/sso", Kind.PUBLIC_PAGE, sso::begin),
+                        new Route(HandlerType.GET, "/login/sso/callback", Kind.PUBLIC_PAGE, sso::callback));
+        return Stream.concat(
+                        signIn.stream(),
+                        List.of(
+                                new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
+                                new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
+                                new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
+                                Route.page("/", dashboard::show),
+                                Route.page("/tasks", tasks::list),
+                                Route.page("/new-task", tasks::newForm),
+                                Route.draft("/new-task", Action.CREATE_TASK, tasks::create, tasks::refusedDraft),
+                                Route.page("/tasks/{name}", tasks::show),
+                                Route.page("/tasks/{name}/edit", tasks::editForm),
+                                Route.draft("/tasks/{name}/edit", Action.EDIT_TASK, tasks::update, tasks::refusedDraft),
+                                Route.page("/tasks/{name}/delete", tasks::confirmDelete),
+                                Route.action("/tasks/{name}/delete", Action.DELETE_TASK, tasks::delete),
+                                Route.action("/tasks/{name}/trigger", Action.TRIGGER_TASK, tasks::trigger),
+                                Route.action("/tasks/{name}/pause", Action.PAUSE_TASK, tasks::pause),
+                                Route.action(
+                                        "/tasks/{name}/canary/promote", Action.PROMOTE_CANARY, tasks::promoteCanary),
+                                Route.action(
+                                        "/tasks/{name}/canary/rollback", Action.ROLLBACK_CANARY, tasks::rollbackCanary),
+                                Route.draft(
+                                        "/tasks/{name}/test-run", Action.TEST_RUN, tasks::testRun, tasks::refusedDraft),
+                                Route.action("/tasks/{name}/resume", Action.RESUME_TASK, tasks::resume),
+                                Route.page("/runs", runs::list),
+                                Route.page("/runs/{id}", runs::show),
+                                new Route(HandlerType.GET, "/runs/{id}/stream", Kind.STREAM, logs::stream),
+                                Route.action("/runs/{id}/terminate", Action.TERMINATE_RUN, runs::terminate),
+                                Route.action("/runs/{id}/cancel", Action.CANCEL_RUN, runs::cancel),
+                                Route.action("/runs/{id}/retry", Action.RETRY_RUN, runs::retry),
+                                Route.action("/runs/{id}/rerun", Action.RERUN_RUN, runs::rerun),
+                                Route.action("/runs/{id}/approve", Action.APPROVE_RUN, runs::approve),
+                                Route.action("/runs/{id}/reject", Action.REJECT_RUN, runs::reject),
+                                Route.page("/workflows", workflows::list),
+                                Route.page("/workflow-runs/{id}", workflows::show),
+                                Route.action("/workflow-runs/{id}/rerun", Action.RERUN_WORKFLOW, workflows::rerun),
+                                Route.page("/tokens", tokens::list),
+                                Route.action("/tokens", Action.CREATE_TOKEN, tokens::create),
+                                Route.page("/my-tokens", tokens::mine),
+                                Route.action("/tokens/{name}/revoke", Action.REVOKE_TOKEN, tokens::revoke),
+                                Route.page("/teams", teams::list),
+                                Route.action("/teams", Action.CREATE_TEAM, teams::create),
+                                Route.page("/teams/{name}", teams::show),
+                                Route.action("/teams/{name}/delete", Action.DELETE_TEAM, teams::delete),
+                                Route.page("/executors", system::executors),
+                                Route.page("/audit", audit::show),
+                                Route.page("/health", system::health))
+                                .stream())
+                .toList();
     }
 
     /**
@@ -200,7 +209,9 @@ public final class Console {
                 r.handler().handle(ctx, who);
                 if (r.kind() != Kind.STREAM) {
                     // The server's own share of a page's time, for browsers' dev tools and the benchmark.
-                    ctx.header("Server-Timing", String.format(Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
+                    ctx.header(
+                            "Server-Timing",
+                            String.format(Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
                 }
             } catch (Exception e) {
                 failure = e;
@@ -222,15 +233,26 @@ public final class Console {
             Integer status = refusal(e);
             if (status == null) {
                 log.error("console {} {} failed", ctx.method(), ctx.path(), e);
-                error(c, ctx, null, 500, "Something went wrong", e.getClass().getSimpleName()
-                        + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                error(
+                        c,
+                        ctx,
+                        null,
+                        500,
+                        "Something went wrong",
+                        e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
             } else {
-                error(c, ctx, Session.of(ctx, c.store()).orElse(null), status, switch (status) {
-                    case 400 -> "Not understood";
-                    case 403 -> "Not allowed";
-                    case 404 -> "Not found";
-                    default -> "Not done";
-                }, e.getMessage());
+                error(
+                        c,
+                        ctx,
+                        Session.of(ctx, c.store()).orElse(null),
+                        status,
+                        switch (status) {
+                            case 400 -> "Not understood";
+                            case 403 -> "Not allowed";
+                            case 404 -> "Not found";
+                            default -> "Not done";
+                        },
+                        e.getMessage());
             }
         } finally {
             if (r.kind() == Kind.ACTION) {
@@ -276,7 +298,8 @@ public final class Console {
 
     private static void error(ConsoleContext c, Context ctx, Who who, int status, String title, String message) {
         ctx.status(status);
-        c.templates().page(ctx, "error.jte", new Page(title, null, who, null), new Views.ErrorPage(status, title, message));
+        c.templates()
+                .page(ctx, "error.jte", new Page(title, null, who, null), new Views.ErrorPage(status, title, message));
     }
 
     /** Where an action returns: the form's {@code back} field when it is a path of this site, else the dashboard. */

@@ -22,8 +22,7 @@ import org.slf4j.LoggerFactory;
 final class ConsoleAudit {
     private static final Logger log = LoggerFactory.getLogger(ConsoleAudit.class);
 
-    private ConsoleAudit() {
-    }
+    private ConsoleAudit() {}
 
     /**
      * Records an action route after it ran: {@code action} null is the log-out. {@code who} null: nobody was logged
@@ -31,22 +30,50 @@ final class ConsoleAudit {
      * as the editor does for a definition it cannot save).
      */
     static void action(ConsoleContext c, Context ctx, Action action, Who who, Exception failure) {
-        int status = who == null ? 401 : failure != null ? statusOf(failure) : ctx.statusCode() < 400 ? 200 : ctx.statusCode();
-        String message = who == null ? "not logged in (no session, or its token was revoked or has expired)"
-                : failure != null ? failure.getMessage() : AuditTrail.noteOf(ctx) != null ? AuditTrail.noteOf(ctx) : Session.flashed(ctx);
-        String target = AuditTrail.targetOf(ctx) != null ? AuditTrail.targetOf(ctx)
+        int status = who == null
+                ? 401
+                : failure != null ? statusOf(failure) : ctx.statusCode() < 400 ? 200 : ctx.statusCode();
+        String message = who == null
+                ? "not logged in (no session, or its token was revoked or has expired)"
+                : failure != null
+                        ? failure.getMessage()
+                        : AuditTrail.noteOf(ctx) != null ? AuditTrail.noteOf(ctx) : Session.flashed(ctx);
+        String target = AuditTrail.targetOf(ctx) != null
+                ? AuditTrail.targetOf(ctx)
                 : action == null ? null : Permissions.auditTarget(action, ctx::pathParam);
         Object diff = AuditTrail.diffOf(ctx);
         Principal p = who == null ? Principal.ANONYMOUS : who.principal();
-        write(c, new Entry(p.name(), p.via(), team(c, ctx, action, who, status), ctx.ip(),
-                action == null ? "logout" : Permissions.auditName(action), target, AuditTrail.outcome(status), status,
-                AuditTrail.clip(c.mask().apply(message)), diff == null ? null : Json.write(diff)));
+        write(
+                c,
+                new Entry(
+                        p.name(),
+                        p.via(),
+                        team(c, ctx, action, who, status),
+                        ctx.ip(),
+                        action == null ? "logout" : Permissions.auditName(action),
+                        target,
+                        AuditTrail.outcome(status),
+                        status,
+                        AuditTrail.clip(c.mask().apply(message)),
+                        diff == null ? null : Json.write(diff)));
     }
 
     /** A log-in: who ({@link Principal#ANONYMOUS} when it failed), how it ended, and why, without the token. */
     static void login(ConsoleContext c, Context ctx, Principal p, int status, String message) {
         String target = p.via().startsWith("token:") ? p.via() : null;
-        write(c, new Entry(p.name(), p.via(), null, ctx.ip(), "login", target, AuditTrail.outcome(status), status, AuditTrail.clip(message), null));
+        write(
+                c,
+                new Entry(
+                        p.name(),
+                        p.via(),
+                        null,
+                        ctx.ip(),
+                        "login",
+                        target,
+                        AuditTrail.outcome(status),
+                        status,
+                        AuditTrail.clip(message),
+                        null));
     }
 
     private static String team(ConsoleContext c, Context ctx, Action action, Who who, int status) {
@@ -83,6 +110,4 @@ final class ConsoleAudit {
         }
         return e instanceof HttpResponseException h ? h.getStatus() : 500;
     }
-
-
 }

@@ -1,6 +1,5 @@
 package dev.ax.console;
 
-import dev.ax.store.read.ConsoleReads.HourRow;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
@@ -11,6 +10,7 @@ import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.read.ConsoleReads;
+import dev.ax.store.read.ConsoleReads.HourRow;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,12 +28,22 @@ import java.util.Objects;
 final class DashboardPage {
     static final int WINDOW_HOURS = 24;
     static final int LIST_LIMIT = 10;
-    private static final List<InstanceState> OUTCOME_ORDER = List.of(InstanceState.SUCCESS, InstanceState.FAILED,
-            InstanceState.TERMINATED, InstanceState.CANCELED, InstanceState.SKIPPED, InstanceState.RUNNING,
-            InstanceState.RETRYING, InstanceState.READY, InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL,
+    private static final List<InstanceState> OUTCOME_ORDER = List.of(
+            InstanceState.SUCCESS,
+            InstanceState.FAILED,
+            InstanceState.TERMINATED,
+            InstanceState.CANCELED,
+            InstanceState.SKIPPED,
+            InstanceState.RUNNING,
+            InstanceState.RETRYING,
+            InstanceState.READY,
+            InstanceState.BLOCKED,
+            InstanceState.WAITING_APPROVAL,
             InstanceState.WAITING_DEPENDENCY);
-    private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter HOUR_LONG = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:00 'UTC'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HOUR =
+            DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HOUR_LONG =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:00 'UTC'").withZone(ZoneOffset.UTC);
 
     /** How long the counts of the finished hours are reused before they are counted again. */
     static final Duration CLOSED_HOURS_TTL = Duration.ofMinutes(1);
@@ -47,8 +57,7 @@ final class DashboardPage {
      */
     private volatile ClosedHours closed;
 
-    private record ClosedHours(long hour, long boundaryId, Instant countedAt, List<HourRow> rows) {
-    }
+    private record ClosedHours(long hour, long boundaryId, Instant countedAt, List<HourRow> rows) {}
 
     DashboardPage(ConsoleContext c) {
         this.c = c;
@@ -66,17 +75,36 @@ final class DashboardPage {
             hours.addAll(ConsoleReads.hourly(tx, done.boundaryId()));
             Map<InstanceState, Long> outcomes = new EnumMap<>(InstanceState.class);
             hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
-            Map<InstanceState, Long> live = store.instances().countInStates(tx, List.of(InstanceState.RUNNING, InstanceState.WAITING_APPROVAL,
-                    InstanceState.READY, InstanceState.BLOCKED, InstanceState.RETRYING));
+            Map<InstanceState, Long> live = store.instances()
+                    .countInStates(
+                            tx,
+                            List.of(
+                                    InstanceState.RUNNING,
+                                    InstanceState.WAITING_APPROVAL,
+                                    InstanceState.READY,
+                                    InstanceState.BLOCKED,
+                                    InstanceState.RETRYING));
             List<ExecutorRow> executors = store.executors().all(tx);
             Instant cutoff = now.minusMillis(alive);
-            int online = (int) executors.stream().filter(e -> e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff)).count();
-            return new Dashboard(WINDOW_HOURS, outcomes.values().stream().mapToLong(Long::longValue).sum(), counts(outcomes),
-                    live.get(InstanceState.RUNNING), Items.runs(ConsoleReads.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
-                    live.get(InstanceState.WAITING_APPROVAL), Items.runs(ConsoleReads.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
-                    Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT)), live.get(InstanceState.READY),
-                    live.get(InstanceState.BLOCKED), live.get(InstanceState.RETRYING), online, executors.size(),
-                    health, chart(hours, now));
+            int online = (int) executors.stream()
+                    .filter(e -> e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff))
+                    .count();
+            return new Dashboard(
+                    WINDOW_HOURS,
+                    outcomes.values().stream().mapToLong(Long::longValue).sum(),
+                    counts(outcomes),
+                    live.get(InstanceState.RUNNING),
+                    Items.runs(ConsoleReads.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
+                    live.get(InstanceState.WAITING_APPROVAL),
+                    Items.runs(ConsoleReads.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
+                    Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT)),
+                    live.get(InstanceState.READY),
+                    live.get(InstanceState.BLOCKED),
+                    live.get(InstanceState.RETRYING),
+                    online,
+                    executors.size(),
+                    health,
+                    chart(hours, now));
         });
         c.templates().page(ctx, "dashboard.jte", new Page("Dashboard", "dashboard", who, Session.takeFlash(ctx)), d);
     }
@@ -84,7 +112,9 @@ final class DashboardPage {
     private ClosedHours closedHours(Tx tx, Instant now, long fromId) {
         long hour = Math.floorDiv(now.getEpochSecond(), 3600);
         ClosedHours seen = closed;
-        if (seen == null || seen.hour() != hour || seen.countedAt().plus(CLOSED_HOURS_TTL).isBefore(now)) {
+        if (seen == null
+                || seen.hour() != hour
+                || seen.countedAt().plus(CLOSED_HOURS_TTL).isBefore(now)) {
             long boundary = ConsoleReads.firstIdSince(tx, Instant.ofEpochSecond(hour * 3600));
             seen = new ClosedHours(hour, boundary, now, ConsoleReads.hourly(tx, fromId, boundary));
             closed = seen;
@@ -129,7 +159,11 @@ final class DashboardPage {
             }
         }
         long max = Math.max(1, Arrays.stream(runs).max().orElse(0));
-        double maxLag = Arrays.stream(lags).filter(Objects::nonNull).mapToDouble(Double::doubleValue).max().orElse(0);
+        double maxLag = Arrays.stream(lags)
+                .filter(Objects::nonNull)
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElse(0);
         List<Bar> bars = new ArrayList<>();
         StringBuilder lag = new StringBuilder();
         for (int i = 0; i < WINDOW_HOURS; i++) {
@@ -146,7 +180,8 @@ final class DashboardPage {
                 lag.append(x + barWidth / 2).append(',').append(y).append(' ');
             }
         }
-        return new Chart(width, height, barWidth, max, bars, lag.toString().strip(), maxLag > 0 ? seconds(maxLag) : null);
+        return new Chart(
+                width, height, barWidth, max, bars, lag.toString().strip(), maxLag > 0 ? seconds(maxLag) : null);
     }
 
     private static String seconds(double s) {

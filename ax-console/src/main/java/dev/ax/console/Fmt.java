@@ -15,11 +15,11 @@ import java.util.Locale;
  * page's script shows them in the viewer's zone, with the UTC text on hover.
  */
 public final class Fmt {
-    private static final DateTimeFormatter UTC = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter UTC =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Fmt() {
-    }
+    private Fmt() {}
 
     /** A time to show: {@code iso} for the {@code datetime} attribute, {@code utc} for the text. Null renders a dash. */
     public record Time(String iso, String utc) {

@@ -1,7 +1,6 @@
 package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
-import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.console.Views.DiffItem;
 import dev.ax.console.Views.ParamField;
 import dev.ax.console.Views.RunItem;
@@ -9,6 +8,7 @@ import dev.ax.console.Views.VersionItem;
 import dev.ax.domain.task.ParamSpec;
 import dev.ax.domain.task.Parameters;
 import dev.ax.domain.task.Trigger;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,22 +17,34 @@ import java.util.Map;
 
 /** Rows from the database as the views show them. */
 final class Items {
-    private Items() {
-    }
+    private Items() {}
 
     /** The trigger form's fields for a task's declared parameters, in declaration order. */
     static List<ParamField> paramFields(Parameters params) {
-        return params.specs().entrySet().stream().map(e -> {
-            ParamSpec p = e.getValue();
-            List<String> options = p.type() == ParamSpec.Type.BOOLEAN ? List.of("true", "false")
-                    : p.allowed().stream().map(Items::text).toList();
-            boolean numeric = p.type() == ParamSpec.Type.INTEGER || p.type() == ParamSpec.Type.NUMBER;
-            Object dflt = p.defaultValue();
-            String value = dflt instanceof List<?> l ? String.join("\n", l.stream().map(Items::text).toList()) : dflt == null ? "" : text(dflt);
-            return new ParamField(e.getKey(), p.type().inputType(), p.required(), value, options, p.description(),
-                    numeric && p.min() != null ? p.min().toPlainString() : null, numeric && p.max() != null ? p.max().toPlainString() : null,
-                    p.type() == ParamSpec.Type.INTEGER ? "1" : "any", p.type() == ParamSpec.Type.ARRAY);
-        }).toList();
+        return params.specs().entrySet().stream()
+                .map(e -> {
+                    ParamSpec p = e.getValue();
+                    List<String> options = p.type() == ParamSpec.Type.BOOLEAN
+                            ? List.of("true", "false")
+                            : p.allowed().stream().map(Items::text).toList();
+                    boolean numeric = p.type() == ParamSpec.Type.INTEGER || p.type() == ParamSpec.Type.NUMBER;
+                    Object dflt = p.defaultValue();
+                    String value = dflt instanceof List<?> l
+                            ? String.join("\n", l.stream().map(Items::text).toList())
+                            : dflt == null ? "" : text(dflt);
+                    return new ParamField(
+                            e.getKey(),
+                            p.type().inputType(),
+                            p.required(),
+                            value,
+                            options,
+                            p.description(),
+                            numeric && p.min() != null ? p.min().toPlainString() : null,
+                            numeric && p.max() != null ? p.max().toPlainString() : null,
+                            p.type() == ParamSpec.Type.INTEGER ? "1" : "any",
+                            p.type() == ParamSpec.Type.ARRAY);
+                })
+                .toList();
     }
 
     private static String text(Object v) {
@@ -40,9 +52,18 @@ final class Items {
     }
 
     static RunItem run(RunRow r) {
-        return new RunItem(r.id(), r.taskName(), r.state(), r.cause().wireName(), attempts(r.attempt(), r.maxAttempts()),
-                Time.of(r.scheduledAt()), Time.of(r.createdAt()), Time.of(r.finishedAt()),
-                Fmt.between(r.startedAt(), r.finishedAt()), r.executorId(), Fmt.num(r.exitCode()));
+        return new RunItem(
+                r.id(),
+                r.taskName(),
+                r.state(),
+                r.cause().wireName(),
+                attempts(r.attempt(), r.maxAttempts()),
+                Time.of(r.scheduledAt()),
+                Time.of(r.createdAt()),
+                Time.of(r.finishedAt()),
+                Fmt.between(r.startedAt(), r.finishedAt()),
+                r.executorId(),
+                Fmt.num(r.exitCode()));
     }
 
     static List<RunItem> runs(List<RunRow> rows) {
@@ -63,10 +84,19 @@ final class Items {
         };
     }
 
-    static VersionItem version(String taskName, int version, String change, String actor, Instant at,
-                               List<Map<String, Object>> diff) {
-        return new VersionItem(taskName, version, change, actor, Time.of(at), diff.stream()
-                .map(d -> new DiffItem(String.valueOf(d.get("path")), Fmt.jsonValue(d.get("from")), Fmt.jsonValue(d.get("to"))))
-                .toList());
+    static VersionItem version(
+            String taskName, int version, String change, String actor, Instant at, List<Map<String, Object>> diff) {
+        return new VersionItem(
+                taskName,
+                version,
+                change,
+                actor,
+                Time.of(at),
+                diff.stream()
+                        .map(d -> new DiffItem(
+                                String.valueOf(d.get("path")),
+                                Fmt.jsonValue(d.get("from")),
+                                Fmt.jsonValue(d.get("to"))))
+                        .toList());
     }
 }

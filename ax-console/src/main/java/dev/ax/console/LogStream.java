@@ -41,7 +41,8 @@ final class LogStream {
         Store store = c.store();
         long after = Math.max(cursor(ctx.queryParam("after")), cursor(ctx.header("Last-Event-ID")));
         int attempt = Math.max(1, (int) cursor(ctx.queryParam("attempt")));
-        InstanceState now = store.tx(tx -> store.instances().find(tx, id)).map(InstanceRow::state)
+        InstanceState now = store.tx(tx -> store.instances().find(tx, id))
+                .map(InstanceRow::state)
                 .orElseThrow(() -> new NotFoundException("no run " + id));
         // The state the page showed: a run that moved on before this stream connected must still reload the page.
         InstanceState seen = shownState(ctx.queryParam("state"), now);
@@ -54,21 +55,24 @@ final class LogStream {
         } catch (IOException e) {
             // The reader closed the page or moved on: a normal end.
         } catch (StoreException e) {
-            // The database is unreachable or this node is stopping: end; the browser reconnects to a node that can answer.
+            // The database is unreachable or this node is stopping: end; the browser reconnects to a node that can
+            // answer.
         } catch (InterruptedException e) {
             // The server is stopping.
             Thread.currentThread().interrupt();
         }
     }
 
-    private void follow(OutputStream out, long id, long after, int attempt, InstanceState seen) throws IOException, InterruptedException {
+    private void follow(OutputStream out, long id, long after, int attempt, InstanceState seen)
+            throws IOException, InterruptedException {
         Store store = c.store();
         write(out, "retry: 2000\n\n");
         long deadline = System.nanoTime() + MAX_SECONDS * 1_000_000_000L;
         long lastWrite = System.nanoTime();
         while (System.nanoTime() - deadline < 0) {
             long from = after;
-            Read read = store.tx(tx -> new Read(store.instances().find(tx, id).map(InstanceRow::state).orElse(null),
+            Read read = store.tx(tx -> new Read(
+                    store.instances().find(tx, id).map(InstanceRow::state).orElse(null),
                     store.logs().read(tx, id, from, CHUNKS_PER_READ)));
             if (!read.chunks().isEmpty()) {
                 after = read.chunks().getLast().chunkId();
@@ -79,7 +83,12 @@ final class LogStream {
                 continue; // more may be waiting: read again at once
             }
             if (read.state() != seen) {
-                write(out, event("state", after, read.state() == null ? "gone" : read.state().name()));
+                write(
+                        out,
+                        event(
+                                "state",
+                                after,
+                                read.state() == null ? "gone" : read.state().name()));
                 return;
             }
             if (System.nanoTime() - lastWrite > KEEPALIVE_MILLIS * 1_000_000L) {
@@ -91,15 +100,19 @@ final class LogStream {
         }
     }
 
-    private record Read(InstanceState state, List<LogLine> chunks) {
-    }
+    private record Read(InstanceState state, List<LogLine> chunks) {}
 
     /**
      * One event; each line of {@code data} gets its own {@code data:} field, as the format requires.
      * A bare CR also ends a line in the format (progress bars print them), so it is split on too.
      */
     static String event(String name, long id, String data) {
-        StringBuilder sb = new StringBuilder("event: ").append(name).append('\n').append("id: ").append(id).append('\n');
+        StringBuilder sb = new StringBuilder("event: ")
+                .append(name)
+                .append('\n')
+                .append("id: ")
+                .append(id)
+                .append('\n');
         for (String line : data.split("\r\n|\r|\n", -1)) {
             sb.append("data: ").append(line).append('\n');
         }

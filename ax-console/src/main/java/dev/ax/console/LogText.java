@@ -8,8 +8,7 @@ import java.util.List;
 
 /** A run's output chunks as the page shows them: one item per chunk, a marker line where a new attempt (or shard) begins. */
 final class LogText {
-    private LogText() {
-    }
+    private LogText() {}
 
     static List<LogItem> of(List<LogLine> chunks) {
         return of(chunks, 1);
@@ -31,7 +30,8 @@ final class LogText {
             if (chunk.shard() != null) {
                 // A sharded run: shards' chunks interleave, so each change of shard or attempt is marked.
                 if (!chunk.shard().equals(shard) || chunk.attempt() != attempt) {
-                    items.add(new LogItem("log-attempt", "── shard " + chunk.shard() + " · attempt " + chunk.attempt() + " ──\n"));
+                    items.add(new LogItem(
+                            "log-attempt", "── shard " + chunk.shard() + " · attempt " + chunk.attempt() + " ──\n"));
                     shard = chunk.shard();
                     attempt = chunk.attempt();
                 }
@@ -39,7 +39,8 @@ final class LogText {
                 items.add(new LogItem("log-attempt", "── attempt " + chunk.attempt() + " ──\n"));
                 attempt = chunk.attempt();
             }
-            items.add(new LogItem("stderr".equals(chunk.stream()) ? "log-err" : "log-out", mask.apply(chunk.text()) + "\n"));
+            items.add(new LogItem(
+                    "stderr".equals(chunk.stream()) ? "log-err" : "log-out", mask.apply(chunk.text()) + "\n"));
         }
         return items;
     }

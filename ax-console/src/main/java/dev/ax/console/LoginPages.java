@@ -13,7 +13,8 @@ import java.util.Optional;
 
 /** Logging in with an API token, and out. Failed attempts are throttled per client address ({@link LoginThrottle}). */
 final class LoginPages {
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
     private final ConsoleContext c;
     private final LoginThrottle throttle;
@@ -29,7 +30,12 @@ final class LoginPages {
 
     void form(Context ctx, Who ignored) {
         String next = Console.localPath(ctx.queryParam("next"), "/");
-        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, Session.takeFlash(ctx)), new Views.Login(next, null, sso));
+        c.templates()
+                .page(
+                        ctx,
+                        "login.jte",
+                        new Page("Log in", null, null, Session.takeFlash(ctx)),
+                        new Views.Login(next, null, sso));
     }
 
     /**
@@ -41,18 +47,33 @@ final class LoginPages {
         String address = ctx.ip();
         Optional<Instant> blocked = throttle.blockedUntil(address);
         if (blocked.isPresent()) {
-            ConsoleAudit.login(c, ctx, Principal.ANONYMOUS, 429, "too many failed log-ins from this address; refused until " + blocked.get());
+            ConsoleAudit.login(
+                    c,
+                    ctx,
+                    Principal.ANONYMOUS,
+                    429,
+                    "too many failed log-ins from this address; refused until " + blocked.get());
             tooManyFailures(ctx, next, blocked.get());
             return;
         }
         String token = ctx.formParam("token");
-        Who who = token == null || token.isBlank() ? null : Session.lookup(c.store(), token.strip()).orElse(null);
+        Who who = token == null || token.isBlank()
+                ? null
+                : Session.lookup(c.store(), token.strip()).orElse(null);
         if (who == null) {
-            ConsoleAudit.login(c, ctx, Principal.ANONYMOUS, 401, "a token that is not known, revoked, expired or an executor's");
+            ConsoleAudit.login(
+                    c, ctx, Principal.ANONYMOUS, 401, "a token that is not known, revoked, expired or an executor's");
             throttle.failed(address);
             ctx.status(401);
-            c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null),
-                    new Views.Login(next, "That token is not known (executor tokens cannot log in to the console).", sso));
+            c.templates()
+                    .page(
+                            ctx,
+                            "login.jte",
+                            new Page("Log in", null, null, null),
+                            new Views.Login(
+                                    next,
+                                    "That token is not known (executor tokens cannot log in to the console).",
+                                    sso));
             return;
         }
         Session.login(ctx, token.strip());
@@ -71,11 +92,20 @@ final class LoginPages {
 
     private void tooManyFailures(Context ctx, String next, Instant until) {
         Duration wait = Duration.between(throttle.clock().now(), until);
-        long seconds = Math.max(1, wait.plusMillis(999).truncatedTo(ChronoUnit.SECONDS).toSeconds());
+        long seconds =
+                Math.max(1, wait.plusMillis(999).truncatedTo(ChronoUnit.SECONDS).toSeconds());
         ctx.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", Long.toString(seconds));
-        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null), new Views.Login(next,
-                "Too many failed log-ins from your address (" + throttle.maxFailures() + " within " + minutes(throttle.window())
-                        + "). Try again after " + CLOCK.format(until)
-                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ").", sso));
+        c.templates()
+                .page(
+                        ctx,
+                        "login.jte",
+                        new Page("Log in", null, null, null),
+                        new Views.Login(
+                                next,
+                                "Too many failed log-ins from your address (" + throttle.maxFailures() + " within "
+                                        + minutes(throttle.window())
+                                        + "). Try again after " + CLOCK.format(until)
+                                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ").",
+                                sso));
     }
 }

@@ -67,7 +67,9 @@ final class LoginThrottle {
             failures.remove(key);
             return Optional.empty();
         }
-        return times.size() < maxFailures ? Optional.empty() : Optional.of(times.peekFirst().plus(window));
+        return times.size() < maxFailures
+                ? Optional.empty()
+                : Optional.of(times.peekFirst().plus(window));
     }
 
     synchronized void failed(String address) {

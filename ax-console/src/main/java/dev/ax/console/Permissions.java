@@ -59,8 +59,7 @@ public final class Permissions {
 
     private static final Map<Action, Route> ROUTES = load();
 
-    private Permissions() {
-    }
+    private Permissions() {}
 
     public static Role required(Action action) {
         return ROUTES.get(action).role();
@@ -92,7 +91,8 @@ public final class Permissions {
         }
         for (Action a : Action.values()) {
             if (!routes.containsKey(a)) {
-                throw new IllegalStateException("the API has no route " + a.method + " " + a.apiPath + " for console action " + a);
+                throw new IllegalStateException(
+                        "the API has no route " + a.method + " " + a.apiPath + " for console action " + a);
             }
         }
         return routes;

@@ -2,8 +2,6 @@ package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
-import dev.ax.store.read.ConsoleReads.RunFilter;
-import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.ApprovalItem;
 import dev.ax.console.Views.ChainItem;
@@ -22,6 +20,8 @@ import dev.ax.store.LogStore.LogLine;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.read.ConsoleReads;
+import dev.ax.store.read.ConsoleReads.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
@@ -41,11 +41,17 @@ final class RunPages {
     static final int MAX_EVENTS = 500;
     /** Log chunks rendered with the page; a longer log is cut here and the API serves all of it. */
     static final int MAX_LOG_CHUNKS = 2000;
+
     static final int MAX_CHAIN = 50;
     static final int PREVIEW_LINES = 50;
-    private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
-            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
-    private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+    private static final Set<InstanceState> CANCELABLE = Set.of(
+            InstanceState.READY,
+            InstanceState.BLOCKED,
+            InstanceState.RETRYING,
+            InstanceState.WAITING_APPROVAL,
+            InstanceState.WAITING_DEPENDENCY);
+    private static final Set<InstanceState> RETRYABLE =
+            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final ConsoleContext c;
 
@@ -62,47 +68,113 @@ final class RunPages {
         Store store = c.store();
         List<RunRow> rows = store.tx(tx -> {
             // A deleted task's runs are found by the ids its name had (its versions outlive it).
-            List<Long> taskIds = task == null ? null : store.tasks().find(tx, task).map(t -> List.of(t.id()))
-                    .orElseGet(() -> ConsoleReads.taskIdsNamed(tx, task));
-            long fromId = since == null ? 0 : ConsoleReads.firstIdSince(tx, tx.now().minus(since.length()));
+            List<Long> taskIds = task == null
+                    ? null
+                    : store.tasks()
+                            .find(tx, task)
+                            .map(t -> List.of(t.id()))
+                            .orElseGet(() -> ConsoleReads.taskIdsNamed(tx, task));
+            long fromId =
+                    since == null ? 0 : ConsoleReads.firstIdSince(tx, tx.now().minus(since.length()));
             return ConsoleReads.runs(tx, new RunFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
         });
         boolean more = rows.size() > PAGE_SIZE;
         List<RunRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
-        String filter = query("task", task) + query("state", state == null ? null : state.name())
-                + query("cause", cause == null ? null : cause.name()) + query("since", since == null ? null : since.wire());
-        c.templates().page(ctx, "runs.jte", new Page("Runs", "runs", who, Session.takeFlash(ctx)), new RunList(task,
-                options(InstanceState.values(), state), options(Cause.values(), cause), Period.options(since), Items.runs(page),
-                more ? String.valueOf(page.getLast().id()) : null, filter));
+        String filter = query("task", task)
+                + query("state", state == null ? null : state.name())
+                + query("cause", cause == null ? null : cause.name())
+                + query("since", since == null ? null : since.wire());
+        c.templates()
+                .page(
+                        ctx,
+                        "runs.jte",
+                        new Page("Runs", "runs", who, Session.takeFlash(ctx)),
+                        new RunList(
+                                task,
+                                options(InstanceState.values(), state),
+                                options(Cause.values(), cause),
+                                Period.options(since),
+                                Items.runs(page),
+                                more ? String.valueOf(page.getLast().id()) : null,
+                                filter));
     }
 
     void show(Context ctx, Who who) {
         long id = pathId(ctx);
         Store store = c.store();
         RunDetail view = store.tx(tx -> detail(tx, id, who));
-        c.templates().page(ctx, "run.jte", new Page("Run " + id + " · " + view.taskName(), "runs", who, Session.takeFlash(ctx)), view);
+        c.templates()
+                .page(
+                        ctx,
+                        "run.jte",
+                        new Page("Run " + id + " · " + view.taskName(), "runs", who, Session.takeFlash(ctx)),
+                        view);
     }
 
     private RunDetail detail(Tx tx, long id, Who who) {
         Store store = c.store();
         InstanceRow r = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
         SecretMask mask = c.mask();
-        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream().map(e -> event(e, mask)).toList();
+        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream()
+                .map(e -> event(e, mask))
+                .toList();
         List<LogLine> chunks = store.logs().read(tx, id, 0, MAX_LOG_CHUNKS);
         long lastChunk = chunks.isEmpty() ? 0 : chunks.getLast().chunkId();
         int lastAttempt = chunks.isEmpty() ? 1 : chunks.getLast().attempt();
         String team = store.teams().ownerOfRun(tx, id).map(o -> o.team()).orElse(null);
-        return new RunDetail(r.id(), r.taskName(), team, r.taskVersion(), r.state(), r.cause().wireName(), r.fireKey(),
-                Time.of(r.scheduledAt()), Time.of(r.createdAt()), Time.of(r.startedAt()), Time.of(r.finishedAt()),
-                Fmt.between(r.startedAt(), r.finishedAt()), Items.attempts(r.attempt(), r.maxAttempts()), r.group(),
-                r.executorId(), Fmt.num(r.pid()), Fmt.num(r.exitCode()), r.failureKind() == null ? null : r.failureKind().name(),
-                mask.apply(r.message()), r.requestId(), params(r), Time.of(r.readyAt()), Time.of(r.leaseExpiresAt()), r.actor(), r.nodeId(),
-                waitingReason(tx, r), chain(tx, r), events, LogText.of(chunks, 1, mask), lastChunk, lastAttempt, chunks.size() == MAX_LOG_CHUNKS,
-                !r.state().isTerminal(), approval(tx, r, who), r.state() == InstanceState.RUNNING, CANCELABLE.contains(r.state()),
-                RETRYABLE.contains(r.state()), r.state().isTerminal(), c.node().dependencies().waitingFor(tx, id),
+        return new RunDetail(
+                r.id(),
+                r.taskName(),
+                team,
+                r.taskVersion(),
+                r.state(),
+                r.cause().wireName(),
+                r.fireKey(),
+                Time.of(r.scheduledAt()),
+                Time.of(r.createdAt()),
+                Time.of(r.startedAt()),
+                Time.of(r.finishedAt()),
+                Fmt.between(r.startedAt(), r.finishedAt()),
+                Items.attempts(r.attempt(), r.maxAttempts()),
+                r.group(),
+                r.executorId(),
+                Fmt.num(r.pid()),
+                Fmt.num(r.exitCode()),
+                r.failureKind() == null ? null : r.failureKind().name(),
+                mask.apply(r.message()),
+                r.requestId(),
+                params(r),
+                Time.of(r.readyAt()),
+                Time.of(r.leaseExpiresAt()),
+                r.actor(),
+                r.nodeId(),
+                waitingReason(tx, r),
+                chain(tx, r),
+                events,
+                LogText.of(chunks, 1, mask),
+                lastChunk,
+                lastAttempt,
+                chunks.size() == MAX_LOG_CHUNKS,
+                !r.state().isTerminal(),
+                approval(tx, r, who),
+                r.state() == InstanceState.RUNNING,
+                CANCELABLE.contains(r.state()),
+                RETRYABLE.contains(r.state()),
+                r.state().isTerminal(),
+                c.node().dependencies().waitingFor(tx, id),
                 store.shards().ofInstance(tx, id).stream()
-                .map(s -> new Views.ShardItem(s.index(), s.total(), s.state().name(), s.attempt(), s.executorId(), Fmt.num(s.pid()),
-                        Fmt.num(s.exitCode()), mask.apply(s.message()), Time.of(s.startedAt()), Time.of(s.finishedAt()))).toList());
+                        .map(s -> new Views.ShardItem(
+                                s.index(),
+                                s.total(),
+                                s.state().name(),
+                                s.attempt(),
+                                s.executorId(),
+                                Fmt.num(s.pid()),
+                                Fmt.num(s.exitCode()),
+                                mask.apply(s.message()),
+                                Time.of(s.startedAt()),
+                                Time.of(s.finishedAt())))
+                        .toList());
     }
 
     /** From the root of the trigger chain to this run, following {@code parentId}. */
@@ -130,12 +202,17 @@ final class RunPages {
                     yield "no executor for group " + r.group() + " is online";
                 }
                 Instant now = tx.now();
-                yield r.readyAt() != null && r.readyAt().isAfter(now) ? "due at " + r.readyAt() : "waiting for an executor to claim it";
+                yield r.readyAt() != null && r.readyAt().isAfter(now)
+                        ? "due at " + r.readyAt()
+                        : "waiting for an executor to claim it";
             }
             case RETRYING -> "next attempt at " + r.readyAt();
-            case BLOCKED -> store.tasks().findById(tx, r.taskId())
-                    .map(t -> "waiting for a concurrency slot (maxConcurrency " + t.definition().policy().maxConcurrency() + ")")
-                    .orElse("waiting for a concurrency slot");
+            case BLOCKED ->
+                store.tasks()
+                        .findById(tx, r.taskId())
+                        .map(t -> "waiting for a concurrency slot (maxConcurrency "
+                                + t.definition().policy().maxConcurrency() + ")")
+                        .orElse("waiting for a concurrency slot");
             case WAITING_APPROVAL -> "waiting for a person to approve";
             case WAITING_DEPENDENCY -> "waiting for its dependencies (see below)";
             default -> null;
@@ -148,22 +225,37 @@ final class RunPages {
             return null;
         }
         Store store = c.store();
-        Approval approval = store.tasks().definitionAt(tx, r.taskId(), r.taskVersion()).map(d -> d.policy().approval()).orElse(null);
+        Approval approval = store.tasks()
+                .definitionAt(tx, r.taskId(), r.taskVersion())
+                .map(d -> d.policy().approval())
+                .orElse(null);
         if (approval == null) {
             // A job may ask mid-run without a gate in its policy: any operator or admin decides.
             approval = new Approval(List.of(), null, false, null);
         }
         InstanceRow preview = store.instances().previewOf(tx, r.id()).orElse(null);
-        String output = preview == null ? null : c.mask().apply(tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS)));
-        String team = store.tasks().definitionAt(tx, r.taskId(), r.taskVersion()).map(d -> d.team()).orElse(null);
+        String output =
+                preview == null ? null : c.mask().apply(tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS)));
+        String team = store.tasks()
+                .definitionAt(tx, r.taskId(), r.taskVersion())
+                .map(d -> d.team())
+                .orElse(null);
         String whyNot = null;
         if (!who.may(Permissions.required(Action.APPROVE_RUN), team) || !approval.allows(who.principal(), team)) {
             whyNot = "only " + approvers(approval) + " may decide";
         } else if (approval.fourEyes() && who.name().equals(r.actor())) {
             whyNot = "four-eyes rule: you triggered this run, someone else decides";
         }
-        return new ApprovalItem(approvers(approval), approval.fourEyes(), Time.of(r.approvalDeadline()), r.actor(),
-                preview == null ? null : preview.id(), preview == null ? null : preview.state(), output, whyNot == null, whyNot);
+        return new ApprovalItem(
+                approvers(approval),
+                approval.fourEyes(),
+                Time.of(r.approvalDeadline()),
+                r.actor(),
+                preview == null ? null : preview.id(),
+                preview == null ? null : preview.state(),
+                output,
+                whyNot == null,
+                whyNot);
     }
 
     private static String approvers(Approval a) {
@@ -179,14 +271,19 @@ final class RunPages {
     }
 
     private static EventItem event(EventRow e, SecretMask mask) {
-        String move = e.from() == null && e.to() == null ? null
+        String move = e.from() == null && e.to() == null
+                ? null
                 : (e.from() == null ? "" : e.from().name()) + " → " + (e.to() == null ? "" : e.to().name());
-        return new EventItem(e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), mask.apply(e.message()));
+        return new EventItem(
+                e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), mask.apply(e.message()));
     }
 
     private static String params(InstanceRow r) {
-        return r.params() == null || r.params().isEmpty() ? null : r.params().entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
+        return r.params() == null || r.params().isEmpty()
+                ? null
+                : r.params().entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(", "));
     }
 
     // ---- actions: the same services as the API ---------------------------------------------
@@ -306,7 +403,8 @@ final class RunPages {
                     return p;
                 }
             }
-            throw new BadRequest("since: one of " + Arrays.stream(values()).map(Period::wire).collect(Collectors.joining(", ")));
+            throw new BadRequest(
+                    "since: one of " + Arrays.stream(values()).map(Period::wire).collect(Collectors.joining(", ")));
         }
 
         static List<Option> options(Period selected) {

@@ -2,11 +2,8 @@ package dev.ax.console;
 
 import dev.ax.domain.access.Grants;
 import dev.ax.domain.access.Principal;
-import dev.ax.store.Json;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import dev.ax.domain.access.Role;
+import dev.ax.store.Json;
 import dev.ax.store.Store;
 import io.javalin.http.Context;
 import java.net.URLDecoder;
@@ -16,6 +13,9 @@ import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -35,12 +35,12 @@ public final class Session {
     public static final String CSRF_FIELD = "csrf";
     /** A cookie of a single sign-on session starts with this; any other holds an API token. */
     static final String SSO_PREFIX = "sso.";
+
     static final String FLASH_COOKIE = "ax_flash";
     private static final String FLASHED = "ax.console.flashed";
     private static final byte[] CSRF_LABEL = "ax-console-csrf-v1".getBytes(StandardCharsets.UTF_8);
 
-    private Session() {
-    }
+    private Session() {}
 
     /** A logged-in person: {@code name} is recorded as the actor of what they do; {@code principal} says what they may. */
     public record Who(Principal principal, String csrf) {
@@ -96,17 +96,22 @@ public final class Session {
 
     static Grants grantsOf(String json) {
         Map<String, Object> m = Json.readMap(json);
-        Role role = Role.ofToken(String.valueOf(m.get("role"))).filter(Role::isPersonRole).orElse(Role.VIEWER);
+        Role role = Role.ofToken(String.valueOf(m.get("role")))
+                .filter(Role::isPersonRole)
+                .orElse(Role.VIEWER);
         Map<String, Role> teams = new LinkedHashMap<>();
         if (m.get("teams") instanceof Map<?, ?> t) {
-            t.forEach((team, r) -> Role.ofToken(String.valueOf(r)).filter(Role::isPersonRole).ifPresent(v -> teams.put(String.valueOf(team), v)));
+            t.forEach((team, r) -> Role.ofToken(String.valueOf(r))
+                    .filter(Role::isPersonRole)
+                    .ifPresent(v -> teams.put(String.valueOf(team), v)));
         }
         return new Grants(role, teams, List.of());
     }
 
     static Optional<Who> lookup(Store store, String token) {
-        return store.tx(tx -> store.tokens().find(tx, token)
-                .filter(row -> row.role() != null && row.role() != Role.EXECUTOR && !row.expiredAt(tx.now())))
+        return store.tx(tx -> store.tokens()
+                        .find(tx, token)
+                        .filter(row -> row.role() != null && row.role() != Role.EXECUTOR && !row.expiredAt(tx.now())))
                 .map(row -> new Who(new Principal(row.owner(), "token:" + row.name(), row.grants()), csrf(token)));
     }
 
@@ -131,7 +136,9 @@ public final class Session {
     /** True when the form's CSRF field matches the session (compared in constant time). */
     static boolean csrfValid(Context ctx, Who who) {
         String sent = ctx.formParam(CSRF_FIELD);
-        return sent != null && MessageDigest.isEqual(sent.getBytes(StandardCharsets.UTF_8), who.csrf().getBytes(StandardCharsets.UTF_8));
+        return sent != null
+                && MessageDigest.isEqual(
+                        sent.getBytes(StandardCharsets.UTF_8), who.csrf().getBytes(StandardCharsets.UTF_8));
     }
 
     static String csrf(String token) {
@@ -147,8 +154,7 @@ public final class Session {
     // ---- flash: one message shown on the next page, after a redirect ----------------------
 
     /** A message for the next page: {@code error} false = it worked, true = it was refused. */
-    public record Flash(boolean error, String message) {
-    }
+    public record Flash(boolean error, String message) {}
 
     static void flash(Context ctx, boolean error, String message) {
         ctx.attribute(FLASHED, message);
@@ -173,7 +179,8 @@ public final class Session {
 
     /** {@code maxAge} -1 = until the browser closes, 0 = delete. Secure when the request came over HTTPS. */
     private static void setCookie(Context ctx, String name, String value, int maxAge) {
-        StringBuilder c = new StringBuilder(name).append('=').append(value).append("; Path=/; HttpOnly; SameSite=Strict");
+        StringBuilder c =
+                new StringBuilder(name).append('=').append(value).append("; Path=/; HttpOnly; SameSite=Strict");
         if (maxAge >= 0) {
             c.append("; Max-Age=").append(maxAge);
         }

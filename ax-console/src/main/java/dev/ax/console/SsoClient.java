@@ -42,16 +42,13 @@ final class SsoClient {
     private final SsoConfig config;
     private volatile Provider provider;
 
-    private record Provider(OIDCProviderMetadata metadata, IDTokenValidator validator) {
-    }
+    private record Provider(OIDCProviderMetadata metadata, IDTokenValidator validator) {}
 
     /** A sign-in sent to the provider: where the browser goes, and what the answer is checked with. */
-    record Begun(URI authorizeUri, String state, String verifier, String nonce) {
-    }
+    record Begun(URI authorizeUri, String state, String verifier, String nonce) {}
 
     /** Who signed in: the name recorded as the actor, and their groups for the role rules. */
-    record Identity(String username, List<String> groups) {
-    }
+    record Identity(String username, List<String> groups) {}
 
     /** The provider refused, or its answer did not check out; the message is for the person signing in. */
     static final class SsoException extends RuntimeException {
@@ -72,8 +69,11 @@ final class SsoClient {
         State state = new State();
         Nonce nonce = new Nonce();
         CodeVerifier verifier = new CodeVerifier();
-        URI authorize = new AuthenticationRequest.Builder(new ResponseType(ResponseType.Value.CODE),
-                new Scope(config.scopes().toArray(String[]::new)), new ClientID(config.clientId()), config.redirectUri())
+        URI authorize = new AuthenticationRequest.Builder(
+                        new ResponseType(ResponseType.Value.CODE),
+                        new Scope(config.scopes().toArray(String[]::new)),
+                        new ClientID(config.clientId()),
+                        config.redirectUri())
                 .endpointURI(provider().metadata().getAuthorizationEndpointURI())
                 .state(state)
                 .nonce(nonce)
@@ -86,21 +86,26 @@ final class SsoClient {
     /** Exchanges the code for tokens and checks the ID token; the person it names, with their groups. */
     Identity finish(String code, String verifier, String nonce) {
         Provider p = provider();
-        TokenRequest request = new TokenRequest(p.metadata().getTokenEndpointURI(),
+        TokenRequest request = new TokenRequest(
+                p.metadata().getTokenEndpointURI(),
                 new ClientSecretBasic(new ClientID(config.clientId()), new Secret(config.clientSecret())),
-                new AuthorizationCodeGrant(new AuthorizationCode(code), config.redirectUri(), new CodeVerifier(verifier)));
+                new AuthorizationCodeGrant(
+                        new AuthorizationCode(code), config.redirectUri(), new CodeVerifier(verifier)));
         TokenResponse response;
         try {
             response = OIDCTokenResponseParser.parse(request.toHTTPRequest().send());
         } catch (IOException | ParseException e) {
-            throw new SsoException("the identity provider's token endpoint did not answer as expected: " + e.getMessage(), e);
+            throw new SsoException(
+                    "the identity provider's token endpoint did not answer as expected: " + e.getMessage(), e);
         }
         if (!response.indicatesSuccess()) {
             ErrorObject error = response.toErrorResponse().getErrorObject();
             throw new SsoException("the identity provider refused the sign-in: " + error.getCode()
                     + (error.getDescription() == null ? "" : " (" + error.getDescription() + ")"));
         }
-        JWT idToken = ((OIDCTokenResponse) response.toSuccessResponse()).getOIDCTokens().getIDToken();
+        JWT idToken = ((OIDCTokenResponse) response.toSuccessResponse())
+                .getOIDCTokens()
+                .getIDToken();
         IDTokenClaimsSet claims;
         try {
             claims = p.validator().validate(idToken, new Nonce(nonce));
@@ -131,12 +136,16 @@ final class SsoClient {
         if (p == null) {
             try {
                 OIDCProviderMetadata metadata = OIDCProviderMetadata.resolve(new Issuer(config.issuer()));
-                IDTokenValidator validator = new IDTokenValidator(metadata.getIssuer(), new ClientID(config.clientId()),
-                        JWSAlgorithm.RS256, metadata.getJWKSetURI().toURL());
+                IDTokenValidator validator = new IDTokenValidator(
+                        metadata.getIssuer(),
+                        new ClientID(config.clientId()),
+                        JWSAlgorithm.RS256,
+                        metadata.getJWKSetURI().toURL());
                 p = new Provider(metadata, validator);
                 provider = p;
             } catch (GeneralException | IOException e) {
-                throw new SsoException("the identity provider " + config.issuer() + " cannot be reached: " + e.getMessage(), e);
+                throw new SsoException(
+                        "the identity provider " + config.issuer() + " cannot be reached: " + e.getMessage(), e);
             }
         }
         return p;

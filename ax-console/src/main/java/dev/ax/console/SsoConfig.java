@@ -40,18 +40,37 @@ import java.util.Set;
  * @param sessionLifetime  how long a console session lasts; default 12 hours
  * @param label            the login button's words; default "Sign in with single sign-on"
  */
-public record SsoConfig(URI issuer, String clientId, String clientSecret, URI redirectUri, List<String> scopes, String usernameClaim,
-                        String groupsClaim, List<RoleRule> roles, Role defaultRole, Duration sessionLifetime, String label) {
+public record SsoConfig(
+        URI issuer,
+        String clientId,
+        String clientSecret,
+        URI redirectUri,
+        List<String> scopes,
+        String usernameClaim,
+        String groupsClaim,
+        List<RoleRule> roles,
+        Role defaultRole,
+        Duration sessionLifetime,
+        String label) {
     public static final String CLIENT_SECRET_ENV = "AX_OIDC_CLIENT_SECRET";
     static final Duration DEFAULT_SESSION = Duration.ofHours(12);
     static final Duration MAX_SESSION = Duration.ofDays(30);
-    private static final Set<String> FIELDS = Set.of("issuer", "clientId", "clientSecret", "redirectUri", "scopes", "usernameClaim",
-            "groupsClaim", "roles", "defaultRole", "sessionLifetime", "label");
+    private static final Set<String> FIELDS = Set.of(
+            "issuer",
+            "clientId",
+            "clientSecret",
+            "redirectUri",
+            "scopes",
+            "usernameClaim",
+            "groupsClaim",
+            "roles",
+            "defaultRole",
+            "sessionLifetime",
+            "label");
     private static final Set<String> RULE_FIELDS = Set.of("group", "team", "role");
 
     /** One mapping: people in {@code group} get {@code role}, in {@code team} when it is set, else everywhere. */
-    public record RoleRule(String group, String team, Role role) {
-    }
+    public record RoleRule(String group, String team, Role role) {}
 
     public SsoConfig {
         scopes = List.copyOf(scopes);
@@ -67,18 +86,23 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
         JsonReader in = new JsonReader();
         Map<String, Object> root = json == null ? null : in.object(json, "");
         if (root == null) {
-            throw in.hasErrors() ? new ValidationException(in.errors()) : new ValidationException("", "the configuration is a JSON object");
+            throw in.hasErrors()
+                    ? new ValidationException(in.errors())
+                    : new ValidationException("", "the configuration is a JSON object");
         }
         in.rejectUnknown(root, "", FIELDS);
         URI issuer = uri(in, in.required(root, "", "issuer"), "issuer");
         String clientId = in.nonBlank(in.required(root, "", "clientId"), "clientId");
-        String secret = root.get("clientSecret") != null ? in.nonBlank(root.get("clientSecret"), "clientSecret") : envSecret;
+        String secret =
+                root.get("clientSecret") != null ? in.nonBlank(root.get("clientSecret"), "clientSecret") : envSecret;
         if (secret == null || secret.isBlank()) {
             in.error("clientSecret", "is required: in the file, or in the environment as " + CLIENT_SECRET_ENV);
         }
         URI redirect = uri(in, in.required(root, "", "redirectUri"), "redirectUri");
         if (redirect != null && !redirect.getPath().endsWith("/login/sso/callback")) {
-            in.error("redirectUri", "must be this server's /login/sso/callback, e.g. https://ax.example.com/login/sso/callback");
+            in.error(
+                    "redirectUri",
+                    "must be this server's /login/sso/callback, e.g. https://ax.example.com/login/sso/callback");
         }
         List<String> scopes = new ArrayList<>(List.of("openid", "profile", "email"));
         List<Object> extra = in.array(root.get("scopes"), "scopes");
@@ -114,7 +138,8 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        return new SsoConfig(issuer, clientId, secret, redirect, scopes, username, groups, rules, defaultRole, lifetime, label);
+        return new SsoConfig(
+                issuer, clientId, secret, redirect, scopes, username, groups, rules, defaultRole, lifetime, label);
     }
 
     /** What a person with these groups may do; empty when nothing lets them in. */
@@ -140,7 +165,11 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
 
     /** The teams the rules name, to warn about those that do not exist (yet). */
     public List<String> teamsNamed() {
-        return roles.stream().map(RoleRule::team).filter(Objects::nonNull).distinct().toList();
+        return roles.stream()
+                .map(RoleRule::team)
+                .filter(Objects::nonNull)
+                .distinct()
+                .toList();
     }
 
     private static List<RoleRule> rules(JsonReader in, Object value) {
@@ -157,7 +186,9 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
             }
             in.rejectUnknown(m, field, RULE_FIELDS);
             String group = in.nonBlank(in.required(m, field, "group"), JsonReader.path(field, "group"));
-            String team = m.get("team") == null ? null : TaskDefinitionCodec.name(in, m.get("team"), JsonReader.path(field, "team"));
+            String team = m.get("team") == null
+                    ? null
+                    : TaskDefinitionCodec.name(in, m.get("team"), JsonReader.path(field, "team"));
             Role role = role(in, in.required(m, field, "role"), JsonReader.path(field, "role"));
             if (group != null && role != null) {
                 rules.add(new RoleRule(group, team, role));
@@ -203,6 +234,7 @@ public record SsoConfig(URI issuer, String clientId, String clientSecret, URI re
     /** Never the secret: this may be logged. */
     @Override
     public String toString() {
-        return "SsoConfig[issuer=" + issuer + ", clientId=" + clientId + ", redirectUri=" + redirectUri + ", roles=" + roles.size() + "]";
+        return "SsoConfig[issuer=" + issuer + ", clientId=" + clientId + ", redirectUri=" + redirectUri + ", roles="
+                + roles.size() + "]";
     }
 }

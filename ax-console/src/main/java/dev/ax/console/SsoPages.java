@@ -64,15 +64,26 @@ final class SsoPages {
         String code = ctx.queryParam("code");
         if (error != null) {
             String description = ctx.queryParam("error_description");
-            refuse(ctx, 401, "anonymous", "the identity provider did not sign you in: " + error
-                    + (description == null ? "" : " (" + description + ")"), "/");
+            refuse(
+                    ctx,
+                    401,
+                    "anonymous",
+                    "the identity provider did not sign you in: " + error
+                            + (description == null ? "" : " (" + description + ")"),
+                    "/");
             return;
         }
         Store store = c.store();
-        Optional<PendingLogin> pending = state == null || code == null ? Optional.empty()
+        Optional<PendingLogin> pending = state == null || code == null
+                ? Optional.empty()
                 : store.tx(tx -> store.sessions().take(tx, state, PENDING_MAX_MILLIS));
         if (pending.isEmpty()) {
-            refuse(ctx, 400, "anonymous", "this sign-in was already used, took longer than ten minutes, or did not start here; start again", "/");
+            refuse(
+                    ctx,
+                    400,
+                    "anonymous",
+                    "this sign-in was already used, took longer than ten minutes, or did not start here; start again",
+                    "/");
             return;
         }
         PendingLogin p = pending.get();
@@ -84,31 +95,57 @@ final class SsoPages {
             return;
         }
         if (!Names.isPerson(who.username())) {
-            refuse(ctx, 403, "anonymous", "your name at the identity provider ('" + who.username() + "') is not one AX records;"
-                    + " set usernameClaim in --oidc-config to a plain one", p.nextPath());
+            refuse(
+                    ctx,
+                    403,
+                    "anonymous",
+                    "your name at the identity provider ('" + who.username() + "') is not one AX records;"
+                            + " set usernameClaim in --oidc-config to a plain one",
+                    p.nextPath());
             return;
         }
         Optional<Grants> grants = config.grantsFor(who.groups());
         if (grants.isEmpty()) {
-            refuse(ctx, 403, who.username(), who.username() + " has no role in AX: none of your groups ("
-                    + (who.groups().isEmpty() ? "none" : String.join(", ", who.groups())) + ") is mapped to one; ask an admin", p.nextPath());
+            refuse(
+                    ctx,
+                    403,
+                    who.username(),
+                    who.username() + " has no role in AX: none of your groups ("
+                            + (who.groups().isEmpty() ? "none" : String.join(", ", who.groups()))
+                            + ") is mapped to one; ask an admin",
+                    p.nextPath());
             return;
         }
         String id = newSessionId();
         store.tx(tx -> {
-            store.sessions().create(tx, id, who.username(), Session.grantsJson(grants.get()), config.sessionLifetime().toMillis());
+            store.sessions()
+                    .create(
+                            tx,
+                            id,
+                            who.username(),
+                            Session.grantsJson(grants.get()),
+                            config.sessionLifetime().toMillis());
             return null;
         });
         Session.loginSso(ctx, id);
-        audit(ctx, who.username(), 200, "signed in with single sign-on; groups "
-                + (who.groups().isEmpty() ? "none" : String.join(", ", who.groups())));
+        audit(
+                ctx,
+                who.username(),
+                200,
+                "signed in with single sign-on; groups "
+                        + (who.groups().isEmpty() ? "none" : String.join(", ", who.groups())));
         ctx.redirect(p.nextPath(), HttpStatus.SEE_OTHER);
     }
 
     private void refuse(Context ctx, int status, String actor, String message, String next) {
         audit(ctx, actor, status, message);
         ctx.status(status);
-        c.templates().page(ctx, "login.jte", new Page("Log in", null, null, null), new Views.Login(next, message, config.label()));
+        c.templates()
+                .page(
+                        ctx,
+                        "login.jte",
+                        new Page("Log in", null, null, null),
+                        new Views.Login(next, message, config.label()));
     }
 
     private void audit(Context ctx, String actor, int status, String message) {

@@ -25,12 +25,24 @@ final class SystemPages {
         long alive = c.executorAliveMillis();
         List<ExecutorItem> items = store.tx(tx -> {
             Instant cutoff = tx.now().minusMillis(alive);
-            return store.executors().all(tx).stream().map(e -> new ExecutorItem(e.id(), String.join(", ", e.groups()), e.host(),
-                    Fmt.num(e.pid()), e.version(), Time.of(e.startedAt()), Time.of(e.lastSeenAt()),
-                    e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff))).toList();
+            return store.executors().all(tx).stream()
+                    .map(e -> new ExecutorItem(
+                            e.id(),
+                            String.join(", ", e.groups()),
+                            e.host(),
+                            Fmt.num(e.pid()),
+                            e.version(),
+                            Time.of(e.startedAt()),
+                            Time.of(e.lastSeenAt()),
+                            e.lastSeenAt() != null && !e.lastSeenAt().isBefore(cutoff)))
+                    .toList();
         });
-        c.templates().page(ctx, "executors.jte", new Page("Executors", "executors", who, Session.takeFlash(ctx)),
-                new Views.Executors(items, alive / 1000));
+        c.templates()
+                .page(
+                        ctx,
+                        "executors.jte",
+                        new Page("Executors", "executors", who, Session.takeFlash(ctx)),
+                        new Views.Executors(items, alive / 1000));
     }
 
     void health(Context ctx, Who who) {
@@ -50,10 +62,19 @@ final class SystemPages {
         long loopErrors = c.node().loopErrors();
         try {
             Instant dbTime = c.store().tx(Tx::now);
-            long offsetMillis = offset != null ? offset.toMillis() : Duration.between(nodeTime, dbTime).toMillis();
-            return new Views.Health("ok", c.nodeId(), Time.of(nodeTime), Time.of(dbTime), offsetMillis + " ms", loopErrors, null);
+            long offsetMillis = offset != null
+                    ? offset.toMillis()
+                    : Duration.between(nodeTime, dbTime).toMillis();
+            return new Views.Health(
+                    "ok", c.nodeId(), Time.of(nodeTime), Time.of(dbTime), offsetMillis + " ms", loopErrors, null);
         } catch (RuntimeException e) {
-            return new Views.Health("unhealthy", c.nodeId(), Time.of(nodeTime), null, "—", loopErrors,
+            return new Views.Health(
+                    "unhealthy",
+                    c.nodeId(),
+                    Time.of(nodeTime),
+                    null,
+                    "—",
+                    loopErrors,
                     "database unreachable: " + e.getMessage());
         }
     }

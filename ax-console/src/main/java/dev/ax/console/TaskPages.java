@@ -1,11 +1,10 @@
 package dev.ax.console;
 
-import dev.ax.api.AuditTrail;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ax.api.AuditTrail;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
-import dev.ax.store.read.ConsoleReads.RunFilter;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.TaskDetail;
 import dev.ax.console.Views.TaskEditor;
@@ -24,6 +23,7 @@ import dev.ax.scheduler.TaskService.Saved;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.read.ConsoleReads;
+import dev.ax.store.read.ConsoleReads.RunFilter;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.util.LinkedHashMap;
@@ -53,10 +53,23 @@ final class TaskPages {
             List<TaskRow> rows = store.tasks().list(tx, after, search, PAGE_SIZE + 1);
             boolean more = rows.size() > PAGE_SIZE;
             List<TaskRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
-            Map<Long, InstanceState> last = ConsoleReads.lastStates(tx, page.stream().map(TaskRow::id).toList());
-            return new TaskList(search, page.stream().map(t -> new Views.TaskRow(t.name(), t.definition().team(), t.definition().trigger().type(),
-                    Items.schedule(t.definition().trigger()), t.definition().trigger().timezone().getId(), Time.of(t.nextFireAt()),
-                    t.paused(), last.get(t.id()), t.version())).toList(), more ? page.getLast().name() : null);
+            Map<Long, InstanceState> last =
+                    ConsoleReads.lastStates(tx, page.stream().map(TaskRow::id).toList());
+            return new TaskList(
+                    search,
+                    page.stream()
+                            .map(t -> new Views.TaskRow(
+                                    t.name(),
+                                    t.definition().team(),
+                                    t.definition().trigger().type(),
+                                    Items.schedule(t.definition().trigger()),
+                                    t.definition().trigger().timezone().getId(),
+                                    Time.of(t.nextFireAt()),
+                                    t.paused(),
+                                    last.get(t.id()),
+                                    t.version()))
+                            .toList(),
+                    more ? page.getLast().name() : null);
         });
         c.templates().page(ctx, "tasks.jte", new Page("Tasks", "tasks", who, Session.takeFlash(ctx)), view);
     }
@@ -72,21 +85,44 @@ final class TaskPages {
             if (!def.trigger().isScheduled()) {
                 note = "This task fires only by an event (POST /api/trigger) or by hand.";
             } else {
-                next = CronPreview.preview(Schedules.of(def.trigger()), tx.now(), NEXT_FIRES).stream().map(Time::of).toList();
+                next = CronPreview.preview(Schedules.of(def.trigger()), tx.now(), NEXT_FIRES).stream()
+                        .map(Time::of)
+                        .toList();
                 if (t.paused()) {
                     note = "Paused: these are the slots it would fire at; missed ones follow the misfire policy ("
                             + def.policy().misfire() + ") on resume.";
                 }
             }
-            var counts = dev.ax.api.Views.Counters.of(store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
-            return new TaskDetail(t.name(), def.team(), t.version(), t.paused(), def.trigger().type(), Items.schedule(def.trigger()),
-                    def.trigger().timezone().getId(), def.group(), Fmt.prettyJson(TaskDefinitionCodec.toJson(def)), next, note,
-                    Items.runs(ConsoleReads.runs(tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
+            var counts = dev.ax.api.Views.Counters.of(
+                    store.events().countByType(tx, t.id(), dev.ax.api.Views.Counters.TYPES));
+            return new TaskDetail(
+                    t.name(),
+                    def.team(),
+                    t.version(),
+                    t.paused(),
+                    def.trigger().type(),
+                    Items.schedule(def.trigger()),
+                    def.trigger().timezone().getId(),
+                    def.group(),
+                    Fmt.prettyJson(TaskDefinitionCodec.toJson(def)),
+                    next,
+                    note,
+                    Items.runs(ConsoleReads.runs(
+                            tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
                     store.tasks().versions(tx, name, VERSIONS).stream()
-                            .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff())).toList(),
-                    new Views.Counters(counts.overlapSkipped(), counts.queueDropped(), counts.missedCaughtUp(), counts.missedSlotEvents()),
-                    t.createdBy(), Time.of(t.createdAt()), t.updatedBy(), Time.of(t.updatedAt()),
-                    c.node().canaries().active(tx, t.id()).orElse(null), Items.paramFields(def.params()));
+                            .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff()))
+                            .toList(),
+                    new Views.Counters(
+                            counts.overlapSkipped(),
+                            counts.queueDropped(),
+                            counts.missedCaughtUp(),
+                            counts.missedSlotEvents()),
+                    t.createdBy(),
+                    Time.of(t.createdAt()),
+                    t.updatedBy(),
+                    Time.of(t.updatedAt()),
+                    c.node().canaries().active(tx, t.id()).orElse(null),
+                    Items.paramFields(def.params()));
         });
         c.templates().page(ctx, "task.jte", new Page(name, "tasks", who, Session.takeFlash(ctx)), view);
     }
@@ -97,8 +133,13 @@ final class TaskPages {
     void newForm(Context ctx, Who who) {
         Access.requireSomeTeam(who, Action.CREATE_TASK);
         var role = Permissions.required(Action.CREATE_TASK);
-        String team = who.may(role, null) ? null : who.principal().grants().teams().entrySet().stream()
-                .filter(e -> role.admits(e.getValue())).map(Map.Entry::getKey).findFirst().orElse(null);
+        String team = who.may(role, null)
+                ? null
+                : who.principal().grants().teams().entrySet().stream()
+                        .filter(e -> role.admits(e.getValue()))
+                        .map(Map.Entry::getKey)
+                        .findFirst()
+                        .orElse(null);
         editor(ctx, who, 200, new TaskEditor(null, team == null ? TEMPLATE : inTeam(team), List.of(), List.of()));
     }
 
@@ -115,7 +156,11 @@ final class TaskPages {
         } catch (ValidationException e) {
             editor(ctx, who, 400, new TaskEditor(null, text, e.errors(), List.of()));
         } catch (ConflictException e) {
-            editor(ctx, who, 409, new TaskEditor(null, text, List.of(new FieldError("taskName", e.getMessage())), List.of()));
+            editor(
+                    ctx,
+                    who,
+                    409,
+                    new TaskEditor(null, text, List.of(new FieldError("taskName", e.getMessage())), List.of()));
         }
     }
 
@@ -123,8 +168,13 @@ final class TaskPages {
         String name = ctx.pathParam("name");
         TaskRow t = find(name);
         // Before the draft exists, the task's own team is the one that counts.
-        Access.require(who, Action.EDIT_TASK, Optional.of(Access.teamsOf(t.definition().team())));
-        editor(ctx, who, 200, new TaskEditor(name, Fmt.prettyJson(TaskDefinitionCodec.toJson(t.definition())), List.of(), List.of()));
+        Access.require(
+                who, Action.EDIT_TASK, Optional.of(Access.teamsOf(t.definition().team())));
+        editor(
+                ctx,
+                who,
+                200,
+                new TaskEditor(name, Fmt.prettyJson(TaskDefinitionCodec.toJson(t.definition())), List.of(), List.of()));
     }
 
     void update(Context ctx, Who who) {
@@ -143,8 +193,10 @@ final class TaskPages {
     private void recordVersion(Context ctx, TaskRow task) {
         AuditTrail.note(ctx, "version " + task.version());
         Store store = c.store();
-        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream().findFirst()
-                .filter(v -> v.version() == task.version()).ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
+        store.tx(tx -> store.tasks().versions(tx, task.name(), 1)).stream()
+                .findFirst()
+                .filter(v -> v.version() == task.version())
+                .ifPresent(v -> AuditTrail.diff(ctx, v.diff()));
     }
 
     /**
@@ -155,7 +207,8 @@ final class TaskPages {
         String name = ctx.pathParamMap().get("name");
         if (name == null) {
             try {
-                if (parse(ctx.formParam("definition")) instanceof Map<?, ?> m && m.get("taskName") instanceof String drafted) {
+                if (parse(ctx.formParam("definition")) instanceof Map<?, ?> m
+                        && m.get("taskName") instanceof String drafted) {
                     AuditTrail.target(ctx, "task:" + drafted);
                 }
             } catch (ValidationException e) {
@@ -163,19 +216,32 @@ final class TaskPages {
             }
         }
         AuditTrail.note(ctx, refused.getMessage());
-        editor(ctx, who, 403, new TaskEditor(name, ctx.formParam("definition"), List.of(new FieldError("team", refused.getMessage())),
-                List.of()));
+        editor(
+                ctx,
+                who,
+                403,
+                new TaskEditor(
+                        name,
+                        ctx.formParam("definition"),
+                        List.of(new FieldError("team", refused.getMessage())),
+                        List.of()));
     }
 
     private void saved(Context ctx, Saved saved, String what) {
-        Session.flash(ctx, false, what + (saved.warnings().isEmpty() ? "" : "; note: " + String.join("; ", saved.warnings())));
+        Session.flash(
+                ctx,
+                false,
+                what + (saved.warnings().isEmpty() ? "" : "; note: " + String.join("; ", saved.warnings())));
         ctx.redirect("/tasks/" + saved.task().name(), HttpStatus.SEE_OTHER);
     }
 
     private void editor(Context ctx, Who who, int status, TaskEditor view) {
         ctx.status(status);
         String title = view.isNew() ? "New task" : "Edit " + view.name();
-        TaskEditor shown = view.isNew() ? view : view.withTeam(Access.ofTask(c, view.name()).map(t -> t.getFirst()).orElse(null));
+        TaskEditor shown = view.isNew()
+                ? view
+                : view.withTeam(
+                        Access.ofTask(c, view.name()).map(t -> t.getFirst()).orElse(null));
         c.templates().page(ctx, "editor.jte", new Page(title, "tasks", who, Session.takeFlash(ctx)), shown);
     }
 
@@ -187,8 +253,13 @@ final class TaskPages {
         try {
             return JSON.readValue(text, Object.class);
         } catch (JsonProcessingException e) {
-            throw new ValidationException("", "malformed JSON: " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+            throw new ValidationException(
+                    "",
+                    "malformed JSON: " + e.getOriginalMessage()
+                            + (e.getLocation() == null
+                                    ? ""
+                                    : " at line " + e.getLocation().getLineNr() + ", column "
+                                            + e.getLocation().getColumnNr()));
         }
     }
 
@@ -196,7 +267,10 @@ final class TaskPages {
 
     void confirmDelete(Context ctx, Who who) {
         TaskRow t = find(ctx.pathParam("name"));
-        Access.require(who, Action.DELETE_TASK, Optional.of(Access.teamsOf(t.definition().team())));
+        Access.require(
+                who,
+                Action.DELETE_TASK,
+                Optional.of(Access.teamsOf(t.definition().team())));
         String name = t.name();
         c.templates().page(ctx, "delete.jte", new Page("Delete " + name, "tasks", who, Session.takeFlash(ctx)), name);
     }
@@ -204,7 +278,8 @@ final class TaskPages {
     void delete(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         c.node().tasks().delete(name, who.name());
-        Session.flash(ctx, false, "deleted " + name + "; its waiting runs were canceled, its history stays in the audit log");
+        Session.flash(
+                ctx, false, "deleted " + name + "; its waiting runs were canceled, its history stays in the audit log");
         ctx.redirect("/tasks", HttpStatus.SEE_OTHER);
     }
 
@@ -214,8 +289,10 @@ final class TaskPages {
      */
     void trigger(Context ctx, Who who) {
         String name = ctx.pathParam("name");
-        Map<String, Object> params = ctx.formParamMap().keySet().stream().anyMatch(k -> k.startsWith(PARAM_FIELD_PREFIX))
-                ? declaredParams(ctx) : params(ctx.formParam("params"));
+        Map<String, Object> params =
+                ctx.formParamMap().keySet().stream().anyMatch(k -> k.startsWith(PARAM_FIELD_PREFIX))
+                        ? declaredParams(ctx)
+                        : params(ctx.formParam("params"));
         long id = c.node().tasks().trigger(name, params, Cause.MANUAL, who.name());
         Session.flash(ctx, false, "triggered " + name + ": run " + id);
         ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
@@ -240,7 +317,10 @@ final class TaskPages {
         String name = ctx.pathParam("name");
         String text = ctx.formParam("definition");
         try {
-            long id = c.node().testRuns().run(name, parse(text), Map.of(), who.name()).instanceId();
+            long id = c.node()
+                    .testRuns()
+                    .run(name, parse(text), Map.of(), who.name())
+                    .instanceId();
             Session.flash(ctx, false, "test run " + id + " of the draft; nothing was saved");
             ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
         } catch (ValidationException e) {
@@ -269,11 +349,19 @@ final class TaskPages {
     private static Map<String, Object> declaredParams(Context ctx) {
         Map<String, Object> out = new LinkedHashMap<>();
         ctx.formParamMap().forEach((key, values) -> {
-            if (key.startsWith(PARAM_FIELD_PREFIX) && !values.isEmpty() && !values.getFirst().isBlank()) {
+            if (key.startsWith(PARAM_FIELD_PREFIX)
+                    && !values.isEmpty()
+                    && !values.getFirst().isBlank()) {
                 String value = values.getFirst();
                 boolean list = "true".equals(ctx.formParam("list." + key.substring(PARAM_FIELD_PREFIX.length())));
-                out.put(key.substring(PARAM_FIELD_PREFIX.length()), list
-                        ? value.lines().map(String::strip).filter(l -> !l.isEmpty()).toList() : value.strip());
+                out.put(
+                        key.substring(PARAM_FIELD_PREFIX.length()),
+                        list
+                                ? value.lines()
+                                        .map(String::strip)
+                                        .filter(l -> !l.isEmpty())
+                                        .toList()
+                                : value.strip());
             }
         });
         return out;
@@ -302,7 +390,8 @@ final class TaskPages {
 
     private TaskRow find(String name) {
         Store store = c.store();
-        return store.tx(tx -> store.tasks().find(tx, name)).orElseThrow(() -> new NotFoundException("no task named " + name));
+        return store.tx(tx -> store.tasks().find(tx, name))
+                .orElseThrow(() -> new NotFoundException("no task named " + name));
     }
 
     private static String blankToNull(String s) {

@@ -48,7 +48,8 @@ final class TeamPages {
             TeamRow t = c.node().teams().create(body, who.name());
             AuditTrail.target(ctx, "team:" + t.name());
             AuditTrail.team(ctx, t.name());
-            Session.flash(ctx, false, "created team " + t.name() + "; a task joins it with \"team\": \"" + t.name() + "\"");
+            Session.flash(
+                    ctx, false, "created team " + t.name() + "; a task joins it with \"team\": \"" + t.name() + "\"");
             ctx.redirect("/teams/" + t.name(), HttpStatus.SEE_OTHER);
         } catch (ValidationException e) {
             AuditTrail.note(ctx, e.getMessage());
@@ -70,8 +71,14 @@ final class TeamPages {
                     members.add(new MemberItem(token.name(), token.owner(), role.wireName()));
                 }
             }
-            return new TeamDetail(t.name(), t.description(), t.createdBy(), Time.of(t.createdAt()), store.teams().tasksOf(tx, t.name()),
-                    store.teams().workflowsOf(tx, t.name()), members);
+            return new TeamDetail(
+                    t.name(),
+                    t.description(),
+                    t.createdBy(),
+                    Time.of(t.createdAt()),
+                    store.teams().tasksOf(tx, t.name()),
+                    store.teams().workflowsOf(tx, t.name()),
+                    members);
         });
         c.templates().page(ctx, "team.jte", new Page("Team " + t.name(), "teams", who, Session.takeFlash(ctx)), view);
     }
@@ -87,10 +94,15 @@ final class TeamPages {
 
     private void render(Context ctx, Who who, int status, String name, String description, List<FieldError> errors) {
         List<TeamItem> items = c.node().teams().list().stream()
-                .map(t -> new TeamItem(t.name(), t.description(), t.createdBy(), Time.of(t.createdAt()))).toList();
+                .map(t -> new TeamItem(t.name(), t.description(), t.createdBy(), Time.of(t.createdAt())))
+                .toList();
         ctx.status(status);
-        c.templates().page(ctx, "teams.jte", new Page("Teams", "teams", who, Session.takeFlash(ctx)),
-                new Teams(items, name, description, errors));
+        c.templates()
+                .page(
+                        ctx,
+                        "teams.jte",
+                        new Page("Teams", "teams", who, Session.takeFlash(ctx)),
+                        new Teams(items, name, description, errors));
     }
 
     private static String field(Context ctx, String name) {

@@ -48,14 +48,25 @@ final class TokenPages {
 
     void mine(Context ctx, Who who) {
         Instant now = c.clock().now();
-        List<TokenItem> items = c.node().tokens().list(who.name()).stream().map(t -> item(t, who, now)).toList();
-        c.templates().page(ctx, "mytokens.jte", new Page("My tokens", "my-tokens", who, Session.takeFlash(ctx)),
-                new Views.Tokens(items, null, List.of(), List.of(), List.of(), null));
+        List<TokenItem> items = c.node().tokens().list(who.name()).stream()
+                .map(t -> item(t, who, now))
+                .toList();
+        c.templates()
+                .page(
+                        ctx,
+                        "mytokens.jte",
+                        new Page("My tokens", "my-tokens", who, Session.takeFlash(ctx)),
+                        new Views.Tokens(items, null, List.of(), List.of(), List.of(), null));
     }
 
     void create(Context ctx, Who who) {
-        TokenForm form = new TokenForm(field(ctx, "name"), field(ctx, "owner"), field(ctx, "role"), field(ctx, "teams"),
-                field(ctx, "groups"), field(ctx, "expiresIn"));
+        TokenForm form = new TokenForm(
+                field(ctx, "name"),
+                field(ctx, "owner"),
+                field(ctx, "role"),
+                field(ctx, "teams"),
+                field(ctx, "groups"),
+                field(ctx, "expiresIn"));
         Made made;
         try {
             made = c.node().tokens().create(request(form), who.name());
@@ -72,7 +83,9 @@ final class TokenPages {
         String grants = row.grants().describe();
         AuditTrail.target(ctx, "token:" + row.name());
         // What the API notes for the same; the token itself never reaches the entry.
-        AuditTrail.note(ctx, "for " + row.owner() + ": " + grants + (row.expiresAt() == null ? "" : "; expires " + row.expiresAt()));
+        AuditTrail.note(
+                ctx,
+                "for " + row.owner() + ": " + grants + (row.expiresAt() == null ? "" : "; expires " + row.expiresAt()));
         render(ctx, who, 200, TokenForm.EMPTY, List.of(), new MadeToken(row.name(), row.owner(), grants, made.token()));
     }
 
@@ -88,28 +101,49 @@ final class TokenPages {
         }
         TokenRow revoked = c.node().tokens().revoke(name, who.name());
         boolean own = who.principal().via().equals("token:" + name);
-        Session.flash(ctx, false, "revoked " + revoked.owner() + "'s token " + name
-                + (own ? "; you were logged in with it, so you are logged out" : ""));
+        Session.flash(
+                ctx,
+                false,
+                "revoked " + revoked.owner() + "'s token " + name
+                        + (own ? "; you were logged in with it, so you are logged out" : ""));
         ctx.redirect(Console.localPath(ctx.formParam("back"), "/my-tokens"), HttpStatus.SEE_OTHER);
     }
 
     private void render(Context ctx, Who who, int status, TokenForm form, List<FieldError> errors, MadeToken made) {
         Instant now = c.clock().now();
-        List<TokenItem> items = c.node().tokens().list(null).stream().map(t -> item(t, who, now)).toList();
-        List<Option> roles = ROLES.stream().map(r -> new Option(r, r, r.equals(form.role()))).toList();
+        List<TokenItem> items = c.node().tokens().list(null).stream()
+                .map(t -> item(t, who, now))
+                .toList();
+        List<Option> roles =
+                ROLES.stream().map(r -> new Option(r, r, r.equals(form.role()))).toList();
         List<Option> lifetimes = LIFETIMES.entrySet().stream()
-                .map(e -> new Option(e.getKey(), e.getValue(), e.getKey().equals(form.expiresIn()))).toList();
+                .map(e -> new Option(e.getKey(), e.getValue(), e.getKey().equals(form.expiresIn())))
+                .toList();
         ctx.status(status);
-        c.templates().page(ctx, "tokens.jte", new Page("Tokens", "tokens", who, Session.takeFlash(ctx)),
-                new Views.Tokens(items, form, roles, lifetimes, errors, made));
+        c.templates()
+                .page(
+                        ctx,
+                        "tokens.jte",
+                        new Page("Tokens", "tokens", who, Session.takeFlash(ctx)),
+                        new Views.Tokens(items, form, roles, lifetimes, errors, made));
     }
 
     private static TokenItem item(TokenRow t, Who who, Instant now) {
-        String teams = t.teams().entrySet().stream().map(e -> e.getValue().wireName() + " in " + e.getKey())
+        String teams = t.teams().entrySet().stream()
+                .map(e -> e.getValue().wireName() + " in " + e.getKey())
                 .collect(Collectors.joining(", "));
-        return new TokenItem(t.name(), t.owner(), t.role() == null ? "unknown" : t.role().wireName(), teams,
-                String.join(", ", t.groups()), t.createdBy(), Time.of(t.createdAt()), Time.of(t.expiresAt()), t.expiredAt(now),
-                Time.of(t.lastUsedAt()), who.principal().via().equals("token:" + t.name()));
+        return new TokenItem(
+                t.name(),
+                t.owner(),
+                t.role() == null ? "unknown" : t.role().wireName(),
+                teams,
+                String.join(", ", t.groups()),
+                t.createdBy(),
+                Time.of(t.createdAt()),
+                Time.of(t.expiresAt()),
+                t.expiredAt(now),
+                Time.of(t.lastUsedAt()),
+                who.principal().via().equals("token:" + t.name()));
     }
 
     /**
@@ -141,7 +175,9 @@ final class TokenPages {
         if (!teams.isEmpty()) {
             body.put("teams", teams);
         }
-        List<String> groups = Arrays.stream(f.groups().split("[,\\s]+")).filter(g -> !g.isBlank()).toList();
+        List<String> groups = Arrays.stream(f.groups().split("[,\\s]+"))
+                .filter(g -> !g.isBlank())
+                .toList();
         if (!groups.isEmpty()) {
             body.put("groups", groups);
         }

@@ -12,61 +12,108 @@ import java.util.List;
  * so that a template only lays out and never computes.
  */
 public final class Views {
-    private Views() {
-    }
+    private Views() {}
 
     /** One run as a row of a table. */
-    public record RunItem(long id, String taskName, InstanceState state, String cause, String attempts, Time scheduled,
-                          Time created, Time finished, String duration, String executor, String exitCode) {
-    }
+    public record RunItem(
+            long id,
+            String taskName,
+            InstanceState state,
+            String cause,
+            String attempts,
+            Time scheduled,
+            Time created,
+            Time finished,
+            String duration,
+            String executor,
+            String exitCode) {}
 
-    public record Count(String label, long n, String css) {
-    }
+    public record Count(String label, long n, String css) {}
 
-    public record Bar(int x, int y, int height, int failedY, int failedHeight, String title, String label) {
-    }
+    public record Bar(int x, int y, int height, int failedY, int failedHeight, String title, String label) {}
 
     /** The runs-per-hour chart, laid out in SVG units; {@code lagPoints} is a polyline of the worst fire lag per hour. */
-    public record Chart(int width, int height, int barWidth, long max, List<Bar> bars, String lagPoints, String maxLag) {
-    }
+    public record Chart(
+            int width, int height, int barWidth, long max, List<Bar> bars, String lagPoints, String maxLag) {}
 
-    public record Dashboard(int windowHours, long total, List<Count> outcomes, long runningCount, List<RunItem> running,
-                            long waitingCount, List<RunItem> waiting, List<RunItem> failed, long ready, long blocked,
-                            long retrying, int executorsOnline, int executorsTotal, Health health, Chart chart) {
-    }
+    public record Dashboard(
+            int windowHours,
+            long total,
+            List<Count> outcomes,
+            long runningCount,
+            List<RunItem> running,
+            long waitingCount,
+            List<RunItem> waiting,
+            List<RunItem> failed,
+            long ready,
+            long blocked,
+            long retrying,
+            int executorsOnline,
+            int executorsTotal,
+            Health health,
+            Chart chart) {}
 
-    public record TaskRow(String name, String team, String triggerType, String schedule, String timezone, Time nextFire, boolean paused,
-                          InstanceState lastState, int version) {
-    }
+    public record TaskRow(
+            String name,
+            String team,
+            String triggerType,
+            String schedule,
+            String timezone,
+            Time nextFire,
+            boolean paused,
+            InstanceState lastState,
+            int version) {}
 
-    public record TaskList(String search, List<TaskRow> rows, String next) {
-    }
+    public record TaskList(String search, List<TaskRow> rows, String next) {}
 
-    public record DiffItem(String path, String from, String to) {
-    }
+    public record DiffItem(String path, String from, String to) {}
 
-    public record VersionItem(String taskName, int version, String change, String actor, Time at, List<DiffItem> diff) {
-    }
+    public record VersionItem(
+            String taskName, int version, String change, String actor, Time at, List<DiffItem> diff) {}
 
-    public record Counters(long overlapSkipped, long queueDropped, long missedCaughtUp, long missedSlotEvents) {
-    }
+    public record Counters(long overlapSkipped, long queueDropped, long missedCaughtUp, long missedSlotEvents) {}
 
     /**
      * @param params the trigger form's fields, one per declared parameter; empty when the task declares none
      *               (the form then takes {@code key=value} lines)
      */
-    public record TaskDetail(String name, String team, int version, boolean paused, String triggerType, String schedule, String timezone,
-                             String group, String definition, List<Time> nextFires, String previewNote, List<RunItem> runs,
-                             List<VersionItem> versions, Counters counters, String createdBy, Time createdAt,
-                             String updatedBy, Time updatedAt, Canaries.Status canary, List<ParamField> params) {
-    }
+    public record TaskDetail(
+            String name,
+            String team,
+            int version,
+            boolean paused,
+            String triggerType,
+            String schedule,
+            String timezone,
+            String group,
+            String definition,
+            List<Time> nextFires,
+            String previewNote,
+            List<RunItem> runs,
+            List<VersionItem> versions,
+            Counters counters,
+            String createdBy,
+            Time createdAt,
+            String updatedBy,
+            Time updatedAt,
+            Canaries.Status canary,
+            List<ParamField> params) {}
 
     /**
      * One declared parameter as a field of the trigger form. {@code options} non-empty: a select; {@code multiline}: a
      * list, one value per line; otherwise an input of {@code inputType} (date, number, text).
      */
-    public record ParamField(String name, String inputType, boolean required, String value, List<String> options,
-                             String description, String min, String max, String step, boolean multiline) {
+    public record ParamField(
+            String name,
+            String inputType,
+            boolean required,
+            String value,
+            List<String> options,
+            String description,
+            String min,
+            String max,
+            String step,
+            boolean multiline) {
         /** The form field's name: a prefix keeps it apart from the form's own fields. */
         public String field() {
             return TaskPages.PARAM_FIELD_PREFIX + name;
@@ -89,56 +136,119 @@ public final class Views {
         }
     }
 
-    public record Option(String value, String label, boolean selected) {
-    }
+    public record Option(String value, String label, boolean selected) {}
 
-    public record RunList(String task, List<Option> states, List<Option> causes, List<Option> periods, List<RunItem> rows, String next,
-                          String filterQuery) {
-    }
+    public record RunList(
+            String task,
+            List<Option> states,
+            List<Option> causes,
+            List<Option> periods,
+            List<RunItem> rows,
+            String next,
+            String filterQuery) {}
 
-    public record ChainItem(long id, String cause, String actor, boolean current) {
-    }
+    public record ChainItem(long id, String cause, String actor, boolean current) {}
 
-    public record EventItem(long id, String type, String move, Integer attempt, String actor, Time at, String message) {
-    }
+    public record EventItem(
+            long id, String type, String move, Integer attempt, String actor, Time at, String message) {}
 
     /** An approval request: who may decide, until when, and what the preview printed. */
-    public record ApprovalItem(String approvers, boolean fourEyes, Time deadline, String requestedBy, Long previewId,
-                               InstanceState previewState, String previewOutput, boolean mayDecide, String whyNot) {
-    }
+    public record ApprovalItem(
+            String approvers,
+            boolean fourEyes,
+            Time deadline,
+            String requestedBy,
+            Long previewId,
+            InstanceState previewState,
+            String previewOutput,
+            boolean mayDecide,
+            String whyNot) {}
 
-    public record RunDetail(long id, String taskName, String team, int taskVersion, InstanceState state, String cause, String fireKey,
-                            Time scheduled, Time created, Time started, Time finished, String duration, String attempts,
-                            String group, String executor, String pid, String exitCode, String failureKind, String message,
-                            String requestId, String params, Time readyAt, Time leaseExpires, String actor, String nodeId,
-                            String waitingReason, List<ChainItem> chain, List<EventItem> events, List<LogItem> log,
-                            long lastChunkId, int logAttempt, boolean logCut, boolean live, ApprovalItem approval, boolean canTerminate,
-                            boolean canCancel, boolean canRetry, boolean canRerun,
-                            List<Dependencies.WaitingFor> waitingFor, List<ShardItem> shards) {
-    }
+    public record RunDetail(
+            long id,
+            String taskName,
+            String team,
+            int taskVersion,
+            InstanceState state,
+            String cause,
+            String fireKey,
+            Time scheduled,
+            Time created,
+            Time started,
+            Time finished,
+            String duration,
+            String attempts,
+            String group,
+            String executor,
+            String pid,
+            String exitCode,
+            String failureKind,
+            String message,
+            String requestId,
+            String params,
+            Time readyAt,
+            Time leaseExpires,
+            String actor,
+            String nodeId,
+            String waitingReason,
+            List<ChainItem> chain,
+            List<EventItem> events,
+            List<LogItem> log,
+            long lastChunkId,
+            int logAttempt,
+            boolean logCut,
+            boolean live,
+            ApprovalItem approval,
+            boolean canTerminate,
+            boolean canCancel,
+            boolean canRetry,
+            boolean canRerun,
+            List<Dependencies.WaitingFor> waitingFor,
+            List<ShardItem> shards) {}
 
     /** One shard of a sharded run (policy.sharding), for the run page's shard table. */
-    public record ShardItem(int index, int total, String state, int attempt, String executor, String pid, String exitCode,
-                            String message, Time started, Time finished) {
-    }
+    public record ShardItem(
+            int index,
+            int total,
+            String state,
+            int attempt,
+            String executor,
+            String pid,
+            String exitCode,
+            String message,
+            Time started,
+            Time finished) {}
 
     /** A piece of a run's output: {@code css} tells stdout, stderr and the line that starts an attempt apart. */
-    public record LogItem(String css, String text) {
-    }
+    public record LogItem(String css, String text) {}
 
-    public record ExecutorItem(String id, String groups, String host, String pid, String version, Time started,
-                               Time lastSeen, boolean online) {
-    }
+    public record ExecutorItem(
+            String id,
+            String groups,
+            String host,
+            String pid,
+            String version,
+            Time started,
+            Time lastSeen,
+            boolean online) {}
 
-    public record Executors(List<ExecutorItem> items, long aliveSeconds) {
-    }
+    public record Executors(List<ExecutorItem> items, long aliveSeconds) {}
 
     // ---- tokens, teams, the audit log ---------------------------------------------------------
 
     /** A token as the lists show it: never its value. {@code current}: the token the person looking is logged in with. */
-    public record TokenItem(String name, String owner, String role, String teams, String groups, String createdBy, Time created,
-                            Time expires, boolean expired, Time lastUsed, boolean current) {
-    }
+    public record TokenItem(
+            String name,
+            String owner,
+            String role,
+            String teams,
+            String groups,
+            String createdBy,
+            Time created,
+            Time expires,
+            boolean expired,
+            Time lastUsed,
+            boolean current) {}
 
     /** The new-token form's fields as they were sent, to show again with what was wrong. */
     public record TokenForm(String name, String owner, String role, String teams, String groups, String expiresIn) {
@@ -146,48 +256,75 @@ public final class Views {
     }
 
     /** A token just made: shown on this one answer and never again. */
-    public record MadeToken(String name, String owner, String grants, String token) {
-    }
+    public record MadeToken(String name, String owner, String grants, String token) {}
 
     /**
      * The Tokens page (every token, the form) or My tokens ({@code form} null).
      *
      * @param made the token just made, or null
      */
-    public record Tokens(List<TokenItem> items, TokenForm form, List<Option> roles, List<Option> lifetimes, List<FieldError> errors,
-                         MadeToken made) {
-    }
+    public record Tokens(
+            List<TokenItem> items,
+            TokenForm form,
+            List<Option> roles,
+            List<Option> lifetimes,
+            List<FieldError> errors,
+            MadeToken made) {}
 
-    public record TeamItem(String name, String description, String createdBy, Time created) {
-    }
+    public record TeamItem(String name, String description, String createdBy, Time created) {}
 
-    public record Teams(List<TeamItem> items, String name, String description, List<FieldError> errors) {
-    }
+    public record Teams(List<TeamItem> items, String name, String description, List<FieldError> errors) {}
 
     /** A token with a role in a team: the team's members. */
-    public record MemberItem(String token, String owner, String role) {
-    }
+    public record MemberItem(String token, String owner, String role) {}
 
-    public record TeamDetail(String name, String description, String createdBy, Time created, List<String> tasks,
-                             List<String> workflows, List<MemberItem> members) {
-    }
+    public record TeamDetail(
+            String name,
+            String description,
+            String createdBy,
+            Time created,
+            List<String> tasks,
+            List<String> workflows,
+            List<MemberItem> members) {}
 
     /** One audit entry; {@code href} is the target's page, when it has one. */
-    public record AuditItem(long id, Time at, String actor, String via, String team, String address, String action, String target,
-                            String href, String outcome, int status, String message, List<DiffItem> diff) {
-    }
+    public record AuditItem(
+            long id,
+            Time at,
+            String actor,
+            String via,
+            String team,
+            String address,
+            String action,
+            String target,
+            String href,
+            String outcome,
+            int status,
+            String message,
+            List<DiffItem> diff) {}
 
     /**
      * The audit log page: the filters as sent; {@code teams} non-empty: the only teams this person may read (a team's
      * admin), offered as a choice; {@code older} the query string of the next page, or null.
      */
-    public record AuditLog(String actor, String team, String target, String from, String to, List<Option> teams,
-                           List<AuditItem> items, String older) {
-    }
+    public record AuditLog(
+            String actor,
+            String team,
+            String target,
+            String from,
+            String to,
+            List<Option> teams,
+            List<AuditItem> items,
+            String older) {}
 
-    public record Health(String status, String nodeId, Time nodeTime, Time dbTime, String offsetMillis, long loopErrors,
-                         String error) {
-    }
+    public record Health(
+            String status,
+            String nodeId,
+            Time nodeTime,
+            Time dbTime,
+            String offsetMillis,
+            long loopErrors,
+            String error) {}
 
     /** @param sso the single sign-on button's words, or null when the server has none */
     public record Login(String next, String error, String sso) {
@@ -196,6 +333,5 @@ public final class Views {
         }
     }
 
-    public record ErrorPage(int status, String title, String message) {
-    }
+    public record ErrorPage(int status, String title, String message) {}
 }

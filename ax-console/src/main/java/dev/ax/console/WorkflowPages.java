@@ -36,14 +36,19 @@ public final class WorkflowPages {
         this.c = c;
     }
 
-    public record WorkflowItem(String name, String team, String trigger, int nodes, int version, Time nextFire) {
-    }
+    public record WorkflowItem(String name, String team, String trigger, int nodes, int version, Time nextFire) {}
 
-    public record RunItem(long id, String workflow, String state, String css, String cause, String date, Time created, Time finished) {
-    }
+    public record RunItem(
+            long id,
+            String workflow,
+            String state,
+            String css,
+            String cause,
+            String date,
+            Time created,
+            Time finished) {}
 
-    public record WorkflowList(List<WorkflowItem> workflows, List<RunItem> runs) {
-    }
+    public record WorkflowList(List<WorkflowItem> workflows, List<RunItem> runs) {}
 
     public record Box(String name, String label, String state, String css, int x, int y, String href) {
         public int w() {
@@ -67,47 +72,110 @@ public final class WorkflowPages {
         }
     }
 
-    public record Graph(int width, int height, List<Box> boxes, List<String> edges) {
-    }
+    public record Graph(int width, int height, List<Box> boxes, List<String> edges) {}
 
-    public record NodeItem(String name, String task, String rule, String state, String css, Long instanceId, int attempts,
-                           String upstream, String reason) {
-    }
+    public record NodeItem(
+            String name,
+            String task,
+            String rule,
+            String state,
+            String css,
+            Long instanceId,
+            int attempts,
+            String upstream,
+            String reason) {}
 
-    public record EventItem(String type, Time at, String actor, String message) {
-    }
+    public record EventItem(String type, Time at, String actor, String message) {}
 
-    public record RunPage(RunItem run, String team, long version, String params, Graph graph, List<NodeItem> nodes, Map<String, Integer> instances,
-                          List<EventItem> events, boolean canRerun) {
-    }
+    public record RunPage(
+            RunItem run,
+            String team,
+            long version,
+            String params,
+            Graph graph,
+            List<NodeItem> nodes,
+            Map<String, Integer> instances,
+            List<EventItem> events,
+            boolean canRerun) {}
 
     void list(Context ctx, Who who) {
         WorkflowService s = c.node().workflows().service();
-        List<WorkflowItem> workflows = s.list(null, 500).stream().map(w -> new WorkflowItem(w.row().name(), w.definition().team(), trigger(w.definition().trigger()),
-                w.definition().nodes().size(), w.row().version(), Time.of(w.row().nextFireAt()))).toList();
-        List<RunItem> runs = s.runs(ctx.queryParam("workflow"), Long.MAX_VALUE, RECENT_RUNS).stream().map(r -> item(r, null)).toList();
-        c.templates().page(ctx, "workflows.jte", new Page("Workflows", "workflows", who, Session.takeFlash(ctx)), new WorkflowList(workflows, runs));
+        List<WorkflowItem> workflows = s.list(null, 500).stream()
+                .map(w -> new WorkflowItem(
+                        w.row().name(),
+                        w.definition().team(),
+                        trigger(w.definition().trigger()),
+                        w.definition().nodes().size(),
+                        w.row().version(),
+                        Time.of(w.row().nextFireAt())))
+                .toList();
+        List<RunItem> runs = s.runs(ctx.queryParam("workflow"), Long.MAX_VALUE, RECENT_RUNS).stream()
+                .map(r -> item(r, null))
+                .toList();
+        c.templates()
+                .page(
+                        ctx,
+                        "workflows.jte",
+                        new Page("Workflows", "workflows", who, Session.takeFlash(ctx)),
+                        new WorkflowList(workflows, runs));
     }
 
     void show(Context ctx, Who who) {
         RunView v = c.node().workflows().service().run(RunPages.pathId(ctx));
-        List<NodeItem> nodes = v.nodes().stream().map(n -> new NodeItem(n.name(), n.task(), n.triggerRule(), n.state().name(), css(n.state().name()),
-                n.instanceId(), n.attempts(), String.join(", ", n.upstream()), c.mask().apply(n.message()))).toList();
+        List<NodeItem> nodes = v.nodes().stream()
+                .map(n -> new NodeItem(
+                        n.name(),
+                        n.task(),
+                        n.triggerRule(),
+                        n.state().name(),
+                        css(n.state().name()),
+                        n.instanceId(),
+                        n.attempts(),
+                        String.join(", ", n.upstream()),
+                        c.mask().apply(n.message())))
+                .toList();
         List<EventItem> events = v.events().stream()
-                .map(e -> new EventItem(e.type().name(), Time.of(e.at()), e.actor(), c.mask().apply(e.message()))).toList();
+                .map(e -> new EventItem(
+                        e.type().name(), Time.of(e.at()), e.actor(), c.mask().apply(e.message())))
+                .toList();
         // The team whose grants count for the rerun button: the workflow's now, as the server's check finds it.
-        String team = c.store().tx(tx -> c.store().teams().ownerOfWorkflowRun(tx, v.run().id())).map(o -> o.team()).orElse(null);
-        RunItem run = item(v.run(), LocalDate.ofInstant(v.run().scheduledAt(), v.definition().trigger().timezone()).toString());
-        c.templates().page(ctx, "workflowrun.jte", new Page("Workflow run " + v.run().id(), "workflows", who, Session.takeFlash(ctx)),
-                new RunPage(run, team, v.run().workflowVersion(), v.run().params().isEmpty() ? null : v.run().params().toString(), graph(v.nodes()),
-                        nodes, v.instancesPerTask(), events, v.run().state().isFinished()));
+        String team = c.store()
+                .tx(tx -> c.store().teams().ownerOfWorkflowRun(tx, v.run().id()))
+                .map(o -> o.team())
+                .orElse(null);
+        RunItem run = item(
+                v.run(),
+                LocalDate.ofInstant(
+                                v.run().scheduledAt(), v.definition().trigger().timezone())
+                        .toString());
+        c.templates()
+                .page(
+                        ctx,
+                        "workflowrun.jte",
+                        new Page("Workflow run " + v.run().id(), "workflows", who, Session.takeFlash(ctx)),
+                        new RunPage(
+                                run,
+                                team,
+                                v.run().workflowVersion(),
+                                v.run().params().isEmpty()
+                                        ? null
+                                        : v.run().params().toString(),
+                                graph(v.nodes()),
+                                nodes,
+                                v.instancesPerTask(),
+                                events,
+                                v.run().state().isFinished()));
     }
 
     void rerun(Context ctx, Who who) {
         long id = RunPages.pathId(ctx);
         String from = ctx.formParam("from");
         c.node().workflows().service().rerun(id, from == null || from.isBlank() ? null : from, who.name());
-        Session.flash(ctx, false, "workflow run " + id + " runs again from " + (from == null || from.isBlank() ? "its failed nodes" : from));
+        Session.flash(
+                ctx,
+                false,
+                "workflow run " + id + " runs again from "
+                        + (from == null || from.isBlank() ? "its failed nodes" : from));
         ctx.redirect("/workflow-runs/" + id, HttpStatus.SEE_OTHER);
     }
 
@@ -122,8 +190,13 @@ public final class WorkflowPages {
             int row = rows.merge(n.depth(), 1, Integer::sum) - 1;
             maxDepth = Math.max(maxDepth, n.depth());
             maxRows = Math.max(maxRows, row + 1);
-            Box b = new Box(n.name(), n.name() + " · " + n.task(), n.state().name(), css(n.state().name()),
-                    MARGIN + n.depth() * (BOX_W + COL_GAP), MARGIN + row * (BOX_H + ROW_GAP),
+            Box b = new Box(
+                    n.name(),
+                    n.name() + " · " + n.task(),
+                    n.state().name(),
+                    css(n.state().name()),
+                    MARGIN + n.depth() * (BOX_W + COL_GAP),
+                    MARGIN + row * (BOX_H + ROW_GAP),
                     n.instanceId() == null ? null : "/runs/" + n.instanceId());
             boxes.put(n.name(), b);
             ordered.add(b);
@@ -147,7 +220,14 @@ public final class WorkflowPages {
     }
 
     private static RunItem item(RunRow r, String date) {
-        return new RunItem(r.id(), r.workflowName(), r.state().name(), css(r.state().name()), r.cause(), date, Time.of(r.createdAt()),
+        return new RunItem(
+                r.id(),
+                r.workflowName(),
+                r.state().name(),
+                css(r.state().name()),
+                r.cause(),
+                date,
+                Time.of(r.createdAt()),
                 Time.of(r.finishedAt()));
     }
 
@@ -157,7 +237,8 @@ public final class WorkflowPages {
 
     private static String trigger(Trigger t) {
         return switch (t) {
-            case Trigger.Cron cron -> "cron " + cron.expression() + " (" + t.timezone().getId() + ")";
+            case Trigger.Cron cron ->
+                "cron " + cron.expression() + " (" + t.timezone().getId() + ")";
             case Trigger.Interval i -> "every " + i.intervalSeconds() + " s";
             case Trigger.Event e -> "by hand or API";
         };

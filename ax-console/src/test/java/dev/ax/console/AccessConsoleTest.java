@@ -28,13 +28,42 @@ class AccessConsoleTest {
         server.node.teams().create(Map.of("name", "data"), "test");
         server.node.teams().create(Map.of("name", "finance"), "test");
         server.store.tx(tx -> {
-            server.store.tokens().create(tx, "alice", "alice", ALICE, new Grants(Role.VIEWER, Map.of("data", Role.OPERATOR), List.of()), null, "test");
-            server.store.tokens().create(tx, "bob", "bob", BOB, new Grants(Role.VIEWER, Map.of("data", Role.ADMIN), List.of()), null, "test");
+            server.store
+                    .tokens()
+                    .create(
+                            tx,
+                            "alice",
+                            "alice",
+                            ALICE,
+                            new Grants(Role.VIEWER, Map.of("data", Role.OPERATOR), List.of()),
+                            null,
+                            "test");
+            server.store
+                    .tokens()
+                    .create(
+                            tx,
+                            "bob",
+                            "bob",
+                            BOB,
+                            new Grants(Role.VIEWER, Map.of("data", Role.ADMIN), List.of()),
+                            null,
+                            "test");
             return null;
         });
         for (String[] t : new String[][] {{"sync_orders", "data"}, {"ledger", "finance"}}) {
-            server.node.tasks().create(Map.of("taskName", t[0], "team", t[1], "trigger", Map.of("type", "event"),
-                    "action", Map.of("type", "shell", "command", "echo " + t[0])), "test");
+            server.node
+                    .tasks()
+                    .create(
+                            Map.of(
+                                    "taskName",
+                                    t[0],
+                                    "team",
+                                    t[1],
+                                    "trigger",
+                                    Map.of("type", "event"),
+                                    "action",
+                                    Map.of("type", "shell", "command", "echo " + t[0])),
+                            "test");
         }
     }
 
@@ -59,23 +88,43 @@ class AccessConsoleTest {
     void a_team_operator_is_offered_its_teams_tasks_and_refused_the_others_even_when_it_posts_anyway() {
         WebClient alice = web();
         String csrf = alice.login(ALICE);
-        assertThat(alice.get("/tasks/sync_orders").body()).contains("id=\"trigger\"").contains("id=\"pause\"")
-                .doesNotContain("id=\"edit\"").contains("team <a href=\"/teams/data\">data</a>");
-        assertThat(alice.get("/tasks/ledger").body()).doesNotContain("id=\"trigger\"").doesNotContain("id=\"pause\"");
+        assertThat(alice.get("/tasks/sync_orders").body())
+                .contains("id=\"trigger\"")
+                .contains("id=\"pause\"")
+                .doesNotContain("id=\"edit\"")
+                .contains("team <a href=\"/teams/data\">data</a>");
+        assertThat(alice.get("/tasks/ledger").body())
+                .doesNotContain("id=\"trigger\"")
+                .doesNotContain("id=\"pause\"");
 
         alice.post("/tasks/ledger/pause", form("csrf", csrf, "back", "/tasks/ledger"));
-        assertThat(alice.get("/tasks/ledger").body()).contains("flash-error")
-                .contains("alice (viewer; operator in data) may not pause a task of team finance: that needs operator in team finance,"
-                        + " or operator everywhere");
-        assertThat(server.store.tx(tx -> server.store.tasks().find(tx, "ledger")).orElseThrow().paused()).isFalse();
+        assertThat(alice.get("/tasks/ledger").body())
+                .contains("flash-error")
+                .contains(
+                        "alice (viewer; operator in data) may not pause a task of team finance: that needs operator in team finance,"
+                                + " or operator everywhere");
+        assertThat(server.store
+                        .tx(tx -> server.store.tasks().find(tx, "ledger"))
+                        .orElseThrow()
+                        .paused())
+                .isFalse();
 
         alice.post("/tasks/sync_orders/pause", form("csrf", csrf, "back", "/tasks/sync_orders"));
-        assertThat(server.store.tx(tx -> server.store.tasks().find(tx, "sync_orders")).orElseThrow().paused()).isTrue();
+        assertThat(server.store
+                        .tx(tx -> server.store.tasks().find(tx, "sync_orders"))
+                        .orElseThrow()
+                        .paused())
+                .isTrue();
         alice.post("/tasks/sync_orders/resume", form("csrf", csrf));
 
         List<AuditRow> entries = audit("alice");
-        assertThat(entries).extracting(r -> r.entry().action() + " " + r.entry().target() + " " + r.entry().outcome() + " " + r.entry().team())
-                .contains("task.pause task:ledger refused finance", "task.pause task:sync_orders ok data", "login token:alice ok null");
+        assertThat(entries)
+                .extracting(r -> r.entry().action() + " " + r.entry().target() + " "
+                        + r.entry().outcome() + " " + r.entry().team())
+                .contains(
+                        "task.pause task:ledger refused finance",
+                        "task.pause task:sync_orders ok data",
+                        "login token:alice ok null");
         assertThat(entries).allSatisfy(r -> assertThat(r.entry().address()).isEqualTo("127.0.0.1"));
     }
 
@@ -94,9 +143,12 @@ class AccessConsoleTest {
         assertThat(taskExists("bobs_ledger")).isFalse();
 
         String ours = elsewhere.replace("finance", "data").replace("bobs_ledger", "bobs_export");
-        assertThat(bob.post("/new-task", form("csrf", csrf, "definition", ours)).status()).isEqualTo(303);
+        assertThat(bob.post("/new-task", form("csrf", csrf, "definition", ours)).status())
+                .isEqualTo(303);
         assertThat(taskExists("bobs_export")).isTrue();
-        assertThat(audit("bob")).extracting(r -> r.entry().action() + " " + r.entry().target() + " " + r.entry().status())
+        assertThat(audit("bob"))
+                .extracting(r -> r.entry().action() + " " + r.entry().target() + " "
+                        + r.entry().status())
                 .contains("task.create task:bobs_export 200", "task.create task:bobs_ledger 403");
     }
 
@@ -105,7 +157,10 @@ class AccessConsoleTest {
         WebClient vera = web();
         vera.login(ConsoleServer.VIEWER);
         String page = vera.get("/tasks").body();
-        assertThat(page).doesNotContain("id=\"nav-tokens\"").doesNotContain("id=\"nav-audit\"").contains("id=\"nav-my-tokens\"");
+        assertThat(page)
+                .doesNotContain("id=\"nav-tokens\"")
+                .doesNotContain("id=\"nav-audit\"")
+                .contains("id=\"nav-my-tokens\"");
         assertThat(vera.get("/tokens").status()).isEqualTo(403);
         assertThat(vera.get("/audit").status()).isEqualTo(403);
         assertThat(vera.get("/teams").body()).contains("data").doesNotContain("id=\"create-team\"");
@@ -121,8 +176,23 @@ class AccessConsoleTest {
     void an_admin_makes_a_token_shown_once_and_its_owner_revokes_it_ending_their_session() {
         WebClient admin = web();
         String csrf = admin.login(ConsoleServer.ADMIN);
-        WebClient.Page made = admin.post("/tokens", form("csrf", csrf, "name", "carol", "role", "viewer", "teams", "data=operator",
-                "groups", "", "owner", "", "expiresIn", "P30D"));
+        WebClient.Page made = admin.post(
+                "/tokens",
+                form(
+                        "csrf",
+                        csrf,
+                        "name",
+                        "carol",
+                        "role",
+                        "viewer",
+                        "teams",
+                        "data=operator",
+                        "groups",
+                        "",
+                        "owner",
+                        "",
+                        "expiresIn",
+                        "P30D"));
         assertThat(made.status()).as(made.body()).isEqualTo(200);
         Matcher m = Pattern.compile("id=\"new-token\" value=\"(axt_[^\"]+)\"").matcher(made.body());
         assertThat(m.find()).as(made.body()).isTrue();
@@ -163,7 +233,10 @@ class AccessConsoleTest {
         olga.post("/tasks/ledger/trigger", form("csrf", csrf, "back", "/tasks/ledger"));
 
         String page = admin.get("/audit?actor=olga&team=finance").body();
-        assertThat(page).contains("task.trigger").contains("href=\"/tasks/ledger\"").doesNotContain("task:sync_orders");
+        assertThat(page)
+                .contains("task.trigger")
+                .contains("href=\"/tasks/ledger\"")
+                .doesNotContain("task:sync_orders");
         assertThat(admin.get("/audit?actor=nobody-at-all").body()).contains("No entries.");
         assertThat(admin.get("/audit?from=yesterday").status()).isEqualTo(400);
     }

@@ -29,23 +29,34 @@ final class Browser {
     /** Set to a directory (e.g. {@code -Dax.screenshots=../docs/screenshots}) to write the docs' screenshots. */
     static final String SCREENSHOTS = "ax.screenshots";
 
-    private Browser() {
-    }
+    private Browser() {}
 
     static ChromeDriver start(Path profile) {
         boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         if (!installed && !"true".equals(System.getenv("CI"))) {
-            Assumptions.abort("browser tests need Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)");
+            Assumptions.abort(
+                    "browser tests need Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)");
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1366,900", "--lang=en-US");
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-dev-shm-usage",
+                "--user-data-dir=" + profile.toAbsolutePath(),
+                "--window-size=1366,900",
+                "--lang=en-US");
         // The browser's console, to check that no page logs an error (a CSP refusal, a script error, a missing file).
         options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
+                .usingAnyFreePort()
+                .build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         driver.manage().window().setSize(new Dimension(1366, 900));
@@ -56,7 +67,8 @@ final class Browser {
     static List<String> consoleErrors(ChromeDriver driver) {
         return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
-                .map(LogEntry::getMessage).toList();
+                .map(LogEntry::getMessage)
+                .toList();
     }
 
     /** Saves a full-page PNG as {@code <dir>/<name>.png} when {@value #SCREENSHOTS} names a directory; else does nothing. */
@@ -70,12 +82,23 @@ final class Browser {
             Files.createDirectories(target.getParent());
             // The whole page, not just the window: ask Chromium (DevTools protocol) to capture beyond the viewport.
             @SuppressWarnings("unchecked")
-            Map<String, Object> size = (Map<String, Object>) driver.executeCdpCommand("Page.getLayoutMetrics", Map.of())
-                    .get("cssContentSize");
-            Map<String, Object> clip = Map.of("x", 0, "y", 0, "width", ((Number) size.get("width")).doubleValue(),
-                    "height", ((Number) size.get("height")).doubleValue(), "scale", 1);
-            String png = (String) driver.executeCdpCommand("Page.captureScreenshot",
-                    Map.of("format", "png", "captureBeyondViewport", true, "clip", clip)).get("data");
+            Map<String, Object> size = (Map<String, Object>)
+                    driver.executeCdpCommand("Page.getLayoutMetrics", Map.of()).get("cssContentSize");
+            Map<String, Object> clip = Map.of(
+                    "x",
+                    0,
+                    "y",
+                    0,
+                    "width",
+                    ((Number) size.get("width")).doubleValue(),
+                    "height",
+                    ((Number) size.get("height")).doubleValue(),
+                    "scale",
+                    1);
+            String png = (String) driver.executeCdpCommand(
+                            "Page.captureScreenshot",
+                            Map.of("format", "png", "captureBeyondViewport", true, "clip", clip))
+                    .get("data");
             Files.write(target, Base64.getDecoder().decode(png));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

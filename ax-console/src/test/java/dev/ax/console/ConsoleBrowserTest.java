@@ -46,6 +46,7 @@ class ConsoleBrowserTest {
 
     @TempDir
     static Path profile;
+
     static ConsoleServer server;
     static ChromeDriver driver;
 
@@ -74,8 +75,10 @@ class ConsoleBrowserTest {
 
     @org.junit.jupiter.api.AfterEach
     void noPageLoggedAnError() {
-        // The editor answers a refused definition with 400 and the form with its errors, by design; Chromium logs that status.
-        assertThat(Browser.consoleErrors(driver)).as("errors in the browser console")
+        // The editor answers a refused definition with 400 and the form with its errors, by design; Chromium logs that
+        // status.
+        assertThat(Browser.consoleErrors(driver))
+                .as("errors in the browser console")
                 .filteredOn(m -> !m.matches(".*/(new-task|edit) - Failed to load resource: .* status of 400 .*"))
                 .isEmpty();
     }
@@ -123,9 +126,15 @@ class ConsoleBrowserTest {
         driver.findElement(By.id("trigger")).click();
         waiting().until(ExpectedConditions.urlMatches("/runs/\\d+$"));
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));
-        waiting().until(ExpectedConditions.textMatches(By.id("log"), Pattern.compile("report for \\d{4}-\\d{2}-\\d{2}")));
+        waiting()
+                .until(ExpectedConditions.textMatches(
+                        By.id("log"), Pattern.compile("report for \\d{4}-\\d{2}-\\d{2}")));
         assertThat(text("exit-code")).startsWith("0");
-        assertThat(text("events")).contains("CREATED").contains("CLAIMED").contains("STARTED").contains("SUCCEEDED");
+        assertThat(text("events"))
+                .contains("CREATED")
+                .contains("CLAIMED")
+                .contains("STARTED")
+                .contains("SUCCEEDED");
         assertThat(text("facts")).contains("reason=console test");
         Browser.screenshot(driver, "run");
 
@@ -138,15 +147,27 @@ class ConsoleBrowserTest {
         editor(current.replace("\"timeoutSeconds\" : 1200", "\"timeoutSeconds\" : 1800"));
         waiting().until(ExpectedConditions.urlToBe(url("/tasks/daily_report")));
         assertThat(text("flash")).contains("saved daily_report v2");
-        assertThat(text("versions")).contains("policy.timeoutSeconds").contains("1200").contains("1800");
+        assertThat(text("versions"))
+                .contains("policy.timeoutSeconds")
+                .contains("1200")
+                .contains("1800");
         Browser.screenshot(driver, "task");
     }
 
     @Test
     @Order(2)
     void the_log_follows_a_running_job_without_reloading_the_page() {
-        server.node.tasks().create(Map.of("taskName", "slow_count", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo first; sleep 3; echo second")), "test");
+        server.node
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "slow_count",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo first; sleep 3; echo second")),
+                        "test");
         long id = server.node.tasks().trigger("slow_count", Map.of(), Cause.MANUAL, "test");
         login(ConsoleServer.VIEWER);
         driver.get(url("/runs/" + id));
@@ -163,8 +184,19 @@ class ConsoleBrowserTest {
     @Test
     @Order(3)
     void an_admin_approves_a_run_waiting_for_approval_with_a_comment() {
-        server.node.tasks().create(Map.of("taskName", "fix_orders", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo orders fixed"), "policy", Map.of("approval", Map.of())), "test");
+        server.node
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "fix_orders",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo orders fixed"),
+                                "policy",
+                                Map.of("approval", Map.of())),
+                        "test");
         login(ConsoleServer.ADMIN);
         driver.get(url("/tasks/fix_orders"));
         driver.findElement(By.id("trigger")).click();
@@ -189,13 +221,16 @@ class ConsoleBrowserTest {
 
         WebElement errors = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("errors")));
         assertThat(errors.getText()).contains("trigger.expression");
-        assertThat(driver.findElement(By.cssSelector(".field-error .field")).getText()).isEqualTo("trigger.expression");
-        assertThat(driver.findElement(By.cssSelector(".field-error .reason")).getText()).isNotBlank();
+        assertThat(driver.findElement(By.cssSelector(".field-error .field")).getText())
+                .isEqualTo("trigger.expression");
+        assertThat(driver.findElement(By.cssSelector(".field-error .reason")).getText())
+                .isNotBlank();
         WebElement area = driver.findElement(By.id("definition"));
         assertThat(area.getDomProperty("value")).contains("61 * * * *");
         assertThat(area.getDomAttribute("aria-invalid")).isEqualTo("true");
         // Beside the editor at laptop width, not somewhere else on the page.
-        assertThat(errors.getLocation().getX()).isGreaterThan(area.getLocation().getX() + area.getSize().getWidth() - 1);
+        assertThat(errors.getLocation().getX())
+                .isGreaterThan(area.getLocation().getX() + area.getSize().getWidth() - 1);
         assertThat(errors.getLocation().getY()).isLessThan(area.getLocation().getY() + 200);
         Browser.screenshot(driver, "editor-errors");
         Optional<TaskRow> saved = server.store.tx(tx -> server.store.tasks().find(tx, "bad_cron"));
@@ -205,8 +240,19 @@ class ConsoleBrowserTest {
     @Test
     @Order(5)
     void a_viewer_is_offered_no_action() {
-        server.node.tasks().create(Map.of("taskName", "gated", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo gated"), "policy", Map.of("approval", Map.of())), "test");
+        server.node
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "gated",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo gated"),
+                                "policy",
+                                Map.of("approval", Map.of())),
+                        "test");
         long waiting = server.node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "admin");
         long finished = latestRunOf("daily_report");
         login(ConsoleServer.VIEWER);
@@ -215,8 +261,12 @@ class ConsoleBrowserTest {
         assertThat(driver.findElements(By.id("new-task"))).isEmpty();
         for (String page : List.of("/tasks/daily_report", "/runs/" + finished, "/runs/" + waiting)) {
             driver.get(url(page));
-            assertThat(driver.findElements(By.cssSelector("form.action"))).as(page).isEmpty();
-            assertThat(driver.findElements(By.cssSelector("main button"))).as(page).isEmpty();
+            assertThat(driver.findElements(By.cssSelector("form.action")))
+                    .as(page)
+                    .isEmpty();
+            assertThat(driver.findElements(By.cssSelector("main button")))
+                    .as(page)
+                    .isEmpty();
         }
         assertThat(text("run-state")).isEqualTo("WAITING_APPROVAL");
         assertThat(text("approval")).contains("only any operator or admin of the task's team may decide");
@@ -225,8 +275,17 @@ class ConsoleBrowserTest {
     @Test
     @Order(6)
     void the_dashboard_counts_what_ran_and_fits_a_phone() {
-        server.node.tasks().create(Map.of("taskName", "flaky_export", "trigger", Map.of("type", "interval", "intervalSeconds", 3600),
-                "action", Map.of("type", "shell", "command", "echo exporting; echo 'disk full' >&2; exit 3")), "test");
+        server.node
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "flaky_export",
+                                "trigger",
+                                Map.of("type", "interval", "intervalSeconds", 3600),
+                                "action",
+                                Map.of("type", "shell", "command", "echo exporting; echo 'disk full' >&2; exit 3")),
+                        "test");
         long failed = server.node.tasks().trigger("flaky_export", Map.of(), Cause.MANUAL, "test");
         waitForState(failed, InstanceState.FAILED);
         int hours = history();
@@ -235,15 +294,19 @@ class ConsoleBrowserTest {
         assertThat(text("card-outcomes")).contains("SUCCESS").contains("FAILED");
         assertThat(driver.findElements(By.cssSelector("svg.chart rect.bar"))).hasSize(DashboardPage.WINDOW_HOURS);
         long barsWithRuns = driver.findElements(By.cssSelector("svg.chart rect.bar")).stream()
-                .filter(r -> Integer.parseInt(r.getDomAttribute("height")) > 0).count();
+                .filter(r -> Integer.parseInt(r.getDomAttribute("height")) > 0)
+                .count();
         assertThat(barsWithRuns).isGreaterThanOrEqualTo(hours);
-        assertThat(driver.findElement(By.cssSelector("svg.chart polyline.lag")).getDomAttribute("points")).isNotBlank();
+        assertThat(driver.findElement(By.cssSelector("svg.chart polyline.lag")).getDomAttribute("points"))
+                .isNotBlank();
         assertThat(driver.findElement(By.id("failed-h")).isDisplayed()).isTrue();
-        assertThat(driver.findElements(By.cssSelector("a[href='/runs/" + failed + "']"))).isNotEmpty();
+        assertThat(driver.findElements(By.cssSelector("a[href='/runs/" + failed + "']")))
+                .isNotEmpty();
         Browser.screenshot(driver, "dashboard");
 
         // A phone: its width, touch-style overlay scrollbars.
-        driver.executeCdpCommand("Emulation.setDeviceMetricsOverride",
+        driver.executeCdpCommand(
+                "Emulation.setDeviceMetricsOverride",
                 Map.of("width", 390, "height", 844, "deviceScaleFactor", 1, "mobile", true));
         driver.navigate().refresh();
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("card-outcomes")));
@@ -252,8 +315,11 @@ class ConsoleBrowserTest {
                 return [...document.querySelectorAll('body *')]
                     .filter(e => e.getBoundingClientRect().right > w + 1 && !e.closest('.table-wrap'))
                     .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className).slice(0, 5).join(', ');""");
-        long overflow = (Long) driver.executeScript("return document.documentElement.scrollWidth - document.documentElement.clientWidth");
-        assertThat(overflow).as("horizontal overflow at phone width, from: " + wide).isLessThanOrEqualTo(0);
+        long overflow = (Long) driver.executeScript(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+        assertThat(overflow)
+                .as("horizontal overflow at phone width, from: " + wide)
+                .isLessThanOrEqualTo(0);
         Browser.screenshot(driver, "dashboard-phone");
         driver.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
     }
@@ -264,7 +330,9 @@ class ConsoleBrowserTest {
      * past hours got runs.
      */
     static int history() {
-        TaskRow task = server.store.tx(tx -> server.store.tasks().find(tx, "daily_report")).orElseThrow();
+        TaskRow task = server.store
+                .tx(tx -> server.store.tasks().find(tx, "daily_report"))
+                .orElseThrow();
         Instant now = server.store.tx(Tx::now);
         int hours = 20;
         for (int h = 1; h <= hours; h++) {
@@ -274,12 +342,36 @@ class ConsoleBrowserTest {
                 InstanceState state = (h + i) % 9 == 0 ? InstanceState.FAILED : InstanceState.SUCCESS;
                 long lagMillis = 40L + (h * 37L + i * 11L) % 400;
                 server.store.tx(tx -> {
-                    long id = server.store.instances().create(tx, new NewInstance(task.id(), task.name(), task.version(),
-                            Cause.CRON, created.toString(), created.minusMillis(lagMillis), Map.of(), InstanceState.READY, 1, "default",
-                            "scheduler", "console-test-node", null, null, null)).orElseThrow();
-                    tx.update("UPDATE ax_instance SET state = ?, created_at = ?, started_at = ?, finished_at = ?, exit_code = ?"
-                            + " WHERE id = ?", state, created, created.plusMillis(200), created.plusMillis(900),
-                            state == InstanceState.SUCCESS ? 0 : 1, id);
+                    long id = server.store
+                            .instances()
+                            .create(
+                                    tx,
+                                    new NewInstance(
+                                            task.id(),
+                                            task.name(),
+                                            task.version(),
+                                            Cause.CRON,
+                                            created.toString(),
+                                            created.minusMillis(lagMillis),
+                                            Map.of(),
+                                            InstanceState.READY,
+                                            1,
+                                            "default",
+                                            "scheduler",
+                                            "console-test-node",
+                                            null,
+                                            null,
+                                            null))
+                            .orElseThrow();
+                    tx.update(
+                            "UPDATE ax_instance SET state = ?, created_at = ?, started_at = ?, finished_at = ?, exit_code = ?"
+                                    + " WHERE id = ?",
+                            state,
+                            created,
+                            created.plusMillis(200),
+                            created.plusMillis(900),
+                            state == InstanceState.SUCCESS ? 0 : 1,
+                            id);
                     return id;
                 });
             }
@@ -288,13 +380,19 @@ class ConsoleBrowserTest {
     }
 
     static long latestRunOf(String task) {
-        List<InstanceRow> rows = server.store.tx(tx -> server.store.instances().list(tx,
-                new InstanceStore.InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1));
+        List<InstanceRow> rows = server.store.tx(tx -> server.store
+                .instances()
+                .list(tx, new InstanceStore.InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1));
         return rows.getFirst().id();
     }
 
     static void waitForState(long id, InstanceState state) {
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> server.store.tx(tx ->
-                server.store.instances().find(tx, id)).orElseThrow().state() == state);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> server.store
+                                .tx(tx -> server.store.instances().find(tx, id))
+                                .orElseThrow()
+                                .state()
+                        == state);
     }
 }

@@ -38,16 +38,23 @@ class ConsoleSecretsTest {
     }
 
     long runToEnd(String task, Map<String, Object> action) {
-        server.node.tasks().create(Map.of("taskName", task, "trigger", Map.of("type", "event"), "action", action), "test");
+        server.node
+                .tasks()
+                .create(Map.of("taskName", task, "trigger", Map.of("type", "event"), "action", action), "test");
         long id = server.node.tasks().trigger(task, Map.of(), Cause.MANUAL, "test");
-        await().atMost(Duration.ofSeconds(20)).until(() -> server.store.tx(tx -> server.store.instances().find(tx, id))
-                .orElseThrow().state() == InstanceState.SUCCESS);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> server.store
+                                .tx(tx -> server.store.instances().find(tx, id))
+                                .orElseThrow()
+                                .state()
+                        == InstanceState.SUCCESS);
         return id;
     }
 
     String stream(long id) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(server.url().resolve("/runs/" + id + "/stream?after=0&state=RUNNING"))
-                .header("Cookie", Session.COOKIE + "=" + ConsoleServer.VIEWER).build();
+                .header("Cookie", Session.COOKIE + "=" + ConsoleServer.VIEWER)
+                .build();
         HttpResponse<InputStream> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
         List<String> lines = new ArrayList<>();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
@@ -62,8 +69,15 @@ class ConsoleSecretsTest {
     @Test
     void a_job_that_prints_its_secret_shows_stars_on_the_run_page_and_in_the_stream() throws Exception {
         server.node.secrets().set("db_password", PASSWORD, "test");
-        long id = runToEnd("dump", Map.of("type", "shell", "command", "echo \"pw=$DB_PASSWORD\"",
-                "env", Map.of("DB_PASSWORD", "{{secret.db_password}}")));
+        long id = runToEnd(
+                "dump",
+                Map.of(
+                        "type",
+                        "shell",
+                        "command",
+                        "echo \"pw=$DB_PASSWORD\"",
+                        "env",
+                        Map.of("DB_PASSWORD", "{{secret.db_password}}")));
         WebClient web = new WebClient(server.url());
         web.login(ConsoleServer.VIEWER);
 

@@ -48,11 +48,19 @@ final class ConsoleServer implements AutoCloseable {
             store.tokens().add(tx, "exec", EXECUTOR, "executor", "test");
             return null;
         });
-        DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
-        node = new SchedulerNode("console-test-node", store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE,
-                Keyring.inMemory(MasterKey.random())).start();
+        DatabaseClock clock =
+                new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
+        node = new SchedulerNode(
+                        "console-test-node",
+                        store,
+                        clock,
+                        SchedulerConfig.DEFAULT,
+                        WebhookSender.NONE,
+                        Keyring.inMemory(MasterKey.random()))
+                .start();
         http = ApiServer.start(node, "127.0.0.1", port, Console.routes(node, sso));
-        executor = new ExecutorAgent(ExecutorConfig.of("console-test-executor", List.of("default")),
+        executor = new ExecutorAgent(
+                ExecutorConfig.of("console-test-executor", List.of("default")),
                 new HttpExecutorChannel(url(), EXECUTOR));
         executor.start();
     }

@@ -28,20 +28,39 @@ class ConsoleShardsTest {
 
     @Test
     void the_run_page_shows_each_shard() {
-        server.node.tasks().create(Map.of("taskName", "split", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo part $AX_SHARD_INDEX"),
-                "policy", Map.of("sharding", Map.of("shards", 2))), "test");
+        server.node
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "split",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo part $AX_SHARD_INDEX"),
+                                "policy",
+                                Map.of("sharding", Map.of("shards", 2))),
+                        "test");
         long id = server.node.tasks().trigger("split", Map.of(), Cause.EVENT, "test");
-        await().atMost(Duration.ofSeconds(30)).until(() -> server.store.tx(tx -> server.store.instances().find(tx, id))
-                .orElseThrow().state().isTerminal());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> server.store
+                        .tx(tx -> server.store.instances().find(tx, id))
+                        .orElseThrow()
+                        .state()
+                        .isTerminal());
 
         WebClient web = new WebClient(server.url());
         web.post("/login", form("token", ConsoleServer.VIEWER, "next", "/"));
         String page = web.get("/runs/" + id).body();
 
-        assertThat(page).contains("id=\"shards\"").contains("id=\"shard-0\"").contains("id=\"shard-1\"")
-                .contains("0 / 2").contains("state-success\">SUCCESS")
+        assertThat(page)
+                .contains("id=\"shards\"")
+                .contains("id=\"shard-0\"")
+                .contains("id=\"shard-1\"")
+                .contains("0 / 2")
+                .contains("state-success\">SUCCESS")
                 .contains("/api/instances/" + id + "/log?shard=1&amp;format=text")
-                .contains("── shard 0 · attempt 1 ──").contains("── shard 1 · attempt 1 ──");
+                .contains("── shard 0 · attempt 1 ──")
+                .contains("── shard 1 · attempt 1 ──");
     }
 }

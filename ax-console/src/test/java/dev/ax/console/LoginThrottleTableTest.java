@@ -40,7 +40,9 @@ class LoginThrottleTableTest {
 
         assertThat(throttle.blockedUntil("2001:db8:0:7::99")).isPresent();
         assertThat(throttle.blockedUntil("2001:db8:0:8::1")).isEmpty();
-        assertThat(LoginThrottle.key("0:0:0:0:0:0:0:1")).isEqualTo(LoginThrottle.key("::1")).isEqualTo("0000000000000000::/64");
+        assertThat(LoginThrottle.key("0:0:0:0:0:0:0:1"))
+                .isEqualTo(LoginThrottle.key("::1"))
+                .isEqualTo("0000000000000000::/64");
         assertThat(LoginThrottle.key("192.0.2.1")).isEqualTo("192.0.2.1");
     }
 

@@ -77,7 +77,8 @@ class LoginThrottleTest {
 
         assertThat(blocked.statusCode()).isEqualTo(429);
         assertThat(blocked.headers().firstValue("Retry-After")).hasValue("300");
-        assertThat(blocked.body()).contains("Too many failed log-ins from your address (10 within 5 minutes)")
+        assertThat(blocked.body())
+                .contains("Too many failed log-ins from your address (10 within 5 minutes)")
                 .contains("Try again after 10:05:00 UTC");
         assertThat(blocked.headers().allValues("Set-Cookie")).noneMatch(c -> c.startsWith(Session.COOKIE + "="));
         assertThat(blocked.headers().firstValue("Content-Security-Policy")).isPresent();

@@ -3,13 +3,13 @@ package dev.ax.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ax.store.read.ConsoleReads.HourRow;
 import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
 import dev.ax.console.Views.LogItem;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.read.ConsoleReads.HourRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,10 +23,15 @@ class PureFunctionsTest {
 
     @Test
     void the_chart_has_a_bar_per_hour_scaled_to_the_busiest_with_failures_stacked_and_the_lag_line() {
-        Chart c = DashboardPage.chart(List.of(new HourRow(HOUR, InstanceState.SUCCESS, 4, 2.5),
-                new HourRow(HOUR, InstanceState.FAILED, 3, 0.5), new HourRow(HOUR, InstanceState.TERMINATED, 2, null),
-                new HourRow(HOUR, InstanceState.RUNNING, 1, null), new HourRow(HOUR - 23, InstanceState.SUCCESS, 5, null),
-                new HourRow(HOUR - 24, InstanceState.SUCCESS, 99, null)), NOW);
+        Chart c = DashboardPage.chart(
+                List.of(
+                        new HourRow(HOUR, InstanceState.SUCCESS, 4, 2.5),
+                        new HourRow(HOUR, InstanceState.FAILED, 3, 0.5),
+                        new HourRow(HOUR, InstanceState.TERMINATED, 2, null),
+                        new HourRow(HOUR, InstanceState.RUNNING, 1, null),
+                        new HourRow(HOUR - 23, InstanceState.SUCCESS, 5, null),
+                        new HourRow(HOUR - 24, InstanceState.SUCCESS, 99, null)),
+                NOW);
         assertThat(c.bars()).hasSize(24);
         assertThat(c.max()).isEqualTo(10); // the hour before the first bar is left out
         Bar last = c.bars().getLast();
@@ -52,42 +57,56 @@ class PureFunctionsTest {
 
     @Test
     void trigger_parameters_are_key_value_lines() {
-        assertThat(TaskPages.params(" region = eu \n\nday=2026-11-28\r\nexpr=a=b")).containsExactly(
-                Map.entry("region", "eu"), Map.entry("day", "2026-11-28"), Map.entry("expr", "a=b"));
+        assertThat(TaskPages.params(" region = eu \n\nday=2026-11-28\r\nexpr=a=b"))
+                .containsExactly(Map.entry("region", "eu"), Map.entry("day", "2026-11-28"), Map.entry("expr", "a=b"));
         assertThat(TaskPages.params(null)).isEmpty();
-        assertThatThrownBy(() -> TaskPages.params("ok=1\njust words")).isInstanceOf(ValidationException.class)
+        assertThatThrownBy(() -> TaskPages.params("ok=1\njust words"))
+                .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("line 2 'just words': write key=value");
         assertThatThrownBy(() -> TaskPages.params("=x")).isInstanceOf(ValidationException.class);
     }
 
     @Test
     void the_editor_reports_where_the_json_broke() {
-        assertThatThrownBy(() -> TaskPages.parse("{\n  \"taskName\": ,\n}")).isInstanceOf(ValidationException.class)
-                .hasMessageContaining("malformed JSON").hasMessageContaining("line 2");
+        assertThatThrownBy(() -> TaskPages.parse("{\n  \"taskName\": ,\n}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("malformed JSON")
+                .hasMessageContaining("line 2");
         assertThatThrownBy(() -> TaskPages.parse("  ")).hasMessageContaining("empty");
     }
 
     @Test
     void log_items_mark_stderr_and_each_new_attempt() {
         Instant t = NOW;
-        List<LogItem> items = LogText.of(List.of(new LogLine(1, 1, "stdout", t, "a"), new LogLine(2, 1, "stderr", t, "b"),
+        List<LogItem> items = LogText.of(List.of(
+                new LogLine(1, 1, "stdout", t, "a"),
+                new LogLine(2, 1, "stderr", t, "b"),
                 new LogLine(3, 2, "stdout", t, "c")));
-        assertThat(items).containsExactly(new LogItem("log-out", "a\n"), new LogItem("log-err", "b\n"),
-                new LogItem("log-attempt", "── attempt 2 ──\n"), new LogItem("log-out", "c\n"));
-        assertThat(LogText.of(List.of(new LogLine(4, 2, "stdout", t, "d")), 2)).containsExactly(new LogItem("log-out", "d\n"));
+        assertThat(items)
+                .containsExactly(
+                        new LogItem("log-out", "a\n"),
+                        new LogItem("log-err", "b\n"),
+                        new LogItem("log-attempt", "── attempt 2 ──\n"),
+                        new LogItem("log-out", "c\n"));
+        assertThat(LogText.of(List.of(new LogLine(4, 2, "stdout", t, "d")), 2))
+                .containsExactly(new LogItem("log-out", "d\n"));
     }
 
     @Test
     void an_event_gives_every_line_of_its_data_its_own_field() {
         assertThat(LogStream.event("log", 7, "<span>a\nb</span>"))
                 .isEqualTo("event: log\nid: 7\ndata: <span>a\ndata: b</span>\n\n");
-        assertThat(LogStream.event("log", 8, "10%\r20%\r\ndone")).isEqualTo("event: log\nid: 8\ndata: 10%\ndata: 20%\ndata: done\n\n");
+        assertThat(LogStream.event("log", 8, "10%\r20%\r\ndone"))
+                .isEqualTo("event: log\nid: 8\ndata: 10%\ndata: 20%\ndata: done\n\n");
     }
 
     @Test
     void the_csrf_field_is_bound_to_the_token() {
-        assertThat(Session.csrf("token-a")).isEqualTo(Session.csrf("token-a")).isNotEqualTo(Session.csrf("token-b"))
-                .doesNotContain("token-a").hasSize(43);
+        assertThat(Session.csrf("token-a"))
+                .isEqualTo(Session.csrf("token-a"))
+                .isNotEqualTo(Session.csrf("token-b"))
+                .doesNotContain("token-a")
+                .hasSize(43);
     }
 
     @Test

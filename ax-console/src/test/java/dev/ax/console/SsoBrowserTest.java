@@ -32,6 +32,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class SsoBrowserTest {
     @TempDir
     static Path dir;
+
     static TestIdentityProviderProcess idp;
     static ConsoleServer server;
     static ChromeDriver driver;
@@ -40,18 +41,44 @@ class SsoBrowserTest {
     static void start() throws IOException {
         int port = freePort();
         String callback = "http://127.0.0.1:" + port + "/login/sso/callback";
-        idp = TestIdentityProviderProcess.start(dir.resolve("idp"), List.of(new Client("ax", "ax-client-secret", List.of(callback), true)),
-                List.of(new User("alice", "pw-alice", List.of("data-eng"), "alice@example.com"),
+        idp = TestIdentityProviderProcess.start(
+                dir.resolve("idp"),
+                List.of(new Client("ax", "ax-client-secret", List.of(callback), true)),
+                List.of(
+                        new User("alice", "pw-alice", List.of("data-eng"), "alice@example.com"),
                         new User("mallory", "pw-mallory", List.of("marketing"), null)));
-        SsoConfig sso = SsoConfig.parse(Map.of("issuer", idp.issuer(), "clientId", "ax", "clientSecret", "ax-client-secret",
-                "redirectUri", callback, "label", "Sign in with Example SSO",
-                "roles", List.of(Map.of("group", "data-eng", "team", "data", "role", "operator"))), null);
+        SsoConfig sso = SsoConfig.parse(
+                Map.of(
+                        "issuer",
+                        idp.issuer(),
+                        "clientId",
+                        "ax",
+                        "clientSecret",
+                        "ax-client-secret",
+                        "redirectUri",
+                        callback,
+                        "label",
+                        "Sign in with Example SSO",
+                        "roles",
+                        List.of(Map.of("group", "data-eng", "team", "data", "role", "operator"))),
+                null);
         server = new ConsoleServer(TestDatabases.h2(), port, sso);
         server.node.teams().create(Map.of("name", "data"), "test");
         server.node.teams().create(Map.of("name", "finance"), "test");
         for (String[] t : new String[][] {{"sync_orders", "data"}, {"ledger", "finance"}}) {
-            server.node.tasks().create(Map.of("taskName", t[0], "team", t[1], "trigger", Map.of("type", "event"),
-                    "action", Map.of("type", "shell", "command", "echo " + t[0])), "test");
+            server.node
+                    .tasks()
+                    .create(
+                            Map.of(
+                                    "taskName",
+                                    t[0],
+                                    "team",
+                                    t[1],
+                                    "trigger",
+                                    Map.of("type", "event"),
+                                    "action",
+                                    Map.of("type", "shell", "command", "echo " + t[0])),
+                            "test");
         }
         driver = Browser.start(dir.resolve("profile"));
     }
@@ -98,14 +125,17 @@ class SsoBrowserTest {
 
     static List<AuditRow> logins(String actor) {
         return server.node.audit().list(new Filter(actor, null, null, null, null, Long.MAX_VALUE, 20)).stream()
-                .filter(r -> r.entry().action().equals("login")).toList();
+                .filter(r -> r.entry().action().equals("login"))
+                .toList();
     }
 
     @Test
     void a_person_signs_in_at_the_identity_provider_and_gets_the_roles_of_their_groups() {
         driver.get(url("/login"));
         assertThat(driver.findElement(By.id("sso")).getText()).isEqualTo("Sign in with Example SSO");
-        assertThat(driver.findElements(By.id("token"))).as("token log-in stays, for scripts").hasSize(1);
+        assertThat(driver.findElements(By.id("token")))
+                .as("token log-in stays, for scripts")
+                .hasSize(1);
 
         signIn("/tasks/sync_orders", "alice", "pw-alice");
 
@@ -117,7 +147,9 @@ class SsoBrowserTest {
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("flash")));
 
         driver.get(url("/tasks/ledger"));
-        assertThat(driver.findElements(By.id("trigger"))).as("another team's task offers nothing").isEmpty();
+        assertThat(driver.findElements(By.id("trigger")))
+                .as("another team's task offers nothing")
+                .isEmpty();
 
         assertThat(server.node.audit().list(new Filter("alice", null, null, null, null, Long.MAX_VALUE, 20)))
                 .anySatisfy(r -> {
@@ -156,7 +188,8 @@ class SsoBrowserTest {
     @Test
     void a_callback_that_no_sign_in_here_began_is_refused() {
         driver.get(url("/login/sso/callback?code=made-up&state=made-up"));
-        assertThat(driver.findElement(By.id("login-error")).getText()).startsWith("this sign-in was already used, took longer than ten minutes");
+        assertThat(driver.findElement(By.id("login-error")).getText())
+                .startsWith("this sign-in was already used, took longer than ten minutes");
         driver.get(url("/tasks"));
         assertThat(driver.getCurrentUrl()).startsWith(url("/login"));
     }

@@ -21,19 +21,27 @@ class SsoConfigTest {
         m.put("clientId", "ax");
         m.put("clientSecret", "s3cret");
         m.put("redirectUri", "https://ax.example.com/login/sso/callback");
-        m.put("roles", List.of(Map.of("group", "ax-admins", "role", "admin"), Map.of("group", "data-eng", "team", "data", "role", "operator"),
-                Map.of("group", "data-leads", "team", "data", "role", "admin"), Map.of("group", "ops", "role", "operator")));
+        m.put(
+                "roles",
+                List.of(
+                        Map.of("group", "ax-admins", "role", "admin"),
+                        Map.of("group", "data-eng", "team", "data", "role", "operator"),
+                        Map.of("group", "data-leads", "team", "data", "role", "admin"),
+                        Map.of("group", "ops", "role", "operator")));
         return m;
     }
 
     @Test
     void groups_map_to_the_highest_role_everywhere_and_per_team() {
         SsoConfig c = SsoConfig.parse(valid(), null);
-        assertThat(c.grantsFor(List.of("data-eng"))).contains(new Grants(Role.VIEWER, Map.of("data", Role.OPERATOR), List.of()));
+        assertThat(c.grantsFor(List.of("data-eng")))
+                .contains(new Grants(Role.VIEWER, Map.of("data", Role.OPERATOR), List.of()));
         assertThat(c.grantsFor(List.of("data-eng", "data-leads", "ops")))
                 .contains(new Grants(Role.OPERATOR, Map.of("data", Role.ADMIN), List.of()));
         assertThat(c.grantsFor(List.of("ax-admins"))).contains(Grants.of(Role.ADMIN));
-        assertThat(c.grantsFor(List.of("marketing"))).as("no rule, no default role: not let in").isEmpty();
+        assertThat(c.grantsFor(List.of("marketing")))
+                .as("no rule, no default role: not let in")
+                .isEmpty();
         assertThat(c.sessionLifetime()).isEqualTo(Duration.ofHours(12));
         assertThat(c.usernameClaim()).isEqualTo("preferred_username");
         assertThat(c.scopes()).containsExactly("openid", "profile", "email");
@@ -52,8 +60,12 @@ class SsoConfigTest {
         Map<String, Object> m = valid();
         m.remove("clientSecret");
         assertThat(SsoConfig.parse(m, "from-env").clientSecret()).isEqualTo("from-env");
-        assertThatThrownBy(() -> SsoConfig.parse(m, null)).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors()).extracting(FieldError::field).containsExactly("clientSecret"));
+        assertThatThrownBy(() -> SsoConfig.parse(m, null))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .extracting(FieldError::field)
+                                .containsExactly("clientSecret"));
     }
 
     @Test
@@ -61,11 +73,26 @@ class SsoConfigTest {
         Map<String, Object> m = valid();
         m.put("issuer", "login.example.com");
         m.put("redirectUri", "https://ax.example.com/elsewhere");
-        m.put("roles", List.of(Map.of("group", "x", "role", "root"), Map.of("role", "admin"), Map.of("group", "y", "team", "a b", "role", "viewer")));
+        m.put(
+                "roles",
+                List.of(
+                        Map.of("group", "x", "role", "root"),
+                        Map.of("role", "admin"),
+                        Map.of("group", "y", "team", "a b", "role", "viewer")));
         m.put("sessionLifetime", "forever");
         m.put("colour", "blue");
-        assertThatThrownBy(() -> SsoConfig.parse(m, null)).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors()).extracting(FieldError::field).containsExactlyInAnyOrder("colour", "issuer", "redirectUri",
-                        "roles[0].role", "roles[1].group", "roles[2].team", "sessionLifetime"));
+        assertThatThrownBy(() -> SsoConfig.parse(m, null))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .extracting(FieldError::field)
+                                .containsExactlyInAnyOrder(
+                                        "colour",
+                                        "issuer",
+                                        "redirectUri",
+                                        "roles[0].role",
+                                        "roles[1].group",
+                                        "roles[2].team",
+                                        "sessionLifetime"));
     }
 }

@@ -23,7 +23,10 @@ final class WebClient {
 
     WebClient(URI base) {
         this.base = base;
-        this.http = HttpClient.newBuilder().cookieHandler(new CookieManager()).followRedirects(HttpClient.Redirect.NEVER).build();
+        this.http = HttpClient.newBuilder()
+                .cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
     }
 
     record Page(int status, String body, String location, String contentType, String serverTiming) {
@@ -44,9 +47,11 @@ final class WebClient {
 
     Page post(String path, Map<String, String> form) {
         String body = form.entrySet().stream()
-                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                 .collect(Collectors.joining("&"));
-        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/x-www-form-urlencoded")
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
@@ -70,8 +75,12 @@ final class WebClient {
     private Page send(HttpRequest.Builder b) {
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            return new Page(r.statusCode(), r.body(), r.headers().firstValue("Location").orElse(null),
-                    r.headers().firstValue("Content-Type").orElse(""), r.headers().firstValue("Server-Timing").orElse(null));
+            return new Page(
+                    r.statusCode(),
+                    r.body(),
+                    r.headers().firstValue("Location").orElse(null),
+                    r.headers().firstValue("Content-Type").orElse(""),
+                    r.headers().firstValue("Server-Timing").orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

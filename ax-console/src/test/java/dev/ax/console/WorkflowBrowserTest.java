@@ -26,6 +26,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class WorkflowBrowserTest {
     @TempDir
     static Path profile;
+
     static ConsoleServer server;
     static ChromeDriver driver;
 
@@ -48,7 +49,9 @@ class WorkflowBrowserTest {
 
     @AfterEach
     void noPageLoggedAnError() {
-        assertThat(Browser.consoleErrors(driver)).as("errors in the browser console").isEmpty();
+        assertThat(Browser.consoleErrors(driver))
+                .as("errors in the browser console")
+                .isEmpty();
     }
 
     static String url(String path) {
@@ -65,17 +68,46 @@ class WorkflowBrowserTest {
 
     @Test
     void the_run_page_draws_the_graph_with_node_states_and_reruns_from_the_failed_node() throws Exception {
-        for (var t : Map.of("extract", "echo extract", "load", "test -f " + profile.resolve("load.ok") + " || exit 3", "report", "echo report")
+        for (var t : Map.of(
+                        "extract",
+                        "echo extract",
+                        "load",
+                        "test -f " + profile.resolve("load.ok") + " || exit 3",
+                        "report",
+                        "echo report")
                 .entrySet()) {
-            server.node.tasks().create(Map.of("taskName", t.getKey(), "trigger", Map.of("type", "event"),
-                    "action", Map.of("type", "shell", "command", t.getValue())), "test");
+            server.node
+                    .tasks()
+                    .create(
+                            Map.of(
+                                    "taskName",
+                                    t.getKey(),
+                                    "trigger",
+                                    Map.of("type", "event"),
+                                    "action",
+                                    Map.of("type", "shell", "command", t.getValue())),
+                            "test");
         }
-        server.node.workflows().service().create(Map.of("name", "nightly",
-                "nodes", List.of(Map.of("name", "extract", "task", "extract"), Map.of("name", "load", "task", "load"),
-                        Map.of("name", "report", "task", "report")),
-                "edges", List.of(Map.of("from", "extract", "to", "load"), Map.of("from", "load", "to", "report"))), "test");
+        server.node
+                .workflows()
+                .service()
+                .create(
+                        Map.of(
+                                "name",
+                                "nightly",
+                                "nodes",
+                                List.of(
+                                        Map.of("name", "extract", "task", "extract"),
+                                        Map.of("name", "load", "task", "load"),
+                                        Map.of("name", "report", "task", "report")),
+                                "edges",
+                                List.of(
+                                        Map.of("from", "extract", "to", "load"),
+                                        Map.of("from", "load", "to", "report"))),
+                        "test");
         long run = server.node.workflows().service().trigger("nightly", Map.of(), "test");
-        await().atMost(Duration.ofSeconds(30)).until(() -> server.node.workflows().service().run(run).run().state() == WorkflowRunState.FAILED);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> server.node.workflows().service().run(run).run().state() == WorkflowRunState.FAILED);
 
         driver.get(url("/login"));
         driver.findElement(By.id("token")).sendKeys(ConsoleServer.OPERATOR);
@@ -93,10 +125,15 @@ class WorkflowBrowserTest {
         assertThat(text("node-state-report")).isEqualTo("SKIPPED");
         assertThat(text("node-report")).contains("upstream load failed");
         // the drawn graph: one box per node, coloured by its state, with the state written in it
-        assertThat(driver.findElement(By.id("graph-node-extract")).getDomAttribute("class")).contains("state-success");
-        assertThat(driver.findElement(By.id("graph-node-load")).getDomAttribute("class")).contains("state-failed");
-        assertThat(driver.findElement(By.id("graph-node-report")).getDomAttribute("class")).contains("state-skipped");
-        assertThat(driver.findElement(By.id("graph-node-load")).getText()).contains("load · load").contains("FAILED");
+        assertThat(driver.findElement(By.id("graph-node-extract")).getDomAttribute("class"))
+                .contains("state-success");
+        assertThat(driver.findElement(By.id("graph-node-load")).getDomAttribute("class"))
+                .contains("state-failed");
+        assertThat(driver.findElement(By.id("graph-node-report")).getDomAttribute("class"))
+                .contains("state-skipped");
+        assertThat(driver.findElement(By.id("graph-node-load")).getText())
+                .contains("load · load")
+                .contains("FAILED");
         assertThat(driver.findElements(By.cssSelector("#graph path.wf-edge"))).hasSize(2);
         Browser.screenshot(driver, "workflow-run");
 
@@ -105,12 +142,15 @@ class WorkflowBrowserTest {
         new Select(driver.findElement(By.id("from"))).selectByValue("load");
         driver.findElement(By.id("rerun")).click();
         waiting().until(ExpectedConditions.textToBe(By.id("flash"), "workflow run " + run + " runs again from load"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> server.node.workflows().service().run(run).run().state() == WorkflowRunState.SUCCESS);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> server.node.workflows().service().run(run).run().state() == WorkflowRunState.SUCCESS);
         driver.navigate().refresh();
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));
         assertThat(text("node-state-report")).isEqualTo("SUCCESS");
-        assertThat(driver.findElement(By.cssSelector("#node-extract td.num")).getText()).isEqualTo("1");
-        assertThat(driver.findElement(By.cssSelector("#node-load td.num")).getText()).isEqualTo("2");
+        assertThat(driver.findElement(By.cssSelector("#node-extract td.num")).getText())
+                .isEqualTo("1");
+        assertThat(driver.findElement(By.cssSelector("#node-load td.num")).getText())
+                .isEqualTo("2");
         // the node's instance is a link to its run page
         driver.findElement(By.cssSelector("#node-load a[href^='/runs/']")).click();
         waiting().until(ExpectedConditions.urlMatches("/runs/\\d+$"));

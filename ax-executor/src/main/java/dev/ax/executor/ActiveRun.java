@@ -18,9 +18,10 @@ final class ActiveRun {
     private final WorkItem item;
     /** Until when (this JVM's nanoTime) the run's lease can be counted on; see {@link LeaseTerms}. */
     private volatile long holdsUntilNanos;
-    private RunningShell shell;     // guarded by this; null until started
-    private LogShipper shipper;     // guarded by this
-    private String abandonReason;   // guarded by this; non-null once the run must not be reported any more
+
+    private RunningShell shell; // guarded by this; null until started
+    private LogShipper shipper; // guarded by this
+    private String abandonReason; // guarded by this; non-null once the run must not be reported any more
     private volatile boolean reported;
 
     ActiveRun(WorkItem item, long holdsUntilNanos) {

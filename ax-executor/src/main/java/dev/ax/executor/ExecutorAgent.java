@@ -62,6 +62,7 @@ public final class ExecutorAgent implements AutoCloseable {
     private final LongAdder errors = new LongAdder();
     /** The poll loop waits here while all slots are taken; a run signals when it leaves {@link #runs}. */
     private final ReentrantLock slotLock = new ReentrantLock();
+
     private final Condition slotFreed = slotLock.newCondition();
     /**
      * Makes "admit a run" and "close" mutually exclusive: otherwise a poll answer arriving while we close could put a
@@ -74,11 +75,11 @@ public final class ExecutorAgent implements AutoCloseable {
     private volatile long leaseMillis;
     private volatile LeaseTerms lease;
     private volatile long heartbeatMillis;
-    private Reaper reaper;                      // set by start(), under lifecycle
-    private ExecutorService runThreads;         // set by start(), under lifecycle
+    private Reaper reaper; // set by start(), under lifecycle
+    private ExecutorService runThreads; // set by start(), under lifecycle
     private ScheduledExecutorService heartbeat; // set by start(), under lifecycle
-    private Thread pollThread;                  // set by start(), under lifecycle
-    private boolean heartbeatFailing;           // only touched by the heartbeat thread
+    private Thread pollThread; // set by start(), under lifecycle
+    private boolean heartbeatFailing; // only touched by the heartbeat thread
 
     /** An agent with its own shell runner, using the config's kill grace. */
     public ExecutorAgent(ExecutorConfig config, ExecutorChannel channel) {
@@ -92,8 +93,13 @@ public final class ExecutorAgent implements AutoCloseable {
     ExecutorAgent(ExecutorConfig config, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits) {
         this.config = Objects.requireNonNull(config, "config");
         this.channel = Objects.requireNonNull(channel, "channel");
-        this.worker = new RunWorker(config.executorId(), channel, Objects.requireNonNull(runner, "runner"),
-                Objects.requireNonNull(logLimits, "logLimits"), () -> running, errors);
+        this.worker = new RunWorker(
+                config.executorId(),
+                channel,
+                Objects.requireNonNull(runner, "runner"),
+                Objects.requireNonNull(logLimits, "logLimits"),
+                () -> running,
+                errors);
     }
 
     /**
@@ -110,16 +116,27 @@ public final class ExecutorAgent implements AutoCloseable {
             // The reaper first: no process of this life may start before something outside this JVM guards it.
             Reaper guard;
             try {
-                guard = Reaper.start(config.executorId(), newSession,
+                guard = Reaper.start(
+                        config.executorId(),
+                        newSession,
                         ref -> abandon(ref, "killed by the reaper: its lease was not renewed in time"));
             } catch (IOException e) {
-                throw new IllegalStateException("executor " + config.executorId() + " cannot start its reaper, which kills its runs'"
-                        + " processes should it die or stall: " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "executor " + config.executorId() + " cannot start its reaper, which kills its runs'"
+                                + " processes should it die or stall: " + e.getMessage(),
+                        e);
             }
             RegisterAnswer answer;
             try {
-                answer = channel.register(new Register(config.executorId(), newSession, config.groups(),
-                        hostName(), ProcessHandle.current().pid(), config.version(), List.copyOf(runs.keySet()), config.labels()));
+                answer = channel.register(new Register(
+                        config.executorId(),
+                        newSession,
+                        config.groups(),
+                        hostName(),
+                        ProcessHandle.current().pid(),
+                        config.version(),
+                        List.copyOf(runs.keySet()),
+                        config.labels()));
             } catch (RuntimeException e) {
                 guard.close();
                 throw e;
@@ -134,17 +151,27 @@ public final class ExecutorAgent implements AutoCloseable {
             heartbeatMillis = heartbeatPeriod(answer);
             answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server at registration"));
             running = true;
-            runThreads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ax-run-", 0).factory());
+            runThreads = Executors.newThreadPerTaskExecutor(
+                    Thread.ofVirtual().name("ax-run-", 0).factory());
             heartbeat = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().daemon().name("ax-heartbeat").factory());
-            heartbeat.scheduleWithFixedDelay(this::heartbeatTick, heartbeatMillis, heartbeatMillis,
-                    TimeUnit.MILLISECONDS);
+            heartbeat.scheduleWithFixedDelay(
+                    this::heartbeatTick, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
             // A platform thread: close() interrupts it to end a long poll or a wait for a free slot, and on a platform
             // thread that interrupt never closes a socket in the middle of a read (on a virtual thread it does: the
             // in-process channel's claim lost its database connection mid-commit).
-            pollThread = Thread.ofPlatform().daemon().name("ax-poll-" + config.executorId()).start(this::pollLoop);
-            log.info("executor {} registered (session {}, groups {}, concurrency {}, lease {} ms, heartbeat {} ms)",
-                    config.executorId(), session, config.groups(), config.concurrency(), leaseMillis, heartbeatMillis);
+            pollThread = Thread.ofPlatform()
+                    .daemon()
+                    .name("ax-poll-" + config.executorId())
+                    .start(this::pollLoop);
+            log.info(
+                    "executor {} registered (session {}, groups {}, concurrency {}, lease {} ms, heartbeat {} ms)",
+                    config.executorId(),
+                    session,
+                    config.groups(),
+                    config.concurrency(),
+                    leaseMillis,
+                    heartbeatMillis);
         }
     }
 
@@ -375,7 +402,9 @@ public final class ExecutorAgent implements AutoCloseable {
             return answer.heartbeatMillis();
         }
         long fallback = answer.leaseMillis() > 0 ? Math.max(1, answer.leaseMillis() / 3) : FALLBACK_HEARTBEAT_MILLIS;
-        log.warn("server gave no heartbeat period (lease {} ms); heartbeating every {} ms", answer.leaseMillis(),
+        log.warn(
+                "server gave no heartbeat period (lease {} ms); heartbeating every {} ms",
+                answer.leaseMillis(),
                 fallback);
         return fallback;
     }

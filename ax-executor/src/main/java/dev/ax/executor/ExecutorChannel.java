@@ -26,8 +26,7 @@ public interface ExecutorChannel {
     RegisterAnswer register(Register register);
 
     /** The lease the server gave at registration, for a channel whose waits should fit in it. */
-    default void leaseKnown(long leaseMillis) {
-    }
+    default void leaseKnown(long leaseMillis) {}
 
     /** Long-polls: returns as soon as work is claimed, or empty after {@code poll.waitMillis()}. */
     List<WorkItem> poll(Poll poll);

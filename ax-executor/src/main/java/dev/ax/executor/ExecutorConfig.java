@@ -17,13 +17,20 @@ import java.util.List;
  * @param labels         environment labels (e.g. {@code prod}): a task naming {@code environment} labels runs only on
  *                       executors carrying all of them; an executor without labels runs only tasks that name none
  */
-public record ExecutorConfig(String executorId, List<String> groups, int concurrency, long pollWaitMillis,
-                             Duration killGrace, String version, List<String> labels) {
+public record ExecutorConfig(
+        String executorId,
+        List<String> groups,
+        int concurrency,
+        long pollWaitMillis,
+        Duration killGrace,
+        String version,
+        List<String> labels) {
 
     public static final int DEFAULT_CONCURRENCY = 8;
     public static final long DEFAULT_POLL_WAIT_MILLIS = 20_000;
     /** SIGTERM, then SIGKILL this long after: the shell runner's own default. */
     public static final Duration DEFAULT_KILL_GRACE = ShellRunner.DEFAULT_KILL_GRACE;
+
     public static final String DEFAULT_VERSION = defaultVersion();
 
     public ExecutorConfig {
@@ -54,13 +61,20 @@ public record ExecutorConfig(String executorId, List<String> groups, int concurr
         labels = labels == null ? List.of() : List.copyOf(labels);
         for (String label : labels) {
             if (label.isBlank() || !label.matches("[A-Za-z0-9][A-Za-z0-9_.-]*")) {
-                throw new IllegalArgumentException("labels: '" + label + "' must be letters, digits, '_', '.' or '-', starting with a letter or digit");
+                throw new IllegalArgumentException("labels: '" + label
+                        + "' must be letters, digits, '_', '.' or '-', starting with a letter or digit");
             }
         }
     }
 
     /** A config without environment labels. */
-    public ExecutorConfig(String executorId, List<String> groups, int concurrency, long pollWaitMillis, Duration killGrace, String version) {
+    public ExecutorConfig(
+            String executorId,
+            List<String> groups,
+            int concurrency,
+            long pollWaitMillis,
+            Duration killGrace,
+            String version) {
         this(executorId, groups, concurrency, pollWaitMillis, killGrace, version, List.of());
     }
 
@@ -70,8 +84,8 @@ public record ExecutorConfig(String executorId, List<String> groups, int concurr
 
     /** A config with every optional value at its default. */
     public static ExecutorConfig of(String executorId, List<String> groups) {
-        return new ExecutorConfig(executorId, groups, DEFAULT_CONCURRENCY, DEFAULT_POLL_WAIT_MILLIS,
-                DEFAULT_KILL_GRACE, DEFAULT_VERSION);
+        return new ExecutorConfig(
+                executorId, groups, DEFAULT_CONCURRENCY, DEFAULT_POLL_WAIT_MILLIS, DEFAULT_KILL_GRACE, DEFAULT_VERSION);
     }
 
     public ExecutorConfig withConcurrency(int concurrency) {

@@ -38,8 +38,10 @@ final class HttpActions {
 
     /** One client for every executor of this JVM, built on the first call: building one sets up TLS, a tenth of a second of start-up. */
     private static final class Client {
-        static final HttpClient INSTANCE = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT)
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        static final HttpClient INSTANCE = HttpClient.newBuilder()
+                .connectTimeout(CONNECT_TIMEOUT)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
     }
 
     /** An HTTP attempt in flight; looks like a started shell to the rest of the executor (pid -1: no process). */
@@ -65,7 +67,11 @@ final class HttpActions {
                 // the outcome is read from the future by completion()
             }
             Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
-            return new ShellResult(cancelReason != null ? ShellResult.Outcome.KILLED : ShellResult.Outcome.EXITED, null, -1, took,
+            return new ShellResult(
+                    cancelReason != null ? ShellResult.Outcome.KILLED : ShellResult.Outcome.EXITED,
+                    null,
+                    -1,
+                    took,
                     cancelReason != null ? cancelReason : "HTTP call finished");
         }
 
@@ -95,8 +101,11 @@ final class HttpActions {
         HttpCall http = item.http();
         try {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(http.url()))
-                    .method(http.method(), http.body() == null ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofString(http.body()));
+                    .method(
+                            http.method(),
+                            http.body() == null
+                                    ? HttpRequest.BodyPublishers.noBody()
+                                    : HttpRequest.BodyPublishers.ofString(http.body()));
             if (item.timeoutSeconds() != null && item.timeoutSeconds() > 0) {
                 b.timeout(Duration.ofSeconds(item.timeoutSeconds()));
             }
@@ -108,7 +117,9 @@ final class HttpActions {
                 b.header("X-AX-Shard-Index", item.shardIndex().toString());
                 b.header("X-AX-Shard-Total", String.valueOf(item.shardTotal()));
             }
-            sink.line(OutputSink.Stream.STDOUT, "[ax] " + http.method() + " " + http.url() + " (X-AX-Request-ID " + item.requestId() + ")");
+            sink.line(
+                    OutputSink.Stream.STDOUT,
+                    "[ax] " + http.method() + " " + http.url() + " (X-AX-Request-ID " + item.requestId() + ")");
             return new Call(Client.INSTANCE.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IllegalArgumentException e) {
             return new Call(CompletableFuture.failedFuture(e));
@@ -129,7 +140,8 @@ final class HttpActions {
         } catch (ExecutionException | CancellationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             sink.line(OutputSink.Stream.STDERR, "[ax] " + cause);
-            FailureKind kind = cause instanceof HttpTimeoutException ? FailureKind.TIMEOUT
+            FailureKind kind = cause instanceof HttpTimeoutException
+                    ? FailureKind.TIMEOUT
                     : cause instanceof IllegalArgumentException ? FailureKind.START_ERROR : FailureKind.CONNECTION;
             return Optional.of(new Completion(executorId, run, false, kind, null, String.valueOf(cause.getMessage())));
         }
@@ -142,7 +154,9 @@ final class HttpActions {
         });
         String body = response.body() == null ? "" : response.body();
         if (!body.isEmpty()) {
-            String shown = body.length() > LOGGED_BODY_CHARS ? body.substring(0, LOGGED_BODY_CHARS) + "… (" + body.length() + " chars)" : body;
+            String shown = body.length() > LOGGED_BODY_CHARS
+                    ? body.substring(0, LOGGED_BODY_CHARS) + "… (" + body.length() + " chars)"
+                    : body;
             shown.lines().forEach(line -> sink.line(OutputSink.Stream.STDOUT, line));
         }
         if (async && status == 202) {
@@ -156,7 +170,9 @@ final class HttpActions {
 
     static boolean isAccepted(Call call) {
         try {
-            return call.response.isDone() && !call.response.isCompletedExceptionally() && call.response.get().statusCode() == 202;
+            return call.response.isDone()
+                    && !call.response.isCompletedExceptionally()
+                    && call.response.get().statusCode() == 202;
         } catch (InterruptedException | ExecutionException e) {
             return false;
         }

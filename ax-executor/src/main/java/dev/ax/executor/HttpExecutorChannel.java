@@ -59,11 +59,13 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
     public static final int MAX_REQUEST_BYTES = 256 * 1024;
     /** The longest completion message or approval summary sent; the rest is cut. */
     static final int MAX_TEXT_CHARS = 8000;
+
     private static final int EXCERPT_CHARS = 200;
 
     private final List<String> bases;
     /** The server calls go to now: the last one that answered. */
     private volatile int current;
+
     private volatile Duration callTimeout = CALL_TIMEOUT;
     private final String authorization;
     private final ObjectMapper json;
@@ -99,15 +101,17 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("token is required");
         }
-        this.bases = servers.stream().map(Objects::requireNonNull).map(URI::toString)
-                .map(s -> (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/").toList();
+        this.bases = servers.stream()
+                .map(Objects::requireNonNull)
+                .map(URI::toString)
+                .map(s -> (s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/executor/")
+                .toList();
         this.authorization = "Bearer " + token;
         this.json = Objects.requireNonNull(json, "json");
         this.maxRequestBytes = maxRequestBytes;
         // HTTP/1.1: a long-poll is one plain request; no h2c upgrade dance with proxies.
-        HttpClient.Builder builder = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CALL_TIMEOUT);
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CALL_TIMEOUT);
         if (tls != null) {
             builder.sslContext(tls);
         }
@@ -177,9 +181,17 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
 
     @Override
     public ReportAnswer complete(Completion completion) {
-        Completion c = completion.message() == null ? completion : new Completion(completion.executorId(), completion.run(),
-                completion.success(), completion.failureKind(), completion.exitCode(), cut(completion.message()), completion.pid(),
-                completion.tail());
+        Completion c = completion.message() == null
+                ? completion
+                : new Completion(
+                        completion.executorId(),
+                        completion.run(),
+                        completion.success(),
+                        completion.failureKind(),
+                        completion.exitCode(),
+                        cut(completion.message()),
+                        completion.pid(),
+                        completion.tail());
         byte[] body = write("complete", c);
         if (body.length > maxRequestBytes && !c.tail().isEmpty()) {
             // Output first, outcome after, as when nothing is carried: the log is whole when the outcome is recorded.
@@ -196,8 +208,12 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
 
     @Override
     public ReportAnswer requestApproval(ApprovalAsk ask) {
-        return call("approval-request", new ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
-                ReportAnswer.class, callTimeout, true);
+        return call(
+                "approval-request",
+                new ApprovalAsk(ask.executorId(), ask.run(), cut(ask.summary())),
+                ReportAnswer.class,
+                callTimeout,
+                true);
     }
 
     @Override
@@ -217,10 +233,12 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
                 ? LogLines.pieces(chunk.lines().getFirst(), maxRequestBytes / 2)
                 : chunk.lines();
         if (lines.size() == 1) {
-            throw new IllegalStateException("a log chunk of one character exceeds " + maxRequestBytes + " bytes"); // a bug
+            throw new IllegalStateException(
+                    "a log chunk of one character exceeds " + maxRequestBytes + " bytes"); // a bug
         }
         int half = lines.size() / 2;
-        return List.of(new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), lines.subList(0, half)),
+        return List.of(
+                new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), lines.subList(0, half)),
                 new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), lines.subList(half, lines.size())));
     }
 
@@ -300,10 +318,11 @@ public final class HttpExecutorChannel implements ExecutorChannel, AutoCloseable
             return answerType.cast(refusal(response.body()));
         }
         if (status == 502 || status == 503 || status == 504) {
-            throw new Unanswered("server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()), null);
+            throw new Unanswered(
+                    "server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()), null);
         }
-        throw new ChannelException("server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()),
-                null);
+        throw new ChannelException(
+                "server answered HTTP " + status + " to " + uri + ": " + excerpt(response.body()), null);
     }
 
     /** A 409 is a refusal whatever its body says; its reason is the body's, or the body itself. */

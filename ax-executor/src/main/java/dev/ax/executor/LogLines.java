@@ -10,8 +10,7 @@ import java.util.List;
  * emoji threefold (Jackson escapes each half of a surrogate pair).
  */
 public final class LogLines {
-    private LogLines() {
-    }
+    private LogLines() {}
 
     /**
      * An upper bound of the bytes {@code line} takes as a JSON string in UTF-8, quotes and the comma after it
@@ -56,7 +55,9 @@ public final class LogLines {
         for (int i = 0; i < line.length(); i++) {
             char c = line.charAt(i);
             int size = jsonBytes(c);
-            boolean pairStart = Character.isHighSurrogate(c) && i + 1 < line.length() && Character.isLowSurrogate(line.charAt(i + 1));
+            boolean pairStart = Character.isHighSurrogate(c)
+                    && i + 1 < line.length()
+                    && Character.isLowSurrogate(line.charAt(i + 1));
             int needed = pairStart ? size + jsonBytes(line.charAt(i + 1)) : size;
             if (i > start && bytes + needed > maxJsonBytes) {
                 pieces.add(line.substring(start, i));

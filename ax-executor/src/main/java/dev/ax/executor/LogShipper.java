@@ -50,8 +50,7 @@ final class LogShipper implements OutputSink {
         static final Limits DEFAULT = new Limits(200, 64 * 1024, Duration.ofMillis(250), 10_000, 8L * 1024 * 1024);
     }
 
-    private record Entry(Stream stream, String line, int bytes) {
-    }
+    private record Entry(Stream stream, String line, int bytes) {}
 
     private final ExecutorChannel channel;
     private final String executorId;
@@ -63,19 +62,24 @@ final class LogShipper implements OutputSink {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Deque<Entry> queue = new ArrayDeque<>(); // guarded by lock
-    private long queuedBytes;                              // guarded by lock
-    private long dropped;                                  // guarded by lock; lines lost since the last batch
-    private boolean finishing;                             // guarded by lock
-    private boolean handingOver;                           // guarded by lock; the sender leaves the last batch alone
-    private Thread sender;                                 // guarded by lock
+    private long queuedBytes; // guarded by lock
+    private long dropped; // guarded by lock; lines lost since the last batch
+    private boolean finishing; // guarded by lock
+    private boolean handingOver; // guarded by lock; the sender leaves the last batch alone
+    private Thread sender; // guarded by lock
     private volatile boolean aborted;
 
     /**
      * @param onRefused called (on the sender thread) with the server's reason when a chunk is refused
      * @param errors    counts unexpected failures (bugs), which the agent exposes
      */
-    LogShipper(ExecutorChannel channel, String executorId, RunRef run, Limits limits, Consumer<String> onRefused,
-               LongAdder errors) {
+    LogShipper(
+            ExecutorChannel channel,
+            String executorId,
+            RunRef run,
+            Limits limits,
+            Consumer<String> onRefused,
+            LongAdder errors) {
         this.channel = channel;
         this.executorId = executorId;
         this.run = run;
@@ -119,7 +123,9 @@ final class LogShipper implements OutputSink {
         lock.lock();
         try {
             if (sender == null && !aborted) {
-                sender = Thread.ofVirtual().name("ax-log-" + run.instanceId() + "-" + run.attempt()).start(this::ship);
+                sender = Thread.ofVirtual()
+                        .name("ax-log-" + run.instanceId() + "-" + run.attempt())
+                        .start(this::ship);
             }
         } finally {
             lock.unlock();
@@ -230,8 +236,11 @@ final class LogShipper implements OutputSink {
                         return;
                     }
                     if (!failing) {
-                        log.warn("cannot ship logs of run {}: {}; buffering (up to {} lines) and retrying", run,
-                                e.getMessage(), limits.maxBufferedLines());
+                        log.warn(
+                                "cannot ship logs of run {}: {}; buffering (up to {} lines) and retrying",
+                                run,
+                                e.getMessage(),
+                                limits.maxBufferedLines());
                         failing = true;
                     }
                     backoff.pause();
@@ -286,7 +295,8 @@ final class LogShipper implements OutputSink {
             }
             int lines = 0;
             long bytes = 0;
-            while (!queue.isEmpty() && lines < limits.batchLines()
+            while (!queue.isEmpty()
+                    && lines < limits.batchLines()
                     && (lines == 0 || bytes + queue.peekFirst().bytes() <= limits.batchBytes())) {
                 Entry e = queue.removeFirst();
                 queuedBytes -= e.bytes();

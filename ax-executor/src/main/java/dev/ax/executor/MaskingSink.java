@@ -55,7 +55,16 @@ final class MaskingSink implements OutputSink {
             return c;
         }
         List<LogChunk> tail = c.tail().stream()
-                .map(chunk -> new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), mask.apply(chunk.lines()))).toList();
-        return new Completion(c.executorId(), c.run(), c.success(), c.failureKind(), c.exitCode(), mask.apply(c.message()), c.pid(), tail);
+                .map(chunk -> new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), mask.apply(chunk.lines())))
+                .toList();
+        return new Completion(
+                c.executorId(),
+                c.run(),
+                c.success(),
+                c.failureKind(),
+                c.exitCode(),
+                mask.apply(c.message()),
+                c.pid(),
+                tail);
     }
 }

@@ -50,8 +50,13 @@ final class RunWorker {
      */
     static final Duration START_CARRIED_WITHIN = Duration.ofMillis(100);
 
-    RunWorker(String executorId, ExecutorChannel channel, ShellRunner runner, LogShipper.Limits logLimits,
-              BooleanSupplier agentRunning, LongAdder errors) {
+    RunWorker(
+            String executorId,
+            ExecutorChannel channel,
+            ShellRunner runner,
+            LogShipper.Limits logLimits,
+            BooleanSupplier agentRunning,
+            LongAdder errors) {
         this.executorId = executorId;
         this.channel = channel;
         this.runner = runner;
@@ -84,10 +89,14 @@ final class RunWorker {
             return; // the server took it back before it started
         }
         if (!run.leaseHeld() && !renewal.renew(run)) {
-            // Too long since the claim (this JVM was stopped or starved, or the answer was slow), and the server would not
-            // renew the lease now: it may already have passed the run on, and a body started now could run beside another
+            // Too long since the claim (this JVM was stopped or starved, or the answer was slow), and the server would
+            // not
+            // renew the lease now: it may already have passed the run on, and a body started now could run beside
+            // another
             // executor's. It is not started; the server retries it.
-            log.warn("not starting run {}: its lease was not renewed in time (this executor was stopped or starved)", run.ref());
+            log.warn(
+                    "not starting run {}: its lease was not renewed in time (this executor was stopped or starved)",
+                    run.ref());
             run.abandon("not started: its lease was not renewed in time");
             return;
         }
@@ -107,8 +116,8 @@ final class RunWorker {
             report(run, ShellActions.startError(executorId, run.ref(), "cannot start: " + e.getMessage()));
             return;
         }
-        LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
-                reason -> run.abandon("log refused: " + reason), errors);
+        LogShipper shipper = new LogShipper(
+                channel, executorId, run.ref(), logLimits, reason -> run.abandon("log refused: " + reason), errors);
         RunningShell shell = runner.start(command, MaskingSink.of(mask(run), shipper));
         if (shell.pid() > 0) {
             reaper.track(run.ref(), shell.pid(), run.holdsUntilNanos());
@@ -116,7 +125,9 @@ final class RunWorker {
         run.attach(shell, shipper);
         // A process that ends within a moment of its start has its start carried by the completion (one report and one
         // commit instead of two); a longer one reports "started" then. Shards always report it on its own.
-        boolean startCarried = shell.pid() > 0 && !run.ref().sharded() && shell.await(START_CARRIED_WITHIN).isPresent();
+        boolean startCarried = shell.pid() > 0
+                && !run.ref().sharded()
+                && shell.await(START_CARRIED_WITHIN).isPresent();
         if (shell.pid() > 0 && !startCarried) {
             deliver(run, "start", () -> channel.started(new Started(executorId, run.ref(), shell.pid())))
                     .filter(answer -> !answer.accepted())
@@ -133,8 +144,8 @@ final class RunWorker {
                 .map(c -> startCarried ? c.withStart(shell.pid()) : c);
         if (completion.isEmpty() && !run.abandoned()) {
             shipper.finish();
-            log.warn("run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(),
-                    result.message());
+            log.warn(
+                    "run {} was killed though nothing abandoned it; not reporting it: {}", run.ref(), result.message());
             return;
         }
         end(run, shipper, completion);
@@ -147,7 +158,10 @@ final class RunWorker {
     private void end(ActiveRun run, LogShipper shipper, Optional<Completion> completion) throws InterruptedException {
         List<LogChunk> tail = run.abandoned() ? List.of() : shipper.handOver();
         if (run.abandoned() || completion.isEmpty()) {
-            log.info("run {} ended without a report: {}", run.ref(), run.abandoned() ? run.abandonReason() : "reported by the service");
+            log.info(
+                    "run {} ended without a report: {}",
+                    run.ref(),
+                    run.abandoned() ? run.abandonReason() : "reported by the service");
             return;
         }
         report(run, completion.get().withTail(tail));
@@ -161,21 +175,29 @@ final class RunWorker {
      */
     private void runHttp(ActiveRun run) throws InterruptedException {
         WorkItem item = run.item();
-        LogShipper shipper = new LogShipper(channel, executorId, run.ref(), logLimits,
-                reason -> run.abandon("log refused: " + reason), errors);
+        LogShipper shipper = new LogShipper(
+                channel, executorId, run.ref(), logLimits, reason -> run.abandon("log refused: " + reason), errors);
         // The URL, the answer and any error go to the log through the mask: a secret may be the URL itself.
         OutputSink output = MaskingSink.of(mask(run), shipper);
         HttpActions.Call call = http.start(item, output);
         run.attach(call, shipper);
         shipper.startSending();
         call.await();
-        Optional<Completion> completion = HttpActions.completion(executorId, run.ref(), call, output, item.http().async());
+        Optional<Completion> completion = HttpActions.completion(
+                executorId, run.ref(), call, output, item.http().async());
         if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
-            shipper.line(OutputSink.Stream.STDOUT,
-                    "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId() + "/complete");
+            shipper.line(
+                    OutputSink.Stream.STDOUT,
+                    "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId()
+                            + "/complete");
             Duration limit = item.timeoutSeconds() == null ? null : Duration.ofSeconds(item.timeoutSeconds());
             if (!run.awaitAbandon(limit)) {
-                completion = Optional.of(new Completion(executorId, run.ref(), false, FailureKind.TIMEOUT, null,
+                completion = Optional.of(new Completion(
+                        executorId,
+                        run.ref(),
+                        false,
+                        FailureKind.TIMEOUT,
+                        null,
                         "no completion from the service within " + item.timeoutSeconds() + "s"));
             }
         }
@@ -189,7 +211,9 @@ final class RunWorker {
         Completion completion = MaskingSink.masked(unmasked, mask(run));
         Optional<ReportAnswer> answer = deliver(run, "completion", () -> channel.complete(completion));
         if (answer.isEmpty()) {
-            log.info("run {} dropped before its completion was delivered: {}", run.ref(),
+            log.info(
+                    "run {} dropped before its completion was delivered: {}",
+                    run.ref(),
                     run.abandoned() ? run.abandonReason() : "executor shutting down");
         } else if (answer.get().accepted()) {
             run.markReported();

@@ -17,8 +17,7 @@ final class ShellActions {
 
     static final String SHELL = "shell";
 
-    private ShellActions() {
-    }
+    private ShellActions() {}
 
     /**
      * The command for a {@code shell} work item. The AX_* variables are set from the item's own fields even when
@@ -38,20 +37,35 @@ final class ShellActions {
         env.put("AX_ATTEMPT", Integer.toString(item.attempt()));
         putIfPresent(env, "AX_REQUEST_ID", item.requestId());
         putIfPresent(env, "AX_TASK_NAME", item.taskName());
-        putIfPresent(env, "AX_SCHEDULED_AT", item.scheduledAt() == null ? null : item.scheduledAt().toString());
+        putIfPresent(
+                env,
+                "AX_SCHEDULED_AT",
+                item.scheduledAt() == null ? null : item.scheduledAt().toString());
         // A shard of a sharded run (policy.sharding): which part of the work is this process's.
-        putIfPresent(env, "AX_SHARD_INDEX", item.shardIndex() == null ? null : item.shardIndex().toString());
-        putIfPresent(env, "AX_SHARD_TOTAL", item.shardTotal() == null ? null : item.shardTotal().toString());
+        putIfPresent(
+                env,
+                "AX_SHARD_INDEX",
+                item.shardIndex() == null ? null : item.shardIndex().toString());
+        putIfPresent(
+                env,
+                "AX_SHARD_TOTAL",
+                item.shardTotal() == null ? null : item.shardTotal().toString());
         env.put(markerName, marker);
         Path workingDir = item.workingDir() == null || item.workingDir().isBlank() ? null : Path.of(item.workingDir());
         Duration timeout = item.timeoutSeconds() == null || item.timeoutSeconds() <= 0
-                ? null : Duration.ofSeconds(item.timeoutSeconds());
+                ? null
+                : Duration.ofSeconds(item.timeoutSeconds());
         return new ShellCommand(item.command(), env, workingDir, timeout);
     }
 
     /** The report for an action this executor cannot run. */
     static Completion unsupported(String executorId, WorkItem item) {
-        return new Completion(executorId, item.ref(), false, FailureKind.START_ERROR, null,
+        return new Completion(
+                executorId,
+                item.ref(),
+                false,
+                FailureKind.START_ERROR,
+                null,
                 "action type " + item.actionType() + " is not supported by this executor");
     }
 
@@ -65,12 +79,19 @@ final class ShellActions {
      */
     static Optional<Completion> completion(String executorId, RunRef run, ShellResult result) {
         return switch (result.outcome()) {
-            case EXITED -> Optional.of(result.exitCode() != null && result.exitCode() == 0
-                    ? new Completion(executorId, run, true, null, 0, result.message())
-                    : new Completion(executorId, run, false, FailureKind.EXIT_CODE, result.exitCode(),
-                            result.message()));
-            case TIMED_OUT -> Optional.of(new Completion(executorId, run, false, FailureKind.TIMEOUT, null,
-                    result.message()));
+            case EXITED ->
+                Optional.of(
+                        result.exitCode() != null && result.exitCode() == 0
+                                ? new Completion(executorId, run, true, null, 0, result.message())
+                                : new Completion(
+                                        executorId,
+                                        run,
+                                        false,
+                                        FailureKind.EXIT_CODE,
+                                        result.exitCode(),
+                                        result.message()));
+            case TIMED_OUT ->
+                Optional.of(new Completion(executorId, run, false, FailureKind.TIMEOUT, null, result.message()));
             case START_FAILED -> Optional.of(startError(executorId, run, result.message()));
             case KILLED -> Optional.empty();
         };

@@ -14,8 +14,8 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
 import java.util.List;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -27,8 +27,7 @@ import javax.net.ssl.TrustManagerFactory;
  * CAs apply. Either way the certificate must name the host the client dialed.
  */
 public final class TlsTrust {
-    private TlsTrust() {
-    }
+    private TlsTrust() {}
 
     /**
      * A TLS context trusting exactly the certificates in a PEM file (one or more {@code BEGIN CERTIFICATE} blocks).
@@ -39,7 +38,8 @@ public final class TlsTrust {
         List<X509Certificate> certificates;
         try (InputStream in = Files.newInputStream(caFile)) {
             certificates = CertificateFactory.getInstance("X.509").generateCertificates(in).stream()
-                    .map(X509Certificate.class::cast).toList();
+                    .map(X509Certificate.class::cast)
+                    .toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(caFile + ": no such file", e);
         } catch (IOException e) {
@@ -48,7 +48,8 @@ public final class TlsTrust {
             throw new IllegalArgumentException(caFile + " is not a PEM certificate file: " + e.getMessage(), e);
         }
         if (certificates.isEmpty()) {
-            throw new IllegalArgumentException(caFile + " holds no certificate (a PEM file with -----BEGIN CERTIFICATE----- blocks)");
+            throw new IllegalArgumentException(
+                    caFile + " holds no certificate (a PEM file with -----BEGIN CERTIFICATE----- blocks)");
         }
         try {
             KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
@@ -94,10 +95,12 @@ public final class TlsTrust {
                 return "TLS handshake failed: the server's certificate is not signed by a CA this client trusts";
             }
             if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException) {
-                return "TLS handshake failed: the server's certificate is outside its validity period (" + message + ")";
+                return "TLS handshake failed: the server's certificate is outside its validity period (" + message
+                        + ")";
             }
             if (message.startsWith("No subject alternative") || message.startsWith("No name matching")) {
-                return "TLS handshake failed: the server's certificate is not for the host in the URL (" + message.strip() + ")";
+                return "TLS handshake failed: the server's certificate is not for the host in the URL ("
+                        + message.strip() + ")";
             }
             if (message.contains("Unsupported or unrecognized SSL message")) {
                 return "TLS handshake failed: the server does not speak TLS on that port (is it an http:// server?)";
@@ -107,6 +110,7 @@ public final class TlsTrust {
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return "TLS handshake failed: " + (root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage());
+        return "TLS handshake failed: "
+                + (root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage());
     }
 }

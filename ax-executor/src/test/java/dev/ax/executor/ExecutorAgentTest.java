@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.protocol.Completion;
-import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Heartbeat;
+import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.ReportAnswer;
@@ -42,7 +42,9 @@ class ExecutorAgentTest {
     void closeAgent() {
         if (agent != null) {
             agent.close();
-            assertThat(agent.errorCount()).as("unexpected errors in the agent's loops").isZero();
+            assertThat(agent.errorCount())
+                    .as("unexpected errors in the agent's loops")
+                    .isZero();
         }
     }
 
@@ -61,8 +63,19 @@ class ExecutorAgentTest {
     }
 
     private static WorkItem shell(long id, String command, Long timeoutSeconds) {
-        return new WorkItem(id, 1, "task-" + id, 3, "req-" + id, Instant.parse("2024-03-01T02:00:00Z"), "shell",
-                command, Map.of("CUSTOM", "custom-value"), null, timeoutSeconds, 30_000);
+        return new WorkItem(
+                id,
+                1,
+                "task-" + id,
+                3,
+                "req-" + id,
+                Instant.parse("2024-03-01T02:00:00Z"),
+                "shell",
+                command,
+                Map.of("CUSTOM", "custom-value"),
+                null,
+                timeoutSeconds,
+                30_000);
     }
 
     private Completion awaitCompletion(long id) {
@@ -88,7 +101,8 @@ class ExecutorAgentTest {
         assertThat(completion.run()).isEqualTo(new RunRef(1, 1));
         assertThat(server.linesOf(1, "stdout")).containsExactly("hi");
         assertThat(server.linesOf(1, "stderr")).containsExactly("oops");
-        // A process that ends at once (within RunWorker.START_CARRIED_WITHIN) has its start carried by the outcome; on a
+        // A process that ends at once (within RunWorker.START_CARRIED_WITHIN) has its start carried by the outcome; on
+        // a
         // busy machine it may take longer and report "started" first. Either way the server hears of the start first.
         if (completion.pid() != null) {
             assertThat(completion.pid()).isPositive();
@@ -98,7 +112,8 @@ class ExecutorAgentTest {
             assertThat(server.events).containsExactly("started 1", "complete 1");
         }
         // The outcome carries the output: the log is complete when the server records the end.
-        assertThat(completion.tail()).extracting(LogChunk::stream, LogChunk::lines)
+        assertThat(completion.tail())
+                .extracting(LogChunk::stream, LogChunk::lines)
                 .containsExactlyInAnyOrder(tuple("stdout", List.of("hi")), tuple("stderr", List.of("oops")));
         await().atMost(PATIENCE).until(() -> agent.activeRuns().isEmpty());
     }
@@ -119,15 +134,25 @@ class ExecutorAgentTest {
 
     @Test
     void sets_the_ax_variables_from_the_item_fields_over_the_servers_env() {
-        WorkItem base = shell(2, "echo \"$AX_INSTANCE_ID|$AX_ATTEMPT|$AX_TASK_NAME|$AX_REQUEST_ID|$AX_SCHEDULED_AT"
-                + "|$CUSTOM\"");
-        server.work.add(new WorkItem(2, 4, base.taskName(), 3, base.requestId(), base.scheduledAt(), "shell",
-                base.command(), Map.of("CUSTOM", "custom-value", "AX_INSTANCE_ID", "wrong"), null, null, 30_000));
+        WorkItem base = shell(
+                2, "echo \"$AX_INSTANCE_ID|$AX_ATTEMPT|$AX_TASK_NAME|$AX_REQUEST_ID|$AX_SCHEDULED_AT" + "|$CUSTOM\"");
+        server.work.add(new WorkItem(
+                2,
+                4,
+                base.taskName(),
+                3,
+                base.requestId(),
+                base.scheduledAt(),
+                "shell",
+                base.command(),
+                Map.of("CUSTOM", "custom-value", "AX_INSTANCE_ID", "wrong"),
+                null,
+                null,
+                30_000));
         startAgent(1);
 
         assertThat(awaitCompletion(2).success()).isTrue();
-        assertThat(server.linesOf(2, "stdout"))
-                .containsExactly("2|4|task-2|req-2|2024-03-01T02:00:00Z|custom-value");
+        assertThat(server.linesOf(2, "stdout")).containsExactly("2|4|task-2|req-2|2024-03-01T02:00:00Z|custom-value");
     }
 
     @Test
@@ -228,8 +253,19 @@ class ExecutorAgentTest {
     @Test
     void fails_an_unsupported_action_type_with_a_start_error() {
         WorkItem base = shell(22, "ignored");
-        server.work.add(new WorkItem(22, 1, base.taskName(), 1, base.requestId(), base.scheduledAt(), "http",
-                "ignored", Map.of(), null, null, 30_000));
+        server.work.add(new WorkItem(
+                22,
+                1,
+                base.taskName(),
+                1,
+                base.requestId(),
+                base.scheduledAt(),
+                "http",
+                "ignored",
+                Map.of(),
+                null,
+                null,
+                30_000));
         startAgent(2);
 
         Completion completion = awaitCompletion(22);
@@ -243,8 +279,19 @@ class ExecutorAgentTest {
     @Test
     void fails_a_missing_working_directory_with_a_start_error() {
         WorkItem base = shell(23, "true");
-        server.work.add(new WorkItem(23, 1, base.taskName(), 1, base.requestId(), base.scheduledAt(), "shell",
-                "true", Map.of(), "/nonexistent/ax-test-dir", null, 30_000));
+        server.work.add(new WorkItem(
+                23,
+                1,
+                base.taskName(),
+                1,
+                base.requestId(),
+                base.scheduledAt(),
+                "shell",
+                "true",
+                Map.of(),
+                "/nonexistent/ax-test-dir",
+                null,
+                30_000));
         startAgent(2);
 
         Completion completion = awaitCompletion(23);
@@ -268,7 +315,8 @@ class ExecutorAgentTest {
     @Test
     void keeps_shipping_logs_through_an_outage() {
         server.failLogs.set(2);
-        // "one" is shipped while the run goes on (the periodic flush), through the outage; "two" comes with the outcome.
+        // "one" is shipped while the run goes on (the periodic flush), through the outage; "two" comes with the
+        // outcome.
         server.work.add(shell(25, "echo one; sleep 1; echo two"));
         startAgent(2);
 
@@ -293,7 +341,8 @@ class ExecutorAgentTest {
         assertThat(agent.heartbeatMillis()).isEqualTo(100);
 
         RunRef ref = new RunRef(26, 1);
-        await().atMost(PATIENCE).until(() -> server.heartbeats.stream().anyMatch(h -> h.held().contains(ref)));
+        await().atMost(PATIENCE)
+                .until(() -> server.heartbeats.stream().anyMatch(h -> h.held().contains(ref)));
         Heartbeat beat = server.heartbeats.getLast();
         assertThat(beat.session()).isEqualTo(agent.session());
         assertThat(beat.executorId()).isEqualTo("exec-1");

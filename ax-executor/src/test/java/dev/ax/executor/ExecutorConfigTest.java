@@ -15,9 +15,15 @@ class ExecutorConfigTest {
 
     @Test
     void fills_in_the_defaults() {
-        assertThat(VALID.concurrency()).isEqualTo(ExecutorConfig.DEFAULT_CONCURRENCY).isEqualTo(8);
-        assertThat(VALID.pollWaitMillis()).isEqualTo(ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS).isEqualTo(20_000);
-        assertThat(VALID.killGrace()).isEqualTo(ExecutorConfig.DEFAULT_KILL_GRACE).isEqualTo(Duration.ofSeconds(5));
+        assertThat(VALID.concurrency())
+                .isEqualTo(ExecutorConfig.DEFAULT_CONCURRENCY)
+                .isEqualTo(8);
+        assertThat(VALID.pollWaitMillis())
+                .isEqualTo(ExecutorConfig.DEFAULT_POLL_WAIT_MILLIS)
+                .isEqualTo(20_000);
+        assertThat(VALID.killGrace())
+                .isEqualTo(ExecutorConfig.DEFAULT_KILL_GRACE)
+                .isEqualTo(Duration.ofSeconds(5));
         assertThat(VALID.version()).isEqualTo(ExecutorConfig.DEFAULT_VERSION).isNotBlank();
     }
 
@@ -27,7 +33,8 @@ class ExecutorConfigTest {
         assertThatThrownBy(() -> ExecutorConfig.of(null, List.of("default"))).hasMessageContaining("executorId");
         assertThatThrownBy(() -> ExecutorConfig.of("e", List.of())).hasMessageContaining("groups");
         assertThatThrownBy(() -> ExecutorConfig.of("e", null)).hasMessageContaining("groups");
-        assertThatThrownBy(() -> ExecutorConfig.of("e", Arrays.asList("a", null))).hasMessageContaining("groups");
+        assertThatThrownBy(() -> ExecutorConfig.of("e", Arrays.asList("a", null)))
+                .hasMessageContaining("groups");
         assertThatThrownBy(() -> VALID.withConcurrency(0)).hasMessageContaining("concurrency");
         assertThatThrownBy(() -> VALID.withPollWaitMillis(-1)).hasMessageContaining("pollWaitMillis");
         assertThatThrownBy(() -> VALID.withKillGrace(Duration.ofSeconds(-1))).hasMessageContaining("killGrace");

@@ -43,19 +43,22 @@ final class FakeChannel implements ExecutorChannel {
 
     /** Runs the next heartbeat answers tell the executor to abandon. */
     final Set<RunRef> abandon = ConcurrentHashMap.newKeySet();
+
     volatile long heartbeatMillis = 100;
     volatile Function<Started, ReportAnswer> startedAnswer = s -> ReportAnswer.OK;
     volatile Function<Completion, ReportAnswer> completeAnswer = c -> ReportAnswer.OK;
     volatile Function<LogChunk, ReportAnswer> logAnswer = c -> ReportAnswer.OK;
     /** How many of the next calls of each kind throw a ChannelException, as if the server were down. */
     final AtomicInteger failPolls = new AtomicInteger();
+
     final AtomicInteger failCompletes = new AtomicInteger();
     final AtomicInteger failLogs = new AtomicInteger();
     /** Runs inside every poll first, on the agent's poll thread (e.g. I/O that close() must not tear). */
-    volatile Runnable duringPoll = () -> { };
+    volatile Runnable duringPoll = () -> {};
 
     /** Runs started and not yet completed, as the server sees them, and the most ever seen at once. */
     private final AtomicInteger running = new AtomicInteger();
+
     final AtomicInteger maxRunning = new AtomicInteger();
 
     @Override
@@ -89,7 +92,8 @@ final class FakeChannel implements ExecutorChannel {
     public HeartbeatAnswer heartbeat(Heartbeat heartbeat) {
         heartbeats.add(heartbeat);
         List<RunRef> lost = heartbeat.held().stream().filter(abandon::contains).toList();
-        return new HeartbeatAnswer(heartbeat.held().stream().filter(r -> !lost.contains(r)).toList(), lost);
+        return new HeartbeatAnswer(
+                heartbeat.held().stream().filter(r -> !lost.contains(r)).toList(), lost);
     }
 
     @Override
@@ -133,7 +137,9 @@ final class FakeChannel implements ExecutorChannel {
     }
 
     List<Completion> completionsOf(long instanceId) {
-        return completions.stream().filter(c -> c.run().instanceId() == instanceId).toList();
+        return completions.stream()
+                .filter(c -> c.run().instanceId() == instanceId)
+                .toList();
     }
 
     List<String> linesOf(long instanceId, String stream) {
@@ -144,6 +150,9 @@ final class FakeChannel implements ExecutorChannel {
     }
 
     Started startedOf(long instanceId) {
-        return started.stream().filter(s -> s.run().instanceId() == instanceId).findFirst().orElseThrow();
+        return started.stream()
+                .filter(s -> s.run().instanceId() == instanceId)
+                .findFirst()
+                .orElseThrow();
     }
 }

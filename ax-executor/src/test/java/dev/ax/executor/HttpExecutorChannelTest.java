@@ -42,12 +42,10 @@ class HttpExecutorChannelTest {
     private static final ObjectMapper JSON = HttpExecutorChannel.defaultMapper();
 
     /** What the server saw. */
-    record Seen(String method, String path, String authorization, String contentType, String body) {
-    }
+    record Seen(String method, String path, String authorization, String contentType, String body) {}
 
     /** What the server answers on a path. */
-    record Answer(int status, String body) {
-    }
+    record Answer(int status, String body) {}
 
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
@@ -73,8 +71,12 @@ class HttpExecutorChannelTest {
     private void handle(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String path = exchange.getRequestURI().getPath();
-        seen.add(new Seen(exchange.getRequestMethod(), path, exchange.getRequestHeaders().getFirst("Authorization"),
-                exchange.getRequestHeaders().getFirst("Content-Type"), body));
+        seen.add(new Seen(
+                exchange.getRequestMethod(),
+                path,
+                exchange.getRequestHeaders().getFirst("Authorization"),
+                exchange.getRequestHeaders().getFirst("Content-Type"),
+                body));
         Answer answer = answers.getOrDefault(path, new Answer(404, "no route " + path));
         byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -89,11 +91,14 @@ class HttpExecutorChannelTest {
 
     @Test
     void posts_the_record_as_json_with_the_bearer_token() throws Exception {
-        answer("register", 200, "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[{\"instanceId\":5,"
-                + "\"attempt\":2}],\"someNewField\":true}");
+        answer(
+                "register",
+                200,
+                "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[{\"instanceId\":5,"
+                        + "\"attempt\":2}],\"someNewField\":true}");
 
-        RegisterAnswer answer = channel.register(new Register("exec-1", "sess-1", List.of("default"), "host-a", 42,
-                "1.0", List.of(new RunRef(5, 2))));
+        RegisterAnswer answer = channel.register(
+                new Register("exec-1", "sess-1", List.of("default"), "host-a", 42, "1.0", List.of(new RunRef(5, 2))));
 
         assertThat(answer).isEqualTo(new RegisterAnswer(30_000, 10_000, List.of(new RunRef(5, 2))));
         Seen request = seen.getFirst();
@@ -109,8 +114,19 @@ class HttpExecutorChannelTest {
 
     @Test
     void poll_round_trips_work_items_with_instants_as_iso_strings() throws Exception {
-        WorkItem item = new WorkItem(11, 2, "nightly", 4, "req-11", Instant.parse("2024-03-01T02:00:00Z"), "shell",
-                "echo hi", Map.of("DATE", "2024-03-01"), "/srv", 60L, 30_000);
+        WorkItem item = new WorkItem(
+                11,
+                2,
+                "nightly",
+                4,
+                "req-11",
+                Instant.parse("2024-03-01T02:00:00Z"),
+                "shell",
+                "echo hi",
+                Map.of("DATE", "2024-03-01"),
+                "/srv",
+                60L,
+                30_000);
         String json = JSON.writeValueAsString(Map.of("items", List.of(item)));
         assertThat(json).contains("\"scheduledAt\":\"2024-03-01T02:00:00Z\"");
         answer("poll", 200, json);
@@ -143,21 +159,31 @@ class HttpExecutorChannelTest {
         assertThat(channel.heartbeat(new Heartbeat("exec-1", "s", List.of(run))))
                 .isEqualTo(new HeartbeatAnswer(List.of(run), List.of()));
         assertThat(channel.started(new Started("exec-1", run, 99)).accepted()).isTrue();
-        assertThat(channel.log(new LogChunk("exec-1", run, "stdout", List.of("a", "b"))).accepted()).isTrue();
+        assertThat(channel.log(new LogChunk("exec-1", run, "stdout", List.of("a", "b")))
+                        .accepted())
+                .isTrue();
         assertThat(channel.complete(new Completion("exec-1", run, false, FailureKind.EXIT_CODE, 7, "exited 7"))
-                .accepted()).isTrue();
+                        .accepted())
+                .isTrue();
 
-        assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/heartbeat", "/api/executor/started",
-                "/api/executor/log", "/api/executor/complete");
-        assertThat(seen.getLast().body()).contains("\"failureKind\":\"EXIT_CODE\"").contains("\"exitCode\":7");
+        assertThat(seen)
+                .extracting(Seen::path)
+                .containsExactly(
+                        "/api/executor/heartbeat",
+                        "/api/executor/started",
+                        "/api/executor/log",
+                        "/api/executor/complete");
+        assertThat(seen.getLast().body())
+                .contains("\"failureKind\":\"EXIT_CODE\"")
+                .contains("\"exitCode\":7");
     }
 
     @Test
     void a_refused_token_is_a_channel_exception_that_says_so() {
         answer("register", 401, "{\"error\":\"bad token\"}");
 
-        assertThatThrownBy(() -> channel.register(new Register("exec-1", "s", List.of("default"), "h", 1, "v",
-                List.of())))
+        assertThatThrownBy(
+                        () -> channel.register(new Register("exec-1", "s", List.of("default"), "h", 1, "v", List.of())))
                 .isInstanceOf(ChannelException.class)
                 .hasMessage("executor token refused by server (HTTP 401)");
 
@@ -249,11 +275,15 @@ class HttpExecutorChannelTest {
         lines.add(longLine);
 
         try (HttpExecutorChannel channel = bounded(4096)) {
-            assertThat(channel.log(new LogChunk("exec-1", new RunRef(3, 1), "stdout", lines)).accepted()).isTrue();
+            assertThat(channel.log(new LogChunk("exec-1", new RunRef(3, 1), "stdout", lines))
+                            .accepted())
+                    .isTrue();
         }
 
-        assertThat(seen).hasSizeGreaterThan(10).allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length)
-                .isLessThanOrEqualTo(4096));
+        assertThat(seen)
+                .hasSizeGreaterThan(10)
+                .allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length)
+                        .isLessThanOrEqualTo(4096));
         List<String> sent = linesSentTo("/api/executor/log");
         assertThat(sent.subList(0, 100)).isEqualTo(lines.subList(0, 100));
         assertThat(String.join("", sent.subList(100, sent.size()))).isEqualTo(longLine);
@@ -264,28 +294,41 @@ class HttpExecutorChannelTest {
         answer("log", 200, "{\"accepted\":true}");
         answer("complete", 200, "{\"accepted\":true}");
         RunRef run = new RunRef(3, 1);
-        List<String> tail = IntStream.range(0, 200).mapToObj(i -> "line " + i + " " + "y".repeat(200)).toList();
-        Completion completion = new Completion("exec-1", run, false, FailureKind.EXIT_CODE, 1, "z".repeat(20_000), null,
+        List<String> tail = IntStream.range(0, 200)
+                .mapToObj(i -> "line " + i + " " + "y".repeat(200))
+                .toList();
+        Completion completion = new Completion(
+                "exec-1",
+                run,
+                false,
+                FailureKind.EXIT_CODE,
+                1,
+                "z".repeat(20_000),
+                null,
                 List.of(new LogChunk("exec-1", run, "stderr", tail)));
 
         try (HttpExecutorChannel channel = bounded(16 * 1024)) {
             assertThat(channel.complete(completion).accepted()).isTrue();
         }
 
-        assertThat(seen).allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(16 * 1024));
+        assertThat(seen)
+                .allSatisfy(r -> assertThat(r.body().getBytes(StandardCharsets.UTF_8).length)
+                        .isLessThanOrEqualTo(16 * 1024));
         assertThat(seen.getLast().path()).isEqualTo("/api/executor/complete");
         assertThat(linesSentTo("/api/executor/log")).isEqualTo(tail);
         JsonNode sent = JSON.readTree(seen.getLast().body());
         assertThat(sent.get("tail")).isEmpty();
-        assertThat(sent.get("message").asText()).hasSize(HttpExecutorChannel.MAX_TEXT_CHARS + 1).endsWith("…");
+        assertThat(sent.get("message").asText())
+                .hasSize(HttpExecutorChannel.MAX_TEXT_CHARS + 1)
+                .endsWith("…");
     }
 
     @Test
     void a_completion_that_fits_carries_its_tail_in_one_request() {
         answer("complete", 200, "{\"accepted\":true}");
         RunRef run = new RunRef(3, 1);
-        Completion completion = new Completion("exec-1", run, true, null, 0, "ok",
-                List.of(new LogChunk("exec-1", run, "stdout", List.of("done"))));
+        Completion completion = new Completion(
+                "exec-1", run, true, null, 0, "ok", List.of(new LogChunk("exec-1", run, "stdout", List.of("done"))));
 
         assertThat(channel.complete(completion).accepted()).isTrue();
 
@@ -299,13 +342,18 @@ class HttpExecutorChannelTest {
         try (ServerSocket closed = new ServerSocket(0)) {
             dead = URI.create("http://127.0.0.1:" + closed.getLocalPort()); // nothing listens once it is closed
         }
-        answers.put("/api/executor/register", new Answer(200, "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[]}"));
+        answers.put(
+                "/api/executor/register",
+                new Answer(200, "{\"leaseMillis\":30000,\"heartbeatMillis\":10000,\"abandon\":[]}"));
         answers.put("/api/executor/heartbeat", new Answer(200, "{\"renewed\":[],\"abandon\":[]}"));
         try (HttpExecutorChannel cluster = new HttpExecutorChannel(List.of(dead, base), "s3cret", null)) {
-            assertThat(cluster.register(new Register("e1", "s1", List.of("default"), "h", 1, "v", List.of())).leaseMillis())
+            assertThat(cluster.register(new Register("e1", "s1", List.of("default"), "h", 1, "v", List.of()))
+                            .leaseMillis())
                     .isEqualTo(30_000);
             cluster.heartbeat(new Heartbeat("e1", "s1", List.of()));
-            assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/register", "/api/executor/heartbeat");
+            assertThat(seen)
+                    .extracting(Seen::path)
+                    .containsExactly("/api/executor/register", "/api/executor/heartbeat");
         }
     }
 
@@ -317,14 +365,15 @@ class HttpExecutorChannelTest {
             exchange.close();
         });
         busy.start();
-        try (HttpExecutorChannel cluster = new HttpExecutorChannel(List.of(URI.create("http://127.0.0.1:" + busy.getAddress().getPort()),
-                base), "s3cret", null)) {
+        try (HttpExecutorChannel cluster = new HttpExecutorChannel(
+                List.of(URI.create("http://127.0.0.1:" + busy.getAddress().getPort()), base), "s3cret", null)) {
             answers.put("/api/executor/heartbeat", new Answer(200, "{\"renewed\":[],\"abandon\":[]}"));
             cluster.heartbeat(new Heartbeat("e1", "s1", List.of()));
             assertThat(seen).extracting(Seen::path).containsExactly("/api/executor/heartbeat");
 
             server.stop(0); // now neither answers
-            assertThatThrownBy(() -> cluster.heartbeat(new Heartbeat("e1", "s1", List.of()))).isInstanceOf(ChannelException.class);
+            assertThatThrownBy(() -> cluster.heartbeat(new Heartbeat("e1", "s1", List.of())))
+                    .isInstanceOf(ChannelException.class);
         } finally {
             busy.stop(0);
         }

@@ -11,8 +11,8 @@ import dev.ax.executor.shell.OutputSink.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 import org.assertj.core.groups.Tuple;
@@ -72,9 +72,10 @@ class LogShipperTest {
         List<LogChunk> tail = shipper.handOver();
 
         assertThat(server.logs).isEmpty();
-        assertThat(tail).extracting(LogChunk::stream, LogChunk::lines).containsExactly(
-                Tuple.tuple("stdout", List.of("out", "out again")),
-                Tuple.tuple("stderr", List.of("err")));
+        assertThat(tail)
+                .extracting(LogChunk::stream, LogChunk::lines)
+                .containsExactly(
+                        Tuple.tuple("stdout", List.of("out", "out again")), Tuple.tuple("stderr", List.of("err")));
         assertThat(tail).allSatisfy(chunk -> {
             assertThat(chunk.executorId()).isEqualTo("exec-1");
             assertThat(chunk.run()).isEqualTo(RUN);
@@ -197,8 +198,8 @@ class LogShipperTest {
         shipper.startSending();
 
         // 5,000 lines = 25 batches; the first send hangs. line() must still return at once, every time.
-        assertTimeoutPreemptively(PATIENCE,
-                () -> numbered(1, 5_000).forEach(line -> shipper.line(Stream.STDOUT, line)));
+        assertTimeoutPreemptively(
+                PATIENCE, () -> numbered(1, 5_000).forEach(line -> shipper.line(Stream.STDOUT, line)));
 
         serverStuck.countDown();
         shipper.finish();
@@ -219,15 +220,20 @@ class LogShipperTest {
         List<LogChunk> tail = shipper.handOver();
 
         var json = HttpExecutorChannel.defaultMapper();
-        for (LogChunk chunk : java.util.stream.Stream.concat(server.logs.stream(), tail.stream()).toList()) {
+        for (LogChunk chunk : java.util.stream.Stream.concat(server.logs.stream(), tail.stream())
+                .toList()) {
             // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
             assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(1024);
         }
         List<String> all = new ArrayList<>(shipped("stdout"));
         tail.forEach(chunk -> all.addAll(chunk.lines()));
         // Every line arrives, the long ones in pieces that join back into them.
-        assertThat(String.join("", all.stream().filter(l -> l.startsWith("\u0001")).toList())).isEqualTo(controls);
+        assertThat(String.join(
+                        "", all.stream().filter(l -> l.startsWith("\u0001")).toList()))
+                .isEqualTo(controls);
         assertThat(all.stream().filter(l -> l.startsWith("line ")).toList()).isEqualTo(numbered(1, 300));
-        assertThat(String.join("", all.stream().filter(l -> l.startsWith("\ud83d")).toList())).isEqualTo(emoji);
+        assertThat(String.join(
+                        "", all.stream().filter(l -> l.startsWith("\ud83d")).toList()))
+                .isEqualTo(emoji);
     }
 }

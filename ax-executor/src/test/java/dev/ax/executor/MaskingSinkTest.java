@@ -44,7 +44,11 @@ class MaskingSinkTest {
         sink.piece(Stream.STDOUT, SECRET.substring(6) + "y".repeat(20));
         sink.line(Stream.STDOUT, "z");
 
-        assertThat(String.join("", out.stream().map(s -> s.replaceFirst("^STDOUT (piece|line) ", "")).toList()))
+        assertThat(String.join(
+                        "",
+                        out.stream()
+                                .map(s -> s.replaceFirst("^STDOUT (piece|line) ", ""))
+                                .toList()))
                 .isEqualTo("x".repeat(20) + "***" + "y".repeat(20) + "z");
         assertThat(out).allSatisfy(s -> assertThat(s).doesNotContain("hunter"));
         assertThat(out.getLast()).startsWith("STDOUT line ");

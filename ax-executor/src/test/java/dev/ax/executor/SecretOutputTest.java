@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /** Real runs whose work carries secrets: nothing that leaves the executor holds their values. */
 class SecretOutputTest {
     static final String PASSWORD = "hunter22-correct-horse";
-    static final String PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\nggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----";
+    static final String PEM =
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\nggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----";
 
     private final FakeChannel server = new FakeChannel();
     private ExecutorAgent agent;
@@ -31,20 +32,23 @@ class SecretOutputTest {
     }
 
     private void start() {
-        agent = new ExecutorAgent(ExecutorConfig.of("exec-1", List.of("default")).withPollWaitMillis(200), server,
+        agent = new ExecutorAgent(
+                ExecutorConfig.of("exec-1", List.of("default")).withPollWaitMillis(200),
+                server,
                 new ShellRunner(Duration.ofSeconds(1)));
         agent.start();
     }
 
     private Completion completionOf(long id) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> server.completionsOf(id).size() == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> server.completionsOf(id).size() == 1);
         return server.completionsOf(id).getFirst();
     }
 
     /** Every text the fake server received about a run: its output and its completion's message. */
     private String everythingSent(long id) {
-        return String.join("\n", server.linesOf(id, "stdout")) + "\n" + String.join("\n", server.linesOf(id, "stderr")) + "\n"
-                + server.completionsOf(id).getFirst().message();
+        return String.join("\n", server.linesOf(id, "stdout")) + "\n" + String.join("\n", server.linesOf(id, "stderr"))
+                + "\n" + server.completionsOf(id).getFirst().message();
     }
 
     @Test
@@ -52,8 +56,20 @@ class SecretOutputTest {
         String command = "echo \"pw=$DB_PASSWORD\"; echo \"$TLS_KEY\" >&2;"
                 // 65,530 bytes, then the password: the 64 KiB cut of the line falls inside the value.
                 + " head -c 65530 /dev/zero | tr '\\0' x; echo \"$DB_PASSWORD tail\"; exit 3";
-        server.work.add(new WorkItem(1, 1, "job", 1, "req-1", Instant.parse("2026-01-01T00:00:00Z"), "shell", command,
-                Map.of("DB_PASSWORD", PASSWORD, "TLS_KEY", PEM), null, 30L, 30_000).withMasks(List.of(PASSWORD, PEM)));
+        server.work.add(new WorkItem(
+                        1,
+                        1,
+                        "job",
+                        1,
+                        "req-1",
+                        Instant.parse("2026-01-01T00:00:00Z"),
+                        "shell",
+                        command,
+                        Map.of("DB_PASSWORD", PASSWORD, "TLS_KEY", PEM),
+                        null,
+                        30L,
+                        30_000)
+                .withMasks(List.of(PASSWORD, PEM)));
         start();
 
         Completion done = completionOf(1);
@@ -63,7 +79,10 @@ class SecretOutputTest {
         assertThat(stdout.getFirst()).isEqualTo("pw=***");
         assertThat(String.join("", stdout.subList(1, stdout.size()))).isEqualTo("x".repeat(65530) + "*** tail");
         assertThat(server.linesOf(1, "stderr")).containsExactly("***", "***", "***", "***");
-        assertThat(everythingSent(1)).doesNotContain("hunter22").doesNotContain("MIIEvQ").doesNotContain("BEGIN PRIVATE");
+        assertThat(everythingSent(1))
+                .doesNotContain("hunter22")
+                .doesNotContain("MIIEvQ")
+                .doesNotContain("BEGIN PRIVATE");
     }
 
     @Test
@@ -76,7 +95,8 @@ class SecretOutputTest {
         Completion malformed = completionOf(3);
 
         assertThat(refused.success()).isFalse();
-        assertThat(server.linesOf(2, "stdout")).contains("[ax] POST http://127.0.0.1:1/hook/*** (X-AX-Request-ID req-2)");
+        assertThat(server.linesOf(2, "stdout"))
+                .contains("[ax] POST http://127.0.0.1:1/hook/*** (X-AX-Request-ID req-2)");
         assertThat(malformed.message()).contains("http://bad host/hook/***");
         assertThat(server.linesOf(3, "stderr")).singleElement().asString().contains("hook/***");
         assertThat(everythingSent(2)).doesNotContain(PASSWORD);
@@ -84,7 +104,22 @@ class SecretOutputTest {
     }
 
     private static WorkItem http(long id, String url) {
-        return new WorkItem(id, 1, "hook", 1, "req-" + id, Instant.parse("2026-01-01T00:00:00Z"), "http", null, Map.of(), null, 10L,
-                30_000, new HttpCall("POST", url, Map.of(), null, false), null, Map.of()).withMasks(List.of(PASSWORD));
+        return new WorkItem(
+                        id,
+                        1,
+                        "hook",
+                        1,
+                        "req-" + id,
+                        Instant.parse("2026-01-01T00:00:00Z"),
+                        "http",
+                        null,
+                        Map.of(),
+                        null,
+                        10L,
+                        30_000,
+                        new HttpCall("POST", url, Map.of(), null, false),
+                        null,
+                        Map.of())
+                .withMasks(List.of(PASSWORD));
     }
 }

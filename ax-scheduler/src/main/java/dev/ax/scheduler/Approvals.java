@@ -37,7 +37,9 @@ public final class Approvals {
      */
     static void open(NodeContext ctx, Tx tx, long id, TaskRow task, Approval approval) {
         Store store = ctx.store();
-        store.instances().setApprovalDeadline(tx, id, approval.timeoutSeconds() == null ? null : approval.timeoutSeconds() * 1000);
+        store.instances()
+                .setApprovalDeadline(
+                        tx, id, approval.timeoutSeconds() == null ? null : approval.timeoutSeconds() * 1000);
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("approvers", approval.approvers().isEmpty() ? "any operator or admin" : approval.approvers());
         data.put("fourEyes", approval.fourEyes());
@@ -46,14 +48,41 @@ public final class Approvals {
         if (approval.preview() != null) {
             InstanceRow run = store.instances().find(tx, id).orElseThrow();
             TaskDefinition def = task.definition();
-            long preview = store.instances().create(tx, new NewInstance(task.id(), task.name(), run.taskVersion(), Cause.PREVIEW,
-                    "preview:" + id, run.scheduledAt(), run.params(), InstanceState.READY, 1, def.group(), ctx.schedulerActor(),
-                    ctx.nodeId(), id, run.rootId() != null ? run.rootId() : id, "preview for the approval of instance " + id)).orElseThrow();
+            long preview = store.instances()
+                    .create(
+                            tx,
+                            new NewInstance(
+                                    task.id(),
+                                    task.name(),
+                                    run.taskVersion(),
+                                    Cause.PREVIEW,
+                                    "preview:" + id,
+                                    run.scheduledAt(),
+                                    run.params(),
+                                    InstanceState.READY,
+                                    1,
+                                    def.group(),
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    id,
+                                    run.rootId() != null ? run.rootId() : id,
+                                    "preview for the approval of instance " + id))
+                    .orElseThrow();
             data.put("previewInstanceId", preview);
             message += "; preview runs as instance " + preview;
             ctx.signals().workAvailable();
         }
-        store.events().appendForInstance(tx, id, EventType.APPROVAL_REQUESTED, null, null, ctx.schedulerActor(), ctx.nodeId(), message, data);
+        store.events()
+                .appendForInstance(
+                        tx,
+                        id,
+                        EventType.APPROVAL_REQUESTED,
+                        null,
+                        null,
+                        ctx.schedulerActor(),
+                        ctx.nodeId(),
+                        message,
+                        data);
     }
 
     /**
@@ -66,19 +95,30 @@ public final class Approvals {
         String summary = ctx.secrets().mask().apply(rawSummary);
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            InstanceRow seen =
+                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
             store.tasks().lockById(tx, seen.taskId());
             InstanceRow run = store.instances().find(tx, id).orElseThrow();
             if (run.state() != InstanceState.RUNNING) {
-                throw new ConflictException("instance " + id + " is " + run.state() + "; only a RUNNING run can ask for approval");
+                throw new ConflictException(
+                        "instance " + id + " is " + run.state() + "; only a RUNNING run can ask for approval");
             }
-            Approval approval = store.tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow().policy().approval();
+            Approval approval = store.tasks()
+                    .definitionAt(tx, run.taskId(), run.taskVersion())
+                    .orElseThrow()
+                    .policy()
+                    .approval();
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("summary", summary == null ? "" : summary);
             data.put("midRun", true);
-            String message = "the running job asks for approval" + (summary == null || summary.isBlank() ? "" : ": " + summary);
-            if (!store.instances().move(tx, Move.of(id, InstanceState.RUNNING, InstanceState.WAITING_APPROVAL)
-                    .event(EventType.APPROVAL_REQUESTED, actor, ctx.nodeId(), message).data(data))) {
+            String message =
+                    "the running job asks for approval" + (summary == null || summary.isBlank() ? "" : ": " + summary);
+            if (!store.instances()
+                    .move(
+                            tx,
+                            Move.of(id, InstanceState.RUNNING, InstanceState.WAITING_APPROVAL)
+                                    .event(EventType.APPROVAL_REQUESTED, actor, ctx.nodeId(), message)
+                                    .data(data))) {
                 throw new ConflictException("instance " + id + " changed meanwhile; look again");
             }
             Long timeout = approval == null ? null : approval.timeoutSeconds();
@@ -106,35 +146,51 @@ public final class Approvals {
         String comment = ctx.secrets().mask().apply(rawComment);
         Store store = ctx.store();
         InstanceRow decided = store.tx(tx -> {
-            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            InstanceRow seen =
+                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
             TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
             InstanceRow run = store.instances().find(tx, id).orElseThrow();
             if (run.state() != InstanceState.WAITING_APPROVAL) {
-                throw new ConflictException("instance " + id + " is " + run.state() + "; it is not waiting for approval");
+                throw new ConflictException(
+                        "instance " + id + " is " + run.state() + "; it is not waiting for approval");
             }
-            TaskDefinition version = ctx.store().tasks().definitionAt(tx, run.taskId(), run.taskVersion()).orElseThrow();
+            TaskDefinition version = ctx.store()
+                    .tasks()
+                    .definitionAt(tx, run.taskId(), run.taskVersion())
+                    .orElseThrow();
             Approval approval = version.policy().approval();
             String team = version.team();
             boolean allowed = approval == null ? who.allows(Role.OPERATOR, team) : approval.allows(who, team);
             if (!allowed) {
-                throw new ForbiddenException(actor + " (" + who.roleIn(team).wireName() + (team == null ? "" : " in team " + team)
-                        + ") may not decide on instance " + id + "; approvers: "
-                        + (approval == null ? "any operator or admin of the task's team" : approval.describeApprovers()));
+                throw new ForbiddenException(
+                        actor + " (" + who.roleIn(team).wireName() + (team == null ? "" : " in team " + team)
+                                + ") may not decide on instance " + id + "; approvers: "
+                                + (approval == null
+                                        ? "any operator or admin of the task's team"
+                                        : approval.describeApprovers()));
             }
             if (approval != null && approval.fourEyes() && actor.equals(run.actor())) {
-                throw new ForbiddenException("four-eyes rule: " + actor + " triggered instance " + id + " and may not decide on it");
+                throw new ForbiddenException(
+                        "four-eyes rule: " + actor + " triggered instance " + id + " and may not decide on it");
             }
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("comment", comment == null ? "" : comment);
-            String message = (approve ? "approved by " : "rejected by ") + actor + (comment == null || comment.isBlank() ? "" : ": " + comment);
+            String message = (approve ? "approved by " : "rejected by ")
+                    + actor
+                    + (comment == null || comment.isBlank() ? "" : ": " + comment);
             // attempt > 0: the run was claimed, so its job asked mid-run and its process is waiting.
             boolean midRun = run.attempt() > 0;
             Move move = approve
-                    ? (midRun ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.RUNNING)
-                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY).set(Move.Column.READY_AT, Move.NOW))
-                    .event(EventType.APPROVED, actor, ctx.nodeId(), message).data(data)
-                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.CANCELED).finished()
-                    .event(EventType.REJECTED, actor, ctx.nodeId(), message).data(data);
+                    ? (midRun
+                                    ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.RUNNING)
+                                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY)
+                                            .set(Move.Column.READY_AT, Move.NOW))
+                            .event(EventType.APPROVED, actor, ctx.nodeId(), message)
+                            .data(data)
+                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
+                            .finished()
+                            .event(EventType.REJECTED, actor, ctx.nodeId(), message)
+                            .data(data);
             if (!store.instances().move(tx, move)) {
                 throw new ConflictException("instance " + id + " changed meanwhile; look again");
             }
@@ -160,9 +216,16 @@ public final class Approvals {
         for (InstanceRow run : store.tx(tx -> store.instances().expiredApprovals(tx, Housekeeping.BATCH))) {
             boolean expired = store.tx(tx -> {
                 TaskRow task = store.tasks().lockById(tx, run.taskId()).orElse(null);
-                boolean moved = store.instances().move(tx, Move.of(run.id(), InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
-                        .finished().event(EventType.APPROVAL_EXPIRED, ctx.schedulerActor(), ctx.nodeId(),
-                                "nobody approved before " + run.approvalDeadline()));
+                boolean moved = store.instances()
+                        .move(
+                                tx,
+                                Move.of(run.id(), InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
+                                        .finished()
+                                        .event(
+                                                EventType.APPROVAL_EXPIRED,
+                                                ctx.schedulerActor(),
+                                                ctx.nodeId(),
+                                                "nobody approved before " + run.approvalDeadline()));
                 if (moved && task != null) {
                     gate.release(tx, task);
                 }

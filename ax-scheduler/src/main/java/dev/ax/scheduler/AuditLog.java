@@ -16,6 +16,7 @@ import java.util.List;
 public final class AuditLog {
     /** Batches written at once, and the most entries in one. */
     private static final int WRITERS = 2;
+
     private static final int MAX_BATCH = 500;
 
     private final Store store;

@@ -32,9 +32,15 @@ import java.util.Set;
  * creates nothing new unless {@code reprocess} says so.
  */
 public final class Backfills {
-    static final Set<InstanceState> ACTIVE = Set.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING,
-            InstanceState.BLOCKED, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
-    static final Set<InstanceState> REDO_ON_FAILED = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+    static final Set<InstanceState> ACTIVE = Set.of(
+            InstanceState.READY,
+            InstanceState.RUNNING,
+            InstanceState.RETRYING,
+            InstanceState.BLOCKED,
+            InstanceState.WAITING_APPROVAL,
+            InstanceState.WAITING_DEPENDENCY);
+    static final Set<InstanceState> REDO_ON_FAILED =
+            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
@@ -45,8 +51,7 @@ public final class Backfills {
     }
 
     /** What would happen to one slot: {@code run}, {@code skip} (it has a run) or {@code rerun}. */
-    public record SlotPlan(Instant slot, String action, Long existingInstanceId, InstanceState existingState) {
-    }
+    public record SlotPlan(Instant slot, String action, Long existingInstanceId, InstanceState existingState) {}
 
     /**
      * @param backfillId {@code null} for a dry run
@@ -58,19 +63,21 @@ public final class Backfills {
         }
     }
 
-    public record Progress(BackfillRow backfill, Map<InstanceState, Integer> runs, int pending) {
-    }
+    public record Progress(BackfillRow backfill, Map<InstanceState, Integer> runs, int pending) {}
 
     public Started start(String taskName, Map<String, Object> body, String actor) {
         BackfillRequest request = BackfillRequest.parse(body);
         Store store = ctx.store();
         return store.tx(tx -> {
-            TaskRow task = store.tasks().find(tx, taskName).orElseThrow(() -> new NotFoundException("no task named " + taskName));
+            TaskRow task = store.tasks()
+                    .find(tx, taskName)
+                    .orElseThrow(() -> new NotFoundException("no task named " + taskName));
             Started first = startOne(tx, task, request, actor, "taskName");
             if (!request.cascade()) {
                 return first;
             }
-            // Dependency order, and increasing backfill ids: each tick advances an upstream backfill before its dependents.
+            // Dependency order, and increasing backfill ids: each tick advances an upstream backfill before its
+            // dependents.
             List<Started> cascaded = new ArrayList<>();
             for (String name : DependencyGraph.dependents(taskName, DependencyChecks.graph(tx, store))) {
                 TaskRow dependent = store.tasks().find(tx, name).orElseThrow();
@@ -85,14 +92,20 @@ public final class Backfills {
         String taskName = task.name();
         TaskDefinition def = task.definition();
         if (!def.trigger().isScheduled()) {
-            throw new ValidationException(field, "task " + taskName + " has no schedule (" + def.trigger().type()
-                    + " trigger); trigger it with parameters instead");
+            throw new ValidationException(
+                    field,
+                    "task " + taskName + " has no schedule (" + def.trigger().type()
+                            + " trigger); trigger it with parameters instead");
         }
         // Each slot's run gets these parameters: checked once, here, against the task's declarations.
         Map<String, Object> params = TaskService.checkParams(def, request.params(), tx.now());
         List<Instant> slots;
         try {
-            slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
+            slots = BackfillSlots.of(
+                    Schedules.of(def.trigger()),
+                    def.trigger().timezone(),
+                    request.from(),
+                    request.to(),
                     request.newestFirst());
         } catch (IllegalArgumentException e) {
             throw new ValidationException("to", e.getMessage());
@@ -104,14 +117,27 @@ public final class Backfills {
         if (request.dryRun()) {
             return new Started(null, taskName, slots.size(), plan, List.of());
         }
-        long id = store.backfills().insert(tx, task.id(), taskName, BackfillSlots.start(def.trigger().timezone(), request.from()),
-                BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.reprocess(),
-                request.newestFirst(), params, slots.size(), actor);
+        long id = store.backfills()
+                .insert(
+                        tx,
+                        task.id(),
+                        taskName,
+                        BackfillSlots.start(def.trigger().timezone(), request.from()),
+                        BackfillSlots.end(def.trigger().timezone(), request.to()),
+                        request.parallelism(),
+                        request.reprocess(),
+                        request.newestFirst(),
+                        params,
+                        slots.size(),
+                        actor);
         return new Started(id, taskName, slots.size(), plan.subList(0, Math.min(plan.size(), 100)), List.of());
     }
 
     private SlotPlan planSlot(Tx tx, TaskRow task, Instant slot, String reprocess) {
-        InstanceRow existing = ctx.store().instances().findBySlot(tx, task.id(), Firing.fireKey(slot)).orElse(null);
+        InstanceRow existing = ctx.store()
+                .instances()
+                .findBySlot(tx, task.id(), Firing.fireKey(slot))
+                .orElse(null);
         if (existing == null) {
             return new SlotPlan(slot, "run", null, null);
         }
@@ -126,7 +152,8 @@ public final class Backfills {
     public Progress progress(long id) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            BackfillRow b = store.backfills().find(tx, id).orElseThrow(() -> new NotFoundException("no backfill " + id));
+            BackfillRow b =
+                    store.backfills().find(tx, id).orElseThrow(() -> new NotFoundException("no backfill " + id));
             return new Progress(b, store.backfills().progress(tx, id), b.total() - b.nextIndex());
         });
     }
@@ -143,15 +170,24 @@ public final class Backfills {
     public Progress cancel(long id, String actor) {
         Store store = ctx.store();
         store.tx(tx -> {
-            BackfillRow b = store.backfills().lock(tx, id).orElseThrow(() -> new NotFoundException("no backfill " + id));
+            BackfillRow b =
+                    store.backfills().lock(tx, id).orElseThrow(() -> new NotFoundException("no backfill " + id));
             if (b.state() == State.DONE || b.state() == State.CANCELED) {
                 throw new ConflictException("backfill " + id + " is " + b.state());
             }
             store.backfills().setState(tx, id, b.state(), State.CANCELED);
             TaskRow task = store.tasks().lockById(tx, b.taskId()).orElse(null);
             for (InstanceRow run : store.backfills().waitingRuns(tx, id)) {
-                store.instances().move(tx, Move.of(run.id(), run.state(), InstanceState.CANCELED).finished()
-                        .event(EventType.CANCELED, actor, ctx.nodeId(), "backfill " + id + " canceled by " + actor));
+                store.instances()
+                        .move(
+                                tx,
+                                Move.of(run.id(), run.state(), InstanceState.CANCELED)
+                                        .finished()
+                                        .event(
+                                                EventType.CANCELED,
+                                                actor,
+                                                ctx.nodeId(),
+                                                "backfill " + id + " canceled by " + actor));
             }
             if (task != null) {
                 gate.release(tx, task);
@@ -205,7 +241,8 @@ public final class Backfills {
             }
             return 0;
         }
-        List<Instant> slots = BackfillSlots.between(Schedules.of(task.definition().trigger()), b.from(), b.to(), b.newestFirst());
+        List<Instant> slots =
+                BackfillSlots.between(Schedules.of(task.definition().trigger()), b.from(), b.to(), b.newestFirst());
         int created = 0;
         while (free > 0 && index < slots.size()) {
             Instant slot = slots.get(index++);
@@ -215,10 +252,27 @@ public final class Backfills {
             }
             TaskDefinition def = task.definition();
             Map<String, Object> params = new LinkedHashMap<>(b.params());
-            String fireKey = plan.action().equals("run") ? Firing.fireKey(slot) : Firing.fireKey(slot) + "#backfill-" + id;
-            var instance = gate.admit(tx, task, new NewInstance(task.id(), task.name(), task.version(), Cause.BACKFILL, fireKey, slot,
-                    params, InstanceState.READY, def.policy().maxAttempts(), def.group(), b.createdBy(), ctx.nodeId(),
-                    plan.existingInstanceId(), plan.existingInstanceId(), "backfill " + id + ": slot " + index + " of " + b.total()));
+            String fireKey =
+                    plan.action().equals("run") ? Firing.fireKey(slot) : Firing.fireKey(slot) + "#backfill-" + id;
+            var instance = gate.admit(
+                    tx,
+                    task,
+                    new NewInstance(
+                            task.id(),
+                            task.name(),
+                            task.version(),
+                            Cause.BACKFILL,
+                            fireKey,
+                            slot,
+                            params,
+                            InstanceState.READY,
+                            def.policy().maxAttempts(),
+                            def.group(),
+                            b.createdBy(),
+                            ctx.nodeId(),
+                            plan.existingInstanceId(),
+                            plan.existingInstanceId(),
+                            "backfill " + id + ": slot " + index + " of " + b.total()));
             if (instance.isPresent()) {
                 store.backfills().tag(tx, instance.get(), id);
                 created++;

@@ -42,8 +42,14 @@ import java.util.Set;
  */
 public final class Canaries {
     /** The causes of new runs that a rollout routes; retries and re-runs "as it was" keep their version. */
-    static final Set<Cause> ROUTED = Set.of(Cause.CRON, Cause.INTERVAL, Cause.EVENT, Cause.MANUAL, Cause.BACKFILL,
-            Cause.DEPENDENCY, Cause.COMPENSATION);
+    static final Set<Cause> ROUTED = Set.of(
+            Cause.CRON,
+            Cause.INTERVAL,
+            Cause.EVENT,
+            Cause.MANUAL,
+            Cause.BACKFILL,
+            Cause.DEPENDENCY,
+            Cause.COMPENSATION);
 
     private final NodeContext ctx;
 
@@ -58,7 +64,8 @@ public final class Canaries {
     public record Rollout(Integer percent, Integer runs, int marginPoints, int minRuns) {
         public Rollout {
             if (percent == null && runs == null) {
-                throw new ValidationException("percent", "a canary needs a share: percent (1..99) or runs (at least 1)");
+                throw new ValidationException(
+                        "percent", "a canary needs a share: percent (1..99) or runs (at least 1)");
             }
             if (percent != null && runs != null) {
                 throw new ValidationException("runs", "give either percent or runs, not both");
@@ -70,7 +77,8 @@ public final class Canaries {
                 throw new ValidationException("runs", "must be at least 1, was " + runs);
             }
             if (marginPoints < 0 || marginPoints > 100) {
-                throw new ValidationException("margin", "must be between 0 and 100 percentage points, was " + marginPoints);
+                throw new ValidationException(
+                        "margin", "must be between 0 and 100 percentage points, was " + marginPoints);
             }
             if (minRuns < 1) {
                 throw new ValidationException("minRuns", "must be at least 1, was " + minRuns);
@@ -78,20 +86,37 @@ public final class Canaries {
         }
 
         public static Rollout of(Integer percent, Integer runs, Integer marginPoints, Integer minRuns) {
-            return new Rollout(percent, runs, marginPoints == null ? CanaryVerdict.DEFAULT_MARGIN_POINTS : marginPoints,
+            return new Rollout(
+                    percent,
+                    runs,
+                    marginPoints == null ? CanaryVerdict.DEFAULT_MARGIN_POINTS : marginPoints,
                     minRuns == null ? CanaryVerdict.DEFAULT_MIN_RUNS : minRuns);
         }
     }
 
     /** A rollout with the outcomes of both versions since it started. */
-    public record Status(long id, String state, int stableVersion, int canaryVersion, Integer percent, Integer runs, long runsSoFar,
-                         long stableOk, long stableFailed, long canaryOk, long canaryFailed, int marginPoints, int minRuns,
-                         Instant startedAt, String startedBy, Instant endedAt, String endedBy, String endReason) {
-    }
+    public record Status(
+            long id,
+            String state,
+            int stableVersion,
+            int canaryVersion,
+            Integer percent,
+            Integer runs,
+            long runsSoFar,
+            long stableOk,
+            long stableFailed,
+            long canaryOk,
+            long canaryFailed,
+            int marginPoints,
+            int minRuns,
+            Instant startedAt,
+            String startedBy,
+            Instant endedAt,
+            String endedBy,
+            String endReason) {}
 
     /** Starts a canary of {@code json} for the task {@code name}; returns the rollout and the warnings of the definition. */
-    public record Started(TaskRow task, Status canary, List<String> warnings) {
-    }
+    public record Started(TaskRow task, Status canary, List<String> warnings) {}
 
     public Started start(String name, Object json, Rollout rollout, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
@@ -102,48 +127,82 @@ public final class Canaries {
         }
         Store store = ctx.store();
         Started started = store.tx(tx -> {
-            TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            TaskRow task =
+                    store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
             Optional<CanaryRow> running = store.canaries().active(tx, task.id());
             if (running.isPresent()) {
-                throw new ConflictException("task " + name + " already has a canary in progress (version " + running.get().canaryVersion()
-                        + ", started " + running.get().startedAt() + " by " + running.get().startedBy()
+                throw new ConflictException("task " + name + " already has a canary in progress (version "
+                        + running.get().canaryVersion()
+                        + ", started " + running.get().startedAt() + " by "
+                        + running.get().startedBy()
                         + "); promote it or roll it back first");
             }
             if (!Objects.equals(task.definition().trigger(), def.trigger())) {
-                throw new ValidationException("trigger", "a canary cannot change the trigger (the task's schedule fires both versions);"
-                        + " change the trigger with a plain update");
+                throw new ValidationException(
+                        "trigger",
+                        "a canary cannot change the trigger (the task's schedule fires both versions);"
+                                + " change the trigger with a plain update");
             }
             if (!Objects.equals(task.definition().team(), def.team())) {
-                throw new ValidationException("team", "a canary cannot move the task to another team (who may act on it would differ"
-                        + " between its runs); change the team with a plain update");
+                throw new ValidationException(
+                        "team",
+                        "a canary cannot move the task to another team (who may act on it would differ"
+                                + " between its runs); change the team with a plain update");
             }
             if (!Objects.equals(task.definition().params(), def.params())) {
-                throw new ValidationException("params", "a canary cannot change the declared parameters (a run's parameters are"
-                        + " checked before it is routed to a version); change them with a plain update");
+                throw new ValidationException(
+                        "params",
+                        "a canary cannot change the declared parameters (a run's parameters are"
+                                + " checked before it is routed to a version); change them with a plain update");
             }
             if (!Objects.equals(task.definition().dependencies(), def.dependencies())) {
                 // The dependency edges belong to the task, not to a version: both versions' runs wait the same way.
-                throw new ValidationException("dependsOn", "a canary cannot change dependsOn or dependencyPolicy;"
-                        + " change them with a plain update");
+                throw new ValidationException(
+                        "dependsOn",
+                        "a canary cannot change dependsOn or dependencyPolicy;" + " change them with a plain update");
             }
             if (task.definition().equals(def)) {
-                throw new ValidationException("", "the definition is the same as the current version " + task.version()
-                        + "; there is nothing to roll out");
+                throw new ValidationException(
+                        "",
+                        "the definition is the same as the current version " + task.version()
+                                + "; there is nothing to roll out");
             }
             SecretChecks.requireSet(tx, store, def);
             int version = store.tasks().appendCanary(tx, task, def, actor);
-            long id = store.canaries().insert(tx, task.id(), task.name(), task.version(), version, rollout.percent(), rollout.runs(),
-                    rollout.marginPoints(), rollout.minRuns(), actor);
+            long id = store.canaries()
+                    .insert(
+                            tx,
+                            task.id(),
+                            task.name(),
+                            task.version(),
+                            version,
+                            rollout.percent(),
+                            rollout.runs(),
+                            rollout.marginPoints(),
+                            rollout.minRuns(),
+                            actor);
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("canaryVersion", version);
             data.put("stableVersion", task.version());
-            data.put(rollout.percent() != null ? "percent" : "runs", rollout.percent() != null ? rollout.percent() : rollout.runs());
+            data.put(
+                    rollout.percent() != null ? "percent" : "runs",
+                    rollout.percent() != null ? rollout.percent() : rollout.runs());
             data.put("margin", rollout.marginPoints());
             data.put("minRuns", rollout.minRuns());
-            store.events().append(tx, new NewEvent(task.id(), task.name(), EventType.CANARY_STARTED, actor, ctx.nodeId(),
-                    "canary version " + version + " gets " + share(rollout.percent(), rollout.runs()) + " of new runs; version "
-                            + task.version() + " stays stable", data));
-            return new Started(task, status(tx, store.canaries().active(tx, task.id()).orElseThrow()), parsed.warnings());
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    task.id(),
+                                    task.name(),
+                                    EventType.CANARY_STARTED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    "canary version " + version + " gets " + share(rollout.percent(), rollout.runs())
+                                            + " of new runs; version " + task.version() + " stays stable",
+                                    data));
+            return new Started(
+                    task, status(tx, store.canaries().active(tx, task.id()).orElseThrow()), parsed.warnings());
         });
         return started;
     }
@@ -152,14 +211,30 @@ public final class Canaries {
     public TaskRow promote(String name, String actor) {
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
-            TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            TaskRow task =
+                    store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
             CanaryRow c = activeOrConflict(tx, task, "promote");
             TaskDefinition canary = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
             TaskRow t = store.tasks().update(tx, task, canary, task.nextFireAt(), actor, "PROMOTE");
             store.canaries().end(tx, c.id(), CanaryStore.State.PROMOTED, actor, "promoted as version " + t.version());
-            store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.CANARY_PROMOTED, actor, ctx.nodeId(),
-                    "canary version " + c.canaryVersion() + " promoted: now the current version " + t.version(),
-                    Map.of("canaryVersion", c.canaryVersion(), "stableVersion", c.stableVersion(), "version", t.version())));
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    t.id(),
+                                    t.name(),
+                                    EventType.CANARY_PROMOTED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    "canary version " + c.canaryVersion() + " promoted: now the current version "
+                                            + t.version(),
+                                    Map.of(
+                                            "canaryVersion",
+                                            c.canaryVersion(),
+                                            "stableVersion",
+                                            c.stableVersion(),
+                                            "version",
+                                            t.version())));
             return t;
         });
         ctx.signals().tasksChanged();
@@ -170,7 +245,8 @@ public final class Canaries {
     public TaskRow rollback(String name, String actor) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            TaskRow task = store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
+            TaskRow task =
+                    store.tasks().lock(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
             CanaryRow c = activeOrConflict(tx, task, "roll back");
             end(tx, task, c, actor, "rolled back by " + actor, false, Map.of());
             return task;
@@ -191,15 +267,30 @@ public final class Canaries {
             return run;
         }
         CanaryRow c = active.get();
-        boolean toCanary = c.percent() != null ? CanaryRouting.pick(routingKey(run), c.percent())
-                : CanaryRouting.pickByCount((int) ctx.store().canaries().runsOf(tx, task.id(), c.canaryVersion()), c.runs());
+        boolean toCanary = c.percent() != null
+                ? CanaryRouting.pick(routingKey(run), c.percent())
+                : CanaryRouting.pickByCount(
+                        (int) ctx.store().canaries().runsOf(tx, task.id(), c.canaryVersion()), c.runs());
         if (!toCanary) {
             return run;
         }
         TaskDefinition def = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
         String note = "canary version " + c.canaryVersion() + " (" + share(c.percent(), c.runs()) + ")";
-        return new NewInstance(run.taskId(), run.taskName(), c.canaryVersion(), run.cause(), run.fireKey(), run.scheduledAt(), run.params(),
-                run.state(), def.policy().maxAttempts(), def.group(), run.actor(), run.nodeId(), run.parentId(), run.rootId(),
+        return new NewInstance(
+                run.taskId(),
+                run.taskName(),
+                c.canaryVersion(),
+                run.cause(),
+                run.fireKey(),
+                run.scheduledAt(),
+                run.params(),
+                run.state(),
+                def.policy().maxAttempts(),
+                def.group(),
+                run.actor(),
+                run.nodeId(),
+                run.parentId(),
+                run.rootId(),
                 run.message() == null ? note : run.message() + "; " + note);
     }
 
@@ -209,7 +300,9 @@ public final class Canaries {
      * the fire key otherwise.
      */
     static String routingKey(NewInstance run) {
-        return run.cause().isScheduled() || run.cause() == Cause.BACKFILL ? Firing.fireKey(run.scheduledAt()) : run.fireKey();
+        return run.cause().isScheduled() || run.cause() == Cause.BACKFILL
+                ? Firing.fireKey(run.scheduledAt())
+                : run.fireKey();
     }
 
     /**
@@ -234,7 +327,8 @@ public final class Canaries {
         }
         CanaryRow c = active.get();
         Status s = status(tx, c);
-        CanaryVerdict v = CanaryVerdict.decide(s.canaryOk(), s.canaryFailed(), s.stableOk(), s.stableFailed(), c.marginPoints(), c.minRuns());
+        CanaryVerdict v = CanaryVerdict.decide(
+                s.canaryOk(), s.canaryFailed(), s.stableOk(), s.stableFailed(), c.marginPoints(), c.minRuns());
         if (!v.rollback()) {
             return;
         }
@@ -255,15 +349,20 @@ public final class Canaries {
 
     /** A deleted task's canary ends with it (its waiting runs were canceled with the task's). */
     void taskDeleted(Tx tx, TaskRow task, String actor) {
-        ctx.store().canaries().active(tx, task.id()).ifPresent(c ->
-                ctx.store().canaries().end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, "task " + task.name() + " was deleted"));
+        ctx.store()
+                .canaries()
+                .active(tx, task.id())
+                .ifPresent(c -> ctx.store()
+                        .canaries()
+                        .end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, "task " + task.name() + " was deleted"));
     }
 
     /** While a canary is in progress the task's definition is not edited otherwise: one change at a time. */
     void refuseEdit(Tx tx, TaskRow task) {
         ctx.store().canaries().active(tx, task.id()).ifPresent(c -> {
-            throw new ConflictException("task " + task.name() + " has a canary in progress (version " + c.canaryVersion()
-                    + "); promote it (POST /api/tasks/" + task.name() + "/canary/promote) or roll it back (…/canary/rollback) first");
+            throw new ConflictException("task " + task.name() + " has a canary in progress (version "
+                    + c.canaryVersion() + "); promote it (POST /api/tasks/" + task.name()
+                    + "/canary/promote) or roll it back (…/canary/rollback) first");
         });
     }
 
@@ -274,20 +373,46 @@ public final class Canaries {
 
     /** The rollouts of a task, newest first. */
     public List<Status> history(Tx tx, long taskId, int limit) {
-        return ctx.store().canaries().history(tx, taskId, limit).stream().map(c -> status(tx, c)).toList();
+        return ctx.store().canaries().history(tx, taskId, limit).stream()
+                .map(c -> status(tx, c))
+                .toList();
     }
 
-    private void end(Tx tx, TaskRow task, CanaryRow c, String actor, String reason, boolean automatic, Map<String, Object> numbers) {
+    private void end(
+            Tx tx,
+            TaskRow task,
+            CanaryRow c,
+            String actor,
+            String reason,
+            boolean automatic,
+            Map<String, Object> numbers) {
         Store store = ctx.store();
         if (!store.canaries().end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, reason)) {
             return;
         }
         // Canary runs that have not started would still run the version just dropped.
         int canceled = 0;
-        for (InstanceRow waiting : store.instances().ofTaskInStates(tx, task.id(),
-                List.of(InstanceState.READY, InstanceState.BLOCKED, InstanceState.RETRYING, InstanceState.WAITING_APPROVAL), Integer.MAX_VALUE)) {
-            if (waiting.taskVersion() == c.canaryVersion() && store.instances().move(tx, Move.of(waiting.id(), waiting.state(), InstanceState.CANCELED)
-                    .finished().event(EventType.CANCELED, actor, ctx.nodeId(), "canary version " + c.canaryVersion() + " was rolled back"))) {
+        for (InstanceRow waiting : store.instances()
+                .ofTaskInStates(
+                        tx,
+                        task.id(),
+                        List.of(
+                                InstanceState.READY,
+                                InstanceState.BLOCKED,
+                                InstanceState.RETRYING,
+                                InstanceState.WAITING_APPROVAL),
+                        Integer.MAX_VALUE)) {
+            if (waiting.taskVersion() == c.canaryVersion()
+                    && store.instances()
+                            .move(
+                                    tx,
+                                    Move.of(waiting.id(), waiting.state(), InstanceState.CANCELED)
+                                            .finished()
+                                            .event(
+                                                    EventType.CANCELED,
+                                                    actor,
+                                                    ctx.nodeId(),
+                                                    "canary version " + c.canaryVersion() + " was rolled back"))) {
                 canceled++;
             }
         }
@@ -298,22 +423,51 @@ public final class Canaries {
         data.put("reason", reason);
         data.put("canceledRuns", canceled);
         data.putAll(numbers);
-        store.events().append(tx, new NewEvent(task.id(), task.name(), EventType.CANARY_ROLLED_BACK, actor, ctx.nodeId(),
-                "canary version " + c.canaryVersion() + " rolled back; new runs use version " + task.version() + " (" + reason + ")", data));
+        store.events()
+                .append(
+                        tx,
+                        new NewEvent(
+                                task.id(),
+                                task.name(),
+                                EventType.CANARY_ROLLED_BACK,
+                                actor,
+                                ctx.nodeId(),
+                                "canary version " + c.canaryVersion() + " rolled back; new runs use version "
+                                        + task.version() + " (" + reason + ")",
+                                data));
     }
 
     private CanaryRow activeOrConflict(Tx tx, TaskRow task, String what) {
-        return ctx.store().canaries().active(tx, task.id()).orElseThrow(() -> new ConflictException(
-                "task " + task.name() + " has no canary in progress to " + what));
+        return ctx.store()
+                .canaries()
+                .active(tx, task.id())
+                .orElseThrow(
+                        () -> new ConflictException("task " + task.name() + " has no canary in progress to " + what));
     }
 
     private Status status(Tx tx, CanaryRow c) {
         CanaryStore store = ctx.store().canaries();
         CanaryStore.Outcomes stable = store.stableOutcomes(tx, c.taskId(), c.canaryVersion(), c.startedAt());
         CanaryStore.Outcomes canary = store.canaryOutcomes(tx, c.taskId(), c.canaryVersion(), c.startedAt());
-        return new Status(c.id(), c.state().name(), c.stableVersion(), c.canaryVersion(), c.percent(), c.runs(),
-                store.runsOf(tx, c.taskId(), c.canaryVersion()), stable.ok(), stable.failed(), canary.ok(), canary.failed(),
-                c.marginPoints(), c.minRuns(), c.startedAt(), c.startedBy(), c.endedAt(), c.endedBy(), c.endReason());
+        return new Status(
+                c.id(),
+                c.state().name(),
+                c.stableVersion(),
+                c.canaryVersion(),
+                c.percent(),
+                c.runs(),
+                store.runsOf(tx, c.taskId(), c.canaryVersion()),
+                stable.ok(),
+                stable.failed(),
+                canary.ok(),
+                canary.failed(),
+                c.marginPoints(),
+                c.minRuns(),
+                c.startedAt(),
+                c.startedBy(),
+                c.endedAt(),
+                c.endedBy(),
+                c.endReason());
     }
 
     private static String share(Integer percent, Integer runs) {

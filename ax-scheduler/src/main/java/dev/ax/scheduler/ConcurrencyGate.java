@@ -31,8 +31,8 @@ import java.util.Optional;
  * <p>Lock order, everywhere: the task row first, then its instance rows.
  */
 final class ConcurrencyGate {
-    static final List<InstanceState> ACTIVE = List.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING,
-            InstanceState.WAITING_APPROVAL);
+    static final List<InstanceState> ACTIVE =
+            List.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
 
     private final NodeContext ctx;
     private final Dependencies dependencies;
@@ -82,13 +82,27 @@ final class ConcurrencyGate {
         if (key != null && !force) {
             Optional<InstanceRow> earlier = store.instances().doneOrActiveWithKey(tx, task.id(), key);
             if (earlier.isPresent()) {
-                String why = "idempotency key " + key + " is already " + (earlier.get().state() == InstanceState.SUCCESS ? "done" : "being done")
-                        + " by instance " + earlier.get().id();
+                String why = "idempotency key " + key + " is already "
+                        + (earlier.get().state() == InstanceState.SUCCESS ? "done" : "being done") + " by instance "
+                        + earlier.get().id();
                 Optional<Long> id = store.instances().create(tx, withState(run, InstanceState.SKIPPED, why));
                 id.ifPresent(i -> {
                     store.instances().setRequestKey(tx, i, key);
-                    store.events().appendForInstance(tx, i, EventType.DEDUPLICATED, null, null, ctx.schedulerActor(), ctx.nodeId(), why,
-                            Map.of("key", key, "earlierInstanceId", earlier.get().id()));
+                    store.events()
+                            .appendForInstance(
+                                    tx,
+                                    i,
+                                    EventType.DEDUPLICATED,
+                                    null,
+                                    null,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    why,
+                                    Map.of(
+                                            "key",
+                                            key,
+                                            "earlierInstanceId",
+                                            earlier.get().id()));
                 });
                 return id;
             }
@@ -96,7 +110,8 @@ final class ConcurrencyGate {
         // dependsOn: a run whose upstream runs have not succeeded waits (WAITING_DEPENDENCY) before taking a slot.
         Readiness deps = dependencies.check(tx, task, run);
         Optional<Long> admitted = deps != null && deps.verdict() != Readiness.Verdict.READY
-                ? dependencies.park(tx, task, run, deps) : admitUnderLimit(tx, task, run, policy);
+                ? dependencies.park(tx, task, run, deps)
+                : admitUnderLimit(tx, task, run, policy);
         if (key != null) {
             admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
         }
@@ -109,15 +124,26 @@ final class ConcurrencyGate {
         if (template == null || run.cause() == Cause.PREVIEW) {
             return null;
         }
-        return Templates.render(template, Target.KEY, new TemplateContext(run.taskName(), run.scheduledAt(),
-                task.definition().trigger().timezone(), run.params(), 0, 0, null));
+        return Templates.render(
+                template,
+                Target.KEY,
+                new TemplateContext(
+                        run.taskName(),
+                        run.scheduledAt(),
+                        task.definition().trigger().timezone(),
+                        run.params(),
+                        0,
+                        0,
+                        null));
     }
 
     private Optional<Long> admitUnderLimit(Tx tx, TaskRow task, NewInstance run, Policy policy) {
         Store store = ctx.store();
         // ALLOW has no limit: counting a flood of active runs on every admission would only cost.
-        Occupancy now = policy.unlimited() ? new Occupancy(0, 0) : store.instances().occupancy(tx, task.id());
-        Overflow decision = Overflow.decide(policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
+        Occupancy now =
+                policy.unlimited() ? new Occupancy(0, 0) : store.instances().occupancy(tx, task.id());
+        Overflow decision = Overflow.decide(
+                policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
         Approval approval = policy.approval();
         InstanceState state = stateOf(decision, approval);
         Optional<Long> id = store.instances().create(tx, decided(run, state, decision));
@@ -129,11 +155,16 @@ final class ConcurrencyGate {
             Approvals.open(ctx, tx, newId, task, approval);
         }
         switch (decision.admission()) {
-            case SKIP -> note(tx, newId, EventType.OVERLAP_SKIPPED, decision.reason() + "; busy with " + activeIds(tx, task.id(), newId));
+            case SKIP ->
+                note(
+                        tx,
+                        newId,
+                        EventType.OVERLAP_SKIPPED,
+                        decision.reason() + "; busy with " + activeIds(tx, task.id(), newId));
             case DROP_QUEUE_FULL -> note(tx, newId, EventType.QUEUE_DROPPED, decision.reason());
             case QUEUE_REPLACING_WAITING -> dropWaiting(tx, task.id(), newId);
             case REPLACE_ACTIVE -> replaceActive(tx, task.id(), newId);
-            case RUN -> { }
+            case RUN -> {}
             case QUEUE -> release(tx, task); // a slot may be free while older runs wait: they go first
         }
         return id;
@@ -149,7 +180,8 @@ final class ConcurrencyGate {
 
     /** The run as admitted: in {@code state}, its message saying why. */
     private static NewInstance decided(NewInstance run, InstanceState state, Overflow decision) {
-        return withState(run, state, run.message() == null ? decision.reason() : run.message() + "; " + decision.reason());
+        return withState(
+                run, state, run.message() == null ? decision.reason() : run.message() + "; " + decision.reason());
     }
 
     /**
@@ -163,8 +195,7 @@ final class ConcurrencyGate {
     }
 
     /** A new run of a task the caller has locked, for {@link #admitAll}. */
-    record Admission(TaskRow task, NewInstance run) {
-    }
+    record Admission(TaskRow task, NewInstance run) {}
 
     /**
      * {@link #admit} for runs of tasks that {@link #admitsBySlotAlone}: the same rows and events,
@@ -175,7 +206,8 @@ final class ConcurrencyGate {
         List<NewInstance> rows = new ArrayList<>(runs.size());
         for (Admission a : runs) {
             if (!admitsBySlotAlone(a.task())) {
-                throw new IllegalArgumentException("task " + a.task().name() + " needs a look at the database to admit a run");
+                throw new IllegalArgumentException(
+                        "task " + a.task().name() + " needs a look at the database to admit a run");
             }
             Policy policy = a.task().definition().policy();
             // As admitUnderLimit decides for an unlimited task, which counts nothing.
@@ -206,11 +238,19 @@ final class ConcurrencyGate {
         int started = 0;
         Approval approval = policy.approval();
         InstanceState next = approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
-        for (InstanceRow waiting : store.instances().ofTaskInStates(tx, task.id(), List.of(InstanceState.BLOCKED), free)) {
-            if (store.instances().move(tx, Move.of(waiting.id(), InstanceState.BLOCKED, next)
-                    .set(Move.Column.READY_AT, Move.NOW)
-                    .event(EventType.UNBLOCKED, ctx.schedulerActor(), ctx.nodeId(),
-                            "a slot is free (" + now.active() + " of " + policy.maxConcurrency() + " active before)"))) {
+        for (InstanceRow waiting :
+                store.instances().ofTaskInStates(tx, task.id(), List.of(InstanceState.BLOCKED), free)) {
+            if (store.instances()
+                    .move(
+                            tx,
+                            Move.of(waiting.id(), InstanceState.BLOCKED, next)
+                                    .set(Move.Column.READY_AT, Move.NOW)
+                                    .event(
+                                            EventType.UNBLOCKED,
+                                            ctx.schedulerActor(),
+                                            ctx.nodeId(),
+                                            "a slot is free (" + now.active() + " of " + policy.maxConcurrency()
+                                                    + " active before)"))) {
                 started++;
                 if (approval != null) {
                     Approvals.open(ctx, tx, waiting.id(), task, approval);
@@ -229,11 +269,22 @@ final class ConcurrencyGate {
     }
 
     private void dropWaiting(Tx tx, long taskId, long newId) {
-        for (InstanceRow older : ctx.store().instances().ofTaskInStates(tx, taskId, List.of(InstanceState.BLOCKED), Integer.MAX_VALUE)) {
-            if (older.id() != newId && ctx.store().instances().move(tx, Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED).finished()
-                        .event(EventType.QUEUE_DROPPED, ctx.schedulerActor(), ctx.nodeId(),
-                                "replaced in the queue by the newer run " + newId + " (overflow QUEUE_ONE)")
-                        .data(Map.of("replacedBy", newId)))) {
+        for (InstanceRow older :
+                ctx.store().instances().ofTaskInStates(tx, taskId, List.of(InstanceState.BLOCKED), Integer.MAX_VALUE)) {
+            if (older.id() != newId
+                    && ctx.store()
+                            .instances()
+                            .move(
+                                    tx,
+                                    Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED)
+                                            .finished()
+                                            .event(
+                                                    EventType.QUEUE_DROPPED,
+                                                    ctx.schedulerActor(),
+                                                    ctx.nodeId(),
+                                                    "replaced in the queue by the newer run " + newId
+                                                            + " (overflow QUEUE_ONE)")
+                                            .data(Map.of("replacedBy", newId)))) {
                 Workflows.onInstanceEnded(ctx, tx, older.id(), InstanceState.SKIPPED);
             }
         }
@@ -247,11 +298,23 @@ final class ConcurrencyGate {
             }
             InstanceState to = old.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
             if (to == InstanceState.TERMINATED) { // a sharded run's shards end with it
-                ctx.store().shards().stopAll(tx, old.id(), "replaced by the newer run " + newId, ctx.schedulerActor(), ctx.nodeId());
+                ctx.store()
+                        .shards()
+                        .stopAll(
+                                tx, old.id(), "replaced by the newer run " + newId, ctx.schedulerActor(), ctx.nodeId());
             }
-            if (ctx.store().instances().move(tx, Move.of(old.id(), old.state(), to).finished()
-                    .event(EventType.REPLACED, ctx.schedulerActor(), ctx.nodeId(), "replaced by the newer run " + newId + " (overflow REPLACE)")
-                    .data(Map.of("replacedBy", newId)))) {
+            if (ctx.store()
+                    .instances()
+                    .move(
+                            tx,
+                            Move.of(old.id(), old.state(), to)
+                                    .finished()
+                                    .event(
+                                            EventType.REPLACED,
+                                            ctx.schedulerActor(),
+                                            ctx.nodeId(),
+                                            "replaced by the newer run " + newId + " (overflow REPLACE)")
+                                    .data(Map.of("replacedBy", newId)))) {
                 Workflows.onInstanceEnded(ctx, tx, old.id(), to);
             }
         }
@@ -259,16 +322,36 @@ final class ConcurrencyGate {
 
     private String activeIds(Tx tx, long taskId, long except) {
         List<String> ids = ctx.store().instances().ofTaskInStates(tx, taskId, ACTIVE, 6).stream()
-                .filter(r -> r.id() != except).limit(5).map(r -> "instance " + r.id() + " (" + r.state() + ")").toList();
+                .filter(r -> r.id() != except)
+                .limit(5)
+                .map(r -> "instance " + r.id() + " (" + r.state() + ")")
+                .toList();
         return String.join(", ", ids);
     }
 
     private void note(Tx tx, long id, EventType type, String reason) {
-        ctx.store().events().appendForInstance(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
+        ctx.store()
+                .events()
+                .appendForInstance(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
     }
 
     private static NewInstance withState(NewInstance n, InstanceState state, String message) {
-        return new NewInstance(n.taskId(), n.taskName(), n.taskVersion(), n.cause(), n.fireKey(), n.scheduledAt(), n.params(), state,
-                n.maxAttempts(), n.group(), n.actor(), n.nodeId(), n.parentId(), n.rootId(), message, n.businessDate());
+        return new NewInstance(
+                n.taskId(),
+                n.taskName(),
+                n.taskVersion(),
+                n.cause(),
+                n.fireKey(),
+                n.scheduledAt(),
+                n.params(),
+                state,
+                n.maxAttempts(),
+                n.group(),
+                n.actor(),
+                n.nodeId(),
+                n.parentId(),
+                n.rootId(),
+                message,
+                n.businessDate());
     }
 }

@@ -63,8 +63,8 @@ public final class Dependencies {
     }
 
     /** What a waiting run waits for, for the API and the console: one entry per dependency. */
-    public record WaitingFor(String task, String scope, String key, boolean met, Long instanceId, InstanceState state, String text) {
-    }
+    public record WaitingFor(
+            String task, String scope, String key, boolean met, Long instanceId, InstanceState state, String text) {}
 
     // ---- admission ----
 
@@ -82,16 +82,35 @@ public final class Dependencies {
     Optional<Long> park(Tx tx, TaskRow task, NewInstance n, Readiness readiness) {
         Store store = ctx.store();
         String message = n.message() == null ? readiness.reason() : n.message() + "; " + readiness.reason();
-        Optional<Long> id = store.instances().create(tx, new NewInstance(n.taskId(), n.taskName(), n.taskVersion(), n.cause(),
-                n.fireKey(), n.scheduledAt(), n.params(), InstanceState.WAITING_DEPENDENCY, n.maxAttempts(), n.group(), n.actor(),
-                n.nodeId(), n.parentId(), n.rootId(), message, n.businessDate()));
+        Optional<Long> id = store.instances()
+                .create(
+                        tx,
+                        new NewInstance(
+                                n.taskId(),
+                                n.taskName(),
+                                n.taskVersion(),
+                                n.cause(),
+                                n.fireKey(),
+                                n.scheduledAt(),
+                                n.params(),
+                                InstanceState.WAITING_DEPENDENCY,
+                                n.maxAttempts(),
+                                n.group(),
+                                n.actor(),
+                                n.nodeId(),
+                                n.parentId(),
+                                n.rootId(),
+                                message,
+                                n.businessDate()));
         if (id.isEmpty()) {
             return id;
         }
         Instant now = tx.now();
         // A run created after its slot (a backfill, a catch-up) gets the whole wait from when it was created.
         Instant from = n.scheduledAt().isAfter(now) ? n.scheduledAt() : now;
-        store.dependencies().setDeadline(tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
+        store.dependencies()
+                .setDeadline(
+                        tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
         store.instances().setMessage(tx, id.get(), message);
         if (readiness.verdict() != Verdict.WAIT && apply(tx, task, id.get(), readiness)) {
             upstreamEnded(tx, task); // ended at once (SKIP / FAIL): its own dependents may decide now too
@@ -146,7 +165,11 @@ public final class Dependencies {
             }
             boolean someEnded = false;
             for (Waiting w : store.dependencies().waitingOfTask(tx, taskId, BATCH)) {
-                if (!ctx.store().tasks().definition(tx, taskId, w.run().taskVersion()).dependencies().waitsOn(task.name(), taskName)) {
+                if (!ctx.store()
+                        .tasks()
+                        .definition(tx, taskId, w.run().taskVersion())
+                        .dependencies()
+                        .waitsOn(task.name(), taskName)) {
                     continue; // an older version's run that did not wait for this task
                 }
                 Readiness r = evaluate(tx, w, false);
@@ -154,7 +177,8 @@ public final class Dependencies {
             }
             if (someEnded) {
                 seen.remove(task.name());
-                dependentsOf(tx, task.name(), seen); // a skipped or failed run is an upstream failure for its own dependents
+                dependentsOf(
+                        tx, task.name(), seen); // a skipped or failed run is an upstream failure for its own dependents
             }
         }
     }
@@ -193,17 +217,29 @@ public final class Dependencies {
         data.put("waitingFor", r.unmet().stream().map(Upstream::describe).toList());
         Move move = switch (r.verdict()) {
             case WAIT -> null;
-            case READY -> Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.BLOCKED).set(Move.Column.READY_AT, Move.NOW)
-                    .set(Move.Column.MESSAGE, r.reason()).event(EventType.DEPENDENCY_MET, ctx.schedulerActor(), ctx.nodeId(), r.reason());
-            case SKIP -> Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.SKIPPED).finished()
-                    .set(Move.Column.MESSAGE, r.reason()).event(EventType.SKIPPED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
-                    .data(data);
-            case FAIL -> Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED).finished()
-                    .set(Move.Column.MESSAGE, r.reason()).event(EventType.FAILED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
-                    .data(data);
-            case DEADLINE -> Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED).finished()
-                    .set(Move.Column.MESSAGE, r.reason()).event(EventType.DEPENDENCY_DEADLINE, ctx.schedulerActor(), ctx.nodeId(), r.reason())
-                    .data(data);
+            case READY ->
+                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.BLOCKED)
+                        .set(Move.Column.READY_AT, Move.NOW)
+                        .set(Move.Column.MESSAGE, r.reason())
+                        .event(EventType.DEPENDENCY_MET, ctx.schedulerActor(), ctx.nodeId(), r.reason());
+            case SKIP ->
+                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.SKIPPED)
+                        .finished()
+                        .set(Move.Column.MESSAGE, r.reason())
+                        .event(EventType.SKIPPED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
+                        .data(data);
+            case FAIL ->
+                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED)
+                        .finished()
+                        .set(Move.Column.MESSAGE, r.reason())
+                        .event(EventType.FAILED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
+                        .data(data);
+            case DEADLINE ->
+                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED)
+                        .finished()
+                        .set(Move.Column.MESSAGE, r.reason())
+                        .event(EventType.DEPENDENCY_DEADLINE, ctx.schedulerActor(), ctx.nodeId(), r.reason())
+                        .data(data);
         };
         if (move == null) {
             store.instances().setMessage(tx, id, r.reason());
@@ -231,7 +267,8 @@ public final class Dependencies {
         return evaluate(tx, run.taskId(), def, run.scheduledAt(), date, deadlinePassed);
     }
 
-    private Readiness evaluate(Tx tx, long taskId, TaskDefinition def, Instant scheduledAt, LocalDate date, boolean deadlinePassed) {
+    private Readiness evaluate(
+            Tx tx, long taskId, TaskDefinition def, Instant scheduledAt, LocalDate date, boolean deadlinePassed) {
         List<Upstream> ups = new ArrayList<>();
         for (Dependency d : def.dependencies().dependsOn()) {
             ups.add(upstream(tx, taskId, d, scheduledAt, date));
@@ -245,24 +282,37 @@ public final class Dependencies {
             Optional<Found> prev = decisive(deps.previousSlot(tx, selfId, scheduledAt));
             // The first run of a task has no previous slot to wait for.
             return prev.map(f -> new Upstream(d, "before " + scheduledAt, f.instanceId(), f.state()))
-                    .orElseGet(() -> new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
+                    .orElseGet(() ->
+                            new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
         }
         Optional<TaskRow> up = ctx.store().tasks().find(tx, d.task());
         if (up.isEmpty()) {
-            return new Upstream(d, (d.scope() == Dependency.Scope.SAME_DATE ? date.toString() : "") + " (no such task)", null, null);
+            return new Upstream(
+                    d,
+                    (d.scope() == Dependency.Scope.SAME_DATE ? date.toString() : "") + " (no such task)",
+                    null,
+                    null);
         }
         long upId = up.get().id();
         if (d.scope() == Dependency.Scope.SAME_DATE) {
-            // Dated runs, and runs from before anything depended on the upstream (or before V21): by their slot in its zone.
+            // Dated runs, and runs from before anything depended on the upstream (or before V21): by their slot in its
+            // zone.
             ZoneId zone = up.get().definition().trigger().timezone();
-            List<Found> onDate = newestFirst(deps.onDate(tx, upId, date),
-                    deps.undatedBetween(tx, upId, date.atStartOfDay(zone).toInstant(), date.plusDays(1).atStartOfDay(zone).toInstant()));
-            return decisive(onDate).map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
+            List<Found> onDate = newestFirst(
+                    deps.onDate(tx, upId, date),
+                    deps.undatedBetween(
+                            tx,
+                            upId,
+                            date.atStartOfDay(zone).toInstant(),
+                            date.plusDays(1).atStartOfDay(zone).toInstant()));
+            return decisive(onDate)
+                    .map(f -> new Upstream(d, date.toString(), f.instanceId(), f.state()))
                     .orElseGet(() -> new Upstream(d, date.toString(), null, null));
         }
         Instant since = scheduledAt.minus(d.window());
         String key = "since " + since;
-        return deps.successSince(tx, upId, since).or(() -> decisive(deps.since(tx, upId, since)))
+        return deps.successSince(tx, upId, since)
+                .or(() -> decisive(deps.since(tx, upId, since)))
                 .map(f -> new Upstream(d, key, f.instanceId(), f.state()))
                 .orElseGet(() -> new Upstream(d, key, null, null));
     }
@@ -279,7 +329,9 @@ public final class Dependencies {
     }
 
     private static Optional<Found> decisive(List<Found> newestFirst) {
-        return Readiness.decisive(newestFirst.stream().map(f -> new Readiness.Run(f.instanceId(), f.state())).toList())
+        return Readiness.decisive(newestFirst.stream()
+                        .map(f -> new Readiness.Run(f.instanceId(), f.state()))
+                        .toList())
                 .map(r -> new Found(r.id(), r.state()));
     }
 
@@ -294,12 +346,16 @@ public final class Dependencies {
         if (w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
             return List.of();
         }
-        TaskDefinition def = ctx.store().tasks().definition(tx, w.run().taskId(), w.run().taskVersion());
-        LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, w.run().scheduledAt());
+        TaskDefinition def =
+                ctx.store().tasks().definition(tx, w.run().taskId(), w.run().taskVersion());
+        LocalDate date = w.businessDate() != null
+                ? w.businessDate()
+                : businessDate(def, w.run().scheduledAt());
         List<WaitingFor> out = new ArrayList<>();
         for (Dependency d : def.dependencies().dependsOn()) {
             Upstream u = upstream(tx, w.run().taskId(), d, w.run().scheduledAt(), date);
-            out.add(new WaitingFor(d.task(), d.scope().wireName(), u.key(), u.met(), u.instanceId(), u.state(), u.describe()));
+            out.add(new WaitingFor(
+                    d.task(), d.scope().wireName(), u.key(), u.met(), u.instanceId(), u.state(), u.describe()));
         }
         return out;
     }

@@ -21,8 +21,7 @@ import java.util.Map;
 final class DependencyChecks {
     private static final int PAGE = 500;
 
-    private DependencyChecks() {
-    }
+    private DependencyChecks() {}
 
     /** Every stored task's upstream task names (its own previous slot aside). */
     static Map<String, List<String>> graph(Tx tx, Store store) {
@@ -40,13 +39,19 @@ final class DependencyChecks {
     }
 
     static List<String> upstreams(TaskDefinition def) {
-        return def.dependencies().dependsOn().stream().filter(d -> d.scope() != Dependency.Scope.PREVIOUS_SLOT)
-                .map(Dependency::task).distinct().toList();
+        return def.dependencies().dependsOn().stream()
+                .filter(d -> d.scope() != Dependency.Scope.PREVIOUS_SLOT)
+                .map(Dependency::task)
+                .distinct()
+                .toList();
     }
 
     /** What {@code ax_task_dependency} stores for a task: every task it waits for, its own name for previousSlot. */
     static List<String> edges(TaskDefinition def) {
-        return def.dependencies().dependsOn().stream().map(Dependency::task).distinct().toList();
+        return def.dependencies().dependsOn().stream()
+                .map(Dependency::task)
+                .distinct()
+                .toList();
     }
 
     /** Throws a 400 naming the field when {@code def}'s dependencies name a missing task or close a cycle. */
@@ -60,7 +65,8 @@ final class DependencyChecks {
         for (int i = 0; i < deps.size(); i++) {
             Dependency d = deps.get(i);
             if (d.scope() != Dependency.Scope.PREVIOUS_SLOT && !g.containsKey(d.task())) {
-                errors.add(new FieldError("dependsOn[" + i + "].task", "no task named " + d.task() + "; create it first"));
+                errors.add(
+                        new FieldError("dependsOn[" + i + "].task", "no task named " + d.task() + "; create it first"));
             }
         }
         if (!errors.isEmpty()) {
@@ -68,8 +74,10 @@ final class DependencyChecks {
         }
         g.put(def.taskName(), upstreams(def));
         DependencyGraph.cycle(def.taskName(), g).ifPresent(cycle -> {
-            throw new ValidationException("dependsOn", "dependency cycle: " + String.join(" → ", cycle)
-                    + " (a task may wait for its own previous run only with scope previousSlot)");
+            throw new ValidationException(
+                    "dependsOn",
+                    "dependency cycle: " + String.join(" → ", cycle)
+                            + " (a task may wait for its own previous run only with scope previousSlot)");
         });
     }
 

@@ -87,22 +87,37 @@ public final class Dispatcher {
                     lostRuns.add(run);
                 }
             }
-            List<RunRef> lost = new ArrayList<>(store.instances().renewLeases(tx, r.executorId(), Shards.plain(r.held()),
-                    ctx.config().leaseMillis()));
+            List<RunRef> lost = new ArrayList<>(store.instances()
+                    .renewLeases(
+                            tx,
+                            r.executorId(),
+                            Shards.plain(r.held()),
+                            ctx.config().leaseMillis()));
             lost.addAll(shards.renewLeases(tx, r.executorId(), Shards.sharded(r.held())));
             return lost;
         });
         // One transaction per lost run: failing one locks its task, and no transaction takes a
         // second task lock (the one lock order is a task, then its instances).
         for (InstanceRow run : lostRuns) {
-            store.tx(tx -> outcomes.fail(tx, run, r.executorId(), FailureKind.EXECUTOR_LOST, null,
-                    "executor " + r.executorId() + " restarted without this run", "server"));
+            store.tx(tx -> outcomes.fail(
+                    tx,
+                    run,
+                    r.executorId(),
+                    FailureKind.EXECUTOR_LOST,
+                    null,
+                    "executor " + r.executorId() + " restarted without this run",
+                    "server"));
         }
         seen.remove(r.executorId()); // its labels may have changed
         shards.registered(r.executorId(), r.held());
         ctx.signals().workAvailable();
-        return new RegisterAnswer(ctx.config().leaseMillis(), ctx.config().heartbeatMillis(), abandon,
-                lostRuns.stream().map(run -> new RunRef(run.id(), run.attempt())).toList());
+        return new RegisterAnswer(
+                ctx.config().leaseMillis(),
+                ctx.config().heartbeatMillis(),
+                abandon,
+                lostRuns.stream()
+                        .map(run -> new RunRef(run.id(), run.attempt()))
+                        .toList());
     }
 
     /**
@@ -120,7 +135,8 @@ public final class Dispatcher {
      */
     public List<WorkItem> poll(Poll p) throws InterruptedException {
         int max = Math.clamp(p.max(), 0, MAX_POLL);
-        long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS)).toNanos();
+        long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS))
+                .toNanos();
         long start = System.nanoTime();
         List<String> labels = seenAndLabels(p.executorId());
         List<WorkItem> items = claim(p.executorId(), p.groups(), labels, max);
@@ -130,7 +146,10 @@ public final class Dispatcher {
         // A poll holds runs claimed ahead within its own wait: a wait shorter than claimAhead claims less ahead.
         long ahead = Math.min(ctx.config().claimAhead().toNanos(), waitNanos);
         Due due = due(p, labels);
-        if (due != null && !due.now() && due.nanosLeft() <= ahead && due.nanosLeft() <= waitNanos - (System.nanoTime() - start)) {
+        if (due != null
+                && !due.now()
+                && due.nanosLeft() <= ahead
+                && due.nanosLeft() <= waitNanos - (System.nanoTime() - start)) {
             Optional<List<WorkItem>> held = claimAhead(p.executorId(), p.groups(), labels, max, due);
             if (held.isPresent()) {
                 return held.get();
@@ -156,7 +175,8 @@ public final class Dispatcher {
             // Woken at once by work created on this node; other nodes' work is found by the recheck.
             ctx.signals().awaitWork(generation, Duration.ofNanos(wait));
             if (untilItIsClaimable && ctx.signals().workGeneration() == generation) {
-                // Slept until the run fired ahead may be claimed (measured from the database's clock before the sleep, so
+                // Slept until the run fired ahead may be claimed (measured from the database's clock before the sleep,
+                // so
                 // not before): no need to ask the database again, the executor polls again at once and claims it.
                 return List.of();
             }
@@ -183,11 +203,14 @@ public final class Dispatcher {
     }
 
     private Due due(Poll p, List<String> labels) {
-        Optional<InstanceStore.NextReady> next = ctx.store().tx(tx -> shards.readyFor(tx, p.executorId(), p.groups(), labels)
-                ? Optional.of(new InstanceStore.NextReady(null, Duration.ZERO))
-                : ctx.store().instances().nextReady(tx, p.groups(), labels));
+        Optional<InstanceStore.NextReady> next = ctx.store()
+                .tx(tx -> shards.readyFor(tx, p.executorId(), p.groups(), labels)
+                        ? Optional.of(new InstanceStore.NextReady(null, Duration.ZERO))
+                        : ctx.store().instances().nextReady(tx, p.groups(), labels));
         long measured = System.nanoTime();
-        return next.map(n -> n.until().isZero() ? new Due(null, measured) : new Due(n.readyAt(), measured + n.until().toNanos()))
+        return next.map(n -> n.until().isZero()
+                        ? new Due(null, measured)
+                        : new Due(n.readyAt(), measured + n.until().toNanos()))
                 .orElse(null);
     }
 
@@ -200,8 +223,10 @@ public final class Dispatcher {
      * handed out at their slot, never before, with the interrupt kept for the caller. A caller gone by then leaves
      * them to their leases, as it would a claim answered while it went away.
      */
-    private Optional<List<WorkItem>> claimAhead(String executorId, List<String> groups, List<String> labels, int max, Due due) {
-        Claimed claimed = claimTogether(List.of(new ClaimRequest(executorId, groups, labels, max, due.slot()))).getFirst();
+    private Optional<List<WorkItem>> claimAhead(
+            String executorId, List<String> groups, List<String> labels, int max, Due due) {
+        Claimed claimed = claimTogether(List.of(new ClaimRequest(executorId, groups, labels, max, due.slot())))
+                .getFirst();
         failUnrenderable(claimed, executorId);
         if (claimed.items().isEmpty() && !claimed.fannedOut()) {
             return Optional.empty();
@@ -225,8 +250,7 @@ public final class Dispatcher {
     }
 
     /** When an executor's poll last wrote its {@code last_seen_at}, and its environment labels read then. */
-    private record Seen(long atNanos, List<String> labels) {
-    }
+    private record Seen(long atNanos, List<String> labels) {}
 
     private final ConcurrentHashMap<String, Seen> seen = new ConcurrentHashMap<>();
     private static final long SEEN_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
@@ -256,6 +280,7 @@ public final class Dispatcher {
     private volatile LongSupplier ticker = System::nanoTime;
     /** When silent executors were last forgotten, by {@link #ticker}; unset until the first executor is seen. */
     private final AtomicLong forgotAt = new AtomicLong(UNSET);
+
     private static final long UNSET = Long.MIN_VALUE;
 
     /**
@@ -296,8 +321,8 @@ public final class Dispatcher {
     }
 
     /** What one claim got: the runs to hand out, and runs to fail after the commit (their templates do not render). */
-    private record Claimed(List<WorkItem> items, List<InstanceRow> unrenderable, List<String> reasons, boolean fannedOut) {
-    }
+    private record Claimed(
+            List<WorkItem> items, List<InstanceRow> unrenderable, List<String> reasons, boolean fannedOut) {}
 
     /**
      * Polls on this node that claim in a backlog claim together: the claims queued while others are
@@ -313,8 +338,9 @@ public final class Dispatcher {
      * the others' transactions would start their runs tens of milliseconds late. A group's transaction
      * that fails fails each claim in it: their polls fail, and their executors poll again.
      */
-    private final GroupCommit<ClaimRequest, Claimed> claims = new GroupCommit<>(this::claimTogether, CLAIM_WRITERS,
-            CLAIMS_PER_TRANSACTION);
+    private final GroupCommit<ClaimRequest, Claimed> claims =
+            new GroupCommit<>(this::claimTogether, CLAIM_WRITERS, CLAIMS_PER_TRANSACTION);
+
     static final int CLAIM_WRITERS = 4;
     static final int CLAIMS_PER_TRANSACTION = 10;
     /** Executors whose last claim on this node came back full (they are working through a backlog). */
@@ -322,7 +348,9 @@ public final class Dispatcher {
 
     List<WorkItem> claim(String executorId, List<String> groups, List<String> labels, int max) {
         ClaimRequest request = new ClaimRequest(executorId, groups, labels, max);
-        Claimed claimed = inBacklog.contains(executorId) ? claims.submit(request) : claimTogether(List.of(request)).getFirst();
+        Claimed claimed = inBacklog.contains(executorId)
+                ? claims.submit(request)
+                : claimTogether(List.of(request)).getFirst();
         if (claimed.items().size() >= max) {
             inBacklog.add(executorId);
         } else {
@@ -352,15 +380,22 @@ public final class Dispatcher {
         Store store = ctx.store();
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             return store.tx(tx -> {
-                // The claim reads the READY index and then its runs by id, and a group's capacity counts the RUNNING index, whose
-                // entries of finished runs stay until vacuum: by plain index scans, whatever the statistics of a new or busy table
+                // The claim reads the READY index and then its runs by id, and a group's capacity counts the RUNNING
+                // index, whose
+                // entries of finished runs stay until vacuum: by plain index scans, whatever the statistics of a new or
+                // busy table
                 // say (on a new database the planner read the whole run table for each claim in the first seconds).
                 tx.preferPlainIndexScans();
-                // A group's capacity is decided under a lock of its own. The transaction takes every lock its claims will
-                // need first, in one order (claimFairly visits groups in a rotating order, and claims share a transaction):
+                // A group's capacity is decided under a lock of its own. The transaction takes every lock its claims
+                // will
+                // need first, in one order (claimFairly visits groups in a rotating order, and claims share a
+                // transaction):
                 // two claim transactions never hold one group's lock while waiting for another's.
-                requests.stream().flatMap(r -> r.groups().stream()).filter(ctx.config().groupCapacity()::containsKey)
-                        .collect(Collectors.toCollection(TreeSet::new)).forEach(g -> tx.lockKey(groupLock(g)));
+                requests.stream()
+                        .flatMap(r -> r.groups().stream())
+                        .filter(ctx.config().groupCapacity()::containsKey)
+                        .collect(Collectors.toCollection(TreeSet::new))
+                        .forEach(g -> tx.lockKey(groupLock(g)));
                 List<List<InstanceRow>> runs = claimRuns(tx, requests);
                 List<Claimed> out = new ArrayList<>(requests.size());
                 for (int i = 0; i < requests.size(); i++) {
@@ -384,8 +419,11 @@ public final class Dispatcher {
         Map<List<Object>, List<Integer>> together = new LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             ClaimRequest r = requests.get(i);
-            if (r.groups().size() == 1 && !ctx.config().groupCapacity().containsKey(r.groups().getFirst())) {
-                together.computeIfAbsent(List.of(r.groups(), r.labels(), Optional.ofNullable(r.dueBy())), k -> new ArrayList<>()).add(i);
+            if (r.groups().size() == 1
+                    && !ctx.config().groupCapacity().containsKey(r.groups().getFirst())) {
+                together.computeIfAbsent(
+                                List.of(r.groups(), r.labels(), Optional.ofNullable(r.dueBy())), k -> new ArrayList<>())
+                        .add(i);
             } else {
                 runs.set(i, claimFairly(tx, r.executorId(), r.groups(), r.labels(), r.max(), r.dueBy()));
             }
@@ -393,9 +431,19 @@ public final class Dispatcher {
         for (List<Integer> alike : together.values()) {
             ClaimRequest first = requests.get(alike.getFirst());
             List<InstanceStore.Claimant> claimants = alike.stream()
-                    .map(i -> new InstanceStore.Claimant(requests.get(i).executorId(), requests.get(i).max())).toList();
-            List<List<InstanceRow>> got = ctx.store().instances().claimEach(tx, claimants, first.groups(), first.labels(),
-                    ctx.config().leaseMillis(), ctx.nodeId(), first.dueBy());
+                    .map(i -> new InstanceStore.Claimant(
+                            requests.get(i).executorId(), requests.get(i).max()))
+                    .toList();
+            List<List<InstanceRow>> got = ctx.store()
+                    .instances()
+                    .claimEach(
+                            tx,
+                            claimants,
+                            first.groups(),
+                            first.labels(),
+                            ctx.config().leaseMillis(),
+                            ctx.nodeId(),
+                            first.dueBy());
             for (int k = 0; k < alike.size(); k++) {
                 runs.set(alike.get(k), got.get(k));
             }
@@ -440,8 +488,8 @@ public final class Dispatcher {
      * goes to any group with work; a group with a configured capacity never gets more RUNNING
      * runs than that, across all executors (serialised per group by a database lock).
      */
-    private List<InstanceRow> claimFairly(Tx tx, String executorId, List<String> groups, List<String> labels, int max,
-                                          Instant dueBy) {
+    private List<InstanceRow> claimFairly(
+            Tx tx, String executorId, List<String> groups, List<String> labels, int max, Instant dueBy) {
         long lease = ctx.config().leaseMillis();
         List<String> order = new ArrayList<>(groups);
         Collections.rotate(order, Math.floorMod(rotation.getAndIncrement(), order.size()));
@@ -463,7 +511,9 @@ public final class Dispatcher {
                 if (want <= 0) {
                     continue;
                 }
-                List<InstanceRow> got = ctx.store().instances().claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId(), dueBy);
+                List<InstanceRow> got = ctx.store()
+                        .instances()
+                        .claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId(), dueBy);
                 room.merge(g, -got.size(), Integer::sum);
                 claimed.addAll(got);
             }
@@ -476,12 +526,18 @@ public final class Dispatcher {
         Store store = ctx.store();
         return store.tx(tx -> {
             store.executors().seen(tx, h.executorId());
-            InstanceStore.Renewal plain = store.instances().renew(tx, h.executorId(), Shards.plain(h.held()), ctx.config().leaseMillis());
+            InstanceStore.Renewal plain = store.instances()
+                    .renew(
+                            tx,
+                            h.executorId(),
+                            Shards.plain(h.held()),
+                            ctx.config().leaseMillis());
             List<RunRef> sharded = Shards.sharded(h.held());
             List<RunRef> lost = new ArrayList<>(plain.lost());
             List<RunRef> lostShards = shards.renewLeases(tx, h.executorId(), sharded);
             lost.addAll(lostShards);
-            // Only what was renewed: a run whose row was busy keeps the lease it had, and the executor counts from then.
+            // Only what was renewed: a run whose row was busy keeps the lease it had, and the executor counts from
+            // then.
             List<RunRef> renewed = new ArrayList<>(plain.renewed());
             sharded.stream().filter(ref -> !lostShards.contains(ref)).forEach(renewed::add);
             return new HeartbeatAnswer(renewed, lost);
@@ -498,7 +554,8 @@ public final class Dispatcher {
         }
         Store store = ctx.store();
         return store.tx(tx -> {
-            if (!store.instances().recordStarted(tx, s.run(), s.executorId(), s.pid(), actor(s.executorId()), ctx.nodeId())) {
+            if (!store.instances()
+                    .recordStarted(tx, s.run(), s.executorId(), s.pid(), actor(s.executorId()), ctx.nodeId())) {
                 return refuse(tx, s.run(), s.executorId(), "started");
             }
             return ReportAnswer.OK;
@@ -517,8 +574,8 @@ public final class Dispatcher {
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!store.instances().holds(tx, chunk.run(), chunk.executorId())) {
-                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of instance " + chunk.run().instanceId()
-                        + " is not held by executor " + chunk.executorId());
+                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of instance "
+                        + chunk.run().instanceId() + " is not held by executor " + chunk.executorId());
             }
             store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
             return ReportAnswer.OK;
@@ -547,14 +604,21 @@ public final class Dispatcher {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             // A start the completion carries is recorded first, fenced like a "started" report.
-            if (c.pid() != null && !store.instances().recordStarted(tx, c.run(), c.executorId(), c.pid(), actor(c.executorId()),
-                    ctx.nodeId())) {
+            if (c.pid() != null
+                    && !store.instances()
+                            .recordStarted(tx, c.run(), c.executorId(), c.pid(), actor(c.executorId()), ctx.nodeId())) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             boolean applied = c.success()
                     ? outcomes.succeed(tx, run, c.executorId(), c.exitCode(), c.message(), actor(c.executorId()))
-                    : outcomes.fail(tx, run, c.executorId(), c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),
-                    c.exitCode(), c.message(), actor(c.executorId()));
+                    : outcomes.fail(
+                            tx,
+                            run,
+                            c.executorId(),
+                            c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),
+                            c.exitCode(),
+                            c.message(),
+                            actor(c.executorId()));
             if (!applied) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
@@ -566,15 +630,17 @@ public final class Dispatcher {
 
     /** The output a completion carries, as log chunks of the attempt it completes (whatever runs its chunks name). */
     static List<LogStore.Chunk> tail(Completion c) {
-        return c.tail().stream().map(chunk -> new LogStore.Chunk(c.run(), chunk.stream(), chunk.lines())).toList();
+        return c.tail().stream()
+                .map(chunk -> new LogStore.Chunk(c.run(), chunk.stream(), chunk.lines()))
+                .toList();
     }
 
     /** A running handler asks for a person's approval (fenced: only the executor holding the run may). */
     public ReportAnswer requestApproval(ApprovalAsk ask) {
         boolean holds = ctx.store().tx(tx -> ctx.store().instances().holds(tx, ask.run(), ask.executorId()));
         if (!holds) {
-            return ReportAnswer.refused("executor " + ask.executorId() + " does not hold attempt " + ask.run().attempt()
-                    + " of instance " + ask.run().instanceId());
+            return ReportAnswer.refused("executor " + ask.executorId() + " does not hold attempt "
+                    + ask.run().attempt() + " of instance " + ask.run().instanceId());
         }
         approvals.requestMidRun(ask.run().instanceId(), actor(ask.executorId()), ask.summary());
         return ReportAnswer.OK;
@@ -585,42 +651,69 @@ public final class Dispatcher {
         if (q.run().sharded()) {
             return shards.runState(q.run(), q.executorId());
         }
-        return ctx.store().tx(tx -> ctx.store().instances().find(tx, q.run().instanceId())
-                .filter(r -> r.attempt() == q.run().attempt() && q.executorId().equals(r.executorId()))
-                .map(r -> new ReportAnswer(true, r.state().name()))
-                .orElse(ReportAnswer.refused("executor " + q.executorId() + " does not hold attempt " + q.run().attempt()
-                        + " of instance " + q.run().instanceId())));
+        return ctx.store()
+                .tx(tx -> ctx.store()
+                        .instances()
+                        .find(tx, q.run().instanceId())
+                        .filter(r -> r.attempt() == q.run().attempt()
+                                && q.executorId().equals(r.executorId()))
+                        .map(r -> new ReportAnswer(true, r.state().name()))
+                        .orElse(ReportAnswer.refused("executor " + q.executorId() + " does not hold attempt "
+                                + q.run().attempt() + " of instance " + q.run().instanceId())));
     }
 
     /**
      * An async HTTP action's service reports the outcome itself ({@code POST /api/instances/{id}/complete}).
      * Fenced by the attempt: a report for an attempt that is over (retried, timed out, terminated) is refused.
      */
-    public ReportAnswer completeFromService(long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
-        return completeRunFromService(instanceId, attempt, success, status, ctx.secrets().mask().apply(message), actor);
+    public ReportAnswer completeFromService(
+            long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
+        return completeRunFromService(
+                instanceId, attempt, success, status, ctx.secrets().mask().apply(message), actor);
     }
 
-    private ReportAnswer completeRunFromService(long instanceId, int attempt, boolean success, Integer status, String message,
-                                                String actor) {
+    private ReportAnswer completeRunFromService(
+            long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow run = store.instances().find(tx, instanceId).orElseThrow(() -> new NotFoundException("no instance " + instanceId));
+            InstanceRow run = store.instances()
+                    .find(tx, instanceId)
+                    .orElseThrow(() -> new NotFoundException("no instance " + instanceId));
             if (run.attempt() != attempt || run.state() != InstanceState.RUNNING) {
                 return refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
             }
             boolean applied = success
-                    ? outcomes.succeed(tx, run, run.executorId(), status, message == null ? "reported by the service" : message, actor)
-                    : outcomes.fail(tx, run, run.executorId(), status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status,
-                    message, actor);
+                    ? outcomes.succeed(
+                            tx,
+                            run,
+                            run.executorId(),
+                            status,
+                            message == null ? "reported by the service" : message,
+                            actor)
+                    : outcomes.fail(
+                            tx,
+                            run,
+                            run.executorId(),
+                            status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS,
+                            status,
+                            message,
+                            actor);
             return applied ? ReportAnswer.OK : refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
         });
     }
 
     /** {@link #completeFromService} for one shard of a sharded run ({@code shard} null: the run itself). */
-    public ReportAnswer completeFromService(long instanceId, Integer shard, int attempt, boolean success, Integer status, String message,
-                                            String actor) {
+    public ReportAnswer completeFromService(
+            long instanceId,
+            Integer shard,
+            int attempt,
+            boolean success,
+            Integer status,
+            String message,
+            String actor) {
         String masked = ctx.secrets().mask().apply(message);
-        return shard == null ? completeRunFromService(instanceId, attempt, success, status, masked, actor)
+        return shard == null
+                ? completeRunFromService(instanceId, attempt, success, status, masked, actor)
                 : shards.completeFromService(instanceId, shard, attempt, success, status, masked, actor);
     }
 
@@ -632,7 +725,9 @@ public final class Dispatcher {
 
     private LogChunk masked(LogChunk chunk) {
         SecretMask mask = ctx.secrets().mask();
-        return mask.isEmpty() ? chunk : new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), mask.apply(chunk.lines()));
+        return mask.isEmpty()
+                ? chunk
+                : new LogChunk(chunk.executorId(), chunk.run(), chunk.stream(), mask.apply(chunk.lines()));
     }
 
     private Completion masked(Completion c) {
@@ -640,17 +735,33 @@ public final class Dispatcher {
         if (mask.isEmpty()) {
             return c;
         }
-        return new Completion(c.executorId(), c.run(), c.success(), c.failureKind(), c.exitCode(), mask.apply(c.message()), c.pid(),
+        return new Completion(
+                c.executorId(),
+                c.run(),
+                c.success(),
+                c.failureKind(),
+                c.exitCode(),
+                mask.apply(c.message()),
+                c.pid(),
                 c.tail().stream().map(this::masked).toList());
     }
 
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
-        String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId()
-                + " refused: " + executorId + " does not hold its lease (the attempt is over)";
+        String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId() + " refused: "
+                + executorId + " does not hold its lease (the attempt is over)";
         if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
-            ctx.store().events().appendForAttempt(tx, ref.instanceId(), ref.attempt(), EventType.REPORT_REFUSED, actor(executorId),
-                    ctx.nodeId(), reason, Map.of("attempt", ref.attempt()));
+            ctx.store()
+                    .events()
+                    .appendForAttempt(
+                            tx,
+                            ref.instanceId(),
+                            ref.attempt(),
+                            EventType.REPORT_REFUSED,
+                            actor(executorId),
+                            ctx.nodeId(),
+                            reason,
+                            Map.of("attempt", ref.attempt()));
         }
         return ReportAnswer.refused(reason);
     }
@@ -661,8 +772,14 @@ public final class Dispatcher {
         int n = 0;
         for (InstanceRow run : store.tx(tx -> store.instances().expiredLeases(tx, limit))) {
             // One transaction per run: each locks its task first; a run another node reaped meanwhile is fenced out.
-            if (store.tx(tx -> outcomes.fail(tx, run, run.executorId(), FailureKind.EXECUTOR_LOST, null,
-                    "lease of executor " + run.executorId() + " expired at " + run.leaseExpiresAt() + " (no heartbeat)", "scheduler"))) {
+            if (store.tx(tx -> outcomes.fail(
+                    tx,
+                    run,
+                    run.executorId(),
+                    FailureKind.EXECUTOR_LOST,
+                    null,
+                    "lease of executor " + run.executorId() + " expired at " + run.leaseExpiresAt() + " (no heartbeat)",
+                    "scheduler"))) {
                 n++;
             }
         }

@@ -10,15 +10,20 @@ import java.util.List;
  * (and the watchdog flags a READY backlog that does not drain).
  */
 final class EnvironmentCheck {
-    private EnvironmentCheck() {
-    }
+    private EnvironmentCheck() {}
 
     static List<String> warnings(NodeContext ctx, TaskDefinition def, List<String> warnings) {
         if (def.environment().isEmpty()) {
             return warnings;
         }
-        boolean served = ctx.store().tx(tx -> ctx.store().executors().liveExecutorWithLabels(tx, def.group(), def.environment(),
-                ctx.config().executorAlive().toMillis()));
+        boolean served = ctx.store()
+                .tx(tx -> ctx.store()
+                        .executors()
+                        .liveExecutorWithLabels(
+                                tx,
+                                def.group(),
+                                def.environment(),
+                                ctx.config().executorAlive().toMillis()));
         if (served) {
             return warnings;
         }

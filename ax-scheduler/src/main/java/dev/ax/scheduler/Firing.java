@@ -68,14 +68,17 @@ public final class Firing {
         }
     }
 
-    private record Batch(int tasks, int created) {
-    }
+    private record Batch(int tasks, int created) {}
 
     private Batch fireBatch() {
         Store store = ctx.store();
         try (AutoCloseable ignored = store.db().dialect().claimLock()) {
             return store.tx(tx -> {
-                List<TaskRow> due = store.tasks().lockDue(tx, ctx.config().fireBatch(), ctx.config().fireAhead().toMillis());
+                List<TaskRow> due = store.tasks()
+                        .lockDue(
+                                tx,
+                                ctx.config().fireBatch(),
+                                ctx.config().fireAhead().toMillis());
                 if (due.isEmpty()) {
                     return new Batch(0, 0);
                 }
@@ -98,20 +101,38 @@ public final class Firing {
     }
 
     /** A locked task, what its slots are, and the run to create for each slot to fire (aligned with {@code plan.fire()}). */
-    private record Planned(TaskRow task, Catchup.Plan plan, List<NewInstance> runs) {
-    }
+    private record Planned(TaskRow task, Catchup.Plan plan, List<NewInstance> runs) {}
 
     private Planned plan(TaskRow task, Instant now) {
         TaskDefinition def = task.definition();
         // A run fired ahead waits READY for its slot (ready_at), so creating it takes nothing from its start time.
         Duration ahead = def.admitsBySlotAlone() ? ctx.config().fireAhead() : Duration.ZERO;
-        Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), task.nextFireAt(), now, ahead, ctx.config().scanWindow(),
-                def.policy().misfire(), Catchup.DEFAULT_MAX_SLOTS);
+        Catchup.Plan plan = Catchup.plan(
+                Schedules.of(def.trigger()),
+                task.nextFireAt(),
+                now,
+                ahead,
+                ctx.config().scanWindow(),
+                def.policy().misfire(),
+                Catchup.DEFAULT_MAX_SLOTS);
         Cause cause = def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON;
         List<NewInstance> runs = new ArrayList<>(plan.fire().size());
         for (Catchup.Slot slot : plan.fire()) {
-            runs.add(new NewInstance(task.id(), task.name(), task.version(), cause, fireKey(slot.at()), slot.at(), Map.of(),
-                    InstanceState.READY, def.policy().maxAttempts(), def.group(), ctx.schedulerActor(), ctx.nodeId(), null, null,
+            runs.add(new NewInstance(
+                    task.id(),
+                    task.name(),
+                    task.version(),
+                    cause,
+                    fireKey(slot.at()),
+                    slot.at(),
+                    Map.of(),
+                    InstanceState.READY,
+                    def.policy().maxAttempts(),
+                    def.group(),
+                    ctx.schedulerActor(),
+                    ctx.nodeId(),
+                    null,
+                    null,
                     lateNote(slot, now, def)));
         }
         return new Planned(task, plan, runs);
@@ -119,7 +140,9 @@ public final class Firing {
 
     private static String lateNote(Catchup.Slot slot, Instant now, TaskDefinition def) {
         return slot.late()
-                ? "missed slot " + slot.at() + " fired " + Duration.between(slot.at(), now).toSeconds() + "s late by misfire policy " + def.policy().misfire()
+                ? "missed slot " + slot.at() + " fired "
+                        + Duration.between(slot.at(), now).toSeconds() + "s late by misfire policy "
+                        + def.policy().misfire()
                 : null;
     }
 
@@ -128,7 +151,12 @@ public final class Firing {
         TaskRow task = p.task();
         int created = 0;
         for (int i = 0; i < p.runs().size(); i++) {
-            if (fired(tx, task, p.plan().fire().get(i), p.runs().get(i), gate.admit(tx, task, p.runs().get(i)))) {
+            if (fired(
+                    tx,
+                    task,
+                    p.plan().fire().get(i),
+                    p.runs().get(i),
+                    gate.admit(tx, task, p.runs().get(i)))) {
                 created++;
             }
         }
@@ -166,12 +194,15 @@ public final class Firing {
                 }
             }
             recordSkips(tx, p.task(), p.task().definition(), p.plan(), now);
-            advances.add(new TaskStore.Advance(p.task().id(), p.task().version(), p.plan().nextFireAt()));
+            advances.add(new TaskStore.Advance(
+                    p.task().id(), p.task().version(), p.plan().nextFireAt()));
         }
         List<TaskStore.Advance> stale = ctx.store().tasks().advanceAll(tx, advances);
         if (!stale.isEmpty()) {
-            String names = tasks.stream().filter(p -> stale.stream().anyMatch(a -> a.id() == p.task().id()))
-                    .map(p -> p.task().name()).collect(Collectors.joining(", "));
+            String names = tasks.stream()
+                    .filter(p -> stale.stream().anyMatch(a -> a.id() == p.task().id()))
+                    .map(p -> p.task().name())
+                    .collect(Collectors.joining(", "));
             throw new IllegalStateException("task " + names + " changed while locked for firing");
         }
         return created;
@@ -187,8 +218,18 @@ public final class Firing {
         }
         fired.incrementAndGet();
         if (slot.late()) {
-            ctx.store().events().append(tx, new NewEvent(task.id(), task.name(), EventType.MISFIRE_CAUGHT_UP, ctx.schedulerActor(),
-                    ctx.nodeId(), run.message(), Map.of("slot", slot.at().toString(), "instanceId", id.get())));
+            ctx.store()
+                    .events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    task.id(),
+                                    task.name(),
+                                    EventType.MISFIRE_CAUGHT_UP,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    run.message(),
+                                    Map.of("slot", slot.at().toString(), "instanceId", id.get())));
         }
         return true;
     }
@@ -198,9 +239,20 @@ public final class Firing {
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("slot", slot.toString());
             data.put("policy", def.policy().misfire().name());
-            ctx.store().events().append(tx, new NewEvent(task.id(), task.name(), EventType.MISFIRE_SKIPPED, ctx.schedulerActor(),
-                    ctx.nodeId(), "slot " + slot + " missed by " + Duration.between(slot, now).toSeconds() + "s; not run (misfire policy "
-                    + def.policy().misfire() + ")", data));
+            ctx.store()
+                    .events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    task.id(),
+                                    task.name(),
+                                    EventType.MISFIRE_SKIPPED,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    "slot " + slot + " missed by "
+                                            + Duration.between(slot, now).toSeconds() + "s; not run (misfire policy "
+                                            + def.policy().misfire() + ")",
+                                    data));
         }
         if (plan.skippedMore() > 0) {
             Map<String, Object> data = new LinkedHashMap<>();
@@ -208,9 +260,20 @@ public final class Firing {
             data.put("from", plan.skippedMoreFrom().toString());
             data.put("to", plan.skippedMoreTo().toString());
             data.put("policy", def.policy().misfire().name());
-            ctx.store().events().append(tx, new NewEvent(task.id(), task.name(), EventType.MISFIRE_SKIPPED, ctx.schedulerActor(),
-                    ctx.nodeId(), plan.skippedMore() + " more slots from " + plan.skippedMoreFrom() + " to " + plan.skippedMoreTo()
-                    + " missed; not run (misfire policy " + def.policy().misfire() + ")", data));
+            ctx.store()
+                    .events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    task.id(),
+                                    task.name(),
+                                    EventType.MISFIRE_SKIPPED,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    plan.skippedMore() + " more slots from " + plan.skippedMoreFrom() + " to "
+                                            + plan.skippedMoreTo() + " missed; not run (misfire policy "
+                                            + def.policy().misfire() + ")",
+                                    data));
         }
     }
 
@@ -221,7 +284,10 @@ public final class Firing {
 
     /** When the loop should look again: the earliest next slot of any enabled task (database time). */
     public Optional<Instant> nextDue() {
-        return ctx.store().tx(tx -> ctx.store().tasks().earliestNextFire(tx, ctx.config().fireAhead().toMillis()));
+        return ctx.store()
+                .tx(tx -> ctx.store()
+                        .tasks()
+                        .earliestNextFire(tx, ctx.config().fireAhead().toMillis()));
     }
 
     public long firedCount() {

@@ -56,7 +56,9 @@ final class FollowUps {
     void enqueue(Tx tx, InstanceRow run, TaskDefinition def) {
         List<FollowUp> list = def.policy().onFailed();
         for (int i = 0; i < list.size(); i++) {
-            ctx.store().followUps().enqueue(tx, run.id(), run.taskId(), i, TaskDefinitionCodec.followUpJson(list.get(i)));
+            ctx.store()
+                    .followUps()
+                    .enqueue(tx, run.id(), run.taskId(), i, TaskDefinitionCodec.followUpJson(list.get(i)));
         }
     }
 
@@ -73,7 +75,11 @@ final class FollowUps {
             try {
                 done += carryOut(row) ? 1 : 0;
             } catch (RuntimeException e) {
-                LOG.warn("follow-up {} of instance {} failed; will retry: {}", row.position(), row.instanceId(), e.toString());
+                LOG.warn(
+                        "follow-up {} of instance {} failed; will retry: {}",
+                        row.position(),
+                        row.instanceId(),
+                        e.toString());
             }
         }
         return done;
@@ -81,8 +87,12 @@ final class FollowUps {
 
     private boolean carryOut(FollowUpRow row) {
         Store store = ctx.store();
-        InstanceRow failed = store.tx(tx -> store.instances().find(tx, row.instanceId()).orElseThrow());
-        FollowUp followUp = store.tx(tx -> ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion())).policy().onFailed().get(row.position());
+        InstanceRow failed =
+                store.tx(tx -> store.instances().find(tx, row.instanceId()).orElseThrow());
+        FollowUp followUp = store.tx(tx -> ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion()))
+                .policy()
+                .onFailed()
+                .get(row.position());
         return switch (followUp) {
             case FollowUp.TriggerTask t -> once(row, failed, tx -> compensate(tx, failed, t));
             case FollowUp.PauseTasks p -> once(row, failed, tx -> pause(tx, failed, p));
@@ -91,8 +101,7 @@ final class FollowUps {
     }
 
     /** What a follow-up did: its event says so, and {@code ok} decides DONE or FAILED. */
-    private record Outcome(boolean ok, String message) {
-    }
+    private record Outcome(boolean ok, String message) {}
 
     /**
      * Marks the follow-up finished and carries it out in one transaction: if another node got
@@ -107,10 +116,20 @@ final class FollowUps {
             } catch (IllegalArgumentException e) {
                 outcome = new Outcome(false, e.getMessage());
             }
-            if (!store.followUps().finish(tx, row.id(), outcome.ok() ? State.DONE : State.FAILED, outcome.ok() ? null : outcome.message())) {
+            if (!store.followUps()
+                    .finish(
+                            tx,
+                            row.id(),
+                            outcome.ok() ? State.DONE : State.FAILED,
+                            outcome.ok() ? null : outcome.message())) {
                 throw new ConflictException("follow-up " + row.id() + " was carried out by another node");
             }
-            note(tx, failed, outcome.ok() ? EventType.FOLLOW_UP_DONE : EventType.FOLLOW_UP_FAILED, outcome.message(), row);
+            note(
+                    tx,
+                    failed,
+                    outcome.ok() ? EventType.FOLLOW_UP_DONE : EventType.FOLLOW_UP_FAILED,
+                    outcome.message(),
+                    row);
             return true;
         });
     }
@@ -121,9 +140,18 @@ final class FollowUps {
         if (target == null) {
             return new Outcome(false, "compensation task " + t.taskName() + " does not exist");
         }
-        TemplateContext tc = new TemplateContext(failed.taskName(), failed.scheduledAt(),
-                ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion()).trigger().timezone(), failed.params(), failed.id(),
-                failed.attempt(), failed.requestId());
+        TemplateContext tc = new TemplateContext(
+                failed.taskName(),
+                failed.scheduledAt(),
+                ctx.store()
+                        .tasks()
+                        .definition(tx, failed.taskId(), failed.taskVersion())
+                        .trigger()
+                        .timezone(),
+                failed.params(),
+                failed.id(),
+                failed.attempt(),
+                failed.requestId());
         Map<String, Object> rendered = new LinkedHashMap<>();
         Map<String, Object> params;
         TaskDefinition def = target.definition();
@@ -131,15 +159,31 @@ final class FollowUps {
             t.params().forEach((k, v) -> rendered.put(k, Templates.render(v, Target.KEY, tc)));
             params = TaskService.checkParams(def, rendered, tx.now());
         } catch (ValidationException e) {
-            return new Outcome(false, "compensation task " + t.taskName() + " refused its parameters: " + e.getMessage());
+            return new Outcome(
+                    false, "compensation task " + t.taskName() + " refused its parameters: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             return new Outcome(false, "the compensation's parameters did not render: " + e.getMessage());
         }
         long root = failed.rootId() != null ? failed.rootId() : failed.id();
-        return gate.admit(tx, target, new NewInstance(target.id(), target.name(), target.version(), Cause.COMPENSATION,
-                        Cause.COMPENSATION.wireName() + ":" + UUID.randomUUID(), tx.now(), params, InstanceState.READY,
-                        def.policy().maxAttempts(), def.group(), "follow-up:" + failed.id(), ctx.nodeId(), failed.id(), root,
-                        "compensation for failed instance " + failed.id() + " of " + failed.taskName()))
+        return gate.admit(
+                        tx,
+                        target,
+                        new NewInstance(
+                                target.id(),
+                                target.name(),
+                                target.version(),
+                                Cause.COMPENSATION,
+                                Cause.COMPENSATION.wireName() + ":" + UUID.randomUUID(),
+                                tx.now(),
+                                params,
+                                InstanceState.READY,
+                                def.policy().maxAttempts(),
+                                def.group(),
+                                "follow-up:" + failed.id(),
+                                ctx.nodeId(),
+                                failed.id(),
+                                root,
+                                "compensation for failed instance " + failed.id() + " of " + failed.taskName()))
                 .map(id -> {
                     ctx.signals().workAvailable();
                     return new Outcome(true, "triggered compensation task " + t.taskName() + " as instance " + id);
@@ -160,14 +204,26 @@ final class FollowUps {
             }
             if (!task.paused()) {
                 TaskRow t = store.tasks().setEnabled(tx, task, false, actor);
-                store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_PAUSED, actor, ctx.nodeId(),
-                        "paused because instance " + failed.id() + " of " + failed.taskName() + " failed", Map.of("failedInstance", failed.id())));
+                store.events()
+                        .append(
+                                tx,
+                                new NewEvent(
+                                        t.id(),
+                                        t.name(),
+                                        EventType.TASK_PAUSED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        "paused because instance " + failed.id() + " of " + failed.taskName()
+                                                + " failed",
+                                        Map.of("failedInstance", failed.id())));
             }
             paused.add(name);
         }
         ctx.signals().tasksChanged();
-        return new Outcome(missing.isEmpty(), "paused " + String.join(", ", paused)
-                + (missing.isEmpty() ? "" : " (no such task: " + String.join(", ", missing) + ")"));
+        return new Outcome(
+                missing.isEmpty(),
+                "paused " + String.join(", ", paused)
+                        + (missing.isEmpty() ? "" : " (no such task: " + String.join(", ", missing) + ")"));
     }
 
     private boolean deliver(FollowUpRow row, InstanceRow failed, FollowUp.Webhook w) {
@@ -177,7 +233,9 @@ final class FollowUps {
         body.put("instanceId", failed.id());
         body.put("attempt", failed.attempt());
         body.put("state", failed.state().name());
-        body.put("failureKind", failed.failureKind() == null ? null : failed.failureKind().name());
+        body.put(
+                "failureKind",
+                failed.failureKind() == null ? null : failed.failureKind().name());
         body.put("exitCode", failed.exitCode());
         body.put("message", failed.message());
         body.put("scheduledAt", String.valueOf(failed.scheduledAt()));
@@ -188,13 +246,23 @@ final class FollowUps {
         return ctx.store().tx(tx -> {
             if (result.delivered()) {
                 if (ctx.store().followUps().finish(tx, row.id(), State.DONE, null)) {
-                    note(tx, failed, EventType.FOLLOW_UP_DONE, "webhook " + w.url() + " answered " + result.detail(), row);
+                    note(
+                            tx,
+                            failed,
+                            EventType.FOLLOW_UP_DONE,
+                            "webhook " + w.url() + " answered " + result.detail(),
+                            row);
                 }
                 return true;
             }
             if (attempts >= MAX_WEBHOOK_ATTEMPTS) {
                 if (ctx.store().followUps().finish(tx, row.id(), State.FAILED, result.detail())) {
-                    note(tx, failed, EventType.FOLLOW_UP_FAILED, "webhook " + w.url() + " failed " + attempts + " times: " + result.detail(), row);
+                    note(
+                            tx,
+                            failed,
+                            EventType.FOLLOW_UP_FAILED,
+                            "webhook " + w.url() + " failed " + attempts + " times: " + result.detail(),
+                            row);
                 }
                 return true;
             }
@@ -204,7 +272,17 @@ final class FollowUps {
     }
 
     private void note(Tx tx, InstanceRow failed, EventType type, String message, FollowUpRow row) {
-        ctx.store().events().appendForInstance(tx, failed.id(), type, null, null, ctx.schedulerActor(), ctx.nodeId(), message,
-                Map.of("followUp", row.position(), "action", row.action()));
+        ctx.store()
+                .events()
+                .appendForInstance(
+                        tx,
+                        failed.id(),
+                        type,
+                        null,
+                        null,
+                        ctx.schedulerActor(),
+                        ctx.nodeId(),
+                        message,
+                        Map.of("followUp", row.position(), "action", row.action()));
     }
 }

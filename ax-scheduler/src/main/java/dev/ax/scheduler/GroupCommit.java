@@ -28,12 +28,12 @@ final class GroupCommit<I, O> {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition written = lock.newCondition();
-    private final ArrayDeque<Entry<I, O>> queue = new ArrayDeque<>();   // under lock
-    private int writing;                                                // under lock
+    private final ArrayDeque<Entry<I, O>> queue = new ArrayDeque<>(); // under lock
+    private int writing; // under lock
 
     private static final class Entry<I, O> {
         final I item;
-        O answer;           // under lock
+        O answer; // under lock
         RuntimeException failure;
         boolean done;
 
@@ -44,7 +44,8 @@ final class GroupCommit<I, O> {
 
     GroupCommit(Function<List<I>, List<O>> writeBatch, int writers, int maxBatch) {
         if (writers < 1 || maxBatch < 1) {
-            throw new IllegalArgumentException("writers and maxBatch must be at least 1, were " + writers + " and " + maxBatch);
+            throw new IllegalArgumentException(
+                    "writers and maxBatch must be at least 1, were " + writers + " and " + maxBatch);
         }
         this.writeBatch = writeBatch;
         this.writers = writers;

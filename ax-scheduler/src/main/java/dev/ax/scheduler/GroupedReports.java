@@ -6,8 +6,8 @@ import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.store.InstanceRow;
-import dev.ax.store.RunBatches;
 import dev.ax.store.LogStore;
+import dev.ax.store.RunBatches;
 import dev.ax.store.Store;
 import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
@@ -46,6 +46,7 @@ final class GroupedReports {
      * (commits per run 0.04 -> 0.02-0.03), HTTP runs 2,222-2,303 -> 2,619-2,701/s, shell runs 334-369 -> 407-426/s.
      */
     static final int WRITERS = 1;
+
     static final int MAX_GROUP = 500;
 
     private final NodeContext ctx;
@@ -80,8 +81,10 @@ final class GroupedReports {
     private <R> List<ReportAnswer> inOneTransaction(List<R> group, BiFunction<Tx, List<R>, ReportAnswer[]> write) {
         try {
             return Arrays.asList(ctx.store().tx(tx -> {
-                // A group looks its runs up by id. On a new database the run table grows faster than its statistics, and
-                // for the first seconds the planner read all of it for each group (40-100 ms a group, at 10,000 runs a second).
+                // A group looks its runs up by id. On a new database the run table grows faster than its statistics,
+                // and
+                // for the first seconds the planner read all of it for each group (40-100 ms a group, at 10,000 runs a
+                // second).
                 tx.preferPlainIndexScans();
                 return write.apply(tx, group);
             }));
@@ -94,8 +97,8 @@ final class GroupedReports {
     private ReportAnswer[] succeed(Tx tx, List<Completion> group) {
         Store store = ctx.store();
         Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
-        Map<Long, TaskStore.EndFlags> tasks = store.tasks().endFlags(tx, runs.values().stream().map(InstanceRow::taskId)
-                .collect(Collectors.toSet()));
+        Map<Long, TaskStore.EndFlags> tasks = store.tasks()
+                .endFlags(tx, runs.values().stream().map(InstanceRow::taskId).collect(Collectors.toSet()));
         List<Completion> alone = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         ReportAnswer[] answers = new ReportAnswer[group.size()];
@@ -104,32 +107,69 @@ final class GroupedReports {
             InstanceRow run = runs.get(c.run().instanceId());
             if (run == null) {
                 answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
-            } else if (seen.add(run.id()) && run.heldBy(c.run().attempt(), c.executorId())
-                    && run.state() == InstanceState.RUNNING && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
+            } else if (seen.add(run.id())
+                    && run.heldBy(c.run().attempt(), c.executorId())
+                    && run.state() == InstanceState.RUNNING
+                    && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
                 alone.add(c);
             }
         }
-        // The starts these completions carry, first: a run whose start is not recorded takes the single way (refused there).
+        // The starts these completions carry, first: a run whose start is not recorded takes the single way (refused
+        // there).
         List<Completion> carrying = alone.stream().filter(c -> c.pid() != null).toList();
-        Set<Long> started = carrying.isEmpty() ? Set.of() : store.runBatches().recordStartedAll(tx, carrying.stream()
-                .map(c -> new RunBatches.Start(c.run(), c.executorId(), c.pid(), Dispatcher.actor(c.executorId()))).toList(), ctx.nodeId());
-        Set<Long> applied = outcomes.succeedAlone(tx, alone.stream().filter(c -> c.pid() == null || started.contains(c.run().instanceId()))
-                .map(c -> new RunBatches.Success(c.run().instanceId(), c.run().attempt(), c.executorId(), c.exitCode(), c.message(),
-                        Dispatcher.actor(c.executorId()), c.message() == null ? "exit " + c.exitCode() : c.message())).toList());
-        // The output each applied completion carries, in the same transaction (the first report of a run: a repeat is refused).
+        Set<Long> started = carrying.isEmpty()
+                ? Set.of()
+                : store.runBatches()
+                        .recordStartedAll(
+                                tx,
+                                carrying.stream()
+                                        .map(c -> new RunBatches.Start(
+                                                c.run(), c.executorId(), c.pid(), Dispatcher.actor(c.executorId())))
+                                        .toList(),
+                                ctx.nodeId());
+        Set<Long> applied = outcomes.succeedAlone(
+                tx,
+                alone.stream()
+                        .filter(c -> c.pid() == null || started.contains(c.run().instanceId()))
+                        .map(c -> new RunBatches.Success(
+                                c.run().instanceId(),
+                                c.run().attempt(),
+                                c.executorId(),
+                                c.exitCode(),
+                                c.message(),
+                                Dispatcher.actor(c.executorId()),
+                                c.message() == null ? "exit " + c.exitCode() : c.message()))
+                        .toList());
+        // The output each applied completion carries, in the same transaction (the first report of a run: a repeat is
+        // refused).
         Set<Long> stored = new HashSet<>();
-        store.logs().appendAll(tx, group.stream().filter(c -> applied.contains(c.run().instanceId()) && stored.add(c.run().instanceId()))
-                .flatMap(c -> Dispatcher.tail(c).stream()).toList());
+        store.logs()
+                .appendAll(
+                        tx,
+                        group.stream()
+                                .filter(c -> applied.contains(c.run().instanceId())
+                                        && stored.add(c.run().instanceId()))
+                                .flatMap(c -> Dispatcher.tail(c).stream())
+                                .toList());
         return answered(group, answers, applied, c -> c.run().instanceId());
     }
 
     private ReportAnswer[] start(Tx tx, List<Started> group) {
         // A report twice in one group: the first goes here, the other the single way (it is refused there).
         Set<Long> seen = new HashSet<>();
-        List<Started> once = group.stream().filter(s -> seen.add(s.run().instanceId())).toList();
-        Set<Long> recorded = ctx.store().runBatches().recordStartedAll(tx, once.stream()
-                .map(s -> new RunBatches.Start(s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId()))).toList(), ctx.nodeId());
-        return answered(group, new ReportAnswer[group.size()], recorded, s -> s.run().instanceId());
+        List<Started> once =
+                group.stream().filter(s -> seen.add(s.run().instanceId())).toList();
+        Set<Long> recorded = ctx.store()
+                .runBatches()
+                .recordStartedAll(
+                        tx,
+                        once.stream()
+                                .map(s -> new RunBatches.Start(
+                                        s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId())))
+                                .toList(),
+                        ctx.nodeId());
+        return answered(
+                group, new ReportAnswer[group.size()], recorded, s -> s.run().instanceId());
     }
 
     private ReportAnswer[] log(Tx tx, List<LogChunk> group) {
@@ -155,7 +195,8 @@ final class GroupedReports {
     }
 
     /** OK for the first report of each id applied; the rest keep what they have (null: the single way). */
-    private static <R> ReportAnswer[] answered(List<R> group, ReportAnswer[] answers, Set<Long> applied, Function<R, Long> id) {
+    private static <R> ReportAnswer[] answered(
+            List<R> group, ReportAnswer[] answers, Set<Long> applied, Function<R, Long> id) {
         Set<Long> left = new HashSet<>(applied);
         for (int i = 0; i < group.size(); i++) {
             if (answers[i] == null && left.remove(id.apply(group.get(i)))) {

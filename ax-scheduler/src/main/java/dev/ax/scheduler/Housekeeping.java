@@ -39,8 +39,14 @@ public final class Housekeeping {
     private long sessionsDue = System.nanoTime();
     static final long SESSIONS_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    Housekeeping(NodeContext ctx, Dispatcher dispatcher, ConcurrencyGate gate, FollowUps followUps, Approvals approvals,
-                 Backfills backfills, Secrets secrets) {
+    Housekeeping(
+            NodeContext ctx,
+            Dispatcher dispatcher,
+            ConcurrencyGate gate,
+            FollowUps followUps,
+            Approvals approvals,
+            Backfills backfills,
+            Secrets secrets) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
         this.gate = gate;
@@ -127,7 +133,8 @@ public final class Housekeeping {
         Store store = ctx.store();
         int total = 0;
         for (int i = 0; i < KEY_BATCHES_PER_TICK; i++) {
-            int n = store.tx(tx -> store.triggerKeys().deleteExpired(tx, ctx.config().idempotencyWindow(), BATCH));
+            int n = store.tx(
+                    tx -> store.triggerKeys().deleteExpired(tx, ctx.config().idempotencyWindow(), BATCH));
             total += n;
             if (n < BATCH) {
                 break;
@@ -156,10 +163,17 @@ public final class Housekeeping {
             int n = 0;
             for (InstanceRow run : store.instances().lockDueRetries(tx, BATCH)) {
                 boolean lost = run.failureKind() == FailureKind.EXECUTOR_LOST;
-                if (store.instances().move(tx, Move.of(run.id(), InstanceState.RETRYING, InstanceState.READY)
-                        .set(Move.Column.READY_AT, lost ? run.scheduledAt() : Move.NOW)
-                        .event(EventType.RETRY_READY, ctx.schedulerActor(), ctx.nodeId(),
-                                "attempt " + (run.attempt() + 1) + " of " + run.maxAttempts() + " is ready"))) {
+                if (store.instances()
+                        .move(
+                                tx,
+                                Move.of(run.id(), InstanceState.RETRYING, InstanceState.READY)
+                                        .set(Move.Column.READY_AT, lost ? run.scheduledAt() : Move.NOW)
+                                        .event(
+                                                EventType.RETRY_READY,
+                                                ctx.schedulerActor(),
+                                                ctx.nodeId(),
+                                                "attempt " + (run.attempt() + 1) + " of " + run.maxAttempts()
+                                                        + " is ready"))) {
                     n++;
                 }
             }

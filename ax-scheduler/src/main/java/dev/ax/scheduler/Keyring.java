@@ -45,8 +45,7 @@ public interface Keyring {
     MasterKey rotate();
 
     /** Every row is sealed with the current key: retired keys kept for rows not yet sealed again may go. */
-    default void settled() {
-    }
+    default void settled() {}
 
     /** Where the key comes from, in words for messages ("AX_SECRET_KEY", "the key file /srv/ax/secret.key"); never the key. */
     String source();

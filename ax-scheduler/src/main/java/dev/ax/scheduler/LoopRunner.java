@@ -38,6 +38,7 @@ public final class LoopRunner implements AutoCloseable {
     private volatile boolean waiting;
     /** System.nanoTime() of the last tick that returned normally (or of start()): the watchdog's heartbeat. */
     private volatile long lastTickNanos = System.nanoTime();
+
     private Thread thread;
 
     public LoopRunner(String name, Tick tick, Pause pause) {

@@ -28,7 +28,8 @@ public final class MasterKey {
     /** A key of exactly 32 bytes. */
     public static MasterKey of(byte[] bytes) {
         if (bytes == null || bytes.length != BYTES) {
-            throw new IllegalArgumentException("a master key is " + BYTES + " bytes, got " + (bytes == null ? 0 : bytes.length));
+            throw new IllegalArgumentException(
+                    "a master key is " + BYTES + " bytes, got " + (bytes == null ? 0 : bytes.length));
         }
         return new MasterKey(bytes);
     }
@@ -41,13 +42,14 @@ public final class MasterKey {
         byte[] decoded;
         try {
             String s = text == null ? "" : text.strip();
-            decoded = (s.indexOf('-') >= 0 || s.indexOf('_') >= 0 ? Base64.getUrlDecoder() : Base64.getDecoder()).decode(s);
+            decoded = (s.indexOf('-') >= 0 || s.indexOf('_') >= 0 ? Base64.getUrlDecoder() : Base64.getDecoder())
+                    .decode(s);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("is not base64 (make one with: openssl rand -base64 32)");
         }
         if (decoded.length != BYTES) {
-            throw new IllegalArgumentException("is " + decoded.length + " bytes once decoded; it must be the base64 of " + BYTES
-                    + " bytes (make one with: openssl rand -base64 32)");
+            throw new IllegalArgumentException("is " + decoded.length + " bytes once decoded; it must be the base64 of "
+                    + BYTES + " bytes (make one with: openssl rand -base64 32)");
         }
         return new MasterKey(decoded);
     }
@@ -73,7 +75,9 @@ public final class MasterKey {
 
     private static String idOf(byte[] key) {
         try {
-            return HexFormat.of().formatHex(Arrays.copyOf(MessageDigest.getInstance("SHA-256").digest(key), 8));
+            return HexFormat.of()
+                    .formatHex(
+                            Arrays.copyOf(MessageDigest.getInstance("SHA-256").digest(key), 8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }

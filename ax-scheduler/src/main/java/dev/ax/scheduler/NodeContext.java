@@ -11,7 +11,8 @@ import dev.ax.store.Store;
  *                whether a slot is due is decided in SQL by the database itself
  * @param secrets where the values of {@code {{secret.NAME}}} come from when work is handed out
  */
-public record NodeContext(String nodeId, Store store, AxClock clock, SchedulerConfig config, Signals signals, SecretValues secrets) {
+public record NodeContext(
+        String nodeId, Store store, AxClock clock, SchedulerConfig config, Signals signals, SecretValues secrets) {
     /** The actor recorded on what the scheduler itself does. */
     public String schedulerActor() {
         return EventStore.SCHEDULER_ACTOR;

@@ -9,9 +9,9 @@ import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.RunBatches;
+import dev.ax.store.TaskRow;
 import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
-import dev.ax.store.TaskRow;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +36,7 @@ final class Outcomes {
     }
 
     /** The task of an attempt that ends, and whether this transaction holds its row lock. */
-    private record TaskAtEnd(Optional<TaskRow> row, boolean locked) {
-    }
+    private record TaskAtEnd(Optional<TaskRow> row, boolean locked) {}
 
     /**
      * The task row for an attempt's end. Locked first (the one lock order: task, then instances)
@@ -49,9 +48,17 @@ final class Outcomes {
      * {@code unblock} within half a second.
      */
     private TaskAtEnd taskAtEnd(Tx tx, InstanceRow run) {
-        if (ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion()).policy().unlimited()) {
+        if (ctx.store()
+                .tasks()
+                .definition(tx, run.taskId(), run.taskVersion())
+                .policy()
+                .unlimited()) {
             Optional<TaskRow> read = ctx.store().tasks().findById(tx, run.taskId());
-            if (read.isEmpty() || !handsOn(read.get().definition().policy().unlimited(), read.get().hasDependents(), read.get().canary())) {
+            if (read.isEmpty()
+                    || !handsOn(
+                            read.get().definition().policy().unlimited(),
+                            read.get().hasDependents(),
+                            read.get().canary())) {
                 return new TaskAtEnd(read, false);
             }
         }
@@ -70,10 +77,21 @@ final class Outcomes {
      * successes together. A deleted task is not alone (the single path knows what to do).
      */
     boolean endsAlone(Tx tx, InstanceRow run, Optional<TaskStore.EndFlags> task) {
-        return run.cause() != Cause.WORKFLOW && task.isPresent()
-                && ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion()).policy().unlimited()
-                && !handsOn(ctx.store().tasks().definition(tx, task.get().id(), task.get().version()).policy().unlimited(), task.get().hasDependents(),
-                task.get().canary());
+        return run.cause() != Cause.WORKFLOW
+                && task.isPresent()
+                && ctx.store()
+                        .tasks()
+                        .definition(tx, run.taskId(), run.taskVersion())
+                        .policy()
+                        .unlimited()
+                && !handsOn(
+                        ctx.store()
+                                .tasks()
+                                .definition(tx, task.get().id(), task.get().version())
+                                .policy()
+                                .unlimited(),
+                        task.get().hasDependents(),
+                        task.get().canary());
     }
 
     /**
@@ -100,10 +118,20 @@ final class Outcomes {
     /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
     boolean succeed(Tx tx, InstanceRow run, String executorId, Integer exitCode, String message, String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
-        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
-                .fence(run.attempt(), executorId)
-                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.MESSAGE, message).finished()
-                .event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message));
+        boolean moved = ctx.store()
+                .instances()
+                .move(
+                        tx,
+                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                                .fence(run.attempt(), executorId)
+                                .set(Move.Column.EXIT_CODE, exitCode)
+                                .set(Move.Column.MESSAGE, message)
+                                .finished()
+                                .event(
+                                        EventType.SUCCEEDED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        message == null ? "exit " + exitCode : message));
         if (moved) {
             ended(tx, task, run, InstanceState.SUCCESS);
         }
@@ -111,11 +139,22 @@ final class Outcomes {
     }
 
     /** Applies a failure, retrying if the policy says so; false if fenced out. */
-    boolean fail(Tx tx, InstanceRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
+    boolean fail(
+            Tx tx,
+            InstanceRow run,
+            String executorId,
+            FailureKind kind,
+            Integer exitCode,
+            String message,
+            String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         // Jitter drawn per failure; the decision itself stays a pure function of it.
-        RetryDecision decision = RetryDecision.decide(def.policy(), run.attempt(), kind, exitCode,
+        RetryDecision decision = RetryDecision.decide(
+                def.policy(),
+                run.attempt(),
+                kind,
+                exitCode,
                 ThreadLocalRandom.current().nextDouble());
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("failureKind", kind.name());
@@ -126,21 +165,45 @@ final class Outcomes {
         String what = describe(kind, exitCode, message);
         if (decision.retry()) {
             data.put("retryInSeconds", decision.delay().toSeconds());
-            return ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.RETRYING)
-                    .fence(run.attempt(), executorId)
-                    .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, what)
-                    .set(Move.Column.READY_AT, new Move.DbTime(Math.max(1, decision.delay().toMillis())))
-                    .set(Move.Column.LEASE_EXPIRES_AT, null)
-                    .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.RETRY_SCHEDULED, actor,
-                            ctx.nodeId(), what + "; " + decision.reason())
-                    .data(data));
+            return ctx.store()
+                    .instances()
+                    .move(
+                            tx,
+                            Move.of(run.id(), InstanceState.RUNNING, InstanceState.RETRYING)
+                                    .fence(run.attempt(), executorId)
+                                    .set(Move.Column.EXIT_CODE, exitCode)
+                                    .set(Move.Column.FAILURE_KIND, kind)
+                                    .set(Move.Column.MESSAGE, what)
+                                    .set(
+                                            Move.Column.READY_AT,
+                                            new Move.DbTime(
+                                                    Math.max(1, decision.delay().toMillis())))
+                                    .set(Move.Column.LEASE_EXPIRES_AT, null)
+                                    .event(
+                                            kind == FailureKind.EXECUTOR_LOST
+                                                    ? EventType.EXECUTOR_LOST
+                                                    : EventType.RETRY_SCHEDULED,
+                                            actor,
+                                            ctx.nodeId(),
+                                            what + "; " + decision.reason())
+                                    .data(data));
         }
-        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
-                .fence(run.attempt(), executorId)
-                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, what).finished()
-                .event(kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(),
-                        what + "; " + decision.reason())
-                .data(data));
+        boolean moved = ctx.store()
+                .instances()
+                .move(
+                        tx,
+                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                                .fence(run.attempt(), executorId)
+                                .set(Move.Column.EXIT_CODE, exitCode)
+                                .set(Move.Column.FAILURE_KIND, kind)
+                                .set(Move.Column.MESSAGE, what)
+                                .finished()
+                                .event(
+                                        kind == FailureKind.EXECUTOR_LOST ? EventType.EXECUTOR_LOST : EventType.FAILED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        what + "; " + decision.reason())
+                                .data(data));
         if (moved && run.cause() != Cause.PREVIEW && run.cause() != Cause.TEST) {
             followUps.enqueue(tx, run, def);
         }
@@ -161,7 +224,8 @@ final class Outcomes {
             case FATAL -> "failed, not retryable";
         };
         // Executors often say the same thing ("exited with code 3"): do not repeat it.
-        return message == null || message.isBlank() || message.startsWith(base) ? (message == null || message.isBlank() ? base : message)
+        return message == null || message.isBlank() || message.startsWith(base)
+                ? (message == null || message.isBlank() ? base : message)
                 : base + ": " + message;
     }
 }

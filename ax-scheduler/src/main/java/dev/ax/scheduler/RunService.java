@@ -24,9 +24,14 @@ import java.util.UUID;
  * version and parameters. "Re-run" does the same with the task's current version.
  */
 public final class RunService {
-    private static final Set<InstanceState> CANCELABLE = Set.of(InstanceState.READY, InstanceState.BLOCKED,
-            InstanceState.RETRYING, InstanceState.WAITING_APPROVAL, InstanceState.WAITING_DEPENDENCY);
-    private static final Set<InstanceState> RETRYABLE = Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+    private static final Set<InstanceState> CANCELABLE = Set.of(
+            InstanceState.READY,
+            InstanceState.BLOCKED,
+            InstanceState.RETRYING,
+            InstanceState.WAITING_APPROVAL,
+            InstanceState.WAITING_DEPENDENCY);
+    private static final Set<InstanceState> RETRYABLE =
+            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
 
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
@@ -40,13 +45,16 @@ public final class RunService {
     public InstanceRow terminate(long id, String actor, String reason) {
         return change(id, (tx, run, task) -> {
             if (run.state() != InstanceState.RUNNING) {
-                throw new ConflictException("instance " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
-                        + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
+                throw new ConflictException(
+                        "instance " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
+                                + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
             }
             String why = why("terminated by " + actor, reason);
             // A sharded run's shards end with it (same transaction); their executors kill them at the next heartbeat.
             ctx.store().shards().stopAll(tx, id, why, actor, ctx.nodeId());
-            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished().set(Move.Column.MESSAGE, why)
+            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED)
+                    .finished()
+                    .set(Move.Column.MESSAGE, why)
                     .event(EventType.TERMINATED, actor, ctx.nodeId(), why);
         });
     }
@@ -55,11 +63,14 @@ public final class RunService {
     public InstanceRow cancel(long id, String actor, String reason) {
         return change(id, (tx, run, task) -> {
             if (!CANCELABLE.contains(run.state())) {
-                throw new ConflictException("instance " + id + " is " + run.state() + "; only a waiting run can be canceled"
-                        + (run.state() == InstanceState.RUNNING ? " (terminate it instead)" : ""));
+                throw new ConflictException(
+                        "instance " + id + " is " + run.state() + "; only a waiting run can be canceled"
+                                + (run.state() == InstanceState.RUNNING ? " (terminate it instead)" : ""));
             }
             String why = why("canceled by " + actor, reason);
-            return Move.of(id, run.state(), InstanceState.CANCELED).finished().set(Move.Column.MESSAGE, why)
+            return Move.of(id, run.state(), InstanceState.CANCELED)
+                    .finished()
+                    .set(Move.Column.MESSAGE, why)
                     .event(EventType.CANCELED, actor, ctx.nodeId(), why);
         });
     }
@@ -77,29 +88,52 @@ public final class RunService {
     private long again(long id, String actor, boolean sameVersion) {
         Store store = ctx.store();
         long created = store.tx(tx -> {
-            InstanceRow old = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            InstanceRow old =
+                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
             if (sameVersion && !RETRYABLE.contains(old.state())) {
-                throw new ConflictException("instance " + id + " is " + old.state() + "; retry takes a FAILED, TERMINATED or CANCELED run"
-                        + (old.state().isTerminal() ? " (re-run it instead)" : ""));
+                throw new ConflictException(
+                        "instance " + id + " is " + old.state() + "; retry takes a FAILED, TERMINATED or CANCELED run"
+                                + (old.state().isTerminal() ? " (re-run it instead)" : ""));
             }
             if (!old.state().isTerminal()) {
                 throw new ConflictException("instance " + id + " is " + old.state() + "; it has not finished yet");
             }
-            TaskRow task = store.tasks().lockById(tx, old.taskId())
+            TaskRow task = store.tasks()
+                    .lockById(tx, old.taskId())
                     .orElseThrow(() -> new NotFoundException("task " + old.taskName() + " no longer exists"));
             int version = sameVersion ? old.taskVersion() : task.version();
             TaskDefinition def = sameVersion
-                    ? ctx.store().tasks().definitionAt(tx, old.taskId(), version)
-                    .orElseThrow(() -> new NotFoundException("version " + version + " of task " + old.taskName() + " is gone"))
+                    ? ctx.store()
+                            .tasks()
+                            .definitionAt(tx, old.taskId(), version)
+                            .orElseThrow(() -> new NotFoundException(
+                                    "version " + version + " of task " + old.taskName() + " is gone"))
                     : task.definition();
             Cause cause = sameVersion ? Cause.RETRY : Cause.MANUAL;
             long root = old.rootId() != null ? old.rootId() : old.id();
             String what = (sameVersion ? "retry" : "re-run") + " of instance " + id + " by " + actor;
             // A re-run meets the current version's declarations, which may have changed since.
             Map<String, Object> params = TaskService.checkParams(def, old.params(), tx.now());
-            return gate.admit(tx, task, new NewInstance(task.id(), task.name(), version, cause, cause.wireName() + ":" + UUID.randomUUID(),
-                    tx.now(), params, InstanceState.READY, def.policy().maxAttempts(), def.group(), actor, ctx.nodeId(),
-                    old.id(), root, what)).orElseThrow();
+            return gate.admit(
+                            tx,
+                            task,
+                            new NewInstance(
+                                    task.id(),
+                                    task.name(),
+                                    version,
+                                    cause,
+                                    cause.wireName() + ":" + UUID.randomUUID(),
+                                    tx.now(),
+                                    params,
+                                    InstanceState.READY,
+                                    def.policy().maxAttempts(),
+                                    def.group(),
+                                    actor,
+                                    ctx.nodeId(),
+                                    old.id(),
+                                    root,
+                                    what))
+                    .orElseThrow();
         });
         ctx.signals().workAvailable();
         return created;
@@ -113,7 +147,8 @@ public final class RunService {
     private InstanceRow change(long id, Decide decide) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow seen = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            InstanceRow seen =
+                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
             TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
             // Re-read under the task lock: the run may have moved while we waited for it.
             InstanceRow run = store.instances().find(tx, id).orElseThrow();
@@ -131,6 +166,8 @@ public final class RunService {
 
     /** The message of an operator's stop: a reason is stored and shown, so a secret's value in it is masked first. */
     private String why(String what, String reason) {
-        return reason == null || reason.isBlank() ? what : what + ": " + ctx.secrets().mask().apply(reason);
+        return reason == null || reason.isBlank()
+                ? what
+                : what + ": " + ctx.secrets().mask().apply(reason);
     }
 }

@@ -27,10 +27,19 @@ import java.util.Set;
  * @param idempotencyWindow how long a trigger's {@code Idempotency-Key} answers with the run it made; after it, the
  *                         same key makes a new run (and housekeeping deletes the old key)
  */
-public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis,
-                              Duration executorAlive, Duration housekeeping, Duration pollRecheck, Set<String> channels,
-                              Map<String, Integer> groupCapacity, Duration fireAhead,
-                              Duration claimAhead, Duration idempotencyWindow) {
+public record SchedulerConfig(
+        Duration scanWindow,
+        int fireBatch,
+        Duration maxIdleWait,
+        long leaseMillis,
+        Duration executorAlive,
+        Duration housekeeping,
+        Duration pollRecheck,
+        Set<String> channels,
+        Map<String, Integer> groupCapacity,
+        Duration fireAhead,
+        Duration claimAhead,
+        Duration idempotencyWindow) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
     public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
@@ -56,9 +65,19 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     /** Ten years: keys are kept that long, and the window is written into SQL in milliseconds. */
     public static final Duration MAX_IDEMPOTENCY_WINDOW = Duration.ofDays(3650);
 
-    public static final SchedulerConfig DEFAULT = new SchedulerConfig(DEFAULT_SCAN_WINDOW, DEFAULT_FIRE_BATCH,
-            DEFAULT_MAX_IDLE_WAIT, DEFAULT_LEASE_MILLIS, DEFAULT_EXECUTOR_ALIVE, DEFAULT_HOUSEKEEPING, DEFAULT_POLL_RECHECK, Set.of(),
-            Map.of(), DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
+    public static final SchedulerConfig DEFAULT = new SchedulerConfig(
+            DEFAULT_SCAN_WINDOW,
+            DEFAULT_FIRE_BATCH,
+            DEFAULT_MAX_IDLE_WAIT,
+            DEFAULT_LEASE_MILLIS,
+            DEFAULT_EXECUTOR_ALIVE,
+            DEFAULT_HOUSEKEEPING,
+            DEFAULT_POLL_RECHECK,
+            Set.of(),
+            Map.of(),
+            DEFAULT_FIRE_AHEAD,
+            DEFAULT_CLAIM_AHEAD,
+            DEFAULT_IDEMPOTENCY_WINDOW);
 
     public SchedulerConfig {
         positive("scanWindow", scanWindow);
@@ -76,16 +95,18 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
         groupCapacity = groupCapacity == null ? Map.of() : Map.copyOf(groupCapacity);
         Objects.requireNonNull(fireAhead, "fireAhead");
         if (fireAhead.isNegative() || fireAhead.compareTo(scanWindow) >= 0) {
-            throw new IllegalArgumentException("fireAhead must be zero or more and less than scanWindow (" + scanWindow + "), was " + fireAhead);
+            throw new IllegalArgumentException(
+                    "fireAhead must be zero or more and less than scanWindow (" + scanWindow + "), was " + fireAhead);
         }
         Objects.requireNonNull(claimAhead, "claimAhead");
         if (claimAhead.isNegative() || claimAhead.toMillis() > leaseMillis / 2) {
-            throw new IllegalArgumentException("claimAhead must be zero or more and at most half the lease (" + leaseMillis + " ms), was "
-                    + claimAhead);
+            throw new IllegalArgumentException("claimAhead must be zero or more and at most half the lease ("
+                    + leaseMillis + " ms), was " + claimAhead);
         }
         positive("idempotencyWindow", idempotencyWindow);
         if (idempotencyWindow.compareTo(MAX_IDEMPOTENCY_WINDOW) > 0) {
-            throw new IllegalArgumentException("idempotencyWindow must be at most " + MAX_IDEMPOTENCY_WINDOW + ", was " + idempotencyWindow);
+            throw new IllegalArgumentException(
+                    "idempotencyWindow must be at most " + MAX_IDEMPOTENCY_WINDOW + ", was " + idempotencyWindow);
         }
         groupCapacity.forEach((group, n) -> {
             if (n == null || n < 1) {
@@ -94,20 +115,60 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
         });
     }
 
-    public SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxIdleWait, long leaseMillis, Duration executorAlive,
-                           Duration housekeeping, Duration pollRecheck, Set<String> channels) {
-        this(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels, Map.of(),
-                DEFAULT_FIRE_AHEAD, DEFAULT_CLAIM_AHEAD, DEFAULT_IDEMPOTENCY_WINDOW);
+    public SchedulerConfig(
+            Duration scanWindow,
+            int fireBatch,
+            Duration maxIdleWait,
+            long leaseMillis,
+            Duration executorAlive,
+            Duration housekeeping,
+            Duration pollRecheck,
+            Set<String> channels) {
+        this(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                Map.of(),
+                DEFAULT_FIRE_AHEAD,
+                DEFAULT_CLAIM_AHEAD,
+                DEFAULT_IDEMPOTENCY_WINDOW);
     }
 
     public SchedulerConfig withChannels(Set<String> names) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, names,
-                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                names,
+                groupCapacity,
+                fireAhead,
+                claimAhead,
+                idempotencyWindow);
     }
 
     public SchedulerConfig withGroupCapacity(Map<String, Integer> capacity) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                capacity, fireAhead, claimAhead, idempotencyWindow);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                capacity,
+                fireAhead,
+                claimAhead,
+                idempotencyWindow);
     }
 
     /**
@@ -119,28 +180,83 @@ public record SchedulerConfig(Duration scanWindow, int fireBatch, Duration maxId
     }
 
     public SchedulerConfig withLeaseMillis(long lease) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, lease, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                lease,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                fireAhead,
+                claimAhead,
+                idempotencyWindow);
     }
 
     public SchedulerConfig withScanWindow(Duration window) {
-        return new SchedulerConfig(window, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, claimAhead, idempotencyWindow);
+        return new SchedulerConfig(
+                window,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                fireAhead,
+                claimAhead,
+                idempotencyWindow);
     }
 
     public SchedulerConfig withFireAhead(Duration ahead) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, ahead, claimAhead, idempotencyWindow);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                ahead,
+                claimAhead,
+                idempotencyWindow);
     }
 
     public SchedulerConfig withClaimAhead(Duration ahead) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, ahead, idempotencyWindow);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                fireAhead,
+                ahead,
+                idempotencyWindow);
     }
 
     public SchedulerConfig withIdempotencyWindow(Duration window) {
-        return new SchedulerConfig(scanWindow, fireBatch, maxIdleWait, leaseMillis, executorAlive, housekeeping, pollRecheck, channels,
-                groupCapacity, fireAhead, claimAhead, window);
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                fireAhead,
+                claimAhead,
+                window);
     }
 
     private static void positive(String field, Duration d) {

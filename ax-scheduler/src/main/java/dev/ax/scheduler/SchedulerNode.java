@@ -41,7 +41,13 @@ public final class SchedulerNode implements AutoCloseable {
     }
 
     /** @param keyring the master keys that seal this node's secrets ({@code AX_SECRET_KEY} or the data directory's key file) */
-    public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config, WebhookSender webhooks, Keyring keyring) {
+    public SchedulerNode(
+            String nodeId,
+            Store store,
+            AxClock clock,
+            SchedulerConfig config,
+            WebhookSender webhooks,
+            Keyring keyring) {
         this.secrets = new Secrets(store, keyring, nodeId);
         this.ctx = new NodeContext(nodeId, store, clock, config, new Signals(), secrets);
         ConcurrencyGate gate = new ConcurrencyGate(ctx, new Canaries(ctx));
@@ -62,7 +68,9 @@ public final class SchedulerNode implements AutoCloseable {
         this.teams = new Teams(store);
         this.audit = new AuditLog(store);
         this.firingLoop = new LoopRunner("firing-" + nodeId, this::fireTick, this::untilNextSlot);
-        this.housekeepingLoop = new LoopRunner("housekeeping-" + nodeId, housekeeping::tick,
+        this.housekeepingLoop = new LoopRunner(
+                "housekeeping-" + nodeId,
+                housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
     }
 

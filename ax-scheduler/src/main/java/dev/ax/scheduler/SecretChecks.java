@@ -19,8 +19,7 @@ import java.util.stream.Collectors;
  * change, under row locks, so a save and a delete that race never both commit.
  */
 final class SecretChecks {
-    private SecretChecks() {
-    }
+    private SecretChecks() {}
 
     /**
      * Refuses {@code def} (400, one error per field that names a missing secret) unless every secret it uses is set;
@@ -33,9 +32,11 @@ final class SecretChecks {
         }
         Set<String> names = uses.stream().map(SecretFields.Use::name).collect(Collectors.toCollection(TreeSet::new));
         Set<String> set = new HashSet<>(store.secrets().holdNames(tx, names));
-        List<FieldError> errors = uses.stream().filter(u -> !set.contains(u.name()))
+        List<FieldError> errors = uses.stream()
+                .filter(u -> !set.contains(u.name()))
                 .map(u -> new FieldError(u.field(), "secret " + u.name() + " is not set; ax secret set " + u.name()))
-                .distinct().toList();
+                .distinct()
+                .toList();
         if (!errors.isEmpty()) {
             throw new ValidationException(errors);
         }
@@ -44,7 +45,11 @@ final class SecretChecks {
     /** The tasks whose current version, or the version their canary rolls out, uses the secret {@code name}; by name. */
     static List<String> tasksUsing(Tx tx, Store store, String name) {
         return store.secrets().definitionsMentioningSecrets(tx).stream()
-                .filter(u -> SecretFields.uses(u.definition()).stream().anyMatch(use -> use.name().equals(name)))
-                .map(TaskUsing::taskName).distinct().sorted().toList();
+                .filter(u -> SecretFields.uses(u.definition()).stream()
+                        .anyMatch(use -> use.name().equals(name)))
+                .map(TaskUsing::taskName)
+                .distinct()
+                .sorted()
+                .toList();
     }
 }

@@ -18,8 +18,7 @@ public final class SecretCipher {
     static final int TAG_BITS = 128;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private SecretCipher() {
-    }
+    private SecretCipher() {}
 
     /** Thrown when a key does not open a sealed value: another key sealed it, or its bytes or name changed. */
     public static final class WrongKeyException extends Exception {
@@ -50,7 +49,8 @@ public final class SecretCipher {
         } catch (AEADBadTagException e) {
             throw new WrongKeyException("key " + key.id() + " does not open secret " + name);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new WrongKeyException("secret " + name + " cannot be opened: " + e.getClass().getSimpleName());
+            throw new WrongKeyException(
+                    "secret " + name + " cannot be opened: " + e.getClass().getSimpleName());
         }
     }
 }

@@ -41,23 +41,21 @@ public final class Secrets implements SecretValues {
     private long warnedAt = -1; // the generation whose unreadable rows were last logged; guarded by this
 
     /** What this node masks, as of a generation of the secrets. */
-    private record Known(long generation, SecretMask mask) {
-    }
+    private record Known(long generation, SecretMask mask) {}
 
     /** A secret as admins see it: never its value. */
-    public record Info(String name, String keyId, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy) {
+    public record Info(
+            String name, String keyId, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy) {
         static Info of(SecretRow r) {
             return new Info(r.name(), r.keyId(), r.createdAt(), r.createdBy(), r.updatedAt(), r.updatedBy());
         }
     }
 
     /** A secret after a set: {@code created} when the name was new. */
-    public record Saved(Info secret, boolean created) {
-    }
+    public record Saved(Info secret, boolean created) {}
 
     /** A rotation: the new key's id, the old one's, and how many secrets were sealed again. */
-    public record Rotated(String keyId, String previousKeyId, int secrets) {
-    }
+    public record Rotated(String keyId, String previousKeyId, int secrets) {}
 
     Secrets(Store store, Keyring keyring, String nodeId) {
         this.store = store;
@@ -76,12 +74,18 @@ public final class Secrets implements SecretValues {
         if (keyring != Keyring.NONE) {
             resealToCurrent(NODE_ACTOR);
             List<String> elsewhere = store.tx(tx -> secrets.all(tx).stream()
-                    .filter(r -> !r.keyId().equals(keyring.current().id())).map(r -> r.name() + " (key " + r.keyId() + ")").toList());
+                    .filter(r -> !r.keyId().equals(keyring.current().id()))
+                    .map(r -> r.name() + " (key " + r.keyId() + ")")
+                    .toList());
             if (elsewhere.isEmpty()) {
                 keyring.settled();
             } else {
-                log.warn("secrets {} are sealed with a key this node does not have (its key is {}, {}): every node needs the"
-                        + " same AX_SECRET_KEY", elsewhere, keyring.current().id(), keyring.source());
+                log.warn(
+                        "secrets {} are sealed with a key this node does not have (its key is {}, {}): every node needs the"
+                                + " same AX_SECRET_KEY",
+                        elsewhere,
+                        keyring.current().id(),
+                        keyring.source());
             }
         }
         reload();
@@ -116,8 +120,12 @@ public final class Secrets implements SecretValues {
             if (!(created ? secrets.insert(tx, name, sealed, actor) : secrets.update(tx, name, sealed, actor))) {
                 throw new ConcurrentChangeException("secret " + name + " changed meanwhile");
             }
-            changed(tx, created ? EventType.SECRET_CREATED : EventType.SECRET_UPDATED, actor,
-                    "secret " + name + (created ? " created" : " updated"), Map.of("name", name, "keyId", sealed.keyId()));
+            changed(
+                    tx,
+                    created ? EventType.SECRET_CREATED : EventType.SECRET_UPDATED,
+                    actor,
+                    "secret " + name + (created ? " created" : " updated"),
+                    Map.of("name", name, "keyId", sealed.keyId()));
             return new Saved(Info.of(secrets.find(tx, name).orElseThrow()), created);
         });
         reload();
@@ -142,7 +150,8 @@ public final class Secrets implements SecretValues {
             List<String> users = SecretChecks.tasksUsing(tx, store, name);
             if (!users.isEmpty()) {
                 throw new ConflictException("secret " + name + " is used by " + (users.size() == 1 ? "task " : "tasks ")
-                        + String.join(", ", users) + "; remove {{secret." + name + "}} from " + (users.size() == 1 ? "it" : "them")
+                        + String.join(", ", users) + "; remove {{secret." + name + "}} from "
+                        + (users.size() == 1 ? "it" : "them")
                         + " first");
             }
             changed(tx, EventType.SECRET_DELETED, actor, "secret " + name + " deleted", Map.of("name", name));
@@ -166,8 +175,13 @@ public final class Secrets implements SecretValues {
             int n = store.tx(tx -> {
                 secrets.lockGeneration(tx);
                 int sealedAgain = resealAll(tx, next);
-                changed(tx, EventType.SECRET_KEY_ROTATED, actor, "secret key rotated: " + sealedAgain + " secrets sealed with key "
-                        + next.id() + " (was " + old.id() + ")", Map.of("keyId", next.id(), "previousKeyId", old.id(), "secrets", sealedAgain));
+                changed(
+                        tx,
+                        EventType.SECRET_KEY_ROTATED,
+                        actor,
+                        "secret key rotated: " + sealedAgain + " secrets sealed with key " + next.id() + " (was "
+                                + old.id() + ")",
+                        Map.of("keyId", next.id(), "previousKeyId", old.id(), "secrets", sealedAgain));
                 return sealedAgain;
             });
             reload();
@@ -185,7 +199,8 @@ public final class Secrets implements SecretValues {
     /** Rows under a retired key this node holds, sealed again with the current key; returns how many. */
     private int resealToCurrent(String actor) {
         MasterKey current = keyring.current();
-        boolean behind = store.tx(tx -> secrets.all(tx).stream().anyMatch(r -> !r.keyId().equals(current.id()) && keyFor(r.keyId()) != null));
+        boolean behind = store.tx(tx ->
+                secrets.all(tx).stream().anyMatch(r -> !r.keyId().equals(current.id()) && keyFor(r.keyId()) != null));
         if (!behind) {
             return 0;
         }
@@ -193,7 +208,11 @@ public final class Secrets implements SecretValues {
             secrets.lockGeneration(tx);
             int n = resealAll(tx, current);
             if (n > 0) {
-                changed(tx, EventType.SECRET_KEY_ROTATED, actor, n + " secrets sealed again with key " + current.id() + " by node " + nodeId,
+                changed(
+                        tx,
+                        EventType.SECRET_KEY_ROTATED,
+                        actor,
+                        n + " secrets sealed again with key " + current.id() + " by node " + nodeId,
                         Map.of("keyId", current.id(), "secrets", n));
             }
             return n;
@@ -225,15 +244,18 @@ public final class Secrets implements SecretValues {
     private String open(SecretRow row) {
         MasterKey key = keyFor(row.keyId());
         if (key == null) {
-            throw new IllegalArgumentException("secret " + row.name() + " is sealed with key " + row.keyId() + ", and this node's key is "
-                    + currentKeyId() + " (" + keyring.source() + "): every node needs the same AX_SECRET_KEY (after a rotation, the"
-                    + " new key in AX_SECRET_KEY and the old one in AX_SECRET_KEY_PREVIOUS until every node restarted)");
+            throw new IllegalArgumentException(
+                    "secret " + row.name() + " is sealed with key " + row.keyId() + ", and this node's key is "
+                            + currentKeyId() + " (" + keyring.source()
+                            + "): every node needs the same AX_SECRET_KEY (after a rotation, the"
+                            + " new key in AX_SECRET_KEY and the old one in AX_SECRET_KEY_PREVIOUS until every node restarted)");
         }
         try {
             return SecretCipher.open(key, row.name(), row.sealed());
         } catch (SecretCipher.WrongKeyException e) {
             throw new IllegalArgumentException("secret " + row.name() + " does not open with key " + key.id()
-                    + ", the key it names: its row was changed outside AX; set it again (ax secret set " + row.name() + ")");
+                    + ", the key it names: its row was changed outside AX; set it again (ax secret set " + row.name()
+                    + ")");
         }
     }
 
@@ -244,7 +266,10 @@ public final class Secrets implements SecretValues {
         if (keyring.current().id().equals(keyId)) {
             return keyring.current();
         }
-        return keyring.retired().stream().filter(k -> k.id().equals(keyId)).findFirst().orElse(null);
+        return keyring.retired().stream()
+                .filter(k -> k.id().equals(keyId))
+                .findFirst()
+                .orElse(null);
     }
 
     private String currentKeyId() {
@@ -268,8 +293,12 @@ public final class Secrets implements SecretValues {
         });
         if (!unreadable.isEmpty() && warnedAt != fresh.generation()) {
             warnedAt = fresh.generation();
-            log.warn("this node cannot open secrets {} with its key {} ({}), so it can neither hand them to runs nor mask them:"
-                    + " every node needs the same AX_SECRET_KEY", new TreeSet<>(unreadable), currentKeyId(), keyring.source());
+            log.warn(
+                    "this node cannot open secrets {} with its key {} ({}), so it can neither hand them to runs nor mask them:"
+                            + " every node needs the same AX_SECRET_KEY",
+                    new TreeSet<>(unreadable),
+                    currentKeyId(),
+                    keyring.source());
         }
         known = fresh;
     }

@@ -47,22 +47,39 @@ final class ShardOutcomes {
     boolean succeed(Tx tx, ShardRow shard, Integer exitCode, String message, String actor) {
         InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId()); // task first: the one lock order
-        Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of("executor", shard.executorId()));
+        Map<String, Object> data =
+                ShardStore.data(shard.index(), shard.attempt(), Map.of("executor", shard.executorId()));
         if (exitCode != null) {
             data.put("exitCode", exitCode);
         }
-        if (!shards().finish(tx, ShardEnd.of(shard, ShardState.SUCCESS).outcome(exitCode, null, message)
-                .event(EventType.SHARD_SUCCEEDED, actor, ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt()
-                        + " succeeded" + (message == null ? "" : ": " + message)).data(data))) {
+        if (!shards().finish(
+                        tx,
+                        ShardEnd.of(shard, ShardState.SUCCESS)
+                                .outcome(exitCode, null, message)
+                                .event(
+                                        EventType.SHARD_SUCCEEDED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        "shard " + ShardStore.label(shard) + " attempt " + shard.attempt()
+                                                + " succeeded" + (message == null ? "" : ": " + message))
+                                .data(data))) {
             return false;
         }
         List<ShardRow> all = shards().ofInstance(tx, run.id());
         if (all.stream().allMatch(s -> s.state() == ShardState.SUCCESS)) {
             int attempts = all.stream().mapToInt(ShardRow::attempt).sum();
-            String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt" + (attempts == 1 ? "" : "s") + ")";
-            if (ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
-                    .set(Move.Column.EXIT_CODE, 0).set(Move.Column.MESSAGE, what).finished()
-                    .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what).data(Map.of("shards", summary(all))))) {
+            String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt"
+                    + (attempts == 1 ? "" : "s") + ")";
+            if (ctx.store()
+                    .instances()
+                    .move(
+                            tx,
+                            Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                                    .set(Move.Column.EXIT_CODE, 0)
+                                    .set(Move.Column.MESSAGE, what)
+                                    .finished()
+                                    .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what)
+                                    .data(Map.of("shards", summary(all))))) {
                 task.ifPresent(t -> gate.release(tx, t));
                 Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
                 gate.canaries().afterRun(tx, task, run);
@@ -71,11 +88,22 @@ final class ShardOutcomes {
         return true;
     }
 
-    boolean fail(Tx tx, ShardRow shard, FailureKind kind, Integer exitCode, String message, String actor, boolean[] retrying) {
+    boolean fail(
+            Tx tx,
+            ShardRow shard,
+            FailureKind kind,
+            Integer exitCode,
+            String message,
+            String actor,
+            boolean[] retrying) {
         InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
-        RetryDecision decision = RetryDecision.decide(def.policy(), shard.attempt(), kind, exitCode,
+        RetryDecision decision = RetryDecision.decide(
+                def.policy(),
+                shard.attempt(),
+                kind,
+                exitCode,
                 ThreadLocalRandom.current().nextDouble());
         String what = Outcomes.describe(kind, exitCode, message);
         Map<String, Object> data = ShardStore.data(shard.index(), shard.attempt(), Map.of());
@@ -91,20 +119,35 @@ final class ShardOutcomes {
         boolean lost = kind == FailureKind.EXECUTOR_LOST;
         if (decision.retry()) {
             data.put("retryInSeconds", decision.delay().toSeconds());
-            boolean moved = shards().finish(tx, ShardEnd.of(shard, ShardState.RETRYING).outcome(exitCode, kind, what)
-                    .retryIn(Math.max(1, decision.delay().toMillis()))
-                    .event(lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED, actor, ctx.nodeId(),
-                            label + " " + what + "; " + decision.reason()).data(data));
+            boolean moved = shards().finish(
+                            tx,
+                            ShardEnd.of(shard, ShardState.RETRYING)
+                                    .outcome(exitCode, kind, what)
+                                    .retryIn(Math.max(1, decision.delay().toMillis()))
+                                    .event(
+                                            lost ? EventType.SHARD_LOST : EventType.SHARD_RETRY_SCHEDULED,
+                                            actor,
+                                            ctx.nodeId(),
+                                            label + " " + what + "; " + decision.reason())
+                                    .data(data));
             retrying[0] = moved;
             return moved;
         }
-        if (!shards().finish(tx, ShardEnd.of(shard, ShardState.FAILED).outcome(exitCode, kind, what)
-                .event(lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED, actor, ctx.nodeId(), label + " " + what + "; " + decision.reason())
-                .data(data))) {
+        if (!shards().finish(
+                        tx,
+                        ShardEnd.of(shard, ShardState.FAILED)
+                                .outcome(exitCode, kind, what)
+                                .event(
+                                        lost ? EventType.SHARD_LOST : EventType.SHARD_FAILED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        label + " " + what + "; " + decision.reason())
+                                .data(data))) {
             return false;
         }
         // The run cannot succeed any more: stop the other shards rather than let them spend their resources.
-        String why = "shard " + ShardStore.label(shard) + " failed after " + shard.attempt() + " attempt" + (shard.attempt() == 1 ? "" : "s");
+        String why = "shard " + ShardStore.label(shard) + " failed after " + shard.attempt() + " attempt"
+                + (shard.attempt() == 1 ? "" : "s");
         shards().stopAll(tx, run.id(), why, ctx.schedulerActor(), ctx.nodeId());
         List<ShardRow> all = shards().ofInstance(tx, run.id());
         String instanceMessage = why + ": " + what + " (" + picture(all) + ")";
@@ -116,11 +159,21 @@ final class ShardOutcomes {
         instanceData.put("decision", decision.reason());
         instanceData.put("failedShard", shard.index());
         instanceData.put("shards", summary(all));
-        boolean moved = ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
-                .set(Move.Column.EXIT_CODE, exitCode).set(Move.Column.FAILURE_KIND, kind).set(Move.Column.MESSAGE, instanceMessage)
-                .finished()
-                .event(lost ? EventType.EXECUTOR_LOST : EventType.FAILED, actor, ctx.nodeId(), instanceMessage)
-                .data(instanceData));
+        boolean moved = ctx.store()
+                .instances()
+                .move(
+                        tx,
+                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                                .set(Move.Column.EXIT_CODE, exitCode)
+                                .set(Move.Column.FAILURE_KIND, kind)
+                                .set(Move.Column.MESSAGE, instanceMessage)
+                                .finished()
+                                .event(
+                                        lost ? EventType.EXECUTOR_LOST : EventType.FAILED,
+                                        actor,
+                                        ctx.nodeId(),
+                                        instanceMessage)
+                                .data(instanceData));
         if (moved) {
             followUps.enqueue(tx, run, def);
             task.ifPresent(t -> gate.release(tx, t));
@@ -134,7 +187,8 @@ final class ShardOutcomes {
     static String picture(List<ShardRow> shards) {
         List<String> parts = new ArrayList<>();
         for (ShardRow s : shards) {
-            parts.add("shard " + s.index() + " " + s.state() + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : ""));
+            parts.add("shard " + s.index() + " " + s.state()
+                    + (s.attempt() > 1 ? " (" + s.attempt() + " attempts)" : ""));
         }
         return String.join(", ", parts);
     }

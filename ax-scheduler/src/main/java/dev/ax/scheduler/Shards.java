@@ -101,10 +101,22 @@ final class Shards {
         if (sharding.maxParallelShards() != null) {
             data.put("maxParallelShards", sharding.maxParallelShards());
         }
-        ctx.store().events().appendForInstance(tx, run.id(), EventType.SHARDED, null, null, ctx.schedulerActor(), ctx.nodeId(),
-                "fanned out into " + total + " shard" + (total == 1 ? "" : "s")
-                        + (sharding.broadcast() ? " (broadcast: " + live + " live executor" + (live == 1 ? "" : "s") + " of group "
-                        + run.group() + ")" : ""), data);
+        ctx.store()
+                .events()
+                .appendForInstance(
+                        tx,
+                        run.id(),
+                        EventType.SHARDED,
+                        null,
+                        null,
+                        ctx.schedulerActor(),
+                        ctx.nodeId(),
+                        "fanned out into " + total + " shard" + (total == 1 ? "" : "s")
+                                + (sharding.broadcast()
+                                        ? " (broadcast: " + live + " live executor" + (live == 1 ? "" : "s")
+                                                + " of group " + run.group() + ")"
+                                        : ""),
+                        data);
         return true;
     }
 
@@ -119,7 +131,8 @@ final class Shards {
         List<WorkItem> out = new ArrayList<>();
         Set<Long> decided = new HashSet<>();
         Map<String, List<String>> ableByTask = new HashMap<>();
-        for (ShardStore.Candidate c : shards().claimable(tx, groups, labels, max * CANDIDATES_PER_SLOT, SPREAD_GRACE_MILLIS)) {
+        for (ShardStore.Candidate c :
+                shards().claimable(tx, groups, labels, max * CANDIDATES_PER_SLOT, SPREAD_GRACE_MILLIS)) {
             ShardRow shard = c.shard();
             if (out.size() >= max) {
                 break;
@@ -129,22 +142,41 @@ final class Shards {
             }
             // Serialises the decision for one instance across nodes (maxParallelShards, spreading).
             tx.lockKey("ax-shards:" + shard.instanceId());
-            InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElse(null);
+            InstanceRow run =
+                    ctx.store().instances().find(tx, shard.instanceId()).orElse(null);
             if (run == null || run.state() != InstanceState.RUNNING) {
                 continue;
             }
             TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
-            Integer maxParallel = def.policy().sharding() == null ? null : def.policy().sharding().maxParallelShards();
+            Integer maxParallel = def.policy().sharding() == null
+                    ? null
+                    : def.policy().sharding().maxParallelShards();
             Map<String, Integer> running = shards().runningByExecutor(tx, run.id());
-            List<String> live = ableByTask.computeIfAbsent(shard.group() + "/" + def.environment(), k -> able(tx, shard.group(), def));
-            List<Integer> others = live.stream().filter(e -> !e.equals(executorId)).map(e -> running.getOrDefault(e, 0)).toList();
-            ShardSpread spread = ShardSpread.decide(running.values().stream().mapToInt(Integer::intValue).sum(), maxParallel,
-                    running.getOrDefault(executorId, 0), others, c.waitedPastGrace());
-            if (!spread.take() || !shards().claim(tx, shard, executorId, ctx.config().leaseMillis(), actor(executorId), ctx.nodeId())) {
+            List<String> live = ableByTask.computeIfAbsent(
+                    shard.group() + "/" + def.environment(), k -> able(tx, shard.group(), def));
+            List<Integer> others = live.stream()
+                    .filter(e -> !e.equals(executorId))
+                    .map(e -> running.getOrDefault(e, 0))
+                    .toList();
+            ShardSpread spread = ShardSpread.decide(
+                    running.values().stream().mapToInt(Integer::intValue).sum(),
+                    maxParallel,
+                    running.getOrDefault(executorId, 0),
+                    others,
+                    c.waitedPastGrace());
+            if (!spread.take()
+                    || !shards().claim(
+                                    tx,
+                                    shard,
+                                    executorId,
+                                    ctx.config().leaseMillis(),
+                                    actor(executorId),
+                                    ctx.nodeId())) {
                 continue;
             }
             WorkItem whole = WorkRenderer.render(tx, ctx, run, def);
-            out.add(whole.asShard(shard.attempt() + 1, shard.index(), shard.total(), run.requestId() + ":shard-" + shard.index()));
+            out.add(whole.asShard(
+                    shard.attempt() + 1, shard.index(), shard.total(), run.requestId() + ":shard-" + shard.index()));
         }
         return out;
     }
@@ -155,12 +187,16 @@ final class Shards {
      * could never take a shard must not hold the others back.
      */
     private List<String> able(Tx tx, String group, TaskDefinition def) {
-        List<String> live = ctx.store().executors().liveInGroup(tx, group, ctx.config().executorAlive().toMillis());
+        List<String> live = ctx.store()
+                .executors()
+                .liveInGroup(tx, group, ctx.config().executorAlive().toMillis());
         if (def.environment().isEmpty()) {
             return live;
         }
-        return live.stream().filter(e -> EnvironmentMatch.matches(def.environment(),
-                ctx.store().executors().labels(tx, e))).toList();
+        return live.stream()
+                .filter(e -> EnvironmentMatch.matches(
+                        def.environment(), ctx.store().executors().labels(tx, e)))
+                .toList();
     }
 
     /**
@@ -174,8 +210,10 @@ final class Shards {
     // ------------------------------------------------------------------------------------------- reports
 
     ReportAnswer started(Started s) {
-        return ctx.store().tx(tx -> recordStart(tx, s.run(), s.executorId(), s.pid()) ? ReportAnswer.OK
-                : refuse(tx, s.run(), s.executorId(), "started"));
+        return ctx.store()
+                .tx(tx -> recordStart(tx, s.run(), s.executorId(), s.pid())
+                        ? ReportAnswer.OK
+                        : refuse(tx, s.run(), s.executorId(), "started"));
     }
 
     /** The shard's pid and its SHARD_STARTED event, fenced by attempt and executor; false (nothing written) when not held. */
@@ -184,10 +222,19 @@ final class Shards {
             return false;
         }
         ShardRow shard = shards().find(tx, run.instanceId(), run.shard()).orElseThrow();
-        ctx.store().events().appendForInstance(tx, run.instanceId(), EventType.SHARD_STARTED, null, null, actor(executorId),
-                ctx.nodeId(), "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + ": pid " + pid
-                        + " on executor " + executorId,
-                ShardStore.data(shard.index(), shard.attempt(), Map.of("pid", pid, "executor", executorId)));
+        ctx.store()
+                .events()
+                .appendForInstance(
+                        tx,
+                        run.instanceId(),
+                        EventType.SHARD_STARTED,
+                        null,
+                        null,
+                        actor(executorId),
+                        ctx.nodeId(),
+                        "shard " + ShardStore.label(shard) + " attempt " + shard.attempt() + ": pid " + pid
+                                + " on executor " + executorId,
+                        ShardStore.data(shard.index(), shard.attempt(), Map.of("pid", pid, "executor", executorId)));
         return true;
     }
 
@@ -195,8 +242,9 @@ final class Shards {
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!shards().holds(tx, chunk.run(), chunk.executorId())) {
-                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of shard " + chunk.run().shard() + " of instance "
-                        + chunk.run().instanceId() + " is not held by executor " + chunk.executorId());
+                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of shard "
+                        + chunk.run().shard() + " of instance " + chunk.run().instanceId() + " is not held by executor "
+                        + chunk.executorId());
             }
             store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
             return ReportAnswer.OK;
@@ -206,19 +254,29 @@ final class Shards {
     ReportAnswer complete(Completion c) {
         boolean[] retrying = new boolean[1];
         ReportAnswer answer = ctx.store().tx(tx -> {
-            // A start the completion carries first, in the same transaction (executors report a shard's start on its own).
+            // A start the completion carries first, in the same transaction (executors report a shard's start on its
+            // own).
             if (c.pid() != null && !recordStart(tx, c.run(), c.executorId(), c.pid())) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
-            ShardRow shard = shards().find(tx, c.run().instanceId(), c.run().shard()).orElse(null);
-            if (shard == null || shard.attempt() != c.run().attempt() || !c.executorId().equals(shard.executorId())
+            ShardRow shard =
+                    shards().find(tx, c.run().instanceId(), c.run().shard()).orElse(null);
+            if (shard == null
+                    || shard.attempt() != c.run().attempt()
+                    || !c.executorId().equals(shard.executorId())
                     || shard.state() != ShardState.RUNNING) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             boolean applied = c.success()
                     ? outcomes.succeed(tx, shard, c.exitCode(), c.message(), actor(c.executorId()))
-                    : outcomes.fail(tx, shard, c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(), c.exitCode(), c.message(),
-                    actor(c.executorId()), retrying);
+                    : outcomes.fail(
+                            tx,
+                            shard,
+                            c.failureKind() == null ? FailureKind.EXIT_CODE : c.failureKind(),
+                            c.exitCode(),
+                            c.message(),
+                            actor(c.executorId()),
+                            retrying);
             if (!applied) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
@@ -235,8 +293,8 @@ final class Shards {
      * An async HTTP shard's service reports the outcome itself ({@code POST /api/instances/{id}/complete}
      * with {@code "shard"}): fenced by the shard's attempt like an executor's report.
      */
-    ReportAnswer completeFromService(long instanceId, int index, int attempt, boolean success, Integer status, String message,
-                                     String actor) {
+    ReportAnswer completeFromService(
+            long instanceId, int index, int attempt, boolean success, Integer status, String message, String actor) {
         RunRef ref = new RunRef(instanceId, attempt, index);
         boolean[] retrying = new boolean[1];
         ReportAnswer answer = ctx.store().tx(tx -> {
@@ -246,7 +304,14 @@ final class Shards {
             }
             boolean applied = success
                     ? outcomes.succeed(tx, shard, status, message == null ? "reported by the service" : message, actor)
-                    : outcomes.fail(tx, shard, status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS, status, message, actor, retrying);
+                    : outcomes.fail(
+                            tx,
+                            shard,
+                            status == null ? FailureKind.EXIT_CODE : FailureKind.HTTP_STATUS,
+                            status,
+                            message,
+                            actor,
+                            retrying);
             return applied ? ReportAnswer.OK : refuse(tx, ref, actor, "completion");
         });
         if (retrying[0]) {
@@ -257,11 +322,12 @@ final class Shards {
 
     /** Where a shard the executor holds stands: {@code RUNNING} while it may go on; refused otherwise. */
     ReportAnswer runState(RunRef ref, String executorId) {
-        return ctx.store().tx(tx -> shards().find(tx, ref.instanceId(), ref.shard())
-                .filter(s -> s.attempt() == ref.attempt() && executorId.equals(s.executorId()))
-                .map(s -> new ReportAnswer(true, s.state().name()))
-                .orElse(ReportAnswer.refused("executor " + executorId + " does not hold attempt " + ref.attempt() + " of shard "
-                        + ref.shard() + " of instance " + ref.instanceId())));
+        return ctx.store()
+                .tx(tx -> shards().find(tx, ref.instanceId(), ref.shard())
+                        .filter(s -> s.attempt() == ref.attempt() && executorId.equals(s.executorId()))
+                        .map(s -> new ReportAnswer(true, s.state().name()))
+                        .orElse(ReportAnswer.refused("executor " + executorId + " does not hold attempt "
+                                + ref.attempt() + " of shard " + ref.shard() + " of instance " + ref.instanceId())));
     }
 
     /** Renews the shard leases among {@code held}; returns the shard refs the executor must abandon. */
@@ -273,7 +339,8 @@ final class Shards {
     void registered(String executorId, List<RunRef> reported) {
         Set<RunRef> still = new HashSet<>(reported);
         List<ShardRow> lost = ctx.store().tx(tx -> shards().heldBy(tx, executorId)).stream()
-                .filter(s -> !still.contains(s.ref())).toList();
+                .filter(s -> !still.contains(s.ref()))
+                .toList();
         for (ShardRow shard : lost) {
             failLost(shard, "executor " + executorId + " restarted without this shard", "server");
         }
@@ -283,8 +350,11 @@ final class Shards {
     int reapExpiredLeases(int limit) {
         int n = 0;
         for (ShardRow shard : ctx.store().tx(tx -> shards().expiredLeases(tx, limit))) {
-            if (failLost(shard, "lease of executor " + shard.executorId() + " expired at " + shard.leaseExpiresAt()
-                    + " (no heartbeat)", "scheduler")) {
+            if (failLost(
+                    shard,
+                    "lease of executor " + shard.executorId() + " expired at " + shard.leaseExpiresAt()
+                            + " (no heartbeat)",
+                    "scheduler")) {
                 n++;
             }
         }
@@ -297,7 +367,8 @@ final class Shards {
 
     private boolean failLost(ShardRow shard, String message, String actor) {
         boolean[] retrying = new boolean[1];
-        boolean applied = ctx.store().tx(tx -> outcomes.fail(tx, shard, FailureKind.EXECUTOR_LOST, null, message, actor, retrying));
+        boolean applied = ctx.store()
+                .tx(tx -> outcomes.fail(tx, shard, FailureKind.EXECUTOR_LOST, null, message, actor, retrying));
         if (retrying[0]) {
             ctx.signals().workAvailable();
         }
@@ -305,11 +376,21 @@ final class Shards {
     }
 
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
-        String reason = what + " for attempt " + ref.attempt() + " of shard " + ref.shard() + " of instance " + ref.instanceId()
-                + " refused: " + executorId + " does not hold its lease (the attempt is over)";
+        String reason = what + " for attempt " + ref.attempt() + " of shard " + ref.shard() + " of instance "
+                + ref.instanceId() + " refused: " + executorId + " does not hold its lease (the attempt is over)";
         if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
-            ctx.store().events().appendForInstance(tx, ref.instanceId(), EventType.REPORT_REFUSED, null, null, actor(executorId),
-                    ctx.nodeId(), reason, ShardStore.data(ref.shard(), ref.attempt(), Map.of()));
+            ctx.store()
+                    .events()
+                    .appendForInstance(
+                            tx,
+                            ref.instanceId(),
+                            EventType.REPORT_REFUSED,
+                            null,
+                            null,
+                            actor(executorId),
+                            ctx.nodeId(),
+                            reason,
+                            ShardStore.data(ref.shard(), ref.attempt(), Map.of()));
         }
         return ReportAnswer.refused(reason);
     }

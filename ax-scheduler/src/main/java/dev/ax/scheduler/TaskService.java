@@ -44,8 +44,7 @@ public final class TaskService {
     }
 
     /** A stored task with the warnings its definition raised (e.g. an unconfigured alert channel). */
-    public record Saved(TaskRow task, List<String> warnings, boolean created) {
-    }
+    public record Saved(TaskRow task, List<String> warnings, boolean created) {}
 
     public Saved create(Object json, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
@@ -54,15 +53,25 @@ public final class TaskService {
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
             if (store.tasks().find(tx, def.taskName()).isPresent()) {
-                throw new ConflictException("task " + def.taskName() + " already exists; use PUT /api/tasks/" + def.taskName() + " to change it");
+                throw new ConflictException("task " + def.taskName() + " already exists; use PUT /api/tasks/"
+                        + def.taskName() + " to change it");
             }
             DependencyChecks.check(tx, store, def);
             SecretChecks.requireSet(tx, store, def);
             Teams.requireExists(tx, store, def.team(), "team");
             TaskRow t = store.tasks().insert(tx, def, firstSlotAfter(def, tx.now()), actor);
             store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
-            store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_CREATED, actor, ctx.nodeId(),
-                    "version 1 created", Map.of("version", 1)));
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    t.id(),
+                                    t.name(),
+                                    EventType.TASK_CREATED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    "version 1 created",
+                                    Map.of("version", 1)));
             return t;
         });
         ctx.signals().tasksChanged();
@@ -78,7 +87,8 @@ public final class TaskService {
         TaskDefinition def = parsed.definition();
         checkIdempotencyKey(def);
         if (!def.taskName().equals(name)) {
-            throw new ValidationException("taskName", "must be '" + name + "' (the name in the URL); rename by creating a new task");
+            throw new ValidationException(
+                    "taskName", "must be '" + name + "' (the name in the URL); rename by creating a new task");
         }
         Store store = ctx.store();
         TaskRow row = store.tx(tx -> {
@@ -88,12 +98,22 @@ public final class TaskService {
             Teams.requireExists(tx, store, def.team(), "team");
             gate.canaries().refuseEdit(tx, current);
             Instant next = Objects.equals(current.definition().trigger(), def.trigger())
-                    ? current.nextFireAt() : firstSlotAfter(def, tx.now());
+                    ? current.nextFireAt()
+                    : firstSlotAfter(def, tx.now());
             TaskRow t = store.tasks().update(tx, current, def, next, actor);
             store.dependencies().setUpstreams(tx, t.id(), DependencyChecks.edges(def));
             String ahead = firedAhead(tx, current, t, actor);
-            store.events().append(tx, new NewEvent(t.id(), t.name(), EventType.TASK_UPDATED, actor, ctx.nodeId(),
-                    "version " + t.version() + ahead, Map.of("version", t.version())));
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    t.id(),
+                                    t.name(),
+                                    EventType.TASK_UPDATED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    "version " + t.version() + ahead,
+                                    Map.of("version", t.version())));
             // A raised limit (or overflow ALLOW) lets waiting runs start now, not at the next housekeeping pass.
             gate.release(tx, t);
             return t;
@@ -118,11 +138,28 @@ public final class TaskService {
         boolean keep = Objects.equals(before.definition().trigger(), def.trigger()) && def.admitsBySlotAlone();
         for (InstanceRow run : ahead) {
             if (keep) {
-                ctx.store().instances().repoint(tx, run.id(), after.version(), def.group(), def.policy().maxAttempts());
+                ctx.store()
+                        .instances()
+                        .repoint(
+                                tx,
+                                run.id(),
+                                after.version(),
+                                def.group(),
+                                def.policy().maxAttempts());
             } else {
-                ctx.store().instances().move(tx, Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED).finished()
-                        .event(EventType.CANCELED, actor, ctx.nodeId(), "task edited before the slot " + run.scheduledAt()
-                                + " (version " + after.version() + " changes the trigger or needs the slot's own admission)"));
+                ctx.store()
+                        .instances()
+                        .move(
+                                tx,
+                                Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED)
+                                        .finished()
+                                        .event(
+                                                EventType.CANCELED,
+                                                actor,
+                                                ctx.nodeId(),
+                                                "task edited before the slot " + run.scheduledAt() + " (version "
+                                                        + after.version()
+                                                        + " changes the trigger or needs the slot's own admission)"));
             }
         }
         return "; " + ahead.size() + (ahead.size() == 1 ? " run" : " runs") + " created ahead of the slot "
@@ -143,20 +180,42 @@ public final class TaskService {
             TaskRow t = store.tasks().setEnabled(tx, current, !paused, actor);
             List<Long> canceled = new ArrayList<>();
             if (paused) {
-                // A run created ahead of its slot has not started: the pause withdraws it, and says so on the run and the task.
+                // A run created ahead of its slot has not started: the pause withdraws it, and says so on the run and
+                // the task.
                 for (InstanceRow run : store.instances().lockFiredAhead(tx, current.id())) {
                     String why = "canceled by " + actor + ": task paused before its slot " + run.scheduledAt();
-                    store.instances().move(tx, Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED).finished()
-                            .set(Move.Column.MESSAGE, why).event(EventType.CANCELED, actor, ctx.nodeId(), why));
+                    store.instances()
+                            .move(
+                                    tx,
+                                    Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED)
+                                            .finished()
+                                            .set(Move.Column.MESSAGE, why)
+                                            .event(EventType.CANCELED, actor, ctx.nodeId(), why));
                     canceled.add(run.id());
                 }
             }
-            String what = paused ? "paused" + (canceled.isEmpty() ? "" : "; canceled " + (canceled.size() == 1 ? "run " : "runs ")
-                    + canceled.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ", created ahead of "
-                    + (canceled.size() == 1 ? "its slot" : "their slots"))
-                    : "resumed; missed slots follow misfire policy " + t.definition().policy().misfire();
-            store.events().append(tx, new NewEvent(t.id(), t.name(), paused ? EventType.TASK_PAUSED : EventType.TASK_RESUMED,
-                    actor, ctx.nodeId(), what, Map.of("version", t.version())));
+            String what = paused
+                    ? "paused"
+                            + (canceled.isEmpty()
+                                    ? ""
+                                    : "; canceled " + (canceled.size() == 1 ? "run " : "runs ")
+                                            + canceled.stream()
+                                                    .map(String::valueOf)
+                                                    .collect(Collectors.joining(", ")) + ", created ahead of "
+                                            + (canceled.size() == 1 ? "its slot" : "their slots"))
+                    : "resumed; missed slots follow misfire policy "
+                            + t.definition().policy().misfire();
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    t.id(),
+                                    t.name(),
+                                    paused ? EventType.TASK_PAUSED : EventType.TASK_RESUMED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    what,
+                                    Map.of("version", t.version())));
             return t;
         });
         ctx.signals().tasksChanged();
@@ -177,8 +236,17 @@ public final class TaskService {
             gate.canaries().taskDeleted(tx, current, actor);
             store.tasks().delete(tx, current, actor);
             store.dependencies().setUpstreams(tx, current.id(), List.of());
-            store.events().append(tx, new NewEvent(current.id(), name, EventType.TASK_DELETED, actor, ctx.nodeId(),
-                    "deleted at version " + current.version(), Map.of("version", current.version())));
+            store.events()
+                    .append(
+                            tx,
+                            new NewEvent(
+                                    current.id(),
+                                    name,
+                                    EventType.TASK_DELETED,
+                                    actor,
+                                    ctx.nodeId(),
+                                    "deleted at version " + current.version(),
+                                    Map.of("version", current.version())));
             return null;
         });
         ctx.signals().tasksChanged();
@@ -199,15 +267,15 @@ public final class TaskService {
     }
 
     /** What a trigger made: its run, and whether an earlier request with the same {@link TriggerKey} made it. */
-    public record Triggered(long instanceId, boolean duplicate) {
-    }
+    public record Triggered(long instanceId, boolean duplicate) {}
 
     /**
      * As above; with a {@code key} (null: none), the same key for the same task within the idempotency window is
      * answered with the run the first request made, never a second one, and another request under it is refused
      * ({@link KeyReusedException}).
      */
-    public Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key) {
+    public Triggered trigger(
+            String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key) {
         return trigger(name, params, cause, actor, force, key, null);
     }
 
@@ -215,8 +283,14 @@ public final class TaskService {
      * As above; {@code audit} (null: none) is the audit entry of the request, written in the transaction that creates
      * the run, with the task's team, the run and the status filled in: a run and its entry commit together.
      */
-    public Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key,
-                             Entry audit) {
+    public Triggered trigger(
+            String name,
+            Map<String, Object> params,
+            Cause cause,
+            String actor,
+            boolean force,
+            TriggerKey key,
+            Entry audit) {
         return triggers.trigger(name, params, cause, actor, force, key, audit);
     }
 
@@ -228,12 +302,15 @@ public final class TaskService {
     static Map<String, Object> checkParams(TaskDefinition def, Map<String, Object> params, Instant now) {
         for (String name : params.keySet()) {
             if (!Templates.isParameterName(name)) {
-                throw new ValidationException("params", "a parameter's name may hold only letters, digits, '_', '.' and '-'"
-                        + " (at most 100): " + name);
+                throw new ValidationException(
+                        "params",
+                        "a parameter's name may hold only letters, digits, '_', '.' and '-'" + " (at most 100): "
+                                + name);
             }
         }
         Map<String, Object> checked = def.params().check(params);
-        TemplateContext tc = new TemplateContext(def.taskName(), now, def.trigger().timezone(), checked, 0, 1, "check");
+        TemplateContext tc =
+                new TemplateContext(def.taskName(), now, def.trigger().timezone(), checked, 0, 1, "check");
         try {
             WorkRenderer.check(def, tc);
             if (def.policy().idempotencyKey() != null) {
@@ -257,13 +334,17 @@ public final class TaskService {
         }
         for (String v : List.of("instanceId", "attempt", "requestId")) {
             if (key.matches(".*\\{\\{\\s*" + v + "\\s*}}.*")) {
-                throw new ValidationException("policy.idempotencyKey", "{{" + v + "}} is not known when a run is admitted;"
-                        + " use what names the work, e.g. {{taskName}}:{{date}} or {{params.orderId}}");
+                throw new ValidationException(
+                        "policy.idempotencyKey",
+                        "{{" + v + "}} is not known when a run is admitted;"
+                                + " use what names the work, e.g. {{taskName}}:{{date}} or {{params.orderId}}");
             }
         }
         if (def.trigger().isScheduled() && key.matches(".*\\{\\{\\s*params\\..*")) {
-            throw new ValidationException("policy.idempotencyKey", "a " + def.trigger().type()
-                    + " task's scheduled runs have no parameters; use {{taskName}}:{{date}} or similar");
+            throw new ValidationException(
+                    "policy.idempotencyKey",
+                    "a " + def.trigger().type()
+                            + " task's scheduled runs have no parameters; use {{taskName}}:{{date}} or similar");
         }
     }
 
@@ -274,5 +355,4 @@ public final class TaskService {
     static NotFoundException notFound(String name) {
         return new NotFoundException("no task named " + name);
     }
-
 }

@@ -60,7 +60,8 @@ public final class Teams {
      */
     static void requireExists(Tx tx, Store store, String team, String field) {
         if (team != null && store.teams().hold(tx, team).isEmpty()) {
-            throw new ValidationException(field, "there is no team " + team + "; an admin creates it first (ax team create " + team + ")");
+            throw new ValidationException(
+                    field, "there is no team " + team + "; an admin creates it first (ax team create " + team + ")");
         }
     }
 }

@@ -33,8 +33,8 @@ public final class TestRuns {
     }
 
     /** The run of a draft, with the version its definition was stored under and the draft's warnings. */
-    public record Started(long instanceId, String taskName, int draftVersion, boolean taskExists, List<String> warnings) {
-    }
+    public record Started(
+            long instanceId, String taskName, int draftVersion, boolean taskExists, List<String> warnings) {}
 
     public Started run(String name, Object draftJson, Map<String, Object> params, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(draftJson, ctx.config().channels());
@@ -45,7 +45,8 @@ public final class TestRuns {
         TaskService.checkIdempotencyKey(draft);
         Store store = ctx.store();
         Started started;
-        // Draft versions are numbered below the lowest one of the task: one writer at a time, in this JVM and across nodes.
+        // Draft versions are numbered below the lowest one of the task: one writer at a time, in this JVM and across
+        // nodes.
         synchronized (TestRuns.class) {
             started = store.tx(tx -> {
                 Map<String, Object> checked = TaskService.checkParams(draft, params, tx.now());
@@ -54,11 +55,29 @@ public final class TestRuns {
                 long taskId = task == null ? 0 : task.id();
                 tx.lockKey("ax-draft:" + taskId);
                 int version = store.tasks().appendDraft(tx, taskId, draft, actor);
-                long id = store.instances().create(tx, new NewInstance(taskId, name, version, Cause.TEST,
-                        Cause.TEST.wireName() + ":" + UUID.randomUUID(), tx.now(), checked, InstanceState.READY, draft.policy().maxAttempts(),
-                        draft.group(), actor, ctx.nodeId(), null, null,
-                        "test run of a draft by " + actor + (task == null ? " (task not saved yet)" : " (saved version " + task.version()
-                                + " unchanged)"))).orElseThrow();
+                long id = store.instances()
+                        .create(
+                                tx,
+                                new NewInstance(
+                                        taskId,
+                                        name,
+                                        version,
+                                        Cause.TEST,
+                                        Cause.TEST.wireName() + ":" + UUID.randomUUID(),
+                                        tx.now(),
+                                        checked,
+                                        InstanceState.READY,
+                                        draft.policy().maxAttempts(),
+                                        draft.group(),
+                                        actor,
+                                        ctx.nodeId(),
+                                        null,
+                                        null,
+                                        "test run of a draft by " + actor
+                                                + (task == null
+                                                        ? " (task not saved yet)"
+                                                        : " (saved version " + task.version() + " unchanged)")))
+                        .orElseThrow();
                 return new Started(id, name, version, task != null, parsed.warnings());
             });
         }

@@ -16,6 +16,7 @@ import java.util.List;
 public final class Tokens {
     /** Every token AX makes starts with this, so that a leaked one is recognised by secret scanners and people. */
     public static final String PREFIX = "axt_";
+
     private static final int TOKEN_BYTES = 32;
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -26,8 +27,7 @@ public final class Tokens {
     }
 
     /** A token just made: its row, and the token itself, which is never shown again. */
-    public record Made(TokenRow row, String token) {
-    }
+    public record Made(TokenRow row, String token) {}
 
     public Made create(Object json, String actor) {
         TokenRequest request = TokenRequest.parse(json);
@@ -38,7 +38,8 @@ public final class Tokens {
                     Teams.requireExists(tx, store, team, "teams." + team);
                 }
                 Instant expires = request.expiresIn() == null ? null : tx.now().plus(request.expiresIn());
-                if (!store.tokens().create(tx, request.name(), request.owner(), token, request.grants(), expires, actor)) {
+                if (!store.tokens()
+                        .create(tx, request.name(), request.owner(), token, request.grants(), expires, actor)) {
                     throw taken(request.name());
                 }
                 return store.tokens().byName(tx, request.name()).orElseThrow();
@@ -59,7 +60,8 @@ public final class Tokens {
     }
 
     public TokenRow get(String name) {
-        return store.tx(tx -> store.tokens().byName(tx, name)).orElseThrow(() -> new NotFoundException("no token " + name));
+        return store.tx(tx -> store.tokens().byName(tx, name))
+                .orElseThrow(() -> new NotFoundException("no token " + name));
     }
 
     /**
@@ -67,7 +69,8 @@ public final class Tokens {
      * their lookup cache's lifetime. The console sessions it opened end with it (their cookie holds the token).
      */
     public TokenRow revoke(String name, String actor) {
-        return store.tx(tx -> store.tokens().revoke(tx, name, actor)).orElseThrow(() -> new NotFoundException("no token " + name));
+        return store.tx(tx -> store.tokens().revoke(tx, name, actor))
+                .orElseThrow(() -> new NotFoundException("no token " + name));
     }
 
     static String newToken() {

@@ -66,7 +66,8 @@ public record TriggerKey(String value) {
         request.put("params", params == null ? Map.of() : params);
         request.put("force", force);
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(Json.canonical(request).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(Json.canonical(request).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);

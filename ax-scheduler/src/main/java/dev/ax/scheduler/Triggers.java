@@ -1,10 +1,10 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.scheduler.TaskService.Triggered;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.scheduler.TaskService.Triggered;
 import dev.ax.store.AuditStore.Entry;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
@@ -42,10 +42,18 @@ final class Triggers {
     }
 
     /** {@link TaskService#trigger(String, Map, Cause, String, boolean, TriggerKey, Entry)}: the run made, or found again. */
-    Triggered trigger(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key, Entry audit) {
+    Triggered trigger(
+            String name,
+            Map<String, Object> params,
+            Cause cause,
+            String actor,
+            boolean force,
+            TriggerKey key,
+            Entry audit) {
         // Guessed from the task's last trigger; a wrong guess is found under the lock and taken again the other way.
         boolean shared = sharedAdmission.contains(name);
-        Triggered t = shared && !force && key == null ? triggerTogether(new Trigger(name, params, cause, actor, audit))
+        Triggered t = shared && !force && key == null
+                ? triggerTogether(new Trigger(name, params, cause, actor, audit))
                 : admitTriggered(name, params, cause, actor, force, key, shared, audit);
         if (t == null) {
             t = admitTriggered(name, params, cause, actor, force, key, !shared, audit);
@@ -62,14 +70,21 @@ final class Triggers {
     private final Set<String> sharedAdmission = ConcurrentHashMap.newKeySet();
 
     /** One trigger waiting to be written with the others that arrived meanwhile. */
-    private record Trigger(String name, Map<String, Object> params, Cause cause, String actor, Entry audit) {
-    }
+    private record Trigger(String name, Map<String, Object> params, Cause cause, String actor, Entry audit) {}
 
     /** The request's audit entry for the run it made ({@code status} 202) or found again (200, a duplicate key). */
     private static Entry audited(Entry template, TaskRow task, long runId, boolean duplicate) {
-        return new Entry(template.actor(), template.via(), task.definition().team(), template.address(), template.action(),
-                "task:" + task.name(), "ok", duplicate ? 200 : 202,
-                duplicate ? "run " + runId + " (the key's first request made it)" : "run " + runId, null);
+        return new Entry(
+                template.actor(),
+                template.via(),
+                task.definition().team(),
+                template.address(),
+                template.action(),
+                "task:" + task.name(),
+                "ok",
+                duplicate ? 200 : 202,
+                duplicate ? "run " + runId + " (the key's first request made it)" : "run " + runId,
+                null);
     }
 
     /** What became of one trigger of a group: its run's id, its refusal, or neither (it needs the exclusive lock). */
@@ -85,7 +100,8 @@ final class Triggers {
      * exclusive lock takes the single way. A group whose transaction fails fails each of its triggers, as a single
      * trigger would fail: none is written again behind its caller's back, since a commit that failed may have happened.
      */
-    private final GroupCommit<Trigger, Admitted> triggers = new GroupCommit<>(this::admitTogether, TRIGGER_WRITERS, 200);
+    private final GroupCommit<Trigger, Admitted> triggers =
+            new GroupCommit<>(this::admitTogether, TRIGGER_WRITERS, 200);
 
     /**
      * Groups written at once. Two, not one: a group waiting for a task an edit holds does not stop the triggers of
@@ -152,11 +168,21 @@ final class Triggers {
     }
 
     /** One trigger with the task locked shared or exclusively; null (nothing written) when that was the wrong lock. */
-    private Triggered admitTriggered(String name, Map<String, Object> params, Cause cause, String actor, boolean force, TriggerKey key,
-                                     boolean shared, Entry audit) {
+    private Triggered admitTriggered(
+            String name,
+            Map<String, Object> params,
+            Cause cause,
+            String actor,
+            boolean force,
+            TriggerKey key,
+            boolean shared,
+            Entry audit) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            TaskRow task = (shared ? store.tasks().lockShared(tx, name) : store.tasks().lock(tx, name)).orElseThrow(() -> TaskService.notFound(name));
+            TaskRow task = (shared
+                            ? store.tasks().lockShared(tx, name)
+                            : store.tasks().lock(tx, name))
+                    .orElseThrow(() -> TaskService.notFound(name));
             if (ConcurrencyGate.admitsBySlotAlone(task) != shared) {
                 if (shared) {
                     sharedAdmission.remove(name);
@@ -173,7 +199,8 @@ final class Triggers {
             }
             Instant now = tx.now();
             Map<String, Object> checked = TaskService.checkParams(task.definition(), params, now);
-            long id = gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force).orElseThrow();
+            long id = gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force)
+                    .orElseThrow();
             if (key != null) {
                 store.triggerKeys().bind(tx, task.id(), key.value(), id);
             }
@@ -190,21 +217,39 @@ final class Triggers {
      */
     private Optional<Long> earlierRun(Tx tx, TaskRow task, TriggerKey key, Map<String, Object> params, boolean force) {
         String hash = TriggerKey.requestHash(task.name(), params, force);
-        return ctx.store().triggerKeys().claim(tx, task.id(), key.value(), hash, ctx.config().idempotencyWindow()).map(earlier -> {
-            if (!earlier.requestHash().equals(hash)) {
-                throw new KeyReusedException("this Idempotency-Key was used at " + earlier.createdAt() + " for a different request to task "
-                        + task.name() + " (other params or force; it made instance " + earlier.instanceId()
-                        + "); send a new key with a new request");
-            }
-            return earlier.instanceId();
-        });
+        return ctx.store()
+                .triggerKeys()
+                .claim(tx, task.id(), key.value(), hash, ctx.config().idempotencyWindow())
+                .map(earlier -> {
+                    if (!earlier.requestHash().equals(hash)) {
+                        throw new KeyReusedException("this Idempotency-Key was used at " + earlier.createdAt()
+                                + " for a different request to task "
+                                + task.name() + " (other params or force; it made instance " + earlier.instanceId()
+                                + "); send a new key with a new request");
+                    }
+                    return earlier.instanceId();
+                });
     }
 
     /** A run created now, outside the schedule, under a fire key of its own. */
-    private NewInstance triggeredRun(TaskRow task, Map<String, Object> params, Cause cause, String actor, Instant now, boolean force) {
+    private NewInstance triggeredRun(
+            TaskRow task, Map<String, Object> params, Cause cause, String actor, Instant now, boolean force) {
         TaskDefinition def = task.definition();
-        return new NewInstance(task.id(), task.name(), task.version(), cause, cause.wireName() + ":" + UUID.randomUUID(), now, params,
-                InstanceState.READY, def.policy().maxAttempts(), def.group(), actor, ctx.nodeId(), null, null,
+        return new NewInstance(
+                task.id(),
+                task.name(),
+                task.version(),
+                cause,
+                cause.wireName() + ":" + UUID.randomUUID(),
+                now,
+                params,
+                InstanceState.READY,
+                def.policy().maxAttempts(),
+                def.group(),
+                actor,
+                ctx.nodeId(),
+                null,
+                null,
                 "triggered by " + actor + (force ? " (force)" : ""));
     }
 }

@@ -13,6 +13,5 @@ public interface WebhookSender {
     Result send(String url, Map<String, String> headers, String jsonBody);
 
     /** @param detail the status line or the error, for the event */
-    record Result(boolean delivered, String detail) {
-    }
+    record Result(boolean delivered, String detail) {}
 }

@@ -29,11 +29,11 @@ final class WorkRenderer {
     /** The prefix of the variable each trigger parameter is given as, to shell actions: {@code AX_PARAM_<NAME>}. */
     static final String PARAM_ENV_PREFIX = "AX_PARAM_";
 
-    private WorkRenderer() {
-    }
+    private WorkRenderer() {}
 
     /** Set to 1 for an attempt that follows one its executor lost: that attempt may have done part of the work. */
     static final String PREVIOUS_ATTEMPT_LOST_ENV = "AX_PREVIOUS_ATTEMPT_LOST";
+
     static final String PREVIOUS_ATTEMPT_LOST_HEADER = "X-AX-Previous-Attempt-Lost";
 
     /**
@@ -48,12 +48,19 @@ final class WorkRenderer {
         Set<String> names = secretNames(action);
         Map<String, String> values = names.isEmpty() ? Map.of() : ctx.secrets().read(tx, names);
         // A body cut off with its executor may have done part of its work: the next attempt is told, to check.
-        boolean previousLost = run.attempt() > 1
-                && ctx.store().events().has(tx, run.id(), run.attempt() - 1, EventType.EXECUTOR_LOST);
+        boolean previousLost =
+                run.attempt() > 1 && ctx.store().events().has(tx, run.id(), run.attempt() - 1, EventType.EXECUTOR_LOST);
         // A scheduled run (or one stored before its task declared defaults) gets the declared defaults.
         Map<String, Object> params = def.params().withDefaults(run.params());
-        TemplateContext tc = new TemplateContext(run.taskName(), run.scheduledAt(), def.trigger().timezone(), params,
-                run.id(), run.attempt(), run.requestId(), values);
+        TemplateContext tc = new TemplateContext(
+                run.taskName(),
+                run.scheduledAt(),
+                def.trigger().timezone(),
+                params,
+                run.id(),
+                run.attempt(),
+                run.requestId(),
+                values);
         WorkItem item = switch (action) {
             case Action.Shell shell -> {
                 Map<String, String> env = env(shell, tc);
@@ -65,19 +72,61 @@ final class WorkRenderer {
                 if (previousLost) {
                     env.put(PREVIOUS_ATTEMPT_LOST_ENV, "1");
                 }
-                String workingDir = shell.workingDir() == null ? null : Templates.render(shell.workingDir(), Target.PATH, tc);
-                yield new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(), run.scheduledAt(),
-                        "shell", Templates.render(shell.command(), Target.COMMAND, tc), env, workingDir,
-                        def.policy().timeoutSeconds(), leaseMillis);
+                String workingDir =
+                        shell.workingDir() == null ? null : Templates.render(shell.workingDir(), Target.PATH, tc);
+                yield new WorkItem(
+                        run.id(),
+                        run.attempt(),
+                        run.taskName(),
+                        run.taskVersion(),
+                        run.requestId(),
+                        run.scheduledAt(),
+                        "shell",
+                        Templates.render(shell.command(), Target.COMMAND, tc),
+                        env,
+                        workingDir,
+                        def.policy().timeoutSeconds(),
+                        leaseMillis);
             }
-            case Action.Http http -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
-                    run.scheduledAt(), "http", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis,
-                    previousLost ? call(http, tc).withHeader(PREVIOUS_ATTEMPT_LOST_HEADER, "1") : call(http, tc), null, params);
-            case Action.Sdk sdk -> new WorkItem(run.id(), run.attempt(), run.taskName(), run.taskVersion(), run.requestId(),
-                    run.scheduledAt(), "sdk", null, Map.of(), null, def.policy().timeoutSeconds(), leaseMillis, null, sdk.handler(),
-                    params);
+            case Action.Http http ->
+                new WorkItem(
+                        run.id(),
+                        run.attempt(),
+                        run.taskName(),
+                        run.taskVersion(),
+                        run.requestId(),
+                        run.scheduledAt(),
+                        "http",
+                        null,
+                        Map.of(),
+                        null,
+                        def.policy().timeoutSeconds(),
+                        leaseMillis,
+                        previousLost ? call(http, tc).withHeader(PREVIOUS_ATTEMPT_LOST_HEADER, "1") : call(http, tc),
+                        null,
+                        params);
+            case Action.Sdk sdk ->
+                new WorkItem(
+                        run.id(),
+                        run.attempt(),
+                        run.taskName(),
+                        run.taskVersion(),
+                        run.requestId(),
+                        run.scheduledAt(),
+                        "sdk",
+                        null,
+                        Map.of(),
+                        null,
+                        def.policy().timeoutSeconds(),
+                        leaseMillis,
+                        null,
+                        sdk.handler(),
+                        params);
         };
-        List<String> masks = names.stream().map(values::get).filter(v -> v != null && !v.isEmpty()).toList();
+        List<String> masks = names.stream()
+                .map(values::get)
+                .filter(v -> v != null && !v.isEmpty())
+                .toList();
         return masks.isEmpty() ? item : item.withMasks(masks);
     }
 
@@ -98,14 +147,17 @@ final class WorkRenderer {
                 }
             }
             case Action.Http http -> call(http, checked);
-            case Action.Sdk sdk -> { }
+            case Action.Sdk sdk -> {}
         }
     }
 
     /** A preview run executes the approval's preview action instead of the task's own. */
     private static Action action(InstanceRow run, TaskDefinition def) {
-        return run.cause() == Cause.PREVIEW && def.policy().approval() != null && def.policy().approval().preview() != null
-                ? def.policy().approval().preview() : def.action();
+        return run.cause() == Cause.PREVIEW
+                        && def.policy().approval() != null
+                        && def.policy().approval().preview() != null
+                ? def.policy().approval().preview()
+                : def.action();
     }
 
     /**
@@ -116,11 +168,15 @@ final class WorkRenderer {
         Map<String, String> env = new LinkedHashMap<>();
         shell.env().forEach((k, v) -> env.put(k, Templates.render(v, Target.ENV, tc)));
         tc.params().forEach((name, value) -> {
-            // Names are checked when a run is triggered; a run stored before that check keeps an odd name out of the environment.
+            // Names are checked when a run is triggered; a run stored before that check keeps an odd name out of the
+            // environment.
             if (value != null && Templates.isParameterName(name)) {
-                String text = value instanceof Map<?, ?> || value instanceof List<?> ? Json.write(value) : Templates.text(value);
+                String text = value instanceof Map<?, ?> || value instanceof List<?>
+                        ? Json.write(value)
+                        : Templates.text(value);
                 if (text.indexOf('\0') >= 0) {
-                    throw new TemplateException("parameter " + name + " holds a NUL character, which no environment can carry", name);
+                    throw new TemplateException(
+                            "parameter " + name + " holds a NUL character, which no environment can carry", name);
                 }
                 env.put(PARAM_ENV_PREFIX + Templates.envName(name), text);
             }
@@ -172,7 +228,7 @@ final class WorkRenderer {
                 http.headers().values().forEach(v -> names.addAll(Templates.secrets(v)));
                 collectSecrets(http.body(), names);
             }
-            case Action.Sdk sdk -> { }
+            case Action.Sdk sdk -> {}
         }
         return names;
     }
@@ -182,7 +238,7 @@ final class WorkRenderer {
             case String s -> names.addAll(Templates.secrets(s));
             case Map<?, ?> m -> m.values().forEach(v -> collectSecrets(v, names));
             case List<?> l -> l.forEach(v -> collectSecrets(v, names));
-            case null, default -> { }
+            case null, default -> {}
         }
     }
 }

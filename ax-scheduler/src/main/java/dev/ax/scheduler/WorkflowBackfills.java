@@ -34,32 +34,39 @@ public final class WorkflowBackfills {
     }
 
     /** One slot: {@code run}, or {@code skip} because the slot has a run already. */
-    public record SlotPlan(Instant slot, LocalDate date, String action, Long existingRunId) {
-    }
+    public record SlotPlan(Instant slot, LocalDate date, String action, Long existingRunId) {}
 
     /** @param backfillId null for a dry run */
-    public record Started(Long backfillId, String workflow, int slots, List<SlotPlan> plan) {
-    }
+    public record Started(Long backfillId, String workflow, int slots, List<SlotPlan> plan) {}
 
-    public record Progress(BackfillRow backfill, List<RunRow> runs) {
-    }
+    public record Progress(BackfillRow backfill, List<RunRow> runs) {}
 
     public Started start(String name, Map<String, Object> body, String actor) {
         BackfillRequest request = BackfillRequest.parse(body);
         if (!request.reprocess().equals("none")) {
-            throw new ValidationException("reprocess", "a workflow backfill runs only slots without a run; rerun a failed run from its node instead");
+            throw new ValidationException(
+                    "reprocess",
+                    "a workflow backfill runs only slots without a run; rerun a failed run from its node instead");
         }
         Store store = ctx.store();
         return store.tx(tx -> {
-            WorkflowRow wf = store.workflows().find(tx, name).orElseThrow(() -> new NotFoundException("no workflow named " + name));
+            WorkflowRow wf = store.workflows()
+                    .find(tx, name)
+                    .orElseThrow(() -> new NotFoundException("no workflow named " + name));
             WorkflowDefinition def = WorkflowEngine.definition(wf.definition());
             if (!def.trigger().isScheduled()) {
-                throw new ValidationException("name", "workflow " + name + " has no schedule (" + def.trigger().type()
-                        + " trigger); trigger it instead");
+                throw new ValidationException(
+                        "name",
+                        "workflow " + name + " has no schedule ("
+                                + def.trigger().type() + " trigger); trigger it instead");
             }
             List<Instant> slots;
             try {
-                slots = BackfillSlots.of(Schedules.of(def.trigger()), def.trigger().timezone(), request.from(), request.to(),
+                slots = BackfillSlots.of(
+                        Schedules.of(def.trigger()),
+                        def.trigger().timezone(),
+                        request.from(),
+                        request.to(),
                         request.newestFirst());
             } catch (IllegalArgumentException e) {
                 throw new ValidationException("to", e.getMessage());
@@ -67,15 +74,31 @@ public final class WorkflowBackfills {
             engine.checkParams(tx, def, request.params());
             List<SlotPlan> plan = new ArrayList<>();
             for (Instant slot : slots) {
-                Long existing = store.workflowRuns().findBySlot(tx, wf.id(), Firing.fireKey(slot)).map(RunRow::id).orElse(null);
-                plan.add(new SlotPlan(slot, LocalDate.ofInstant(slot, def.trigger().timezone()), existing == null ? "run" : "skip", existing));
+                Long existing = store.workflowRuns()
+                        .findBySlot(tx, wf.id(), Firing.fireKey(slot))
+                        .map(RunRow::id)
+                        .orElse(null);
+                plan.add(new SlotPlan(
+                        slot,
+                        LocalDate.ofInstant(slot, def.trigger().timezone()),
+                        existing == null ? "run" : "skip",
+                        existing));
             }
             if (request.dryRun()) {
                 return new Started(null, name, slots.size(), plan);
             }
-            long id = store.workflows().insertBackfill(tx, wf.id(), name, BackfillSlots.start(def.trigger().timezone(), request.from()),
-                    BackfillSlots.end(def.trigger().timezone(), request.to()), request.parallelism(), request.newestFirst(), request.params(),
-                    slots.size(), actor);
+            long id = store.workflows()
+                    .insertBackfill(
+                            tx,
+                            wf.id(),
+                            name,
+                            BackfillSlots.start(def.trigger().timezone(), request.from()),
+                            BackfillSlots.end(def.trigger().timezone(), request.to()),
+                            request.parallelism(),
+                            request.newestFirst(),
+                            request.params(),
+                            slots.size(),
+                            actor);
             ctx.signals().workflowsChanged();
             return new Started(id, name, slots.size(), plan.subList(0, Math.min(plan.size(), 100)));
         });
@@ -83,8 +106,11 @@ public final class WorkflowBackfills {
 
     public Progress progress(long id) {
         Store store = ctx.store();
-        return store.tx(tx -> new Progress(store.workflows().findBackfill(tx, id)
-                .orElseThrow(() -> new NotFoundException("no workflow backfill " + id)), store.workflowRuns().ofBackfill(tx, id)));
+        return store.tx(tx -> new Progress(
+                store.workflows()
+                        .findBackfill(tx, id)
+                        .orElseThrow(() -> new NotFoundException("no workflow backfill " + id)),
+                store.workflowRuns().ofBackfill(tx, id)));
     }
 
     /** Creates the next runs of every running backfill, up to its parallelism; returns how many. */
@@ -122,7 +148,8 @@ public final class WorkflowBackfills {
         int created = 0;
         while (free > 0 && index < slots.size()) {
             Instant slot = slots.get(index++);
-            if (engine.createRun(tx, wf, "backfill", Firing.fireKey(slot), slot, b.params(), id, b.createdBy()).isPresent()) {
+            if (engine.createRun(tx, wf, "backfill", Firing.fireKey(slot), slot, b.params(), id, b.createdBy())
+                    .isPresent()) {
                 created++;
                 // A run whose nodes all ended at once (skipped by idempotency keys) takes no place.
                 free = b.parallelism() - store.workflowRuns().countRunningOfBackfill(tx, id);

@@ -62,12 +62,32 @@ final class WorkflowEngine {
     }
 
     /** Creates a run and starts its first nodes; empty when the (workflow, fire key) slot already has a run. */
-    Optional<Long> createRun(Tx tx, WorkflowRow wf, String cause, String fireKey, Instant scheduledAt, Map<String, Object> params,
-                             Long backfillId, String actor) {
+    Optional<Long> createRun(
+            Tx tx,
+            WorkflowRow wf,
+            String cause,
+            String fireKey,
+            Instant scheduledAt,
+            Map<String, Object> params,
+            Long backfillId,
+            String actor) {
         Store store = ctx.store();
         WorkflowDefinition def = definition(wf.definition());
-        Optional<Long> id = store.workflowRuns().insert(tx, new NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), cause, fireKey,
-                scheduledAt, params, backfillId, actor, ctx.nodeId()));
+        Optional<Long> id = store.workflowRuns()
+                .insert(
+                        tx,
+                        new NewRun(
+                                wf.id(),
+                                wf.name(),
+                                wf.version(),
+                                wf.definition(),
+                                cause,
+                                fireKey,
+                                scheduledAt,
+                                params,
+                                backfillId,
+                                actor,
+                                ctx.nodeId()));
         if (id.isEmpty()) {
             duplicatesPrevented.incrementAndGet();
             return id;
@@ -80,8 +100,16 @@ final class WorkflowEngine {
         data.put("cause", cause);
         data.put("scheduledAt", scheduledAt.toString());
         data.put("version", wf.version());
-        store.workflowRuns().event(tx, id.get(), wf.name(), EventType.WORKFLOW_RUN_STARTED, actor, ctx.nodeId(),
-                "run of workflow " + wf.name() + " (" + cause + ") for " + scheduledAt, data);
+        store.workflowRuns()
+                .event(
+                        tx,
+                        id.get(),
+                        wf.name(),
+                        EventType.WORKFLOW_RUN_STARTED,
+                        actor,
+                        ctx.nodeId(),
+                        "run of workflow " + wf.name() + " (" + cause + ") for " + scheduledAt,
+                        data);
         advance(tx, store.workflowRuns().find(tx, id.get()).orElseThrow());
         return id;
     }
@@ -104,22 +132,40 @@ final class WorkflowEngine {
             WorkflowPlan.Plan plan = WorkflowPlan.next(def, states);
             plan.skip().forEach((node, reason) -> {
                 if (store.workflowRuns().setNode(tx, run.id(), node, NodeState.PENDING, NodeState.SKIPPED, reason)) {
-                    store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_NODE_SKIPPED, ctx.schedulerActor(),
-                            ctx.nodeId(), "node " + node + " skipped: " + reason, Map.of("node", node, "reason", reason));
+                    store.workflowRuns()
+                            .event(
+                                    tx,
+                                    run.id(),
+                                    run.workflowName(),
+                                    EventType.WORKFLOW_NODE_SKIPPED,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    "node " + node + " skipped: " + reason,
+                                    Map.of("node", node, "reason", reason));
                 }
             });
             boolean endedAtOnce = false;
             // Task locks in name order: two runs starting nodes of the same tasks take them in one order.
-            List<WorkflowDefinition.Node> starting = plan.start().stream().map(def::node)
-                    .sorted(Comparator.comparing(WorkflowDefinition.Node::task)).toList();
+            List<WorkflowDefinition.Node> starting = plan.start().stream()
+                    .map(def::node)
+                    .sorted(Comparator.comparing(WorkflowDefinition.Node::task))
+                    .toList();
             for (WorkflowDefinition.Node node : starting) {
                 endedAtOnce |= start(tx, run, node, nodes.get(node.name()).attempts());
             }
             if (plan.outcome().isPresent()) {
                 var outcome = plan.outcome().get();
                 if (store.workflowRuns().setState(tx, run.id(), WorkflowRunState.RUNNING, outcome)) {
-                    store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, ctx.schedulerActor(),
-                            ctx.nodeId(), "workflow run " + run.id() + " " + outcome, Map.of("state", outcome.name()));
+                    store.workflowRuns()
+                            .event(
+                                    tx,
+                                    run.id(),
+                                    run.workflowName(),
+                                    EventType.WORKFLOW_RUN_FINISHED,
+                                    ctx.schedulerActor(),
+                                    ctx.nodeId(),
+                                    "workflow run " + run.id() + " " + outcome,
+                                    Map.of("state", outcome.name()));
                     ctx.signals().workflowsChanged(); // a backfill may start its next run
                 }
                 return;
@@ -137,31 +183,52 @@ final class WorkflowEngine {
      */
     void cancel(Tx tx, RunRow run, String actor, String reason) {
         Store store = ctx.store();
-        String why = "workflow run " + run.id() + " canceled by " + actor + (reason == null || reason.isBlank() ? "" : ": " + reason);
-        List<NodeRunRow> open = store.workflowRuns().nodes(tx, run.id()).stream().filter(n -> !n.state().isFinal())
-                .sorted(Comparator.comparing(NodeRunRow::taskName)).toList();
+        String why = "workflow run " + run.id() + " canceled by " + actor
+                + (reason == null || reason.isBlank() ? "" : ": " + reason);
+        List<NodeRunRow> open = store.workflowRuns().nodes(tx, run.id()).stream()
+                .filter(n -> !n.state().isFinal())
+                .sorted(Comparator.comparing(NodeRunRow::taskName))
+                .toList();
         for (NodeRunRow n : open) {
             // The task before the node row: the order in which an instance's end takes them (the
             // executor's report locks the task, then the hook updates the node), so the two never deadlock.
-            Optional<TaskRow> task = n.instanceId() == null ? Optional.empty() : store.tasks().lock(tx, n.taskName());
+            Optional<TaskRow> task =
+                    n.instanceId() == null ? Optional.empty() : store.tasks().lock(tx, n.taskName());
             // The node before the instance: the instance's end below then finds no RUNNING node to report to.
-            if (!store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why) || n.instanceId() == null) {
+            if (!store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why)
+                    || n.instanceId() == null) {
                 continue;
             }
             InstanceRow instance = store.instances().find(tx, n.instanceId()).orElse(null);
             if (instance == null || instance.state().isTerminal()) {
                 continue;
             }
-            InstanceState to = instance.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
-            store.instances().move(tx, Move.of(instance.id(), instance.state(), to).finished()
-                    .set(Move.Column.MESSAGE, why)
-                    .event(to == InstanceState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED, actor, ctx.nodeId(), why));
+            InstanceState to =
+                    instance.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
+            store.instances()
+                    .move(
+                            tx,
+                            Move.of(instance.id(), instance.state(), to)
+                                    .finished()
+                                    .set(Move.Column.MESSAGE, why)
+                                    .event(
+                                            to == InstanceState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED,
+                                            actor,
+                                            ctx.nodeId(),
+                                            why));
             task.ifPresent(t -> gate.release(tx, t));
         }
-        if (store.workflowRuns().setState(tx, run.id(), WorkflowRunState.RUNNING,
-                WorkflowRunState.CANCELED)) {
-            store.workflowRuns().event(tx, run.id(), run.workflowName(), EventType.WORKFLOW_RUN_FINISHED, actor, ctx.nodeId(), why,
-                    Map.of("state", "CANCELED"));
+        if (store.workflowRuns().setState(tx, run.id(), WorkflowRunState.RUNNING, WorkflowRunState.CANCELED)) {
+            store.workflowRuns()
+                    .event(
+                            tx,
+                            run.id(),
+                            run.workflowName(),
+                            EventType.WORKFLOW_RUN_FINISHED,
+                            actor,
+                            ctx.nodeId(),
+                            why,
+                            Map.of("state", "CANCELED"));
             ctx.signals().workflowsChanged();
         }
     }
@@ -189,8 +256,10 @@ final class WorkflowEngine {
                 try {
                     nodeParams(task.get().definition(), params, tx.now());
                 } catch (ValidationException e) {
-                    throw new ValidationException(e.errors().stream().map(f -> new FieldError(f.field(),
-                            "node " + n.name() + " (task " + n.task() + "): " + f.reason())).toList());
+                    throw new ValidationException(e.errors().stream()
+                            .map(f -> new FieldError(
+                                    f.field(), "node " + n.name() + " (task " + n.task() + "): " + f.reason()))
+                            .toList());
                 }
             }
         }
@@ -201,8 +270,14 @@ final class WorkflowEngine {
         Store store = ctx.store();
         Optional<TaskRow> task = store.tasks().lock(tx, node.task());
         if (task.isEmpty()) {
-            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.PENDING, NodeState.FAILED,
-                    "task " + node.task() + " no longer exists");
+            store.workflowRuns()
+                    .setNode(
+                            tx,
+                            run.id(),
+                            node.name(),
+                            NodeState.PENDING,
+                            NodeState.FAILED,
+                            "task " + node.task() + " no longer exists");
             return true;
         }
         TaskDefinition def = task.get().definition();
@@ -210,25 +285,57 @@ final class WorkflowEngine {
         try {
             params = nodeParams(def, run.params(), tx.now());
         } catch (ValidationException e) {
-            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.PENDING, NodeState.FAILED,
-                    "task " + node.task() + " refused the run's parameters: " + e.getMessage());
+            store.workflowRuns()
+                    .setNode(
+                            tx,
+                            run.id(),
+                            node.name(),
+                            NodeState.PENDING,
+                            NodeState.FAILED,
+                            "task " + node.task() + " refused the run's parameters: " + e.getMessage());
             return true;
         }
         String fireKey = "wf:" + run.id() + ":" + node.name() + "#" + (attemptsBefore + 1);
         String why = "node " + node.name() + " of workflow run " + run.id() + " (" + run.workflowName() + ")";
-        long id = gate.admit(tx, task.get(), new NewInstance(task.get().id(), task.get().name(), task.get().version(), Cause.WORKFLOW,
-                        fireKey, run.scheduledAt(), params, InstanceState.READY, def.policy().maxAttempts(), def.group(), run.actor(),
-                        ctx.nodeId(), null, null, why))
-                .or(() -> store.instances().findBySlot(tx, task.get().id(), fireKey).map(InstanceRow::id))
+        long id = gate.admit(
+                        tx,
+                        task.get(),
+                        new NewInstance(
+                                task.get().id(),
+                                task.get().name(),
+                                task.get().version(),
+                                Cause.WORKFLOW,
+                                fireKey,
+                                run.scheduledAt(),
+                                params,
+                                InstanceState.READY,
+                                def.policy().maxAttempts(),
+                                def.group(),
+                                run.actor(),
+                                ctx.nodeId(),
+                                null,
+                                null,
+                                why))
+                .or(() -> store.instances()
+                        .findBySlot(tx, task.get().id(), fireKey)
+                        .map(InstanceRow::id))
                 .orElseThrow();
         store.workflowRuns().tagInstance(tx, id, run.id());
         if (!store.workflowRuns().startNode(tx, run.id(), node.name(), id)) {
-            throw new IllegalStateException("node " + node.name() + " of workflow run " + run.id() + " was not PENDING under the run's lock");
+            throw new IllegalStateException(
+                    "node " + node.name() + " of workflow run " + run.id() + " was not PENDING under the run's lock");
         }
         ctx.signals().workAvailable();
         InstanceRow created = store.instances().find(tx, id).orElseThrow();
         if (created.state().isTerminal()) {
-            store.workflowRuns().setNode(tx, run.id(), node.name(), NodeState.RUNNING, NodeState.of(created.state()), created.message());
+            store.workflowRuns()
+                    .setNode(
+                            tx,
+                            run.id(),
+                            node.name(),
+                            NodeState.RUNNING,
+                            NodeState.of(created.state()),
+                            created.message());
             return true;
         }
         return false;
@@ -251,18 +358,40 @@ final class WorkflowEngine {
                 Instant now = tx.now();
                 for (WorkflowRow wf : store.workflows().lockDue(tx, ctx.config().fireBatch())) {
                     WorkflowDefinition def = definition(wf.definition());
-                    Catchup.Plan plan = Catchup.plan(Schedules.of(def.trigger()), wf.nextFireAt(), now, ctx.config().scanWindow(),
-                            MisfirePolicy.FIRE_ONCE, Catchup.DEFAULT_MAX_SLOTS);
+                    Catchup.Plan plan = Catchup.plan(
+                            Schedules.of(def.trigger()),
+                            wf.nextFireAt(),
+                            now,
+                            ctx.config().scanWindow(),
+                            MisfirePolicy.FIRE_ONCE,
+                            Catchup.DEFAULT_MAX_SLOTS);
                     String cause = (def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON).wireName();
                     for (Catchup.Slot slot : plan.fire()) {
-                        if (createRun(tx, wf, cause, Firing.fireKey(slot.at()), slot.at(), Map.of(), null, ctx.schedulerActor()).isPresent()) {
+                        if (createRun(
+                                        tx,
+                                        wf,
+                                        cause,
+                                        Firing.fireKey(slot.at()),
+                                        slot.at(),
+                                        Map.of(),
+                                        null,
+                                        ctx.schedulerActor())
+                                .isPresent()) {
                             created++;
                         }
                     }
                     if (plan.skippedTotal() > 0) {
-                        store.workflowRuns().event(tx, null, wf.name(), EventType.MISFIRE_SKIPPED, ctx.schedulerActor(), ctx.nodeId(),
-                                plan.skippedTotal() + " missed slots of workflow " + wf.name() + " not run (only the latest runs)",
-                                Map.of("count", plan.skippedTotal()));
+                        store.workflowRuns()
+                                .event(
+                                        tx,
+                                        null,
+                                        wf.name(),
+                                        EventType.MISFIRE_SKIPPED,
+                                        ctx.schedulerActor(),
+                                        ctx.nodeId(),
+                                        plan.skippedTotal() + " missed slots of workflow " + wf.name()
+                                                + " not run (only the latest runs)",
+                                        Map.of("count", plan.skippedTotal()));
                     }
                     if (!store.workflows().advance(tx, wf.id(), wf.version(), plan.nextFireAt())) {
                         throw new IllegalStateException("workflow " + wf.name() + " changed while locked for firing");
@@ -284,7 +413,10 @@ final class WorkflowEngine {
                 // Another node advancing this run holds its lock: it will see these ends itself.
                 Optional<RunRow> run = store.workflowRuns().lockRunningSkipLocked(tx, id);
                 if (run.isEmpty()) {
-                    if (store.workflowRuns().find(tx, id).map(r -> r.state().isFinished()).orElse(true)) {
+                    if (store.workflowRuns()
+                            .find(tx, id)
+                            .map(r -> r.state().isFinished())
+                            .orElse(true)) {
                         store.workflowRuns().markNoticed(tx, id);
                     }
                     return 0;
@@ -301,8 +433,10 @@ final class WorkflowEngine {
         Store store = ctx.store();
         int n = 0;
         for (long[] row : store.tx(tx -> store.workflowRuns().endedUnreported(tx, BATCH))) {
-            n += store.tx(tx -> store.instances().find(tx, row[1])
-                    .map(i -> store.workflowRuns().instanceEnded(tx, i.id(), NodeState.of(i.state()), null)).orElse(0));
+            n += store.tx(tx -> store.instances()
+                    .find(tx, row[1])
+                    .map(i -> store.workflowRuns().instanceEnded(tx, i.id(), NodeState.of(i.state()), null))
+                    .orElse(0));
         }
         return n;
     }

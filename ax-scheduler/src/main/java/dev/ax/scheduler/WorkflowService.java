@@ -39,21 +39,31 @@ public final class WorkflowService {
     }
 
     /** A stored workflow and its parsed graph. */
-    public record Workflow(WorkflowRow row, WorkflowDefinition definition) {
-    }
+    public record Workflow(WorkflowRow row, WorkflowDefinition definition) {}
 
     /**
      * One node of a run, for drawing the graph: its state, its current instance (and that
      * instance's state and message), how many instances it has had, the nodes above it and its
      * column (the longest path from a first node).
      */
-    public record NodeView(String name, String task, String triggerRule, NodeState state, Long instanceId, String instanceState,
-                           String message, int attempts, List<String> upstream, int depth) {
-    }
+    public record NodeView(
+            String name,
+            String task,
+            String triggerRule,
+            NodeState state,
+            Long instanceId,
+            String instanceState,
+            String message,
+            int attempts,
+            List<String> upstream,
+            int depth) {}
 
-    public record RunView(RunRow run, WorkflowDefinition definition, List<NodeView> nodes, Map<String, Integer> instancesPerTask,
-                          List<RunEvent> events) {
-    }
+    public record RunView(
+            RunRow run,
+            WorkflowDefinition definition,
+            List<NodeView> nodes,
+            Map<String, Integer> instancesPerTask,
+            List<RunEvent> events) {}
 
     public Workflow create(Object json, String actor) {
         Store store = ctx.store();
@@ -61,11 +71,21 @@ public final class WorkflowService {
             WorkflowDefinition def = parse(tx, json);
             Teams.requireExists(tx, store, def.team(), "team");
             if (store.workflows().find(tx, def.name()).isPresent()) {
-                throw new ConflictException("workflow " + def.name() + " already exists; use PUT /api/workflows/" + def.name() + " to change it");
+                throw new ConflictException("workflow " + def.name() + " already exists; use PUT /api/workflows/"
+                        + def.name() + " to change it");
             }
-            WorkflowRow row = store.workflows().insert(tx, def.name(), WorkflowCodec.toJson(def), firstSlotAfter(def, tx.now()), actor);
-            store.workflowRuns().event(tx, null, def.name(), EventType.WORKFLOW_CREATED, actor, ctx.nodeId(), "version 1 created",
-                    Map.of("version", 1));
+            WorkflowRow row = store.workflows()
+                    .insert(tx, def.name(), WorkflowCodec.toJson(def), firstSlotAfter(def, tx.now()), actor);
+            store.workflowRuns()
+                    .event(
+                            tx,
+                            null,
+                            def.name(),
+                            EventType.WORKFLOW_CREATED,
+                            actor,
+                            ctx.nodeId(),
+                            "version 1 created",
+                            Map.of("version", 1));
             return new Workflow(row, def);
         });
         ctx.signals().workflowsChanged();
@@ -78,15 +98,30 @@ public final class WorkflowService {
         Workflow saved = store.tx(tx -> {
             WorkflowDefinition def = parse(tx, json);
             if (!def.name().equals(name)) {
-                throw new ValidationException("name", "must be '" + name + "' (the name in the URL); rename by creating a new workflow");
+                throw new ValidationException(
+                        "name", "must be '" + name + "' (the name in the URL); rename by creating a new workflow");
             }
             Teams.requireExists(tx, store, def.team(), "team");
             WorkflowRow current = store.workflows().lock(tx, name).orElseThrow(() -> notFound(name));
             WorkflowDefinition before = WorkflowEngine.definition(current.definition());
-            Instant next = Objects.equals(before.trigger(), def.trigger()) ? current.nextFireAt() : firstSlotAfter(def, tx.now());
+            Instant next = Objects.equals(before.trigger(), def.trigger())
+                    ? current.nextFireAt()
+                    : firstSlotAfter(def, tx.now());
             WorkflowRow row = store.workflows().update(tx, current, WorkflowCodec.toJson(def), next, actor);
-            store.workflowRuns().event(tx, null, name, EventType.WORKFLOW_UPDATED, actor, ctx.nodeId(), "version " + row.version(),
-                    Map.of("version", row.version(), "diff", JsonDiff.diff(current.definition(), row.definition())));
+            store.workflowRuns()
+                    .event(
+                            tx,
+                            null,
+                            name,
+                            EventType.WORKFLOW_UPDATED,
+                            actor,
+                            ctx.nodeId(),
+                            "version " + row.version(),
+                            Map.of(
+                                    "version",
+                                    row.version(),
+                                    "diff",
+                                    JsonDiff.diff(current.definition(), row.definition())));
             return new Workflow(row, def);
         });
         ctx.signals().workflowsChanged();
@@ -99,20 +134,34 @@ public final class WorkflowService {
         store.tx(tx -> {
             WorkflowRow current = store.workflows().lock(tx, name).orElseThrow(() -> notFound(name));
             store.workflows().delete(tx, current);
-            store.workflowRuns().event(tx, null, name, EventType.WORKFLOW_DELETED, actor, ctx.nodeId(),
-                    "deleted at version " + current.version(), Map.of("version", current.version()));
+            store.workflowRuns()
+                    .event(
+                            tx,
+                            null,
+                            name,
+                            EventType.WORKFLOW_DELETED,
+                            actor,
+                            ctx.nodeId(),
+                            "deleted at version " + current.version(),
+                            Map.of("version", current.version()));
             return null;
         });
     }
 
     public Workflow get(String name) {
-        return ctx.store().tx(tx -> ctx.store().workflows().find(tx, name)
-                .map(r -> new Workflow(r, WorkflowEngine.definition(r.definition()))).orElseThrow(() -> notFound(name)));
+        return ctx.store()
+                .tx(tx -> ctx.store()
+                        .workflows()
+                        .find(tx, name)
+                        .map(r -> new Workflow(r, WorkflowEngine.definition(r.definition())))
+                        .orElseThrow(() -> notFound(name)));
     }
 
     public List<Workflow> list(String afterName, int limit) {
-        return ctx.store().tx(tx -> ctx.store().workflows().list(tx, afterName, limit).stream()
-                .map(r -> new Workflow(r, WorkflowEngine.definition(r.definition()))).toList());
+        return ctx.store()
+                .tx(tx -> ctx.store().workflows().list(tx, afterName, limit).stream()
+                        .map(r -> new Workflow(r, WorkflowEngine.definition(r.definition())))
+                        .toList());
     }
 
     /** Runs the workflow now, by hand: a new run whose {@code {{date}}} is today's. */
@@ -122,7 +171,8 @@ public final class WorkflowService {
             WorkflowRow wf = store.workflows().find(tx, name).orElseThrow(() -> notFound(name));
             Map<String, Object> given = params == null ? Map.of() : params;
             engine.checkParams(tx, WorkflowEngine.definition(wf.definition()), given);
-            return engine.createRun(tx, wf, "manual", "manual:" + UUID.randomUUID(), tx.now(), given, null, actor).orElseThrow();
+            return engine.createRun(tx, wf, "manual", "manual:" + UUID.randomUUID(), tx.now(), given, null, actor)
+                    .orElseThrow();
         });
         ctx.signals().workAvailable();
         return id;
@@ -136,7 +186,8 @@ public final class WorkflowService {
     public RunView run(long id) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            RunRow run = store.workflowRuns().find(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
+            RunRow run =
+                    store.workflowRuns().find(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
             return view(tx, run);
         });
     }
@@ -151,15 +202,32 @@ public final class WorkflowService {
         for (String name : def.topologicalOrder()) {
             WorkflowDefinition.Node n = def.node(name);
             NodeRunRow row = rows.get(name);
-            InstanceRow instance = row == null || row.instanceId() == null ? null : store.instances().find(tx, row.instanceId()).orElse(null);
-            // Why a node is where it is: the rule's reason, or what went wrong with its instance (a success needs no words).
-            String message = row != null && row.reason() != null ? row.reason()
+            InstanceRow instance = row == null || row.instanceId() == null
+                    ? null
+                    : store.instances().find(tx, row.instanceId()).orElse(null);
+            // Why a node is where it is: the rule's reason, or what went wrong with its instance (a success needs no
+            // words).
+            String message = row != null && row.reason() != null
+                    ? row.reason()
                     : instance == null || instance.state() == InstanceState.SUCCESS ? null : instance.message();
-            nodes.add(new NodeView(name, n.task(), n.rule().wireName(), row == null ? NodeState.PENDING : row.state(),
-                    row == null ? null : row.instanceId(), instance == null ? null : instance.state().name(), message,
-                    row == null ? 0 : row.attempts(), def.upstream(name), depths.get(name)));
+            nodes.add(new NodeView(
+                    name,
+                    n.task(),
+                    n.rule().wireName(),
+                    row == null ? NodeState.PENDING : row.state(),
+                    row == null ? null : row.instanceId(),
+                    instance == null ? null : instance.state().name(),
+                    message,
+                    row == null ? 0 : row.attempts(),
+                    def.upstream(name),
+                    depths.get(name)));
         }
-        return new RunView(run, def, nodes, store.workflowRuns().instanceCounts(tx, run.id()), store.workflowRuns().events(tx, run.id()));
+        return new RunView(
+                run,
+                def,
+                nodes,
+                store.workflowRuns().instanceCounts(tx, run.id()),
+                store.workflowRuns().events(tx, run.id()));
     }
 
     /**
@@ -170,21 +238,29 @@ public final class WorkflowService {
     public RunView rerun(long id, String from, String actor) {
         Store store = ctx.store();
         RunView view = store.tx(tx -> {
-            RunRow run = store.workflowRuns().lock(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
+            RunRow run =
+                    store.workflowRuns().lock(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
             if (!run.state().isFinished()) {
-                throw new ConflictException("workflow run " + id + " is " + run.state() + "; rerun a finished run (wait for it, or cancel its instances)");
+                throw new ConflictException("workflow run " + id + " is " + run.state()
+                        + "; rerun a finished run (wait for it, or cancel its instances)");
             }
             WorkflowDefinition def = WorkflowEngine.definition(run.definition());
             List<String> starts;
             if (from == null || from.isBlank()) {
-                starts = store.workflowRuns().nodes(tx, id).stream().filter(n -> n.state() == NodeState.FAILED).map(NodeRunRow::node).toList();
+                starts = store.workflowRuns().nodes(tx, id).stream()
+                        .filter(n -> n.state() == NodeState.FAILED)
+                        .map(NodeRunRow::node)
+                        .toList();
                 if (starts.isEmpty()) {
-                    throw new ConflictException("workflow run " + id + " has no FAILED node; name the node to rerun from with \"from\"");
+                    throw new ConflictException(
+                            "workflow run " + id + " has no FAILED node; name the node to rerun from with \"from\"");
                 }
             } else {
                 if (!def.hasNode(from)) {
-                    throw new ValidationException("from", "no node named '" + from + "' in workflow run " + id
-                            + "; nodes: " + String.join(", ", def.topologicalOrder()));
+                    throw new ValidationException(
+                            "from",
+                            "no node named '" + from + "' in workflow run " + id + "; nodes: "
+                                    + String.join(", ", def.topologicalOrder()));
                 }
                 starts = List.of(from);
             }
@@ -199,8 +275,17 @@ public final class WorkflowService {
             data.put("from", starts);
             data.put("reset", reset);
             data.put("previousState", run.state().name());
-            store.workflowRuns().event(tx, id, run.workflowName(), EventType.WORKFLOW_RERUN, actor, ctx.nodeId(),
-                    "rerun from " + String.join(", ", starts) + " by " + actor + "; again: " + String.join(", ", reset), data);
+            store.workflowRuns()
+                    .event(
+                            tx,
+                            id,
+                            run.workflowName(),
+                            EventType.WORKFLOW_RERUN,
+                            actor,
+                            ctx.nodeId(),
+                            "rerun from " + String.join(", ", starts) + " by " + actor + "; again: "
+                                    + String.join(", ", reset),
+                            data);
             RunRow reopened = store.workflowRuns().find(tx, id).orElseThrow();
             engine.advance(tx, reopened);
             return view(tx, store.workflowRuns().find(tx, id).orElseThrow());
@@ -213,9 +298,11 @@ public final class WorkflowService {
     public RunView cancel(long id, String actor, String reason) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            RunRow run = store.workflowRuns().lock(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
+            RunRow run =
+                    store.workflowRuns().lock(tx, id).orElseThrow(() -> new NotFoundException("no workflow run " + id));
             if (run.state().isFinished()) {
-                throw new ConflictException("workflow run " + id + " is " + run.state() + "; only a RUNNING run can be canceled");
+                throw new ConflictException(
+                        "workflow run " + id + " is " + run.state() + "; only a RUNNING run can be canceled");
             }
             engine.cancel(tx, run, actor, ctx.secrets().mask().apply(reason));
             return view(tx, store.workflowRuns().find(tx, id).orElseThrow());
@@ -223,11 +310,14 @@ public final class WorkflowService {
     }
 
     private WorkflowDefinition parse(Tx tx, Object json) {
-        return WorkflowCodec.parse(json, task -> ctx.store().tasks().find(tx, task).isPresent());
+        return WorkflowCodec.parse(
+                json, task -> ctx.store().tasks().find(tx, task).isPresent());
     }
 
     static Instant firstSlotAfter(WorkflowDefinition def, Instant now) {
-        return def.trigger().isScheduled() ? Schedules.of(def.trigger()).nextAfter(now).orElse(null) : null;
+        return def.trigger().isScheduled()
+                ? Schedules.of(def.trigger()).nextAfter(now).orElse(null)
+                : null;
     }
 
     private static NotFoundException notFound(String name) {

@@ -15,8 +15,7 @@ import dev.ax.store.Tx;
  * has the instance row, nothing at all ({@link #onRunEnded}).
  */
 public final class Workflows {
-    private Workflows() {
-    }
+    private Workflows() {}
 
     /**
      * As {@link #onInstanceEnded}, for a caller holding the run: only the workflow engine creates

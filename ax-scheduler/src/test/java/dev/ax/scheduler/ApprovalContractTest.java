@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ax.domain.access.Principal;
+import dev.ax.domain.access.Role;
 import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Heartbeat;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
-import dev.ax.domain.access.Principal;
-import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
@@ -65,12 +65,29 @@ abstract class ApprovalContractTest {
 
     @Test
     void a_preview_runs_first_and_only_an_allowed_approver_lets_the_run_start() throws Exception {
-        node.tasks().create(task("fix_rows", event(), "echo fixing", Map.of("approval", Map.of(
-                "approvers", List.of("alice"), "preview", Map.of("type", "shell", "command", "echo 1234 rows will change")))), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "fix_rows",
+                                event(),
+                                "echo fixing",
+                                Map.of(
+                                        "approval",
+                                        Map.of(
+                                                "approvers",
+                                                List.of("alice"),
+                                                "preview",
+                                                Map.of("type", "shell", "command", "echo 1234 rows will change")))),
+                        "test");
         long id = node.tasks().trigger("fix_rows", Map.of(), Cause.MANUAL, "bob");
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
-        long previewId = (Long) ((Number) events(id).stream().filter(e -> e.type() == EventType.APPROVAL_REQUESTED).findFirst()
-                .orElseThrow().data().get("previewInstanceId")).longValue();
+        long previewId = (Long) ((Number) events(id).stream()
+                        .filter(e -> e.type() == EventType.APPROVAL_REQUESTED)
+                        .findFirst()
+                        .orElseThrow()
+                        .data()
+                        .get("previewInstanceId"))
+                .longValue();
 
         List<WorkItem> work = poll();
         assertThat(work).singleElement().satisfies(w -> {
@@ -83,24 +100,42 @@ abstract class ApprovalContractTest {
         assertThat(poll()).isEmpty();
 
         assertThatThrownBy(() -> node.approvals().approve(id, who("mallory", "operator"), "looks fine"))
-                .isInstanceOf(ForbiddenException.class).hasMessageContaining("approvers: alice");
+                .isInstanceOf(ForbiddenException.class)
+                .hasMessageContaining("approvers: alice");
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
 
-        assertThat(node.approvals().approve(id, who("alice", "viewer"), "1234 is expected").state()).isEqualTo(InstanceState.READY);
-        assertThat(poll()).singleElement().satisfies(w -> assertThat(w.command()).isEqualTo("echo fixing"));
-        assertThat(events(id)).filteredOn(e -> e.type() == EventType.APPROVED).singleElement().satisfies(e -> {
-            assertThat(e.actor()).isEqualTo("alice");
-            assertThat(e.message()).contains("1234 is expected");
-        });
+        assertThat(node.approvals()
+                        .approve(id, who("alice", "viewer"), "1234 is expected")
+                        .state())
+                .isEqualTo(InstanceState.READY);
+        assertThat(poll())
+                .singleElement()
+                .satisfies(w -> assertThat(w.command()).isEqualTo("echo fixing"));
+        assertThat(events(id))
+                .filteredOn(e -> e.type() == EventType.APPROVED)
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.actor()).isEqualTo("alice");
+                    assertThat(e.message()).contains("1234 is expected");
+                });
     }
 
     @Test
     void four_eyes_refuses_the_person_who_triggered_the_run() {
-        node.tasks().create(task("payout", event(), "true", Map.of("approval", Map.of("approvers", List.of("operator"), "fourEyes", true))), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "payout",
+                                event(),
+                                "true",
+                                Map.of("approval", Map.of("approvers", List.of("operator"), "fourEyes", true))),
+                        "test");
         long id = node.tasks().trigger("payout", Map.of(), Cause.MANUAL, "carol");
         assertThatThrownBy(() -> node.approvals().approve(id, who("carol", "operator"), null))
-                .isInstanceOf(ForbiddenException.class).hasMessageContaining("four-eyes");
-        assertThat(node.approvals().approve(id, who("dave", "operator"), null).state()).isEqualTo(InstanceState.READY);
+                .isInstanceOf(ForbiddenException.class)
+                .hasMessageContaining("four-eyes");
+        assertThat(node.approvals().approve(id, who("dave", "operator"), null).state())
+                .isEqualTo(InstanceState.READY);
     }
 
     @Test
@@ -110,7 +145,8 @@ abstract class ApprovalContractTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> node.housekeeping().expireApprovals() == 1);
         assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.APPROVAL_EXPIRED);
-        assertThatThrownBy(() -> node.approvals().approve(id, who("alice", "admin"), null)).isInstanceOf(ConflictException.class);
+        assertThatThrownBy(() -> node.approvals().approve(id, who("alice", "admin"), null))
+                .isInstanceOf(ConflictException.class);
     }
 
     @Test
@@ -119,8 +155,13 @@ abstract class ApprovalContractTest {
         long first = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         long second = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         assertThat(row(second).state()).isEqualTo(InstanceState.BLOCKED);
-        assertThat(node.approvals().reject(first, who("alice", "admin"), "not today").state()).isEqualTo(InstanceState.CANCELED);
-        assertThat(events(first)).filteredOn(e -> e.type() == EventType.REJECTED).singleElement()
+        assertThat(node.approvals()
+                        .reject(first, who("alice", "admin"), "not today")
+                        .state())
+                .isEqualTo(InstanceState.CANCELED);
+        assertThat(events(first))
+                .filteredOn(e -> e.type() == EventType.REJECTED)
+                .singleElement()
                 .satisfies(e -> assertThat(e.message()).contains("not today"));
         assertThat(row(second).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.APPROVAL_REQUESTED);
@@ -131,16 +172,26 @@ abstract class ApprovalContractTest {
         node.tasks().create(task("fix", event(), "sleep 1", null), "test");
         long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
         WorkItem w = poll().getFirst();
-        assertThat(node.approvals().requestMidRun(id, "job", "1234 rows will change").state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(node.approvals()
+                        .requestMidRun(id, "job", "1234 rows will change")
+                        .state())
+                .isEqualTo(InstanceState.WAITING_APPROVAL);
         // The process keeps running meanwhile: its lease is renewed, nothing is abandoned.
         var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).isEmpty();
-        assertThatThrownBy(() -> node.approvals().approve(id, who("vic", "viewer"), null)).isInstanceOf(ForbiddenException.class);
-        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
-        assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
+        assertThatThrownBy(() -> node.approvals().approve(id, who("vic", "viewer"), null))
+                .isInstanceOf(ForbiddenException.class);
+        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state())
+                .isEqualTo(InstanceState.RUNNING);
+        assertThat(node.dispatcher()
+                        .complete(new Completion("e1", w.ref(), true, null, 0, null))
+                        .accepted())
+                .isTrue();
         assertThat(row(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
-                EventType.APPROVED, EventType.SUCCEEDED);
+        assertThat(events(id))
+                .extracting(EventRow::type)
+                .containsSubsequence(
+                        EventType.CLAIMED, EventType.APPROVAL_REQUESTED, EventType.APPROVED, EventType.SUCCEEDED);
     }
 
     @Test
@@ -150,14 +201,28 @@ abstract class ApprovalContractTest {
         WorkItem w = poll().getFirst();
         // The job asked for approval before the executor's "started" report got through (a fast script, a busy server).
         node.approvals().requestMidRun(id, "job", "1234 rows will change");
-        assertThat(node.dispatcher().started(new Started("e1", w.ref(), 4321)).accepted()).isTrue();
-        assertThat(node.dispatcher().started(new Started("stranger", w.ref(), 1)).accepted()).isFalse();
+        assertThat(node.dispatcher().started(new Started("e1", w.ref(), 4321)).accepted())
+                .isTrue();
+        assertThat(node.dispatcher()
+                        .started(new Started("stranger", w.ref(), 1))
+                        .accepted())
+                .isFalse();
         assertThat(row(id).pid()).isEqualTo(4321);
         assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
-        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state()).isEqualTo(InstanceState.RUNNING);
-        assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null)).accepted()).isTrue();
-        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.APPROVAL_REQUESTED,
-                EventType.STARTED, EventType.APPROVED, EventType.SUCCEEDED);
+        assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state())
+                .isEqualTo(InstanceState.RUNNING);
+        assertThat(node.dispatcher()
+                        .complete(new Completion("e1", w.ref(), true, null, 0, null))
+                        .accepted())
+                .isTrue();
+        assertThat(events(id))
+                .extracting(EventRow::type)
+                .containsSubsequence(
+                        EventType.CLAIMED,
+                        EventType.APPROVAL_REQUESTED,
+                        EventType.STARTED,
+                        EventType.APPROVED,
+                        EventType.SUCCEEDED);
     }
 
     @Test
@@ -166,7 +231,10 @@ abstract class ApprovalContractTest {
         long id = node.tasks().trigger("fix", Map.of(), Cause.MANUAL, "bob");
         WorkItem w = poll().getFirst();
         node.approvals().requestMidRun(id, "job", null);
-        assertThat(node.approvals().reject(id, who("olga", "admin"), "too many rows").state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(node.approvals()
+                        .reject(id, who("olga", "admin"), "too many rows")
+                        .state())
+                .isEqualTo(InstanceState.CANCELED);
         var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).containsExactly(w.ref());
     }

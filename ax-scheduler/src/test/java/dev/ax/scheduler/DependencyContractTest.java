@@ -15,10 +15,10 @@ import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.BackfillStore;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
-import dev.ax.store.ClockBoundaries;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,9 +64,14 @@ abstract class DependencyContractTest {
 
     // ---- helpers ----
 
-    static Map<String, Object> task(String name, Map<String, Object> trigger, List<Map<String, Object>> dependsOn,
-                                    Map<String, Object> dependencyPolicy, Map<String, Object> policy) {
-        Map<String, Object> json = new LinkedHashMap<>(TestNodes.task(name, trigger, "echo " + name + " {{date}}", policy));
+    static Map<String, Object> task(
+            String name,
+            Map<String, Object> trigger,
+            List<Map<String, Object>> dependsOn,
+            Map<String, Object> dependencyPolicy,
+            Map<String, Object> policy) {
+        Map<String, Object> json =
+                new LinkedHashMap<>(TestNodes.task(name, trigger, "echo " + name + " {{date}}", policy));
         if (dependsOn != null) {
             json.put("dependsOn", dependsOn);
         }
@@ -89,8 +94,11 @@ abstract class DependencyContractTest {
     }
 
     EventRow event(long id, EventType type) {
-        return events(id).stream().filter(e -> e.type() == type).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(
-                "instance " + id + " has no " + type + " event: " + events(id).stream().map(EventRow::type).toList()));
+        return events(id).stream()
+                .filter(e -> e.type() == type)
+                .reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("instance " + id + " has no " + type + " event: "
+                        + events(id).stream().map(EventRow::type).toList()));
     }
 
     List<WorkItem> claimAll() throws InterruptedException {
@@ -104,12 +112,18 @@ abstract class DependencyContractTest {
     }
 
     void succeed(WorkItem item) {
-        assertThat(node.dispatcher().complete(new Completion("e1", item.ref(), true, null, 0, "ok")).accepted()).isTrue();
+        assertThat(node.dispatcher()
+                        .complete(new Completion("e1", item.ref(), true, null, 0, "ok"))
+                        .accepted())
+                .isTrue();
     }
 
     void fail(WorkItem item) {
-        assertThat(node.dispatcher().complete(new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 3, "exited with code 3"))
-                .accepted()).isTrue();
+        assertThat(node.dispatcher()
+                        .complete(
+                                new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 3, "exited with code 3"))
+                        .accepted())
+                .isTrue();
     }
 
     long trigger(String task) {
@@ -117,29 +131,43 @@ abstract class DependencyContractTest {
     }
 
     List<InstanceRow> runs(String task) {
-        return store.tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
-                .stream().sorted(Comparator.comparing(InstanceRow::scheduledAt).thenComparing(InstanceRow::id)).toList();
+        return store
+                .tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+                .stream()
+                .sorted(Comparator.comparing(InstanceRow::scheduledAt).thenComparing(InstanceRow::id))
+                .toList();
     }
 
     // ---- the classic chain ----
 
     @Test
-    void the_report_waits_for_three_layers_of_its_date_says_which_failed_and_starts_in_the_transaction_of_the_last_success()
-            throws Exception {
+    void
+            the_report_waits_for_three_layers_of_its_date_says_which_failed_and_starts_in_the_transaction_of_the_last_success()
+                    throws Exception {
         for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
             node.tasks().create(task(layer, TestNodes.event(), null, null, null), "test");
         }
-        node.tasks().create(task("report", TestNodes.event(),
-                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")), null, null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "report",
+                                TestNodes.event(),
+                                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")),
+                                null,
+                                null),
+                        "test");
 
         long report = trigger("report");
         assertThat(row(report).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
-        assertThat(node.dependencies().waitingFor(report)).extracting(Dependencies.WaitingFor::task)
+        assertThat(node.dependencies().waitingFor(report))
+                .extracting(Dependencies.WaitingFor::task)
                 .containsExactly("sync_layer1", "sync_layer2", "sync_layer3");
         assertThat(node.dependencies().waitingFor(report)).allSatisfy(w -> {
             assertThat(w.met()).isFalse();
             assertThat(w.instanceId()).isNull();
-            assertThat(w.key()).isEqualTo(LocalDate.ofInstant(row(report).scheduledAt(), ZoneOffset.UTC).toString());
+            assertThat(w.key())
+                    .isEqualTo(LocalDate.ofInstant(row(report).scheduledAt(), ZoneOffset.UTC)
+                            .toString());
         });
 
         long l1 = trigger("sync_layer1");
@@ -156,7 +184,9 @@ abstract class DependencyContractTest {
         assertThat(row(report).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
         assertThat(row(report).message()).contains("sync_layer2").contains("ended FAILED, instance " + l2);
         List<Dependencies.WaitingFor> waiting = node.dependencies().waitingFor(report);
-        assertThat(waiting).filteredOn(Dependencies.WaitingFor::met).extracting(Dependencies.WaitingFor::instanceId)
+        assertThat(waiting)
+                .filteredOn(Dependencies.WaitingFor::met)
+                .extracting(Dependencies.WaitingFor::instanceId)
                 .containsExactlyInAnyOrder(l1, l3);
         assertThat(waiting).filteredOn(w -> !w.met()).singleElement().satisfies(w -> {
             assertThat(w.task()).isEqualTo("sync_layer2");
@@ -183,19 +213,33 @@ abstract class DependencyContractTest {
         assertThat(Duration.between(layerDone.at(), claimedAt.at())).isLessThan(Duration.ofSeconds(1));
         assertThat(claimedAt.id()).isGreaterThan(released.id());
         succeed(reportItem);
-        assertThat(events(report)).extracting(EventRow::type).containsSubsequence(EventType.CREATED, EventType.DEPENDENCY_MET,
-                EventType.UNBLOCKED, EventType.CLAIMED, EventType.SUCCEEDED);
+        assertThat(events(report))
+                .extracting(EventRow::type)
+                .containsSubsequence(
+                        EventType.CREATED,
+                        EventType.DEPENDENCY_MET,
+                        EventType.UNBLOCKED,
+                        EventType.CLAIMED,
+                        EventType.SUCCEEDED);
         assertThat(node.loopErrors()).isZero();
     }
 
     @Test
-    void the_cron_fired_report_waits_for_the_layers_of_its_slots_date_and_goes_when_the_last_one_succeeds() throws Exception {
+    void the_cron_fired_report_waits_for_the_layers_of_its_slots_date_and_goes_when_the_last_one_succeeds()
+            throws Exception {
         Map<String, Object> at1 = Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai");
         for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
             node.tasks().create(task(layer, at1, null, null, null), "test");
         }
-        node.tasks().create(task("report", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")), null, null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "report",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                List.of(sameDate("sync_layer1"), sameDate("sync_layer2"), sameDate("sync_layer3")),
+                                null,
+                                null),
+                        "test");
         // 02:00 has come: the report's latest slot is due (as after a restart), the layers' next slots are not.
         var t = store.tx(tx -> store.tasks().find(tx, "report").orElseThrow());
         var schedule = Schedules.of(t.definition().trigger());
@@ -208,7 +252,9 @@ abstract class DependencyContractTest {
         assertThat(fired.cause()).isEqualTo(Cause.CRON);
         assertThat(fired.state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
         LocalDate day = date(slot);
-        assertThat(node.dependencies().waitingFor(fired.id())).extracting(Dependencies.WaitingFor::key).containsOnly(day.toString());
+        assertThat(node.dependencies().waitingFor(fired.id()))
+                .extracting(Dependencies.WaitingFor::key)
+                .containsOnly(day.toString());
         assertThat(claimAll()).isEmpty();
 
         for (String layer : List.of("sync_layer1", "sync_layer2", "sync_layer3")) {
@@ -226,12 +272,36 @@ abstract class DependencyContractTest {
     }
 
     @Test
-    void an_upstream_failure_skips_or_fails_the_waiting_runs_by_policy_and_a_skip_reaches_their_own_dependents() throws Exception {
+    void an_upstream_failure_skips_or_fails_the_waiting_runs_by_policy_and_a_skip_reaches_their_own_dependents()
+            throws Exception {
         node.tasks().create(task("src", TestNodes.event(), null, null, null), "test");
-        node.tasks().create(task("skipper", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
-        node.tasks().create(task("failer", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "FAIL"), null), "test");
-        node.tasks().create(task("after_skipper", TestNodes.event(), List.of(sameDate("skipper")), Map.of("onUpstreamFailure", "SKIP"), null),
-                "test");
+        node.tasks()
+                .create(
+                        task(
+                                "skipper",
+                                TestNodes.event(),
+                                List.of(sameDate("src")),
+                                Map.of("onUpstreamFailure", "SKIP"),
+                                null),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "failer",
+                                TestNodes.event(),
+                                List.of(sameDate("src")),
+                                Map.of("onUpstreamFailure", "FAIL"),
+                                null),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "after_skipper",
+                                TestNodes.event(),
+                                List.of(sameDate("skipper")),
+                                Map.of("onUpstreamFailure", "SKIP"),
+                                null),
+                        "test");
         node.tasks().create(task("waiter", TestNodes.event(), List.of(sameDate("src")), null, null), "test");
         long skipper = trigger("skipper");
         long failer = trigger("failer");
@@ -241,8 +311,12 @@ abstract class DependencyContractTest {
         fail(claimOnly(src));
 
         assertThat(row(skipper).state()).isEqualTo(InstanceState.SKIPPED);
-        assertThat(row(skipper).message()).contains("onUpstreamFailure SKIP").contains("src (sameDate").contains("ended FAILED, instance " + src);
-        assertThat(event(skipper, EventType.SKIPPED).data().get("waitingFor").toString()).contains("src");
+        assertThat(row(skipper).message())
+                .contains("onUpstreamFailure SKIP")
+                .contains("src (sameDate")
+                .contains("ended FAILED, instance " + src);
+        assertThat(event(skipper, EventType.SKIPPED).data().get("waitingFor").toString())
+                .contains("src");
         assertThat(row(failer).state()).isEqualTo(InstanceState.FAILED);
         assertThat(row(failer).message()).contains("onUpstreamFailure FAIL").contains("instance " + src);
         assertThat(event(failer, EventType.FAILED).to()).isEqualTo(InstanceState.FAILED);
@@ -256,8 +330,24 @@ abstract class DependencyContractTest {
         assertThat(events(late)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.SKIPPED);
 
         // ... and a run already waiting on that new run's task hears of it in the same transaction
-        node.tasks().create(task("x2", TestNodes.event(), List.of(sameDate("src")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
-        node.tasks().create(task("y2", TestNodes.event(), List.of(sameDate("x2")), Map.of("onUpstreamFailure", "SKIP"), null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "x2",
+                                TestNodes.event(),
+                                List.of(sameDate("src")),
+                                Map.of("onUpstreamFailure", "SKIP"),
+                                null),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "y2",
+                                TestNodes.event(),
+                                List.of(sameDate("x2")),
+                                Map.of("onUpstreamFailure", "SKIP"),
+                                null),
+                        "test");
         long y2 = trigger("y2");
         assertThat(row(y2).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
         long x2 = trigger("x2");
@@ -269,8 +359,15 @@ abstract class DependencyContractTest {
     @Test
     void an_upstream_run_skipped_because_its_task_was_busy_does_not_hide_the_run_still_going() throws Exception {
         node.tasks().create(task("busy", TestNodes.event(), null, null, Map.of("overflow", "SKIP")), "test");
-        node.tasks().create(task("after_busy", TestNodes.event(), List.of(sameDate("busy")), Map.of("onUpstreamFailure", "FAIL"), null),
-                "test");
+        node.tasks()
+                .create(
+                        task(
+                                "after_busy",
+                                TestNodes.event(),
+                                List.of(sameDate("busy")),
+                                Map.of("onUpstreamFailure", "FAIL"),
+                                null),
+                        "test");
         long first = trigger("busy");
         WorkItem going = claimOnly(first);
         long second = trigger("busy");
@@ -285,25 +382,45 @@ abstract class DependencyContractTest {
     @Test
     void a_wait_past_its_deadline_ends_failed_with_a_deadline_event() throws Exception {
         node.tasks().create(task("src", TestNodes.event(), null, null, null), "test");
-        node.tasks().create(task("report", TestNodes.event(), List.of(sameDate("src")), Map.of("waitDeadline", "PT1S"), null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "report",
+                                TestNodes.event(),
+                                List.of(sameDate("src")),
+                                Map.of("waitDeadline", "PT1S"),
+                                null),
+                        "test");
         long report = trigger("report");
         assertThat(node.housekeeping().dependencyDeadlines()).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> node.housekeeping().dependencyDeadlines() == 1);
         assertThat(row(report).state()).isEqualTo(InstanceState.FAILED);
         EventRow deadline = event(report, EventType.DEPENDENCY_DEADLINE);
         assertThat(deadline.to()).isEqualTo(InstanceState.FAILED);
-        assertThat(deadline.message()).contains("deadline passed").contains("src (sameDate").contains("no run yet");
+        assertThat(deadline.message())
+                .contains("deadline passed")
+                .contains("src (sameDate")
+                .contains("no run yet");
     }
 
     @Test
     void with_previous_slot_each_slot_waits_for_the_one_before_even_through_a_failure_and_a_retry() throws Exception {
-        node.tasks().create(task("daily", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                List.of(Map.of("scope", "previousSlot")), null, Map.of("overflow", "ALLOW")), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "daily",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                List.of(Map.of("scope", "previousSlot")),
+                                null,
+                                Map.of("overflow", "ALLOW")),
+                        "test");
         node.backfills().start("daily", Map.of("from", "2026-10-01", "to", "2026-10-03", "parallelism", 3), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(3);
         List<InstanceRow> slots = runs("daily");
-        assertThat(slots).extracting(InstanceRow::state).containsExactly(InstanceState.READY, InstanceState.WAITING_DEPENDENCY,
-                InstanceState.WAITING_DEPENDENCY);
+        assertThat(slots)
+                .extracting(InstanceRow::state)
+                .containsExactly(
+                        InstanceState.READY, InstanceState.WAITING_DEPENDENCY, InstanceState.WAITING_DEPENDENCY);
         long s1 = slots.get(0).id();
         long s2 = slots.get(1).id();
         long s3 = slots.get(2).id();
@@ -318,15 +435,23 @@ abstract class DependencyContractTest {
         long retry = node.runs().retry(s2, "ops");
         succeed(claimOnly(retry));
         assertThat(row(s3).state()).isEqualTo(InstanceState.READY);
-        assertThat(event(s3, EventType.DEPENDENCY_MET).id()).isGreaterThan(event(retry, EventType.SUCCEEDED).id());
+        assertThat(event(s3, EventType.DEPENDENCY_MET).id())
+                .isGreaterThan(event(retry, EventType.SUCCEEDED).id());
         succeed(claimOnly(s3));
     }
 
     @Test
     void latest_takes_a_success_within_the_window_and_waits_without_one() throws Exception {
         node.tasks().create(task("fx", TestNodes.event(), null, null, null), "test");
-        node.tasks().create(task("price", TestNodes.event(), List.of(Map.of("task", "fx", "scope", "latest", "window", "PT1H")), null,
-                Map.of("overflow", "ALLOW")), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "price",
+                                TestNodes.event(),
+                                List.of(Map.of("task", "fx", "scope", "latest", "window", "PT1H")),
+                                null,
+                                Map.of("overflow", "ALLOW")),
+                        "test");
         long first = trigger("price");
         assertThat(row(first).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
         long fx = trigger("fx");
@@ -339,8 +464,12 @@ abstract class DependencyContractTest {
         succeed(claimOnly(second));
 
         // the same success, two hours old, is outside the window
-        store.tx(tx -> tx.update("UPDATE ax_instance SET finished_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                + ", scheduled_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ?", -7_200_000L, -7_200_000L, fx));
+        store.tx(tx -> tx.update(
+                "UPDATE ax_instance SET finished_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                        + ", scheduled_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ?",
+                -7_200_000L,
+                -7_200_000L,
+                fx));
         long third = trigger("price");
         assertThat(row(third).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
         assertThat(node.dependencies().waitingFor(third)).singleElement().satisfies(w -> {
@@ -351,11 +480,26 @@ abstract class DependencyContractTest {
     }
 
     @Test
-    void a_cascade_backfill_runs_the_dependent_task_for_each_date_only_after_the_upstream_run_of_that_date() throws Exception {
-        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null,
-                Map.of("overflow", "ALLOW")), "test");
-        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                List.of(sameDate("up")), null, Map.of("overflow", "ALLOW")), "test");
+    void a_cascade_backfill_runs_the_dependent_task_for_each_date_only_after_the_upstream_run_of_that_date()
+            throws Exception {
+        node.tasks()
+                .create(
+                        task(
+                                "up",
+                                Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"),
+                                null,
+                                null,
+                                Map.of("overflow", "ALLOW")),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "down",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                List.of(sameDate("up")),
+                                null,
+                                Map.of("overflow", "ALLOW")),
+                        "test");
         Map<String, Object> body = Map.of("from", "2026-10-01", "to", "2026-10-05", "parallelism", 5, "cascade", true);
 
         Backfills.Started dry = node.backfills().start("up", withDryRun(body), "ops");
@@ -364,12 +508,16 @@ abstract class DependencyContractTest {
         assertThat(dry.cascaded()).singleElement().satisfies(c -> {
             assertThat(c.taskName()).isEqualTo("down");
             assertThat(c.backfillId()).isNull();
-            assertThat(c.plan()).hasSize(5).allSatisfy(p -> assertThat(p.action()).isEqualTo("run"));
+            assertThat(c.plan())
+                    .hasSize(5)
+                    .allSatisfy(p -> assertThat(p.action()).isEqualTo("run"));
         });
         assertThat(runs("up")).isEmpty();
 
         Backfills.Started started = node.backfills().start("up", body, "ops");
-        assertThat(started.cascaded()).singleElement().satisfies(c -> assertThat(c.backfillId()).isGreaterThan(started.backfillId()));
+        assertThat(started.cascaded())
+                .singleElement()
+                .satisfies(c -> assertThat(c.backfillId()).isGreaterThan(started.backfillId()));
         assertThat(node.housekeeping().backfills()).isEqualTo(10);
         assertThat(runs("down")).extracting(InstanceRow::state).containsOnly(InstanceState.WAITING_DEPENDENCY);
 
@@ -379,8 +527,12 @@ abstract class DependencyContractTest {
         ups.sort(Comparator.comparing(WorkItem::scheduledAt).reversed());
         for (WorkItem up : ups) {
             succeed(up);
-            List<InstanceRow> ready = runs("down").stream().filter(r -> r.state() == InstanceState.READY).toList();
-            assertThat(ready).singleElement().satisfies(r -> assertThat(date(r.scheduledAt())).isEqualTo(date(up.scheduledAt())));
+            List<InstanceRow> ready = runs("down").stream()
+                    .filter(r -> r.state() == InstanceState.READY)
+                    .toList();
+            assertThat(ready)
+                    .singleElement()
+                    .satisfies(r -> assertThat(date(r.scheduledAt())).isEqualTo(date(up.scheduledAt())));
             succeed(claimOnly(ready.getFirst().id()));
         }
         Map<LocalDate, InstanceRow> upByDate = new LinkedHashMap<>();
@@ -391,25 +543,45 @@ abstract class DependencyContractTest {
             assertThat(d.cause()).isEqualTo(Cause.BACKFILL);
             InstanceRow up = upByDate.get(date(d.scheduledAt()));
             assertThat(up.state()).isEqualTo(InstanceState.SUCCESS);
-            assertThat(event(d.id(), EventType.CLAIMED).id()).isGreaterThan(event(up.id(), EventType.SUCCEEDED).id());
+            assertThat(event(d.id(), EventType.CLAIMED).id())
+                    .isGreaterThan(event(up.id(), EventType.SUCCEEDED).id());
             assertThat(event(d.id(), EventType.DEPENDENCY_MET).message()).contains("instance " + up.id());
         });
         node.housekeeping().backfills();
-        assertThat(node.backfills().progress(started.cascaded().getFirst().backfillId()).backfill().state())
+        assertThat(node.backfills()
+                        .progress(started.cascaded().getFirst().backfillId())
+                        .backfill()
+                        .state())
                 .isEqualTo(BackfillStore.State.DONE);
     }
 
     @Test
     void an_upstream_run_from_before_business_dates_were_recorded_counts_for_its_date() throws Exception {
-        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null, null),
-                "test");
-        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                List.of(sameDate("up")), null, null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "up",
+                                Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"),
+                                null,
+                                null,
+                                null),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "down",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                List.of(sameDate("up")),
+                                null,
+                                null),
+                        "test");
         // 01:00 on 2026-10-01 in Shanghai, run and succeeded before the upgrade to V21: no business_date
         long old = trigger("up");
         succeed(claimOnly(old));
-        store.tx(tx -> tx.update("UPDATE ax_instance SET business_date = NULL, scheduled_at = ? WHERE id = ?",
-                Instant.parse("2026-09-30T17:00:00Z"), old));
+        store.tx(tx -> tx.update(
+                "UPDATE ax_instance SET business_date = NULL, scheduled_at = ? WHERE id = ?",
+                Instant.parse("2026-09-30T17:00:00Z"),
+                old));
 
         node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(1);
@@ -420,17 +592,32 @@ abstract class DependencyContractTest {
 
     @Test
     void an_upstream_run_from_before_anything_depended_on_it_counts_for_its_date() throws Exception {
-        node.tasks().create(task("up", Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"), null, null, null),
-                "test");
+        node.tasks()
+                .create(
+                        task(
+                                "up",
+                                Map.of("type", "cron", "expression", "0 1 * * *", "timezone", "Asia/Shanghai"),
+                                null,
+                                null,
+                                null),
+                        "test");
         // Nothing depends on "up" yet: its run carries no business date (none is indexed for it).
         long before = trigger("up");
         succeed(claimOnly(before));
         Optional<LocalDate> undated = store.tx(tx -> store.dependencies().businessDate(tx, before));
         assertThat(undated).isEmpty();
-        store.tx(tx -> tx.update("UPDATE ax_instance SET scheduled_at = ? WHERE id = ?", Instant.parse("2026-09-30T17:00:00Z"), before));
+        store.tx(tx -> tx.update(
+                "UPDATE ax_instance SET scheduled_at = ? WHERE id = ?", Instant.parse("2026-09-30T17:00:00Z"), before));
 
-        node.tasks().create(task("down", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                List.of(sameDate("up")), null, null), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "down",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                List.of(sameDate("up")),
+                                null,
+                                null),
+                        "test");
         long after = trigger("up");
         Optional<LocalDate> dated = store.tx(tx -> store.dependencies().businessDate(tx, after));
         assertThat(dated).isPresent();
@@ -449,23 +636,31 @@ abstract class DependencyContractTest {
         node.tasks().create(task("b", TestNodes.event(), List.of(sameDate("a")), null, null), "test");
         node.tasks().create(task("c", TestNodes.event(), List.of(sameDate("b")), null, null), "test");
 
-        ValidationException unknown = catchThrowableOfType(ValidationException.class, () -> node.tasks().create(
-                task("d", TestNodes.event(), List.of(sameDate("a"), sameDate("nope")), null, null), "test"));
+        ValidationException unknown = catchThrowableOfType(
+                ValidationException.class,
+                () -> node.tasks()
+                        .create(
+                                task("d", TestNodes.event(), List.of(sameDate("a"), sameDate("nope")), null, null),
+                                "test"));
         assertThat(unknown.errors()).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("dependsOn[1].task");
             assertThat(e.reason()).contains("no task named nope");
         });
         assertThat(exists("d")).isFalse();
 
-        ValidationException cycle = catchThrowableOfType(ValidationException.class, () -> node.tasks().update("a",
-                task("a", TestNodes.event(), List.of(sameDate("c")), null, null), "test"));
+        ValidationException cycle = catchThrowableOfType(
+                ValidationException.class,
+                () -> node.tasks()
+                        .update("a", task("a", TestNodes.event(), List.of(sameDate("c")), null, null), "test"));
         assertThat(cycle.errors()).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("dependsOn");
             assertThat(e.reason()).contains("dependency cycle: a → c → b → a");
         });
-        assertThat(store.tx(tx -> store.tasks().find(tx, "a")).orElseThrow().version()).isEqualTo(1);
+        assertThat(store.tx(tx -> store.tasks().find(tx, "a")).orElseThrow().version())
+                .isEqualTo(1);
 
-        ConflictException inUse = catchThrowableOfType(ConflictException.class, () -> node.tasks().delete("a", "test"));
+        ConflictException inUse =
+                catchThrowableOfType(ConflictException.class, () -> node.tasks().delete("a", "test"));
         assertThat(inUse.getMessage()).contains("dependsOn of b");
         assertThat(exists("a")).isTrue();
     }

@@ -40,7 +40,8 @@ abstract class EnvironmentContractTest {
     }
 
     static Map<String, Object> task(String name, List<String> environment) {
-        Map<String, Object> json = new LinkedHashMap<>(TestNodes.task(name, event(), "echo " + name, Map.of("overflow", "ALLOW")));
+        Map<String, Object> json =
+                new LinkedHashMap<>(TestNodes.task(name, event(), "echo " + name, Map.of("overflow", "ALLOW")));
         if (environment != null) {
             json.put("environment", environment);
         }
@@ -50,12 +51,18 @@ abstract class EnvironmentContractTest {
     @Test
     void a_prod_task_runs_only_on_the_prod_executor_and_a_test_task_only_on_the_test_one() throws Exception {
         // Saved before any executor has the label: a warning, not an error (the executor may start later).
-        assertThat(node.tasks().create(task("deploy_prod", List.of("prod")), "alice").warnings())
-                .singleElement().satisfies(w -> assertThat(w).contains("no live executor of group default carries the labels [prod]"));
+        assertThat(node.tasks()
+                        .create(task("deploy_prod", List.of("prod")), "alice")
+                        .warnings())
+                .singleElement()
+                .satisfies(w -> assertThat(w).contains("no live executor of group default carries the labels [prod]"));
         register("exec-test", List.of("test"));
         register("exec-prod", List.of("prod"));
         register("exec-plain", List.of());
-        assertThat(node.tasks().create(task("deploy_test", List.of("test")), "alice").warnings()).isEmpty();
+        assertThat(node.tasks()
+                        .create(task("deploy_test", List.of("test")), "alice")
+                        .warnings())
+                .isEmpty();
         node.tasks().create(task("anywhere", null), "alice");
         for (int i = 0; i < 3; i++) {
             trigger("deploy_prod");
@@ -64,23 +71,30 @@ abstract class EnvironmentContractTest {
 
         // The test executor polls first and asks for everything: it still gets none of the prod runs.
         assertThat(tasksOf(poll("exec-test"))).containsOnly("deploy_test").hasSize(3);
-        assertThat(tasksOf(poll("exec-plain"))).as("an executor without labels runs no labelled task").isEmpty();
+        assertThat(tasksOf(poll("exec-plain")))
+                .as("an executor without labels runs no labelled task")
+                .isEmpty();
         assertThat(tasksOf(poll("exec-prod"))).containsOnly("deploy_prod").hasSize(3);
 
         // A task without labels runs on any executor, labelled or not.
         trigger("anywhere");
         assertThat(tasksOf(poll("exec-test"))).containsExactly("anywhere");
 
-        // Work only a prod executor may take is not "ready" for the test executor: its long poll waits instead of spinning.
+        // Work only a prod executor may take is not "ready" for the test executor: its long poll waits instead of
+        // spinning.
         trigger("deploy_prod");
-        var forTest = store.tx(tx -> store.instances().nextReady(tx, List.of("default"), List.of("test"))
+        var forTest = store.tx(tx -> store.instances()
+                .nextReady(tx, List.of("default"), List.of("test"))
                 .map(InstanceStore.NextReady::until));
-        var forProd = store.tx(tx -> store.instances().nextReady(tx, List.of("default"), List.of("prod"))
+        var forProd = store.tx(tx -> store.instances()
+                .nextReady(tx, List.of("default"), List.of("prod"))
                 .map(InstanceStore.NextReady::until));
         assertThat(forTest).isEmpty();
         assertThat(forProd).hasValue(Duration.ZERO);
-        boolean prodLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod"), 60_000));
-        boolean prodEuLive = store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod", "eu"), 60_000));
+        boolean prodLive =
+                store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod"), 60_000));
+        boolean prodEuLive =
+                store.tx(tx -> store.executors().liveExecutorWithLabels(tx, "default", List.of("prod", "eu"), 60_000));
         assertThat(prodLive).isTrue();
         assertThat(prodEuLive).isFalse();
     }
@@ -99,7 +113,8 @@ abstract class EnvironmentContractTest {
         List<WorkItem> prod = poll("exec-prod");
         assertThat(test).extracting(WorkItem::instanceId).containsExactly(onTest);
         assertThat(prod).extracting(WorkItem::instanceId).containsExactly(onProd);
-        long taskId = store.tx(tx -> store.tasks().find(tx, "deploy").orElseThrow()).id();
+        long taskId =
+                store.tx(tx -> store.tasks().find(tx, "deploy").orElseThrow()).id();
         List<String> v1 = store.tx(tx -> store.tasks().labels(tx, taskId, 1));
         List<String> v2 = store.tx(tx -> store.tasks().labels(tx, taskId, 2));
         assertThat(v1).containsExactly("test");
@@ -107,7 +122,9 @@ abstract class EnvironmentContractTest {
     }
 
     void register(String id, List<String> labels) {
-        node.dispatcher().register(new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of(), labels));
+        node.dispatcher()
+                .register(new Register(
+                        id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of(), labels));
     }
 
     long trigger(String name) {

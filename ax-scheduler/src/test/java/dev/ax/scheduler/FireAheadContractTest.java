@@ -54,7 +54,8 @@ abstract class FireAheadContractTest {
     }
 
     List<InstanceRow> runs(String task) {
-        return store.tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000));
+        return store.tx(
+                tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000));
     }
 
     List<InstanceRow> ahead(String task) {
@@ -64,7 +65,9 @@ abstract class FireAheadContractTest {
     /** The runs whose slot is more than {@code margin} after now. */
     List<InstanceRow> ahead(String task, Duration margin) {
         Instant now = store.tx(tx -> tx.now());
-        return runs(task).stream().filter(r -> r.scheduledAt().isAfter(now.plus(margin))).toList();
+        return runs(task).stream()
+                .filter(r -> r.scheduledAt().isAfter(now.plus(margin)))
+                .toList();
     }
 
     @Test
@@ -88,8 +91,11 @@ abstract class FireAheadContractTest {
             claimed.addAll(node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000)));
         }
         for (WorkItem w : claimed) {
-            InstanceRow r = store.tx(tx -> store.instances().find(tx, w.instanceId()).orElseThrow());
-            assertThat(r.startedAt()).as("run %d claimed before its slot", r.id()).isAfterOrEqualTo(r.scheduledAt());
+            InstanceRow r =
+                    store.tx(tx -> store.instances().find(tx, w.instanceId()).orElseThrow());
+            assertThat(r.startedAt())
+                    .as("run %d claimed before its slot", r.id())
+                    .isAfterOrEqualTo(r.scheduledAt());
         }
     }
 
@@ -105,26 +111,36 @@ abstract class FireAheadContractTest {
      */
     InstanceRow runFiredAheadWithinClaimAhead() {
         node.close();
-        node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
+        node = TestNodes.node(
+                store,
+                "n1",
+                Duration.ZERO,
+                SchedulerConfig.DEFAULT.withFireAhead(AHEAD).withClaimAhead(Duration.ofSeconds(3)));
         node.tasks().create(task("pulse", cron("*/5 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
         long target = ahead("pulse").getFirst().id();
         Instant now = dbNow();
-        store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = CASE WHEN id = ? THEN ? ELSE ? END WHERE state = 'READY'",
-                target, now.plusMillis(1_500), now.plusSeconds(60)));
+        store.tx(tx -> tx.update(
+                "UPDATE ax_instance SET ready_at = CASE WHEN id = ? THEN ? ELSE ? END WHERE state = 'READY'",
+                target,
+                now.plusMillis(1_500),
+                now.plusSeconds(60)));
         return store.tx(tx -> store.instances().find(tx, target).orElseThrow());
     }
 
     @Test
-    void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock() throws Exception {
+    void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock()
+            throws Exception {
         InstanceRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.readyAt();
 
         // A poll whose wait ends before the slot leaves the slot's runs alone.
         List<WorkItem> early = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 200));
         assertThat(early).noneMatch(w -> w.instanceId() == target.id());
-        assertThat(store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow()).state()).isEqualTo(InstanceState.READY);
+        assertThat(store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow())
+                        .state())
+                .isEqualTo(InstanceState.READY);
 
         // One whose wait lasts past the slot claims them now and answers at the slot, not before.
         List<WorkItem> got;
@@ -133,14 +149,19 @@ abstract class FireAheadContractTest {
             got = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000));
             answeredAt = dbNow();
         } while (got.stream().noneMatch(w -> w.instanceId() == target.id()));
-        assertThat(answeredAt).as("answered at the slot by the database's clock").isAfterOrEqualTo(slot);
+        assertThat(answeredAt)
+                .as("answered at the slot by the database's clock")
+                .isAfterOrEqualTo(slot);
         assertThat(answeredAt).as("not after the next slot").isBefore(slot.plusSeconds(5));
         InstanceRow run = store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow());
         assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
         assertThat(run.startedAt()).isEqualTo(slot);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, target.id(), 0, 10));
-        assertThat(events).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
-                .satisfies(e -> assertThat(e.at()).as("claimed ahead of the slot").isBefore(slot));
+        assertThat(events)
+                .filteredOn(e -> e.type() == EventType.CLAIMED)
+                .singleElement()
+                .satisfies(
+                        e -> assertThat(e.at()).as("claimed ahead of the slot").isBefore(slot));
     }
 
     @Test
@@ -161,13 +182,19 @@ abstract class FireAheadContractTest {
             }
         });
         // Interrupted while it holds the runs it claimed ahead.
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
-                store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow()).state() == InstanceState.RUNNING);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow())
+                                        .state()
+                                == InstanceState.RUNNING);
         poller.interrupt();
         poller.join(10_000);
 
         assertThat(got.get()).extracting(WorkItem::instanceId).contains(target.id());
-        assertThat(answeredAt.get()).as("handed out at the slot, not when interrupted").isAfterOrEqualTo(slot);
+        assertThat(answeredAt.get())
+                .as("handed out at the slot, not when interrupted")
+                .isAfterOrEqualTo(slot);
         assertThat(interruptKept).as("the interrupt is kept for the caller").isTrue();
     }
 
@@ -193,11 +220,18 @@ abstract class FireAheadContractTest {
             List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, r.id(), 0, 10));
             assertThat(events.getLast().type()).isEqualTo(EventType.CANCELED);
             assertThat(events.getLast().message()).contains("task paused before its slot");
-            assertThat(now.message()).as("the run itself says why").contains("canceled by ops: task paused before its slot");
+            assertThat(now.message())
+                    .as("the run itself says why")
+                    .contains("canceled by ops: task paused before its slot");
         }
-        EventRow paused = store.tx(tx -> store.events().forTask(tx, ahead.getFirst().taskId(), Long.MAX_VALUE, 10)).stream()
-                .filter(e -> e.type() == EventType.TASK_PAUSED).findFirst().orElseThrow();
-        assertThat(paused.message()).contains(ahead.size() == 1 ? "canceled run " : "canceled runs ").contains("created ahead of")
+        EventRow paused =
+                store.tx(tx -> store.events().forTask(tx, ahead.getFirst().taskId(), Long.MAX_VALUE, 10)).stream()
+                        .filter(e -> e.type() == EventType.TASK_PAUSED)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(paused.message())
+                .contains(ahead.size() == 1 ? "canceled run " : "canceled runs ")
+                .contains("created ahead of")
                 .contains(ahead.stream().map(r -> String.valueOf(r.id())).toList());
     }
 
@@ -208,8 +242,10 @@ abstract class FireAheadContractTest {
         List<InstanceRow> ahead = ahead("pulse", STILL_AHEAD);
         assertThat(ahead).isNotEmpty();
 
-        int v2 = node.tasks().update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v2", Map.of("overflow", "ALLOW")), "ops")
-                .task().version();
+        int v2 = node.tasks()
+                .update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v2", Map.of("overflow", "ALLOW")), "ops")
+                .task()
+                .version();
         for (InstanceRow r : ahead) {
             InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
             assertThat(now.state()).isEqualTo(InstanceState.READY);
@@ -217,7 +253,8 @@ abstract class FireAheadContractTest {
         }
 
         // Now one at a time: whether a slot runs is decided at the slot, so the runs fired ahead are canceled.
-        node.tasks().update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v3", Map.of("overflow", "SKIP")), "ops");
+        node.tasks()
+                .update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v3", Map.of("overflow", "SKIP")), "ops");
         for (InstanceRow r : ahead) {
             InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
             assertThat(now.state()).isEqualTo(InstanceState.CANCELED);

@@ -9,10 +9,10 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.schedule.Schedules;
+import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
-import dev.ax.store.ClockBoundaries;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -55,7 +55,8 @@ abstract class FiringContractTest {
     @Test
     void fires_once_per_slot_when_run_finishes_in_milliseconds() throws Exception {
         node.tasks().create(task("daily_sync", cron("30 1 * * *"), "true", null), "test");
-        // One second back must lie between the latest 01:30 slot and the next, so that the tick has exactly one slot to fire.
+        // One second back must lie between the latest 01:30 slot and the next, so that the tick has exactly one slot to
+        // fire.
         ClockBoundaries.awaitClearOfTimeOfDay(store, ZoneOffset.UTC, LocalTime.of(1, 30, 1), Duration.ofSeconds(10));
         moveNextFireTo("daily_sync", Duration.ofSeconds(-1));
         try (var executor = new TestNodes.FastExecutor(node.dispatcher(), "fast")) {
@@ -64,11 +65,14 @@ abstract class FiringContractTest {
             for (int i = 0; i < 20; i++) {
                 node.firing().tick();
             }
-            assertThat(instancesOf("daily_sync")).hasSize(1).allSatisfy(r -> assertThat(r.state().isSuccessful()).isTrue());
+            assertThat(instancesOf("daily_sync"))
+                    .hasSize(1)
+                    .allSatisfy(r -> assertThat(r.state().isSuccessful()).isTrue());
             assertThat(executor.errors()).isZero();
         }
         TaskRow t = taskRow("daily_sync");
-        assertThat(t.nextFireAt()).isAfter(Instant.now().plus(Duration.ofHours(1)).minus(Duration.ofDays(1)));
+        assertThat(t.nextFireAt())
+                .isAfter(Instant.now().plus(Duration.ofHours(1)).minus(Duration.ofDays(1)));
     }
 
     @Test
@@ -95,9 +99,22 @@ abstract class FiringContractTest {
     void a_second_insert_for_the_same_slot_is_refused_by_the_unique_index() {
         node.tasks().create(task("daily", cron("0 2 * * *"), "true", null), "test");
         TaskRow t = taskRow("daily");
-        var slot = new NewInstance(t.id(), t.name(), t.version(), Cause.CRON, "2026-11-29T02:00:00Z",
-                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", "test", "n1",
-                null, null, null);
+        var slot = new NewInstance(
+                t.id(),
+                t.name(),
+                t.version(),
+                Cause.CRON,
+                "2026-11-29T02:00:00Z",
+                Instant.parse("2026-11-29T02:00:00Z"),
+                Map.of(),
+                InstanceState.READY,
+                1,
+                "default",
+                "test",
+                "n1",
+                null,
+                null,
+                null);
         Optional<Long> first = store.tx(tx -> store.instances().create(tx, slot));
         Optional<Long> second = store.tx(tx -> store.instances().create(tx, slot));
         assertThat(first).isPresent();
@@ -111,7 +128,8 @@ abstract class FiringContractTest {
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
         List<InstanceRow> runs = instancesOf("minutely");
-        // Ten minutes back to now there are 11 slots (12 if the minute ends before the tick); the latest is inside the 60 s window, on time.
+        // Ten minutes back to now there are 11 slots (12 if the minute ends before the tick); the latest is inside the
+        // 60 s window, on time.
         assertThat(runs).hasSizeBetween(1, 2);
         List<EventRow> skipped = events("minutely", EventType.MISFIRE_SKIPPED);
         assertThat(skipped).hasSizeBetween(8, 10);
@@ -122,10 +140,13 @@ abstract class FiringContractTest {
     void skip_runs_no_missed_slot_and_leaves_an_event_for_each() {
         node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "SKIP")), "test");
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
-        // Lateness is judged from before the tick: a later reading may be in the next minute and make the on-time run look late.
+        // Lateness is judged from before the tick: a later reading may be in the next minute and make the on-time run
+        // look late.
         Instant ticked = dbNow();
         node.firing().tick();
-        long late = instancesOf("minutely").stream().filter(r -> r.scheduledAt().isBefore(ticked.minusSeconds(60))).count();
+        long late = instancesOf("minutely").stream()
+                .filter(r -> r.scheduledAt().isBefore(ticked.minusSeconds(60)))
+                .count();
         assertThat(late).isZero();
         assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).hasSizeBetween(9, 11);
     }
@@ -150,10 +171,12 @@ abstract class FiringContractTest {
         node.firing().tick();
         assertThat(instancesOf("minutely")).isEmpty();
         node.tasks().setPaused("minutely", false, "test");
-        // Lateness is judged from before the tick: a later reading may be in the next minute and make the on-time run look late.
+        // Lateness is judged from before the tick: a later reading may be in the next minute and make the on-time run
+        // look late.
         Instant resumed = dbNow();
         node.firing().tick();
-        assertThat(instancesOf("minutely").stream().filter(r -> r.scheduledAt().isBefore(resumed.minusSeconds(60)))).isEmpty();
+        assertThat(instancesOf("minutely").stream().filter(r -> r.scheduledAt().isBefore(resumed.minusSeconds(60))))
+                .isEmpty();
         assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).isNotEmpty();
     }
 
@@ -175,9 +198,18 @@ abstract class FiringContractTest {
     @Test
     void a_batch_of_unlimited_and_gated_tasks_gives_each_slot_one_run_decided_by_its_policy() {
         node.tasks().create(task("unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
-        node.tasks().create(task("skipping", cron("* * * * * *"), "true", Map.of("overflow", "SKIP", "maxConcurrency", 1)), "test");
-        node.tasks().create(task("keyed", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}")),
-                "test");
+        node.tasks()
+                .create(
+                        task("skipping", cron("* * * * * *"), "true", Map.of("overflow", "SKIP", "maxConcurrency", 1)),
+                        "test");
+        node.tasks()
+                .create(
+                        task(
+                                "keyed",
+                                cron("* * * * * *"),
+                                "true",
+                                Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}")),
+                        "test");
         Map<String, Instant> from = new HashMap<>();
         for (String name : List.of("unlimited", "skipping", "keyed")) {
             moveNextFireTo(name, Duration.ofSeconds(-1));
@@ -191,15 +223,18 @@ abstract class FiringContractTest {
             // From the slot it stood at to the one it stands at now: every slot once, and at least two.
             assertOneInstancePerConsecutiveSecond(runs);
             assertThat(runs).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).min(Instant::compareTo)).contains(from.get(name));
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo)).contains(taskRow(name).nextFireAt().minusSeconds(1));
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).min(Instant::compareTo))
+                    .contains(from.get(name));
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo))
+                    .contains(taskRow(name).nextFireAt().minusSeconds(1));
             slots += runs.size();
         }
         assertThat(created).isEqualTo(slots);
         assertThat(node.firing().firedCount()).isEqualTo(slots);
         assertThat(node.firing().duplicatesPrevented()).isZero();
 
-        assertThat(instancesOf("unlimited")).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.READY));
+        assertThat(instancesOf("unlimited"))
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.READY));
         List<EventRow> created1 = events("unlimited", EventType.CREATED);
         assertThat(created1).hasSize(instancesOf("unlimited").size()).allSatisfy(e -> {
             assertThat(e.message()).isEqualTo("overflow ALLOW: no limit");
@@ -208,48 +243,74 @@ abstract class FiringContractTest {
             assertThat(e.nodeId()).isEqualTo("n1");
             assertThat(e.data()).containsEntry("cause", "cron").containsKey("fireKey");
         });
-        assertThat(created1.stream().map(e -> e.data().get("fireKey")).distinct()).hasSize(created1.size());
+        assertThat(created1.stream().map(e -> e.data().get("fireKey")).distinct())
+                .hasSize(created1.size());
 
         // SKIP with one slot: the oldest slot runs, the others are skipped as overlapping it.
-        List<InstanceRow> skipping = instancesOf("skipping").stream().sorted(Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        List<InstanceRow> skipping = instancesOf("skipping").stream()
+                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+                .toList();
         assertThat(skipping.getFirst().state()).isEqualTo(InstanceState.READY);
-        assertThat(skipping.subList(1, skipping.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+        assertThat(skipping.subList(1, skipping.size()))
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
         assertThat(events("skipping", EventType.OVERLAP_SKIPPED)).hasSize(skipping.size() - 1);
 
         // One key for every slot: the first run does the work, the others are deduplicated against it.
-        List<InstanceRow> keyed = instancesOf("keyed").stream().sorted(Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        List<InstanceRow> keyed = instancesOf("keyed").stream()
+                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+                .toList();
         assertThat(keyed).allSatisfy(r -> assertThat(r.requestId()).isEqualTo("keyed"));
         assertThat(keyed.getFirst().state()).isEqualTo(InstanceState.READY);
-        assertThat(keyed.subList(1, keyed.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+        assertThat(keyed.subList(1, keyed.size()))
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
         assertThat(events("keyed", EventType.DEDUPLICATED)).hasSize(keyed.size() - 1);
     }
 
     /** The runs written together are the runs the gate writes one by one: row, business date and CREATED event. */
     @Test
     void admitting_together_writes_what_admitting_one_by_one_writes() {
-        node.tasks().create(task("unlimited", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "maxRetries", 2)), "test");
+        node.tasks()
+                .create(
+                        task("unlimited", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "maxRetries", 2)),
+                        "test");
         // Something depends on it, so its runs carry their business date.
-        node.tasks().create(DependencyContractTest.task("after_it", cron("0 3 * * *"), List.of(DependencyContractTest.sameDate("unlimited")),
-                null, null), "test");
+        node.tasks()
+                .create(
+                        DependencyContractTest.task(
+                                "after_it",
+                                cron("0 3 * * *"),
+                                List.of(DependencyContractTest.sameDate("unlimited")),
+                                null,
+                                null),
+                        "test");
         ConcurrencyGate gate = new ConcurrencyGate(node.context());
         TaskRow t = taskRow("unlimited");
         assertThat(ConcurrencyGate.admitsBySlotAlone(t)).isTrue();
-        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "missed slot fired late"))).orElseThrow();
-        List<Optional<Long>> together = store.tx(tx -> gate.admitAll(tx, List.of(
-                new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "missed slot fired late")),
-                new ConcurrencyGate.Admission(t, slot(t, "2026-11-28T02:00:00Z", "again")))));
+        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "missed slot fired late")))
+                .orElseThrow();
+        List<Optional<Long>> together = store.tx(tx -> gate.admitAll(
+                tx,
+                List.of(
+                        new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "missed slot fired late")),
+                        new ConcurrencyGate.Admission(t, slot(t, "2026-11-28T02:00:00Z", "again")))));
         assertThat(together.get(1)).as("the slot admitted one by one").isEmpty();
         long two = together.getFirst().orElseThrow();
         InstanceRow a = store.tx(tx -> store.instances().find(tx, one).orElseThrow());
         InstanceRow b = store.tx(tx -> store.instances().find(tx, two).orElseThrow());
-        assertThat(b).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
+        assertThat(b)
+                .usingRecursiveComparison()
+                .ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
                 .isEqualTo(a);
         assertThat(b.maxAttempts()).isEqualTo(3);
         assertThat(businessDate(two)).isEqualTo(LocalDate.parse("2026-11-29"));
         assertThat(businessDate(one)).isEqualTo(LocalDate.parse("2026-11-28"));
         EventRow ea = store.tx(tx -> store.events().forInstance(tx, one, 0, 10)).getFirst();
         List<EventRow> eb = store.tx(tx -> store.events().forInstance(tx, two, 0, 10));
-        assertThat(eb).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data").isEqualTo(ea);
+        assertThat(eb)
+                .singleElement()
+                .usingRecursiveComparison()
+                .ignoringFields("id", "instanceId", "at", "data")
+                .isEqualTo(ea);
         assertThat(ea.message()).isEqualTo("missed slot fired late; overflow ALLOW: no limit");
         assertThat(eb.getFirst().data()).isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
     }
@@ -263,18 +324,38 @@ abstract class FiringContractTest {
                 "keyed", Map.of("overflow", "ALLOW", "idempotencyKey", "{{taskName}}:{{date}}"));
         gated.forEach((name, policy) -> {
             node.tasks().create(task(name, cron("0 2 * * *"), "true", policy), "test");
-            assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow(name))).as(name).isFalse();
+            assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow(name)))
+                    .as(name)
+                    .isFalse();
         });
-        Map<String, Object> waits = new LinkedHashMap<>(task("waits", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")));
+        Map<String, Object> waits =
+                new LinkedHashMap<>(task("waits", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW")));
         waits.put("dependsOn", List.of(Map.of("task", "default", "scope", "sameDate")));
         node.tasks().create(waits, "test");
         assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow("waits"))).isFalse();
-        node.tasks().create(task("sharded", cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW", "sharding", Map.of("shards", 3))), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "sharded",
+                                cron("0 2 * * *"),
+                                "true",
+                                Map.of("overflow", "ALLOW", "sharding", Map.of("shards", 3))),
+                        "test");
         assertThat(ConcurrencyGate.admitsBySlotAlone(taskRow("sharded"))).isTrue();
         TaskRow rollingOut = taskRow("sharded");
-        TaskRow canary = new TaskRow(rollingOut.id(), rollingOut.name(), rollingOut.version(), rollingOut.definition(), true,
-                rollingOut.nextFireAt(), rollingOut.createdAt(), rollingOut.createdBy(), rollingOut.updatedAt(), rollingOut.updatedBy(),
-                true, false);
+        TaskRow canary = new TaskRow(
+                rollingOut.id(),
+                rollingOut.name(),
+                rollingOut.version(),
+                rollingOut.definition(),
+                true,
+                rollingOut.nextFireAt(),
+                rollingOut.createdAt(),
+                rollingOut.createdBy(),
+                rollingOut.updatedAt(),
+                rollingOut.updatedBy(),
+                true,
+                false);
         assertThat(ConcurrencyGate.admitsBySlotAlone(canary)).isFalse();
     }
 
@@ -293,19 +374,30 @@ abstract class FiringContractTest {
         for (String name : names) {
             List<InstanceRow> runs = instancesOf(name);
             assertOneInstancePerConsecutiveSecond(runs);
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo)).contains(taskRow(name).nextFireAt().minusSeconds(1));
-            InstanceRow taken = runs.stream().min(Comparator.comparing(InstanceRow::scheduledAt)).orElseThrow();
+            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo))
+                    .contains(taskRow(name).nextFireAt().minusSeconds(1));
+            InstanceRow taken = runs.stream()
+                    .min(Comparator.comparing(InstanceRow::scheduledAt))
+                    .orElseThrow();
             List<EventRow> takenEvents = store.tx(tx -> store.events().forInstance(tx, taken.id(), 0, 10));
-            assertThat(takenEvents).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("fired by another node"));
+            assertThat(takenEvents)
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.message()).isEqualTo("fired by another node"));
         }
         assertThat(node.firing().duplicatesPrevented()).isEqualTo(2);
-        assertThat(node.firing().firedCount()).isEqualTo(instancesOf("unlimited").size() + instancesOf("queued").size() - 2);
+        assertThat(node.firing().firedCount())
+                .isEqualTo(
+                        instancesOf("unlimited").size() + instancesOf("queued").size() - 2);
     }
 
     @Test
     void fire_all_of_an_unlimited_task_runs_every_missed_slot_and_says_each_was_late() {
-        node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ALL", "overflow", "ALLOW")), "test");
-        // Ten minutes back to now there are 11 slots, and a 12th if the tick comes within the fire-ahead of the minute's end.
+        node.tasks()
+                .create(
+                        task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ALL", "overflow", "ALLOW")),
+                        "test");
+        // Ten minutes back to now there are 11 slots, and a 12th if the tick comes within the fire-ahead of the
+        // minute's end.
         ClockBoundaries.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
@@ -315,19 +407,30 @@ abstract class FiringContractTest {
         // Every slot but the one inside the 60 s window was late.
         assertThat(caughtUp).hasSizeBetween(runs.size() - 1, runs.size());
         assertThat(caughtUp.stream().map(e -> ((Number) e.data().get("instanceId")).longValue()))
-                .doesNotHaveDuplicates().allSatisfy(id -> assertThat(runs).extracting(InstanceRow::id).contains(id));
+                .doesNotHaveDuplicates()
+                .allSatisfy(id -> assertThat(runs).extracting(InstanceRow::id).contains(id));
         for (EventRow e : caughtUp) {
             long id = ((Number) e.data().get("instanceId")).longValue();
-            EventRow made = store.tx(tx -> store.events().forInstance(tx, id, 0, 10)).getFirst();
+            EventRow made =
+                    store.tx(tx -> store.events().forInstance(tx, id, 0, 10)).getFirst();
             assertThat(made.type()).isEqualTo(EventType.CREATED);
-            assertThat(made.message()).isEqualTo(e.message() + "; overflow ALLOW: no limit").contains("missed slot " + e.data().get("slot"));
+            assertThat(made.message())
+                    .isEqualTo(e.message() + "; overflow ALLOW: no limit")
+                    .contains("missed slot " + e.data().get("slot"));
         }
         assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).isEmpty();
     }
 
     @Test
     void fire_once_of_an_unlimited_task_records_the_slots_it_skips() {
-        node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ONCE", "overflow", "ALLOW")), "test");
+        node.tasks()
+                .create(
+                        task(
+                                "minutely",
+                                cron("* * * * *"),
+                                "true",
+                                Map.of("misfire", "FIRE_ONCE", "overflow", "ALLOW")),
+                        "test");
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
         // The latest missed slot, perhaps the current one, and the next one too when it is less than fireAhead away.
@@ -338,9 +441,22 @@ abstract class FiringContractTest {
     }
 
     NewInstance slot(TaskRow t, String fireKey, String message) {
-        return new NewInstance(t.id(), t.name(), t.version(), Cause.CRON, fireKey, Instant.parse(fireKey),
-                Map.of(), InstanceState.READY, t.definition().policy().maxAttempts(), t.definition().group(), node.context().schedulerActor(),
-                "n1", null, null, message);
+        return new NewInstance(
+                t.id(),
+                t.name(),
+                t.version(),
+                Cause.CRON,
+                fireKey,
+                Instant.parse(fireKey),
+                Map.of(),
+                InstanceState.READY,
+                t.definition().policy().maxAttempts(),
+                t.definition().group(),
+                node.context().schedulerActor(),
+                "n1",
+                null,
+                null,
+                message);
     }
 
     /** Both ways of admitting leave the business date out when nothing depends on the task (the index of dates holds only those asked for). */
@@ -350,22 +466,31 @@ abstract class FiringContractTest {
         ConcurrencyGate gate = new ConcurrencyGate(node.context());
         TaskRow t = taskRow("alone");
         assertThat(t.hasDependents()).isFalse();
-        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "one"))).orElseThrow();
-        long two = store.tx(tx -> gate.admitAll(tx, List.of(new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "two")))))
-                .getFirst().orElseThrow();
+        long one = store.tx(tx -> gate.admit(tx, t, slot(t, "2026-11-28T02:00:00Z", "one")))
+                .orElseThrow();
+        long two = store.tx(tx -> gate.admitAll(
+                        tx, List.of(new ConcurrencyGate.Admission(t, slot(t, "2026-11-29T02:00:00Z", "two")))))
+                .getFirst()
+                .orElseThrow();
         assertThat(businessDate(one)).isNull();
         assertThat(businessDate(two)).isNull();
     }
 
     /** The stored business date of a run; null when it has none. */
     LocalDate businessDate(long id) {
-        return store.tx(tx -> tx.query("SELECT business_date FROM ax_instance WHERE id = ?",
-                r -> r.str("business_date") == null ? null : LocalDate.parse(r.str("business_date").substring(0, 10)), id)).getFirst();
+        return store.tx(tx -> tx.query(
+                        "SELECT business_date FROM ax_instance WHERE id = ?",
+                        r -> r.str("business_date") == null
+                                ? null
+                                : LocalDate.parse(r.str("business_date").substring(0, 10)),
+                        id))
+                .getFirst();
     }
 
     static void assertOneInstancePerConsecutiveSecond(List<InstanceRow> runs) {
         assertThat(runs).isNotEmpty();
-        List<Instant> slots = runs.stream().map(InstanceRow::scheduledAt).sorted().toList();
+        List<Instant> slots =
+                runs.stream().map(InstanceRow::scheduledAt).sorted().toList();
         assertThat(slots).doesNotHaveDuplicates();
         assertThat(runs.stream().map(InstanceRow::fireKey).toList()).doesNotHaveDuplicates();
         Instant first = slots.getFirst();
@@ -374,7 +499,8 @@ abstract class FiringContractTest {
     }
 
     List<InstanceRow> instancesOf(String task) {
-        return store.tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
+        return store.tx(
+                tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
     }
 
     List<EventRow> events(String task, EventType type) {
@@ -397,7 +523,9 @@ abstract class FiringContractTest {
         // The latest slot at or before the target: where next_fire_at would stand after downtime.
         var schedule = Schedules.of(t.definition().trigger());
         Instant slot = schedule.nextAfter(target.minus(Duration.ofDays(2))).orElseThrow();
-        for (Instant next = schedule.nextAfter(slot).orElseThrow(); !next.isAfter(target); next = schedule.nextAfter(next).orElseThrow()) {
+        for (Instant next = schedule.nextAfter(slot).orElseThrow();
+                !next.isAfter(target);
+                next = schedule.nextAfter(next).orElseThrow()) {
             slot = next;
         }
         Instant due = slot;

@@ -40,7 +40,8 @@ class GroupCommitTest {
     }
 
     @Test
-    void items_arriving_while_a_batch_is_written_go_together_in_the_next_and_each_gets_its_own_answer() throws Exception {
+    void items_arriving_while_a_batch_is_written_go_together_in_the_next_and_each_gets_its_own_answer()
+            throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         GroupCommit<Integer, String> commits = new GroupCommit<>(recording(release), 1, 100);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -67,13 +68,16 @@ class GroupCommitTest {
     void batches_never_exceed_the_maximum_nor_the_writers_at_once() throws Exception {
         AtomicInteger writing = new AtomicInteger();
         AtomicInteger mostAtOnce = new AtomicInteger();
-        GroupCommit<Integer, Integer> commits = new GroupCommit<>(items -> {
-            mostAtOnce.accumulateAndGet(writing.incrementAndGet(), Math::max);
-            batches.add(List.copyOf(items));
-            Thread.onSpinWait();
-            writing.decrementAndGet();
-            return items.stream().map(i -> i * 2).toList();
-        }, 2, 8);
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>(
+                items -> {
+                    mostAtOnce.accumulateAndGet(writing.incrementAndGet(), Math::max);
+                    batches.add(List.copyOf(items));
+                    Thread.onSpinWait();
+                    writing.decrementAndGet();
+                    return items.stream().map(i -> i * 2).toList();
+                },
+                2,
+                8);
         try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
             List<Future<Integer>> answers = new ArrayList<>();
             for (int i = 0; i < 2_000; i++) {
@@ -93,17 +97,20 @@ class GroupCommitTest {
     void a_failed_batch_fails_every_item_in_it_and_the_next_batch_is_written() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        GroupCommit<Integer, String> commits = new GroupCommit<>(items -> {
-            if (calls.incrementAndGet() == 1) {
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-                throw new IllegalStateException("deadlock detected");
-            }
-            return items.stream().map(i -> "ok " + i).toList();
-        }, 1, 100);
+        GroupCommit<Integer, String> commits = new GroupCommit<>(
+                items -> {
+                    if (calls.incrementAndGet() == 1) {
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                        throw new IllegalStateException("deadlock detected");
+                    }
+                    return items.stream().map(i -> "ok " + i).toList();
+                },
+                1,
+                100);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<String> doomed = pool.submit(() -> commits.submit(1));
             await().atMost(Duration.ofSeconds(5)).until(() -> calls.get() == 1);

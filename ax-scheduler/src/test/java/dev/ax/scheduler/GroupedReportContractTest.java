@@ -110,7 +110,8 @@ abstract class GroupedReportContractTest {
         List<WorkItem> items = floodClaimed(60);
         List<Completion> reports = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            reports.add(new Completion("e1", items.get(i).ref(), true, null, 0, i % 2 == 0 ? null : "wrote " + i + " rows"));
+            reports.add(new Completion(
+                    "e1", items.get(i).ref(), true, null, 0, i % 2 == 0 ? null : "wrote " + i + " rows"));
         }
         List<ReportAnswer> answers = completeAtOnce(reports);
 
@@ -119,7 +120,9 @@ abstract class GroupedReportContractTest {
             long id = items.get(i).instanceId();
             assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
             assertThat(instance(id).finishedAt()).isNotNull();
-            List<EventRow> succeeded = events(id).stream().filter(e -> e.type() == EventType.SUCCEEDED).toList();
+            List<EventRow> succeeded = events(id).stream()
+                    .filter(e -> e.type() == EventType.SUCCEEDED)
+                    .toList();
             String message = i % 2 == 0 ? "exit 0" : "wrote " + i + " rows";
             assertThat(succeeded).singleElement().satisfies(e -> {
                 assertThat(e.actor()).isEqualTo("executor:e1");
@@ -142,11 +145,15 @@ abstract class GroupedReportContractTest {
         assertThat(answers).filteredOn(ReportAnswer::accepted).hasSize(1);
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
-        assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(2);
+        assertThat(events(id))
+                .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
+                .hasSize(2);
     }
 
     List<String> logTexts(long id) {
-        return store.tx(tx -> store.logs().read(tx, id, 0, 100)).stream().map(l -> l.stream() + ":" + l.text()).toList();
+        return store.tx(tx -> store.logs().read(tx, id, 0, 100)).stream()
+                .map(l -> l.stream() + ":" + l.text())
+                .toList();
     }
 
     @Test
@@ -156,28 +163,43 @@ abstract class GroupedReportContractTest {
         for (int i = 0; i < items.size(); i++) {
             WorkItem item = items.get(i);
             dispatcher.log(new LogChunk("e1", item.ref(), "stdout", List.of("shipped before")));
-            List<LogChunk> tail = List.of(new LogChunk("e1", item.ref(), "stdout", List.of("last of " + item.instanceId(), "end")),
+            List<LogChunk> tail = List.of(
+                    new LogChunk("e1", item.ref(), "stdout", List.of("last of " + item.instanceId(), "end")),
                     new LogChunk("e1", item.ref(), "stderr", List.of("warning")));
             // Successes go in groups, failures the single way: both store the output they carry.
-            reports.add(i % 3 == 0 ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null, tail)
-                    : new Completion("e1", item.ref(), true, null, 0, null, tail));
+            reports.add(
+                    i % 3 == 0
+                            ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null, tail)
+                            : new Completion("e1", item.ref(), true, null, 0, null, tail));
         }
         WorkItem twice = items.get(1);
-        reports.add(reports.get(1));                                                        // the same report again
-        reports.add(new Completion("stranger", items.get(2).ref(), true, null, 0, null,
+        reports.add(reports.get(1)); // the same report again
+        reports.add(new Completion(
+                "stranger",
+                items.get(2).ref(),
+                true,
+                null,
+                0,
+                null,
                 List.of(new LogChunk("stranger", items.get(2).ref(), "stdout", List.of("not mine")))));
 
         List<ReportAnswer> answers = completeAtOnce(reports);
 
-        assertThat(answers.subList(0, 31)).as("each run's report once (of the two copies, one)").filteredOn(ReportAnswer::accepted).hasSize(30);
+        assertThat(answers.subList(0, 31))
+                .as("each run's report once (of the two copies, one)")
+                .filteredOn(ReportAnswer::accepted)
+                .hasSize(30);
         assertThat(answers.getLast().accepted()).isFalse();
         for (WorkItem item : items) {
             long id = item.instanceId();
             assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
-            assertThat(logTexts(id)).as("run %d", id).containsExactly("stdout:shipped before", "stdout:last of " + id + "\nend",
-                    "stderr:warning");
+            assertThat(logTexts(id))
+                    .as("run %d", id)
+                    .containsExactly("stdout:shipped before", "stdout:last of " + id + "\nend", "stderr:warning");
         }
-        assertThat(events(twice.instanceId())).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
+        assertThat(events(twice.instanceId()))
+                .filteredOn(e -> e.type() == EventType.SUCCEEDED)
+                .hasSize(1);
     }
 
     @Test
@@ -187,7 +209,8 @@ abstract class GroupedReportContractTest {
         for (int i = 0; i < items.size(); i++) {
             WorkItem item = items.get(i);
             // Successes go in groups, failures the single way: both record the start first.
-            Completion c = i % 4 == 0 ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null)
+            Completion c = i % 4 == 0
+                    ? new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 1, null)
                     : new Completion("e1", item.ref(), true, null, 0, null);
             reports.add(c.withStart(2000 + item.instanceId()));
         }
@@ -196,19 +219,29 @@ abstract class GroupedReportContractTest {
 
         List<ReportAnswer> answers = completeAtOnce(reports);
 
-        assertThat(answers.subList(0, 20)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.subList(0, 20))
+                .allSatisfy(a -> assertThat(a.accepted()).isTrue());
         assertThat(answers.getLast().accepted()).isFalse();
         for (WorkItem item : items) {
             long id = item.instanceId();
             assertThat(instance(id).pid()).isEqualTo(2000 + id);
             assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
-            List<EventType> types = events(id).stream().map(EventRow::type).filter(t -> t != EventType.REPORT_REFUSED).toList();
-            assertThat(types).as("run %d", id).startsWith(EventType.CREATED, EventType.CLAIMED, EventType.STARTED)
+            List<EventType> types = events(id).stream()
+                    .map(EventRow::type)
+                    .filter(t -> t != EventType.REPORT_REFUSED)
+                    .toList();
+            assertThat(types)
+                    .as("run %d", id)
+                    .startsWith(EventType.CREATED, EventType.CLAIMED, EventType.STARTED)
                     .containsOnlyOnce(EventType.STARTED);
-            assertThat(events(id)).filteredOn(e -> e.type() == EventType.STARTED).singleElement()
+            assertThat(events(id))
+                    .filteredOn(e -> e.type() == EventType.STARTED)
+                    .singleElement()
                     .satisfies(e -> assertThat(e.message()).isEqualTo("pid " + (2000 + id) + " on executor e1"));
         }
-        assertThat(events(other.instanceId())).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(1);
+        assertThat(events(other.instanceId()))
+                .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
+                .hasSize(1);
     }
 
     @Test
@@ -219,8 +252,8 @@ abstract class GroupedReportContractTest {
             reports.add(new Started("e1", item.ref(), 1000 + item.instanceId()));
         }
         WorkItem first = items.getFirst();
-        reports.add(new Started("e1", first.ref(), 5));                                           // again, another pid
-        reports.add(new Started("stranger", items.get(1).ref(), 6));                              // not the holder
+        reports.add(new Started("e1", first.ref(), 5)); // again, another pid
+        reports.add(new Started("stranger", items.get(1).ref(), 6)); // not the holder
 
         List<ReportAnswer> answers = new ArrayList<>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -233,16 +266,25 @@ abstract class GroupedReportContractTest {
             }
         }
 
-        assertThat(answers.subList(1, 40)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.subList(1, 40))
+                .allSatisfy(a -> assertThat(a.accepted()).isTrue());
         assertThat(answers.getLast().accepted()).isFalse();
         for (WorkItem item : items.subList(1, 40)) {
             assertThat(instance(item.instanceId()).pid()).isEqualTo(1000 + item.instanceId());
-            assertThat(events(item.instanceId())).filteredOn(e -> e.type() == EventType.STARTED).singleElement()
-                    .satisfies(e -> assertThat(e.message()).isEqualTo("pid " + (1000 + item.instanceId()) + " on executor e1"));
+            assertThat(events(item.instanceId()))
+                    .filteredOn(e -> e.type() == EventType.STARTED)
+                    .singleElement()
+                    .satisfies(e ->
+                            assertThat(e.message()).isEqualTo("pid " + (1000 + item.instanceId()) + " on executor e1"));
         }
-        // The same attempt reporting twice is not refused (it holds the lease), whichever came first; both are on record.
-        assertThat(events(first.instanceId())).filteredOn(e -> e.type() == EventType.STARTED).hasSize(2);
-        assertThat(events(items.get(1).instanceId())).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).hasSize(1);
+        // The same attempt reporting twice is not refused (it holds the lease), whichever came first; both are on
+        // record.
+        assertThat(events(first.instanceId()))
+                .filteredOn(e -> e.type() == EventType.STARTED)
+                .hasSize(2);
+        assertThat(events(items.get(1).instanceId()))
+                .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
+                .hasSize(1);
     }
 
     @Test
@@ -265,10 +307,13 @@ abstract class GroupedReportContractTest {
             }
         }
 
-        assertThat(answers.subList(0, 20)).allSatisfy(a -> assertThat(a.accepted()).isTrue());
+        assertThat(answers.subList(0, 20))
+                .allSatisfy(a -> assertThat(a.accepted()).isTrue());
         assertThat(answers.getLast().accepted()).isFalse();
         for (WorkItem item : items) {
-            List<String> texts = store.tx(tx -> store.logs().read(tx, item.instanceId(), 0, 100)).stream().map(l -> l.text()).toList();
+            List<String> texts = store.tx(tx -> store.logs().read(tx, item.instanceId(), 0, 100)).stream()
+                    .map(l -> l.text())
+                    .toList();
             assertThat(texts).containsExactly("line 1 of " + item.instanceId() + "\nline 2");
         }
     }
@@ -283,7 +328,8 @@ abstract class GroupedReportContractTest {
         assertThat(item.instanceId()).isEqualTo(first);
 
         assertThat(completeAtOnce(List.of(new Completion("e1", item.ref(), true, null, 0, null))))
-                .singleElement().satisfies(a -> assertThat(a.accepted()).isTrue());
+                .singleElement()
+                .satisfies(a -> assertThat(a.accepted()).isTrue());
 
         // Released in the same transaction as the success: no loop tick needed.
         assertThat(instance(first).state()).isEqualTo(InstanceState.SUCCESS);
@@ -297,7 +343,8 @@ abstract class GroupedReportContractTest {
     @Test
     void triggers_sent_at_once_each_get_their_own_run_and_a_bad_one_is_refused_alone() throws Exception {
         node.tasks().create(task("burst", event(), "echo {{params.day}}", Map.of("overflow", "ALLOW")), "test");
-        long first = node.tasks().trigger("burst", Map.of("day", "d-first"), Cause.EVENT, "test"); // learns it admits by slot alone
+        long first = node.tasks()
+                .trigger("burst", Map.of("day", "d-first"), Cause.EVENT, "test"); // learns it admits by slot alone
         int n = 40;
         List<Future<Long>> good = new ArrayList<>();
         List<Future<Long>> bad = new ArrayList<>();
@@ -316,17 +363,22 @@ abstract class GroupedReportContractTest {
         }
         assertThat(dayOf).hasSize(n).doesNotContainKey(first);
         for (Map.Entry<Long, String> e : dayOf.entrySet()) {
-            InstanceRow run = store.tx(tx -> store.instances().find(tx, e.getKey())).orElseThrow();
+            InstanceRow run =
+                    store.tx(tx -> store.instances().find(tx, e.getKey())).orElseThrow();
             assertThat(run.state()).isEqualTo(InstanceState.READY);
             assertThat(run.params()).containsEntry("day", e.getValue());
             List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, e.getKey(), 0, 100));
             assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
         }
         for (Future<Long> f : bad) {
-            assertThat(catchThrowable(f::get)).cause().isInstanceOf(ValidationException.class).hasMessageContaining("params.day");
+            assertThat(catchThrowable(f::get))
+                    .cause()
+                    .isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("params.day");
         }
-        long runs = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE task_name = 'burst'", r -> r.lng("n"))
-                .orElseThrow());
+        long runs = store.tx(
+                tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE task_name = 'burst'", r -> r.lng("n"))
+                        .orElseThrow());
         assertThat(runs).isEqualTo(n + 1);
     }
 
@@ -342,15 +394,22 @@ abstract class GroupedReportContractTest {
         long active = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
         node.tasks().update("switch", task("switch", event(), "true", Map.of("maxConcurrency", 2)), "test");
         long third = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
-        assertThat(store.tx(tx -> store.instances().find(tx, active)).orElseThrow().state()).isEqualTo(InstanceState.READY);
-        assertThat(store.tx(tx -> store.instances().find(tx, third)).orElseThrow().state()).isEqualTo(InstanceState.BLOCKED);
+        assertThat(store.tx(tx -> store.instances().find(tx, active))
+                        .orElseThrow()
+                        .state())
+                .isEqualTo(InstanceState.READY);
+        assertThat(store.tx(tx -> store.instances().find(tx, third))
+                        .orElseThrow()
+                        .state())
+                .isEqualTo(InstanceState.BLOCKED);
 
         node.tasks().create(task("gone", event(), "true", Map.of("overflow", "ALLOW")), "test");
         node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test");
         node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test");
         node.tasks().delete("gone", "test");
         assertThatThrownBy(() -> node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test"))
-                .isInstanceOf(NotFoundException.class).hasMessageContaining("gone");
+                .isInstanceOf(NotFoundException.class)
+                .hasMessageContaining("gone");
     }
 
     @Test
@@ -373,7 +432,8 @@ abstract class GroupedReportContractTest {
                     for (int round = 0; round < 20; round++) {
                         List<WorkItem> items = dispatcher.poll(new Poll(id, List.of("default"), 17, 0));
                         pollSizes.add(items.size());
-                        got.computeIfAbsent(id, k -> Collections.synchronizedList(new ArrayList<>())).addAll(items);
+                        got.computeIfAbsent(id, k -> Collections.synchronizedList(new ArrayList<>()))
+                                .addAll(items);
                     }
                     return null;
                 }));
@@ -384,14 +444,19 @@ abstract class GroupedReportContractTest {
         }
 
         assertThat(pollSizes).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(17));
-        List<Long> ids = got.values().stream().flatMap(List::stream).map(WorkItem::instanceId).toList();
+        List<Long> ids = got.values().stream()
+                .flatMap(List::stream)
+                .map(WorkItem::instanceId)
+                .toList();
         assertThat(ids).hasSize(200).doesNotHaveDuplicates();
         got.forEach((executor, items) -> items.forEach(item -> {
             InstanceRow run = instance(item.instanceId());
             assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
             assertThat(run.executorId()).isEqualTo(executor);
             assertThat(run.attempt()).isEqualTo(item.ref().attempt());
-            assertThat(events(item.instanceId())).filteredOn(ev -> ev.type() == EventType.CLAIMED).singleElement()
+            assertThat(events(item.instanceId()))
+                    .filteredOn(ev -> ev.type() == EventType.CLAIMED)
+                    .singleElement()
                     .satisfies(ev -> assertThat(ev.actor()).isEqualTo("executor:" + executor));
         }));
     }

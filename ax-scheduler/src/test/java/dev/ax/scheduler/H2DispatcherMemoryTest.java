@@ -15,11 +15,17 @@ import org.junit.jupiter.api.Test;
 class H2DispatcherMemoryTest {
     @Test
     void executors_that_stopped_polling_are_forgotten_once_they_count_as_offline() throws Exception {
-        SchedulerConfig config = new SchedulerConfig(SchedulerConfig.DEFAULT_SCAN_WINDOW, SchedulerConfig.DEFAULT_FIRE_BATCH,
-                SchedulerConfig.DEFAULT_MAX_IDLE_WAIT, SchedulerConfig.DEFAULT_LEASE_MILLIS, Duration.ofSeconds(2),
-                SchedulerConfig.DEFAULT_HOUSEKEEPING, SchedulerConfig.DEFAULT_POLL_RECHECK, Set.of());
+        SchedulerConfig config = new SchedulerConfig(
+                SchedulerConfig.DEFAULT_SCAN_WINDOW,
+                SchedulerConfig.DEFAULT_FIRE_BATCH,
+                SchedulerConfig.DEFAULT_MAX_IDLE_WAIT,
+                SchedulerConfig.DEFAULT_LEASE_MILLIS,
+                Duration.ofSeconds(2),
+                SchedulerConfig.DEFAULT_HOUSEKEEPING,
+                SchedulerConfig.DEFAULT_POLL_RECHECK,
+                Set.of());
         try (Store store = Store.open(TestNodes.fresh(false));
-             SchedulerNode node = TestNodes.node(store, "n1", Duration.ZERO, config)) {
+                SchedulerNode node = TestNodes.node(store, "n1", Duration.ZERO, config)) {
             Dispatcher dispatcher = node.dispatcher();
             AtomicLong nanos = new AtomicLong();
             dispatcher.useTicker(nanos::get);
@@ -30,15 +36,20 @@ class H2DispatcherMemoryTest {
 
             nanos.addAndGet(Duration.ofMillis(2_100).toNanos()); // past executorAlive (2 s)
             poll(dispatcher, "pod-5");
-            assertThat(dispatcher.remembered()).as("only the executor that still polls").isEqualTo(1);
+            assertThat(dispatcher.remembered())
+                    .as("only the executor that still polls")
+                    .isEqualTo(1);
 
             poll(dispatcher, "pod-0");
-            assertThat(dispatcher.remembered()).as("one that comes back is read again").isEqualTo(2);
+            assertThat(dispatcher.remembered())
+                    .as("one that comes back is read again")
+                    .isEqualTo(2);
         }
     }
 
     private static void poll(Dispatcher dispatcher, String executor) throws InterruptedException {
         dispatcher.register(new Register(executor, executor + "-s1", List.of("default"), "test", 1, "t", List.of()));
-        assertThat(dispatcher.poll(new Poll(executor, List.of("default"), 1, 0))).isEmpty();
+        assertThat(dispatcher.poll(new Poll(executor, List.of("default"), 1, 0)))
+                .isEmpty();
     }
 }

@@ -93,11 +93,21 @@ abstract class LeaseContractTest {
         // The lost executor comes back and reports: refused (fenced), and the refusal is recorded.
         ReportAnswer late = dispatcher.complete(new Completion("doomed", first.ref(), true, null, 0, "late"));
         assertThat(late.accepted()).isFalse();
-        assertThat(dispatcher.log(new LogChunk("doomed", first.ref(), "stdout", List.of("x"))).accepted()).isFalse();
-        assertThat(dispatcher.complete(new Completion("healthy", second.ref(), true, null, 0, "ok")).accepted()).isTrue();
+        assertThat(dispatcher
+                        .log(new LogChunk("doomed", first.ref(), "stdout", List.of("x")))
+                        .accepted())
+                .isFalse();
+        assertThat(dispatcher
+                        .complete(new Completion("healthy", second.ref(), true, null, 0, "ok"))
+                        .accepted())
+                .isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(events(id)).filteredOn(e -> e.type() == EventType.REPORT_REFUSED).isNotEmpty()
-                .allSatisfy(e -> assertThat(e.attempt()).as("the refused attempt, not the current one").isEqualTo(first.attempt()));
+        assertThat(events(id))
+                .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(e.attempt())
+                        .as("the refused attempt, not the current one")
+                        .isEqualTo(first.attempt()));
     }
 
     @Test
@@ -115,7 +125,9 @@ abstract class LeaseContractTest {
             return instance(id).state() == InstanceState.READY;
         });
         assertThat(instance(id).readyAt()).isBefore(instance(backlog.getFirst()).readyAt());
-        assertThat(claimOne("healthy").instanceId()).as("the lost run, not the backlog that came after it").isEqualTo(id);
+        assertThat(claimOne("healthy").instanceId())
+                .as("the lost run, not the backlog that came after it")
+                .isEqualTo(id);
     }
 
     @Test
@@ -140,9 +152,15 @@ abstract class LeaseContractTest {
         node.tasks().create(task("job", event(), "true", null), "test");
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         WorkItem item = claimOne("e1");
-        assertThat(dispatcher.complete(new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 2, "boom")).accepted()).isTrue();
+        assertThat(dispatcher
+                        .complete(new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 2, "boom"))
+                        .accepted())
+                .isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
-        assertThat(dispatcher.complete(new Completion("e1", item.ref(), true, null, 0, "second report")).accepted()).isFalse();
+        assertThat(dispatcher
+                        .complete(new Completion("e1", item.ref(), true, null, 0, "second report"))
+                        .accepted())
+                .isFalse();
         assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
         assertThat(instance(id).exitCode()).isEqualTo(2);
     }
@@ -152,8 +170,11 @@ abstract class LeaseContractTest {
         node.tasks().create(task("job", event(), "true", Map.of("maxRetries", 0)), "test");
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         WorkItem held = claimOne("box");
-        RegisterAnswer again = dispatcher.register(new Register("box", "box-s2", List.of("default"), "test", 2, "t", List.of()));
-        assertThat(again.lost()).as("named, so the new life kills what of it still runs").containsExactly(held.ref());
+        RegisterAnswer again =
+                dispatcher.register(new Register("box", "box-s2", List.of("default"), "test", 2, "t", List.of()));
+        assertThat(again.lost())
+                .as("named, so the new life kills what of it still runs")
+                .containsExactly(held.ref());
         InstanceRow run = instance(id);
         assertThat(run.state()).isEqualTo(InstanceState.FAILED);
         assertThat(run.failureKind()).isEqualTo(FailureKind.EXECUTOR_LOST);
@@ -171,7 +192,14 @@ abstract class LeaseContractTest {
         assertThat(a2.attempt()).isEqualTo(2);
         dispatcher.complete(new Completion("e1", a2.ref(), false, FailureKind.EXIT_CODE, 3, null));
         assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
-        assertThat(events(id)).extracting(EventRow::type).containsSubsequence(EventType.CREATED, EventType.CLAIMED,
-                EventType.RETRY_SCHEDULED, EventType.RETRY_READY, EventType.CLAIMED, EventType.FAILED);
+        assertThat(events(id))
+                .extracting(EventRow::type)
+                .containsSubsequence(
+                        EventType.CREATED,
+                        EventType.CLAIMED,
+                        EventType.RETRY_SCHEDULED,
+                        EventType.RETRY_READY,
+                        EventType.CLAIMED,
+                        EventType.FAILED);
     }
 }

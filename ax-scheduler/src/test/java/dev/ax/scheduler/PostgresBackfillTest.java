@@ -38,22 +38,39 @@ class PostgresBackfillTest {
     }
 
     List<InstanceRow> runs() {
-        return store.tx(tx -> store.instances().list(tx, new InstanceFilter("daily_report", null, null, null), Long.MAX_VALUE, 1000))
-                .stream().sorted(Comparator.comparing(InstanceRow::scheduledAt)).toList();
+        return store
+                .tx(tx -> store.instances()
+                        .list(tx, new InstanceFilter("daily_report", null, null, null), Long.MAX_VALUE, 1000))
+                .stream()
+                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+                .toList();
     }
 
     @Test
     void a_31_day_backfill_runs_each_date_once_two_at_a_time_and_repeating_it_creates_nothing() throws Exception {
-        node.tasks().create(Map.of("taskName", "daily_report",
-                "trigger", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                "action", Map.of("type", "shell", "command", "echo report for {{date}}"),
-                "policy", Map.of("overflow", "ALLOW")), "test");
-        var started = node.backfills().start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-31", "parallelism", 2), "ops");
+        node.tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "daily_report",
+                                "trigger",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo report for {{date}}"),
+                                "policy",
+                                Map.of("overflow", "ALLOW")),
+                        "test");
+        var started = node.backfills()
+                .start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-31", "parallelism", 2), "ops");
         assertThat(started.slots()).isEqualTo(31);
         node.start();
         try (var executor = new PostgresConcurrencyTest.SlowExecutor(node.dispatcher(), "e1", 150)) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> node.backfills().progress(started.backfillId()).backfill().state()
-                    == BackfillStore.State.DONE);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> node.backfills()
+                                    .progress(started.backfillId())
+                                    .backfill()
+                                    .state()
+                            == BackfillStore.State.DONE);
         }
         List<InstanceRow> runs = runs();
         assertThat(runs).hasSize(31).allSatisfy(r -> {
@@ -61,30 +78,48 @@ class PostgresBackfillTest {
             assertThat(r.cause()).isEqualTo(Cause.BACKFILL);
         });
         ZoneId shanghai = ZoneId.of("Asia/Shanghai");
-        assertThat(runs.stream().map(r -> LocalDate.ofInstant(r.scheduledAt(), shanghai)).toList())
-                .isEqualTo(LocalDate.parse("2026-10-01").datesUntil(LocalDate.parse("2026-11-01")).toList());
+        assertThat(runs.stream()
+                        .map(r -> LocalDate.ofInstant(r.scheduledAt(), shanghai))
+                        .toList())
+                .isEqualTo(LocalDate.parse("2026-10-01")
+                        .datesUntil(LocalDate.parse("2026-11-01"))
+                        .toList());
         // never more than 2 at once: at each start, count the runs that had started and not yet finished
         for (InstanceRow r : runs) {
-            long overlapping = runs.stream().filter(o -> !o.startedAt().isAfter(r.startedAt()) && o.finishedAt().isAfter(r.startedAt())).count();
+            long overlapping = runs.stream()
+                    .filter(o -> !o.startedAt().isAfter(r.startedAt())
+                            && o.finishedAt().isAfter(r.startedAt()))
+                    .count();
             assertThat(overlapping).isLessThanOrEqualTo(2);
         }
 
-        var again = node.backfills().start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-31", "parallelism", 2), "ops");
+        var again = node.backfills()
+                .start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-31", "parallelism", 2), "ops");
         assertThat(again.plan()).allSatisfy(p -> assertThat(p.action()).isEqualTo("skip"));
         node.housekeeping().backfills();
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.backfills().progress(again.backfillId()).backfill().state()
-                == BackfillStore.State.DONE);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        node.backfills().progress(again.backfillId()).backfill().state() == BackfillStore.State.DONE);
         assertThat(runs()).hasSize(31);
     }
 
     @Test
     void a_dry_run_lists_the_slots_and_creates_nothing() {
-        node.tasks().create(Map.of("taskName", "daily_report",
-                "trigger", Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
-                "action", Map.of("type", "shell", "command", "true")), "test");
-        var plan = node.backfills().start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-03", "dryRun", true), "ops");
+        node.tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "daily_report",
+                                "trigger",
+                                Map.of("type", "cron", "expression", "0 2 * * *", "timezone", "Asia/Shanghai"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        "test");
+        var plan = node.backfills()
+                .start("daily_report", Map.of("from", "2026-10-01", "to", "2026-10-03", "dryRun", true), "ops");
         assertThat(plan.backfillId()).isNull();
-        assertThat(plan.plan()).extracting(p -> p.slot().toString())
+        assertThat(plan.plan())
+                .extracting(p -> p.slot().toString())
                 .containsExactly("2026-09-30T18:00:00Z", "2026-10-01T18:00:00Z", "2026-10-02T18:00:00Z");
         assertThat(runs()).isEmpty();
     }

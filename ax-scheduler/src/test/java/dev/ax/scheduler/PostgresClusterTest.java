@@ -49,22 +49,26 @@ class PostgresClusterTest {
     void two_nodes_with_clocks_15s_apart_fire_each_slot_exactly_once_and_never_early() throws Exception {
         SchedulerNode fast = TestNodes.node(storeA, "node-ahead", Duration.ofSeconds(15), SchedulerConfig.DEFAULT);
         SchedulerNode slow = TestNodes.node(storeB, "node-behind", Duration.ofSeconds(-15), SchedulerConfig.DEFAULT);
-        try (fast; slow) {
+        try (fast;
+                slow) {
             fast.tasks().create(task("every_second", cron("* * * * * *"), "true", null), "test");
             // Its runs are written together with the rest of a firing batch's (overflow ALLOW): the same invariants.
-            fast.tasks().create(task("every_second_unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
+            fast.tasks()
+                    .create(
+                            task("every_second_unlimited", cron("* * * * * *"), "true", Map.of("overflow", "ALLOW")),
+                            "test");
             fast.start();
             slow.start();
             try (var e1 = new TestNodes.FastExecutor(fast.dispatcher(), "exec-a");
-                 var e2 = new TestNodes.FastExecutor(slow.dispatcher(), "exec-b")) {
+                    var e2 = new TestNodes.FastExecutor(slow.dispatcher(), "exec-b")) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> e1.completed() + e2.completed() >= 6);
                 assertThat(e1.errors() + e2.errors()).isZero();
             }
             fast.close();
             slow.close();
             for (String name : List.of("every_second", "every_second_unlimited")) {
-                List<InstanceRow> runs = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter(name, null, null, null),
-                        Long.MAX_VALUE, 10_000));
+                List<InstanceRow> runs = storeA.tx(tx -> storeA.instances()
+                        .list(tx, new InstanceFilter(name, null, null, null), Long.MAX_VALUE, 10_000));
                 FiringContractTest.assertOneInstancePerConsecutiveSecond(runs);
                 // Never early, by the database's clock: no run starts before its slot. A limited task's run is not even
                 // created before it; an unlimited one's may be (fired ahead), waiting READY for its slot.
@@ -98,7 +102,8 @@ class PostgresClusterTest {
         for (int t = 0; t < 4; t++) {
             Dispatcher d = (t % 2 == 0 ? a : b).dispatcher();
             String id = "claimer-" + t;
-            d.register(new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+            d.register(
+                    new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
                     go.await();
@@ -120,7 +125,8 @@ class PostgresClusterTest {
         }
         assertThat(failures).hasValue(0);
         assertThat(claimed).hasSize(300).doesNotHaveDuplicates();
-        List<InstanceRow> runs = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter("burst", null, null, null), Long.MAX_VALUE, 1000));
+        List<InstanceRow> runs = storeA.tx(
+                tx -> storeA.instances().list(tx, new InstanceFilter("burst", null, null, null), Long.MAX_VALUE, 1000));
         assertThat(runs).hasSize(300).allSatisfy(r -> assertThat(r.attempt()).isEqualTo(1));
     }
 }

@@ -74,8 +74,10 @@ class PostgresConcurrencyTest {
                 while (running.get()) {
                     try {
                         for (WorkItem item : d.poll(new Poll(id, List.of("default"), 10, 200))) {
-                            finisher.schedule(() -> d.complete(new Completion(id, item.ref(), true, null, 0, "done")),
-                                    runMillis, TimeUnit.MILLISECONDS);
+                            finisher.schedule(
+                                    () -> d.complete(new Completion(id, item.ref(), true, null, 0, "done")),
+                                    runMillis,
+                                    TimeUnit.MILLISECONDS);
                         }
                     } catch (InterruptedException e) {
                         return;
@@ -94,8 +96,11 @@ class PostgresConcurrencyTest {
     }
 
     List<InstanceRow> runs(String task) {
-        return storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
-                .stream().sorted(Comparator.comparing(InstanceRow::id)).toList();
+        return storeA
+                .tx(tx -> storeA.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+                .stream()
+                .sorted(Comparator.comparing(InstanceRow::id))
+                .toList();
     }
 
     List<EventRow> events(long id) {
@@ -103,10 +108,15 @@ class PostgresConcurrencyTest {
     }
 
     static void assertNoTwoRanAtOnce(List<InstanceRow> runs) {
-        List<InstanceRow> ran = runs.stream().filter(r -> r.startedAt() != null && r.finishedAt() != null)
-                .sorted(Comparator.comparing(InstanceRow::startedAt)).toList();
+        List<InstanceRow> ran = runs.stream()
+                .filter(r -> r.startedAt() != null && r.finishedAt() != null)
+                .sorted(Comparator.comparing(InstanceRow::startedAt))
+                .toList();
         for (int i = 1; i < ran.size(); i++) {
-            assertThat(ran.get(i).startedAt()).as("run %d started before run %d finished", ran.get(i).id(), ran.get(i - 1).id())
+            assertThat(ran.get(i).startedAt())
+                    .as(
+                            "run %d started before run %d finished",
+                            ran.get(i).id(), ran.get(i - 1).id())
                     .isAfterOrEqualTo(ran.get(i - 1).finishedAt());
         }
     }
@@ -116,16 +126,27 @@ class PostgresConcurrencyTest {
         a.tasks().create(task("slow", cron("* * * * * *"), "true", Map.of("overflow", "QUEUE")), "test");
         a.start();
         b.start();
-        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000); var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> runs("slow").stream().filter(r -> r.state() == InstanceState.SUCCESS).count() >= 3);
+        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000);
+                var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runs("slow").stream()
+                                    .filter(r -> r.state() == InstanceState.SUCCESS)
+                                    .count()
+                            >= 3);
             a.tasks().setPaused("slow", true, "test");
             List<InstanceRow> snapshot = runs("slow");
-            assertThat(snapshot.stream().filter(r -> r.state() == InstanceState.BLOCKED)).isNotEmpty();
-            assertThat(snapshot.stream().filter(r -> r.state() == InstanceState.RUNNING || r.state() == InstanceState.READY)).hasSizeLessThanOrEqualTo(1);
+            assertThat(snapshot.stream().filter(r -> r.state() == InstanceState.BLOCKED))
+                    .isNotEmpty();
+            assertThat(snapshot.stream()
+                            .filter(r -> r.state() == InstanceState.RUNNING || r.state() == InstanceState.READY))
+                    .hasSizeLessThanOrEqualTo(1);
         }
         List<InstanceRow> all = runs("slow");
         assertNoTwoRanAtOnce(all);
-        List<InstanceRow> started = all.stream().filter(r -> r.startedAt() != null).sorted(Comparator.comparing(InstanceRow::startedAt)).toList();
+        List<InstanceRow> started = all.stream()
+                .filter(r -> r.startedAt() != null)
+                .sorted(Comparator.comparing(InstanceRow::startedAt))
+                .toList();
         assertThat(started).extracting(InstanceRow::scheduledAt).isSorted();
         assertThat(a.loopErrors() + b.loopErrors()).isZero();
     }
@@ -135,15 +156,23 @@ class PostgresConcurrencyTest {
         a.tasks().create(task("slow", cron("* * * * * *"), "true", Map.of("overflow", "SKIP")), "test");
         a.start();
         b.start();
-        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000); var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> runs("slow").stream().filter(r -> r.state() == InstanceState.SUCCESS).count() >= 2);
+        try (var e1 = new SlowExecutor(a.dispatcher(), "e1", 3000);
+                var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runs("slow").stream()
+                                    .filter(r -> r.state() == InstanceState.SUCCESS)
+                                    .count()
+                            >= 2);
         }
         a.tasks().setPaused("slow", true, "test");
         List<InstanceRow> all = runs("slow");
         assertNoTwoRanAtOnce(all);
-        List<InstanceRow> skipped = all.stream().filter(r -> r.state() == InstanceState.SKIPPED).toList();
+        List<InstanceRow> skipped =
+                all.stream().filter(r -> r.state() == InstanceState.SKIPPED).toList();
         assertThat(skipped).isNotEmpty();
-        assertThat(skipped).allSatisfy(r -> assertThat(events(r.id())).extracting(EventRow::type).contains(EventType.OVERLAP_SKIPPED));
+        assertThat(skipped)
+                .allSatisfy(r ->
+                        assertThat(events(r.id())).extracting(EventRow::type).contains(EventType.OVERLAP_SKIPPED));
         assertThat(all.stream().filter(r -> r.state() == InstanceState.BLOCKED)).isEmpty();
     }
 
@@ -162,7 +191,12 @@ class PostgresConcurrencyTest {
     @Test
     void triggers_of_an_unlimited_task_run_side_by_side_and_a_limit_added_later_holds_at_once() throws Exception {
         a.tasks().create(task("job", event(), "true", Map.of("overflow", "ALLOW")), "test");
-        a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");   // the first trigger learns the task needs no exclusive lock
+        a.tasks()
+                .trigger(
+                        "job",
+                        Map.of(),
+                        Cause.EVENT,
+                        "test"); // the first trigger learns the task needs no exclusive lock
         b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<Long>> ids = new ArrayList<>();
@@ -201,9 +235,13 @@ class PostgresConcurrencyTest {
         long fresh = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         assertThat(state(old)).isEqualTo(InstanceState.TERMINATED);
         assertThat(state(fresh)).isEqualTo(InstanceState.READY);
-        var answer = a.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(claimed.getFirst().ref())));
+        var answer = a.dispatcher()
+                .heartbeat(new Heartbeat("e1", "s1", List.of(claimed.getFirst().ref())));
         assertThat(answer.abandon()).containsExactly(claimed.getFirst().ref());
-        assertThat(a.dispatcher().complete(new Completion("e1", claimed.getFirst().ref(), true, null, 0, "late")).accepted()).isFalse();
+        assertThat(a.dispatcher()
+                        .complete(new Completion("e1", claimed.getFirst().ref(), true, null, 0, "late"))
+                        .accepted())
+                .isFalse();
     }
 
     @Test
@@ -213,9 +251,13 @@ class PostgresConcurrencyTest {
         long second = a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long third = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         a.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
-        WorkItem w = a.dispatcher().poll(new Poll("e1", List.of("default"), 5, 1000)).getFirst();
+        WorkItem w =
+                a.dispatcher().poll(new Poll("e1", List.of("default"), 5, 1000)).getFirst();
         assertThat(w.instanceId()).isEqualTo(first);
-        assertThat(a.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, "ok")).accepted()).isTrue();
+        assertThat(a.dispatcher()
+                        .complete(new Completion("e1", w.ref(), true, null, 0, "ok"))
+                        .accepted())
+                .isTrue();
         assertThat(state(second)).isEqualTo(InstanceState.READY);
         assertThat(state(third)).isEqualTo(InstanceState.BLOCKED);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.UNBLOCKED);

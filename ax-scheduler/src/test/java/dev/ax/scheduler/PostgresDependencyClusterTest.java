@@ -58,28 +58,52 @@ class PostgresDependencyClusterTest {
     @Test
     void a_downstream_run_parked_while_its_only_upstream_run_succeeds_is_never_left_waiting() throws Exception {
         for (int i = 0; i < ROUNDS; i++) {
-            a.tasks().create(Map.of("taskName", "up" + i, "trigger", TestNodes.event(), "action",
-                    Map.of("type", "shell", "command", "true", "group", "up")), "test");
-            a.tasks().create(Map.of("taskName", "down" + i, "trigger", TestNodes.event(), "action",
-                    Map.of("type", "shell", "command", "true", "group", "down"),
-                    "dependsOn", List.of(Map.of("task", "up" + i, "scope", "sameDate"))), "test");
+            a.tasks()
+                    .create(
+                            Map.of(
+                                    "taskName",
+                                    "up" + i,
+                                    "trigger",
+                                    TestNodes.event(),
+                                    "action",
+                                    Map.of("type", "shell", "command", "true", "group", "up")),
+                            "test");
+            a.tasks()
+                    .create(
+                            Map.of(
+                                    "taskName",
+                                    "down" + i,
+                                    "trigger",
+                                    TestNodes.event(),
+                                    "action",
+                                    Map.of("type", "shell", "command", "true", "group", "down"),
+                                    "dependsOn",
+                                    List.of(Map.of("task", "up" + i, "scope", "sameDate"))),
+                            "test");
         }
         for (int i = 0; i < ROUNDS; i++) {
             String up = "up" + i;
             a.tasks().trigger(up, Map.of(), Cause.EVENT, "test");
-            WorkItem item = a.dispatcher().poll(new Poll("ea", List.of("up"), 1, 1000)).getFirst();
+            WorkItem item =
+                    a.dispatcher().poll(new Poll("ea", List.of("up"), 1, 1000)).getFirst();
             CyclicBarrier together = new CyclicBarrier(2);
-            CompletableFuture<Void> finish = CompletableFuture.runAsync(() -> {
-                await(together);
-                a.dispatcher().complete(new Completion("ea", item.ref(), true, null, 0, "done"));
-            }, threads);
-            CompletableFuture<Long> park = CompletableFuture.supplyAsync(() -> {
-                await(together);
-                return b.tasks().trigger("down" + up.substring(2), Map.of(), Cause.EVENT, "test");
-            }, threads);
+            CompletableFuture<Void> finish = CompletableFuture.runAsync(
+                    () -> {
+                        await(together);
+                        a.dispatcher().complete(new Completion("ea", item.ref(), true, null, 0, "done"));
+                    },
+                    threads);
+            CompletableFuture<Long> park = CompletableFuture.supplyAsync(
+                    () -> {
+                        await(together);
+                        return b.tasks().trigger("down" + up.substring(2), Map.of(), Cause.EVENT, "test");
+                    },
+                    threads);
             CompletableFuture.allOf(finish, park).get(60, TimeUnit.SECONDS);
             long down = park.get();
-            InstanceState state = storeA.tx(tx -> storeA.instances().find(tx, down)).orElseThrow().state();
+            InstanceState state = storeA.tx(tx -> storeA.instances().find(tx, down))
+                    .orElseThrow()
+                    .state();
             // Either it saw the success when created (READY), or the success's transaction released it.
             assertThat(state).as("round %d", i).isIn(InstanceState.READY, InstanceState.BLOCKED);
         }

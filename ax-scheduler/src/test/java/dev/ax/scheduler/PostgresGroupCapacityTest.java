@@ -90,12 +90,14 @@ class PostgresGroupCapacityTest {
     }
 
     @Test
-    void claims_through_groups_with_capacities_on_two_nodes_at_once_never_wait_for_each_other_s_group_locks() throws Exception {
+    void claims_through_groups_with_capacities_on_two_nodes_at_once_never_wait_for_each_other_s_group_locks()
+            throws Exception {
         a.tasks().create(task("flood", "bulk"), "test");
         for (int i = 0; i < 300; i++) {
             a.tasks().trigger("flood", Map.of(), Cause.EVENT, "test");
         }
-        // Every claim locks both groups (both have a capacity); each node visits an executor's groups in a rotating order.
+        // Every claim locks both groups (both have a capacity); each node visits an executor's groups in a rotating
+        // order.
         List<String> groups = List.of("bulk", "reports");
         Queue<Long> claimed = new ConcurrentLinkedQueue<>();
         try (ExecutorService pollers = Executors.newVirtualThreadPerTaskExecutor()) {

@@ -43,23 +43,33 @@ class PostgresSecretClusterTest {
     @Test
     void a_secret_set_on_one_node_is_masked_by_the_other_in_what_it_stores() throws InterruptedException {
         MasterKey key = MasterKey.random();
-        try (SchedulerNode a = TestNodes.node(storeA, "node-a", Keyring.inMemory(key)).start();
-             SchedulerNode b = TestNodes.node(storeB, "node-b", Keyring.inMemory(key)).start()) {
-            b.dispatcher().register(new Register("exec-b", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+        try (SchedulerNode a =
+                        TestNodes.node(storeA, "node-a", Keyring.inMemory(key)).start();
+                SchedulerNode b =
+                        TestNodes.node(storeB, "node-b", Keyring.inMemory(key)).start()) {
+            b.dispatcher()
+                    .register(new Register(
+                            "exec-b", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             a.tasks().create(task("job", event(), "./print-config.sh", null), "alice");
             long id = a.tasks().trigger("job", Map.of(), Cause.MANUAL, "alice");
-            WorkItem item = b.dispatcher().poll(new Poll("exec-b", List.of("default"), 10, 0)).getFirst();
+            WorkItem item = b.dispatcher()
+                    .poll(new Poll("exec-b", List.of("default"), 10, 0))
+                    .getFirst();
 
             a.secrets().set("api_token", "tok-7c1e9a55", "alice");
 
-            assertThat(a.secrets().mask().apply("token=tok-7c1e9a55")).as("at once on the node that set it").isEqualTo("token=***");
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.secrets().mask().apply("tok-7c1e9a55").equals("***"));
+            assertThat(a.secrets().mask().apply("token=tok-7c1e9a55"))
+                    .as("at once on the node that set it")
+                    .isEqualTo("token=***");
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> b.secrets().mask().apply("tok-7c1e9a55").equals("***"));
             b.dispatcher().log(new LogChunk("exec-b", item.ref(), "stdout", List.of("token=tok-7c1e9a55")));
             List<LogStore.LogLine> log = storeB.tx(tx -> storeB.logs().read(tx, id, 0, 10));
             assertThat(log).extracting(LogStore.LogLine::text).containsExactly("token=***");
 
             a.secrets().set("api_token", "tok-2b0f31d8", "alice");
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.secrets().mask().apply("tok-2b0f31d8").equals("***"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> b.secrets().mask().apply("tok-2b0f31d8").equals("***"));
             assertThat(b.loopErrors()).isZero();
         }
     }

@@ -53,8 +53,14 @@ class PostgresShardClusterTest {
     void concurrent_claims_from_two_nodes_run_each_shard_once_and_respect_max_parallel_shards() throws Exception {
         SchedulerNode a = TestNodes.node(storeA, "node-a");
         SchedulerNode b = TestNodes.node(storeB, "node-b");
-        a.tasks().create(task("fanned", event(), "true", Map.of("overflow", "ALLOW",
-                "sharding", Map.of("shards", 5, "maxParallelShards", 2))), "test");
+        a.tasks()
+                .create(
+                        task(
+                                "fanned",
+                                event(),
+                                "true",
+                                Map.of("overflow", "ALLOW", "sharding", Map.of("shards", 5, "maxParallelShards", 2))),
+                        "test");
         int runs = 20;
         for (int i = 0; i < runs; i++) {
             a.tasks().trigger("fanned", Map.of(), Cause.EVENT, "test");
@@ -69,7 +75,8 @@ class PostgresShardClusterTest {
         for (int t = 0; t < 4; t++) {
             Dispatcher d = (t % 2 == 0 ? a : b).dispatcher();
             String id = "claimer-" + t;
-            d.register(new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+            d.register(
+                    new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
                     go.await();
@@ -82,13 +89,17 @@ class PostgresShardClusterTest {
                             continue;
                         }
                         for (WorkItem w : items) {
-                            int now = running.computeIfAbsent(w.instanceId(), k -> new AtomicInteger()).incrementAndGet();
+                            int now = running.computeIfAbsent(w.instanceId(), k -> new AtomicInteger())
+                                    .incrementAndGet();
                             maxSeen.accumulateAndGet(now, Math::max);
                         }
-                        // Hold the shards until another claimer holds some too (or briefly, if none comes): claims overlap.
+                        // Hold the shards until another claimer holds some too (or briefly, if none comes): claims
+                        // overlap.
                         holders.incrementAndGet();
                         try {
-                            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofMillis(50))
+                            await().pollDelay(Duration.ZERO)
+                                    .pollInterval(Duration.ofMillis(1))
+                                    .atMost(Duration.ofMillis(50))
                                     .until(() -> holders.get() >= 2);
                         } catch (ConditionTimeoutException alone) {
                             // no other claimer had work at the same moment this time
@@ -97,7 +108,8 @@ class PostgresShardClusterTest {
                         }
                         for (WorkItem w : items) {
                             running.get(w.instanceId()).decrementAndGet();
-                            if (!d.complete(new Completion(id, w.ref(), true, null, 0, "ok")).accepted()) {
+                            if (!d.complete(new Completion(id, w.ref(), true, null, 0, "ok"))
+                                    .accepted()) {
                                 failures.incrementAndGet();
                             }
                             done.add(w.instanceId() + "/" + w.shardIndex());
@@ -116,7 +128,8 @@ class PostgresShardClusterTest {
         assertThat(failures).hasValue(0);
         assertThat(done).hasSize(runs * 5).doesNotHaveDuplicates();
         assertThat(maxSeen.get()).isLessThanOrEqualTo(2);
-        List<InstanceRow> all = storeA.tx(tx -> storeA.instances().list(tx, new InstanceFilter("fanned", null, null, null), Long.MAX_VALUE, 100));
+        List<InstanceRow> all = storeA.tx(
+                tx -> storeA.instances().list(tx, new InstanceFilter("fanned", null, null, null), Long.MAX_VALUE, 100));
         assertThat(all).hasSize(runs).allSatisfy(r -> {
             assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
             List<ShardRow> shards = storeA.tx(tx -> storeA.shards().ofInstance(tx, r.id()));

@@ -10,9 +10,9 @@ import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
+import dev.ax.store.WorkflowRunStore;
 import dev.ax.store.WorkflowRunStore.RunEvent;
 import dev.ax.store.WorkflowRunStore.RunRow;
-import dev.ax.store.WorkflowRunStore;
 import dev.ax.store.WorkflowStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,9 +46,15 @@ class PostgresWorkflowClusterTest {
     }
 
     static Map<String, Object> twoNodes(String name, String cron) {
-        return Map.of("name", name, "trigger", Map.of("type", "cron", "expression", cron, "timezone", "UTC"),
-                "nodes", List.of(Map.of("name", "extract", "task", "t_extract"), Map.of("name", "report", "task", "t_report")),
-                "edges", List.of(Map.of("from", "extract", "to", "report")));
+        return Map.of(
+                "name",
+                name,
+                "trigger",
+                Map.of("type", "cron", "expression", cron, "timezone", "UTC"),
+                "nodes",
+                List.of(Map.of("name", "extract", "task", "t_extract"), Map.of("name", "report", "task", "t_report")),
+                "edges",
+                List.of(Map.of("from", "extract", "to", "report")));
     }
 
     void tasks(SchedulerNode n) {
@@ -58,22 +64,27 @@ class PostgresWorkflowClusterTest {
 
     List<RunRow> runs(String workflow) {
         return storeA.tx(tx -> storeA.workflowRuns().list(tx, workflow, Long.MAX_VALUE, 10_000)).stream()
-                .sorted(Comparator.comparing(RunRow::scheduledAt)).toList();
+                .sorted(Comparator.comparing(RunRow::scheduledAt))
+                .toList();
     }
 
     @Test
     void two_scheduler_nodes_firing_a_cron_workflow_make_exactly_one_run_per_slot() throws Exception {
         SchedulerNode a = TestNodes.node(storeA, "node-a");
         SchedulerNode b = TestNodes.node(storeB, "node-b");
-        try (a; b) {
+        try (a;
+                b) {
             tasks(a);
             a.workflows().service().create(twoNodes("every_second", "* * * * * *"), "test");
             a.start();
             b.start();
             try (var e1 = new TestNodes.FastExecutor(a.dispatcher(), "exec-a");
-                 var e2 = new TestNodes.FastExecutor(b.dispatcher(), "exec-b")) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> runs("every_second").stream()
-                        .filter(r -> r.state() == WorkflowRunState.SUCCESS).count() >= 6);
+                    var e2 = new TestNodes.FastExecutor(b.dispatcher(), "exec-b")) {
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> runs("every_second").stream()
+                                        .filter(r -> r.state() == WorkflowRunState.SUCCESS)
+                                        .count()
+                                >= 6);
                 assertThat(e1.errors() + e2.errors()).isZero();
             }
             a.close();
@@ -85,8 +96,11 @@ class PostgresWorkflowClusterTest {
             // no slot missed between the first and the last
             assertThat(slots).hasSize((int) ChronoUnit.SECONDS.between(slots.getFirst(), slots.getLast()) + 1);
             // each run made one instance per node: a duplicate run would have made two
-            for (RunRow r : runs.stream().filter(r -> r.state() == WorkflowRunState.SUCCESS).toList()) {
-                Map<String, Integer> counts = storeA.tx(tx -> storeA.workflowRuns().instanceCounts(tx, r.id()));
+            for (RunRow r : runs.stream()
+                    .filter(r -> r.state() == WorkflowRunState.SUCCESS)
+                    .toList()) {
+                Map<String, Integer> counts =
+                        storeA.tx(tx -> storeA.workflowRuns().instanceCounts(tx, r.id()));
                 assertThat(counts).isEqualTo(Map.of("t_extract", 1, "t_report", 1));
             }
             assertThat(a.workflows().firedCount() + b.workflows().firedCount()).isEqualTo(runs.size());
@@ -95,31 +109,47 @@ class PostgresWorkflowClusterTest {
     }
 
     @Test
-    void a_5_day_backfill_with_parallelism_2_makes_5_dated_runs_never_more_than_2_at_once_and_repeating_it_makes_none() throws Exception {
+    void a_5_day_backfill_with_parallelism_2_makes_5_dated_runs_never_more_than_2_at_once_and_repeating_it_makes_none()
+            throws Exception {
         SchedulerNode a = TestNodes.node(storeA, "node-a");
         try (a) {
             tasks(a);
             a.workflows().service().create(twoNodes("daily", "0 2 * * *"), "test");
-            var started = a.workflows().backfills().start("daily", Map.of("from", "2026-10-01", "to", "2026-10-05", "parallelism", 2), "ops");
+            var started = a.workflows()
+                    .backfills()
+                    .start("daily", Map.of("from", "2026-10-01", "to", "2026-10-05", "parallelism", 2), "ops");
             assertThat(started.slots()).isEqualTo(5);
             assertThat(started.plan()).allSatisfy(p -> assertThat(p.action()).isEqualTo("run"));
             a.start();
             try (var executor = new PostgresConcurrencyTest.SlowExecutor(a.dispatcher(), "e1", 150)) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> a.workflows().backfills().progress(started.backfillId()).backfill().state()
-                        == WorkflowStore.BackfillState.DONE);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> a.workflows()
+                                        .backfills()
+                                        .progress(started.backfillId())
+                                        .backfill()
+                                        .state()
+                                == WorkflowStore.BackfillState.DONE);
             }
             List<RunRow> runs = runs("daily");
             assertThat(runs).hasSize(5).allSatisfy(r -> {
                 assertThat(r.state()).isEqualTo(WorkflowRunState.SUCCESS);
                 assertThat(r.cause()).isEqualTo("backfill");
             });
-            assertThat(runs.stream().map(r -> LocalDate.ofInstant(r.scheduledAt(), ZoneOffset.UTC)).toList())
-                    .isEqualTo(LocalDate.parse("2026-10-01").datesUntil(LocalDate.parse("2026-10-06")).toList());
+            assertThat(runs.stream()
+                            .map(r -> LocalDate.ofInstant(r.scheduledAt(), ZoneOffset.UTC))
+                            .toList())
+                    .isEqualTo(LocalDate.parse("2026-10-01")
+                            .datesUntil(LocalDate.parse("2026-10-06"))
+                            .toList());
             // every node's instance carries the run's slot, so {{date}} renders the business date
             for (RunRow r : runs) {
-                List<WorkflowRunStore.NodeRunRow> nodes = storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));
+                List<WorkflowRunStore.NodeRunRow> nodes =
+                        storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));
                 for (var n : nodes) {
-                    Instant at = storeA.tx(tx -> storeA.instances().find(tx, n.instanceId()).orElseThrow().scheduledAt());
+                    Instant at = storeA.tx(tx -> storeA.instances()
+                            .find(tx, n.instanceId())
+                            .orElseThrow()
+                            .scheduledAt());
                     assertThat(at).isEqualTo(r.scheduledAt());
                 }
             }
@@ -132,18 +162,30 @@ class PostgresWorkflowClusterTest {
             int active = 0;
             int most = 0;
             for (RunEvent e : events) {
-                active += e.type() == EventType.WORKFLOW_RUN_STARTED ? 1 : e.type() == EventType.WORKFLOW_RUN_FINISHED ? -1 : 0;
+                active += e.type() == EventType.WORKFLOW_RUN_STARTED
+                        ? 1
+                        : e.type() == EventType.WORKFLOW_RUN_FINISHED ? -1 : 0;
                 most = Math.max(most, active);
             }
             assertThat(most).isEqualTo(2);
             // oldest first
-            assertThat(runs.stream().sorted(Comparator.comparingLong(RunRow::id)).map(RunRow::scheduledAt).toList())
+            assertThat(runs.stream()
+                            .sorted(Comparator.comparingLong(RunRow::id))
+                            .map(RunRow::scheduledAt)
+                            .toList())
                     .isSortedAccordingTo(Comparator.naturalOrder());
 
-            var again = a.workflows().backfills().start("daily", Map.of("from", "2026-10-01", "to", "2026-10-05", "parallelism", 2), "ops");
+            var again = a.workflows()
+                    .backfills()
+                    .start("daily", Map.of("from", "2026-10-01", "to", "2026-10-05", "parallelism", 2), "ops");
             assertThat(again.plan()).allSatisfy(p -> assertThat(p.action()).isEqualTo("skip"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> a.workflows().backfills().progress(again.backfillId()).backfill().state()
-                    == WorkflowStore.BackfillState.DONE);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> a.workflows()
+                                    .backfills()
+                                    .progress(again.backfillId())
+                                    .backfill()
+                                    .state()
+                            == WorkflowStore.BackfillState.DONE);
             assertThat(runs("daily")).hasSize(5);
             assertThat(a.loopErrors()).isZero();
         }

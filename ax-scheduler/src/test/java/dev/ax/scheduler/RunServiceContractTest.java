@@ -63,13 +63,21 @@ abstract class RunServiceContractTest {
 
         InstanceRow t = node.runs().terminate(first, "alice", "wrong parameters");
         assertThat(t.state()).isEqualTo(InstanceState.TERMINATED);
-        assertThat(node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref()))).abandon()).containsExactly(w.ref());
+        assertThat(node.dispatcher()
+                        .heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())))
+                        .abandon())
+                .containsExactly(w.ref());
         assertThat(row(second).state()).isEqualTo(InstanceState.READY);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, first, 0, 50));
-        assertThat(events).filteredOn(e -> e.type() == EventType.TERMINATED).singleElement()
+        assertThat(events)
+                .filteredOn(e -> e.type() == EventType.TERMINATED)
+                .singleElement()
                 .satisfies(e -> assertThat(e.actor()).isEqualTo("alice"))
                 .satisfies(e -> assertThat(e.message()).contains("wrong parameters"));
-        assertThat(node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, "late")).accepted()).isFalse();
+        assertThat(node.dispatcher()
+                        .complete(new Completion("e1", w.ref(), true, null, 0, "late"))
+                        .accepted())
+                .isFalse();
     }
 
     @Test
@@ -78,9 +86,11 @@ abstract class RunServiceContractTest {
         long first = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long second = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         claim();
-        assertThatThrownBy(() -> node.runs().terminate(second, "bob", null)).isInstanceOf(ConflictException.class)
+        assertThatThrownBy(() -> node.runs().terminate(second, "bob", null))
+                .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("cancel it instead");
-        assertThatThrownBy(() -> node.runs().cancel(first, "bob", null)).isInstanceOf(ConflictException.class)
+        assertThatThrownBy(() -> node.runs().cancel(first, "bob", null))
+                .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("terminate it instead");
         assertThat(node.runs().cancel(second, "bob", "not needed").state()).isEqualTo(InstanceState.CANCELED);
     }
@@ -113,8 +123,11 @@ abstract class RunServiceContractTest {
         WorkItem w = claim();
         node.dispatcher().complete(new Completion("e1", w.ref(), true, null, 0, null));
         long waiting = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        assertThatThrownBy(() -> node.runs().retry(ok, "dave")).isInstanceOf(ConflictException.class).hasMessageContaining("re-run");
-        assertThatThrownBy(() -> node.runs().rerun(waiting, "dave")).isInstanceOf(ConflictException.class)
+        assertThatThrownBy(() -> node.runs().retry(ok, "dave"))
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("re-run");
+        assertThatThrownBy(() -> node.runs().rerun(waiting, "dave"))
+                .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("not finished");
         assertThatThrownBy(() -> node.runs().retry(999_999, "dave")).isInstanceOf(NotFoundException.class);
     }

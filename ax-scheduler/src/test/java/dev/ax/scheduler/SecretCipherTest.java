@@ -35,7 +35,8 @@ class SecretCipherTest {
     void a_ciphertext_moved_to_another_name_does_not_open() {
         Sealed sealed = SecretCipher.seal(KEY, "staging_password", "hunter22");
 
-        assertThatThrownBy(() -> SecretCipher.open(KEY, "prod_password", sealed)).isInstanceOf(SecretCipher.WrongKeyException.class)
+        assertThatThrownBy(() -> SecretCipher.open(KEY, "prod_password", sealed))
+                .isInstanceOf(SecretCipher.WrongKeyException.class)
                 .hasMessageNotContaining("hunter22");
     }
 
@@ -45,7 +46,8 @@ class SecretCipherTest {
         byte[] changed = sealed.ciphertext().clone();
         changed[0] ^= 1;
 
-        assertThatThrownBy(() -> SecretCipher.open(MasterKey.random(), "a", sealed)).isInstanceOf(SecretCipher.WrongKeyException.class);
+        assertThatThrownBy(() -> SecretCipher.open(MasterKey.random(), "a", sealed))
+                .isInstanceOf(SecretCipher.WrongKeyException.class);
         assertThatThrownBy(() -> SecretCipher.open(KEY, "a", new Sealed(changed, sealed.nonce(), sealed.keyId())))
                 .isInstanceOf(SecretCipher.WrongKeyException.class);
     }
@@ -59,10 +61,13 @@ class SecretCipherTest {
         MasterKey key = MasterKey.fromBase64(" " + text + "\n");
 
         assertThat(key).isEqualTo(MasterKey.of(bytes));
-        assertThat(key.id()).matches("[0-9a-f]{16}").isEqualTo(MasterKey.fromBase64(text).id());
+        assertThat(key.id())
+                .matches("[0-9a-f]{16}")
+                .isEqualTo(MasterKey.fromBase64(text).id());
         assertThat(key.base64()).isEqualTo(text);
         assertThat(key.toString()).isEqualTo("MasterKey[" + key.id() + "]");
-        assertThat(MasterKey.fromBase64(Base64.getUrlEncoder().encodeToString(bytes))).isEqualTo(key);
+        assertThat(MasterKey.fromBase64(Base64.getUrlEncoder().encodeToString(bytes)))
+                .isEqualTo(key);
         assertThatThrownBy(() -> MasterKey.fromBase64("not base64!")).hasMessageContaining("is not base64");
         assertThatThrownBy(() -> MasterKey.fromBase64(Base64.getEncoder().encodeToString(new byte[16])))
                 .hasMessageContaining("is 16 bytes once decoded");

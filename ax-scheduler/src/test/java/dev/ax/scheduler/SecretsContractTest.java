@@ -46,7 +46,9 @@ abstract class SecretsContractTest {
         store = Store.open(TestNodes.fresh(postgres()));
         keyring = Keyring.inMemory(MasterKey.random());
         node = TestNodes.node(store, "n1", keyring).start();
-        node.dispatcher().register(new Register("exec", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+        node.dispatcher()
+                .register(new Register(
+                        "exec", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
     }
 
     @AfterEach
@@ -72,18 +74,19 @@ abstract class SecretsContractTest {
     }
 
     /** A secret event as stored: who, on which task (none), with what message. */
-    record Stored(String actor, Long taskId, String message) {
-    }
+    record Stored(String actor, Long taskId, String message) {}
 
     List<Stored> eventsOf(EventType type) {
-        return store.tx(tx -> tx.query("SELECT actor, task_id, message FROM ax_event WHERE type = ? ORDER BY id",
-                r -> new Stored(r.str("actor"), r.nullableLong("task_id"), r.str("message")), type.name()));
+        return store.tx(tx -> tx.query(
+                "SELECT actor, task_id, message FROM ax_event WHERE type = ? ORDER BY id",
+                r -> new Stored(r.str("actor"), r.nullableLong("task_id"), r.str("message")),
+                type.name()));
     }
 
     /** Every text an event holds, joined: what must never show a value. */
     String everyEventText() {
-        List<String> texts = store.tx(tx -> tx.query("SELECT COALESCE(message, '') || ' ' || COALESCE(data, '') AS t FROM ax_event",
-                r -> r.str("t")));
+        List<String> texts = store.tx(tx -> tx.query(
+                "SELECT COALESCE(message, '') || ' ' || COALESCE(data, '') AS t FROM ax_event", r -> r.str("t")));
         return String.join("\n", texts);
     }
 
@@ -103,16 +106,23 @@ abstract class SecretsContractTest {
             assertThat(e.taskId()).isNull();
             assertThat(e.message()).isEqualTo("secret db_password created");
         });
-        assertThat(eventsOf(EventType.SECRET_UPDATED)).singleElement().satisfies(e -> assertThat(e.actor()).isEqualTo("bob"));
+        assertThat(eventsOf(EventType.SECRET_UPDATED))
+                .singleElement()
+                .satisfies(e -> assertThat(e.actor()).isEqualTo("bob"));
         assertThat(everyEventText()).contains("db_password").doesNotContain("hunter2");
     }
 
     @Test
     void a_bad_name_or_value_is_refused_and_changes_nothing() {
-        assertThatThrownBy(() -> node.secrets().set("no spaces", PASSWORD, "alice")).isInstanceOf(ValidationException.class)
+        assertThatThrownBy(() -> node.secrets().set("no spaces", PASSWORD, "alice"))
+                .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("name");
-        assertThatThrownBy(() -> node.secrets().set("short", "abc", "alice")).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors()).singleElement().satisfies(f -> assertThat(f.reason()).contains("could not be masked")));
+        assertThatThrownBy(() -> node.secrets().set("short", "abc", "alice"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .singleElement()
+                                .satisfies(f -> assertThat(f.reason()).contains("could not be masked")));
         assertThat(node.secrets().list()).isEmpty();
         assertThat(eventsOf(EventType.SECRET_CREATED)).isEmpty();
     }
@@ -123,10 +133,14 @@ abstract class SecretsContractTest {
         String reason = "secret db_password is not set; ax secret set db_password";
 
         assertRefused(() -> node.tasks().create(json, "alice"), new FieldError("action.env.DB_PASSWORD", reason));
-        assertRefused(() -> node.testRuns().run("job", json, Map.of(), "alice"), new FieldError("action.env.DB_PASSWORD", reason));
+        assertRefused(
+                () -> node.testRuns().run("job", json, Map.of(), "alice"),
+                new FieldError("action.env.DB_PASSWORD", reason));
         node.tasks().create(shellTask("job", Map.of()), "alice");
-        assertRefused(() -> node.tasks().update("job", json, "alice"), new FieldError("action.env.DB_PASSWORD", reason));
-        assertRefused(() -> node.canaries().start("job", json, new Canaries.Rollout(10, null, 20, 3), "alice"),
+        assertRefused(
+                () -> node.tasks().update("job", json, "alice"), new FieldError("action.env.DB_PASSWORD", reason));
+        assertRefused(
+                () -> node.canaries().start("job", json, new Canaries.Rollout(10, null, 20, 3), "alice"),
                 new FieldError("action.env.DB_PASSWORD", reason));
 
         node.secrets().set("db_password", PASSWORD, "alice");
@@ -134,7 +148,9 @@ abstract class SecretsContractTest {
     }
 
     private static void assertRefused(Runnable save, FieldError error) {
-        assertThatThrownBy(save::run).isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.errors()).containsExactly(error));
+        assertThatThrownBy(save::run)
+                .isInstanceOfSatisfying(
+                        ValidationException.class, e -> assertThat(e.errors()).containsExactly(error));
     }
 
     @Test
@@ -142,14 +158,18 @@ abstract class SecretsContractTest {
         node.secrets().set("db_password", PASSWORD, "alice");
         node.tasks().create(shellTask("nightly_dump", Map.of("DB_PASSWORD", "{{secret.db_password}}")), "alice");
 
-        assertThatThrownBy(() -> node.secrets().delete("db_password", "bob")).isInstanceOf(ConflictException.class)
-                .hasMessageContaining("nightly_dump").hasMessageContaining("{{secret.db_password}}");
+        assertThatThrownBy(() -> node.secrets().delete("db_password", "bob"))
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("nightly_dump")
+                .hasMessageContaining("{{secret.db_password}}");
         assertThat(node.secrets().list()).hasSize(1);
 
         node.tasks().update("nightly_dump", shellTask("nightly_dump", Map.of()), "alice");
         node.secrets().delete("db_password", "bob");
         assertThat(node.secrets().list()).isEmpty();
-        assertThat(eventsOf(EventType.SECRET_DELETED)).singleElement().satisfies(e -> assertThat(e.actor()).isEqualTo("bob"));
+        assertThat(eventsOf(EventType.SECRET_DELETED))
+                .singleElement()
+                .satisfies(e -> assertThat(e.actor()).isEqualTo("bob"));
         assertThatThrownBy(() -> node.secrets().delete("db_password", "bob")).isInstanceOf(NotFoundException.class);
     }
 
@@ -164,14 +184,22 @@ abstract class SecretsContractTest {
         assertThat(item.masks()).containsExactly(PASSWORD);
         // An executor that does not mask (an old one, a service): the server masks what it stores.
         node.dispatcher().log(new LogChunk("exec", item.ref(), "stdout", List.of("pw=" + PASSWORD, "plain line")));
-        node.dispatcher().complete(new Completion("exec", item.ref(), false, FailureKind.EXIT_CODE, 1, "failed with " + PASSWORD,
-                List.of(new LogChunk("exec", item.ref(), "stderr", List.of("tail " + PASSWORD)))));
+        node.dispatcher()
+                .complete(new Completion(
+                        "exec",
+                        item.ref(),
+                        false,
+                        FailureKind.EXIT_CODE,
+                        1,
+                        "failed with " + PASSWORD,
+                        List.of(new LogChunk("exec", item.ref(), "stderr", List.of("tail " + PASSWORD)))));
 
         List<LogStore.LogLine> log = store.tx(tx -> store.logs().read(tx, id, 0, 100));
         assertThat(log).extracting(LogStore.LogLine::text).containsExactly("pw=***\nplain line", "tail ***");
         assertThat(instance(id).message()).endsWith("failed with ***");
         assertThat(everyEventText()).contains("failed with ***").doesNotContain(PASSWORD);
-        List<String> definitions = store.tx(tx -> tx.query("SELECT definition FROM ax_task_version", r -> r.str("definition")));
+        List<String> definitions =
+                store.tx(tx -> tx.query("SELECT definition FROM ax_task_version", r -> r.str("definition")));
         String definition = definitions.getFirst();
         assertThat(definition).contains("{{secret.db_password}}").doesNotContain(PASSWORD);
     }
@@ -202,7 +230,8 @@ abstract class SecretsContractTest {
         List<SecretRow> rows = store.tx(tx -> store.secrets().all(tx));
         assertThat(rows).hasSize(2).allSatisfy(r -> {
             assertThat(r.keyId()).isEqualTo(rotated.keyId());
-            assertThatThrownBy(() -> SecretCipher.open(old, r.name(), r.sealed())).isInstanceOf(SecretCipher.WrongKeyException.class);
+            assertThatThrownBy(() -> SecretCipher.open(old, r.name(), r.sealed()))
+                    .isInstanceOf(SecretCipher.WrongKeyException.class);
         });
         node.tasks().create(shellTask("job", Map.of("DB_PASSWORD", "{{secret.db_password}}")), "alice");
         node.tasks().trigger("job", Map.of(), Cause.MANUAL, "alice");
@@ -220,14 +249,20 @@ abstract class SecretsContractTest {
         MasterKey next = MasterKey.random();
         AtomicInteger settled = new AtomicInteger();
 
-        try (SchedulerNode again = TestNodes.node(store, "n2", keyringOf(next, old, settled)).start();
-             SchedulerNode third = TestNodes.node(store, "n3", keyringOf(next, old, settled)).start()) {
+        try (SchedulerNode again = TestNodes.node(store, "n2", keyringOf(next, old, settled))
+                        .start();
+                SchedulerNode third = TestNodes.node(store, "n3", keyringOf(next, old, settled))
+                        .start()) {
             List<SecretRow> rows = store.tx(tx -> store.secrets().all(tx));
-            assertThat(rows).singleElement().satisfies(r -> assertThat(r.keyId()).isEqualTo(next.id()));
+            assertThat(rows)
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.keyId()).isEqualTo(next.id()));
             assertThat(again.secrets().mask().apply("x " + PASSWORD)).isEqualTo("x ***");
             assertThat(third.secrets().mask().apply("x " + PASSWORD)).isEqualTo("x ***");
         }
-        assertThat(eventsOf(EventType.SECRET_KEY_ROTATED)).singleElement().satisfies(e -> assertThat(e.actor()).isEqualTo("server"));
+        assertThat(eventsOf(EventType.SECRET_KEY_ROTATED))
+                .singleElement()
+                .satisfies(e -> assertThat(e.actor()).isEqualTo("server"));
         assertThat(settled).as("each node saw every row under its key").hasValue(2);
     }
 
@@ -237,17 +272,24 @@ abstract class SecretsContractTest {
         node.tasks().create(shellTask("job", Map.of("DB_PASSWORD", "{{secret.db_password}}")), "alice");
         MasterKey other = MasterKey.random();
 
-        try (SchedulerNode stranger = TestNodes.node(store, "stranger", Keyring.inMemory(other)).start()) {
-            stranger.dispatcher().register(new Register("exec2", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+        try (SchedulerNode stranger =
+                TestNodes.node(store, "stranger", Keyring.inMemory(other)).start()) {
+            stranger.dispatcher()
+                    .register(new Register(
+                            "exec2", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             long id = stranger.tasks().trigger("job", Map.of(), Cause.MANUAL, "alice");
 
-            assertThat(stranger.dispatcher().poll(new Poll("exec2", List.of("default"), 10, 0))).isEmpty();
+            assertThat(stranger.dispatcher().poll(new Poll("exec2", List.of("default"), 10, 0)))
+                    .isEmpty();
 
             InstanceRow run = instance(id);
             assertThat(run.state()).isEqualTo(InstanceState.FAILED);
             assertThat(run.failureKind()).isEqualTo(FailureKind.START_ERROR);
-            assertThat(run.message()).contains(keyring.current().id()).contains(other.id())
-                    .contains("every node needs the same AX_SECRET_KEY").doesNotContain(PASSWORD);
+            assertThat(run.message())
+                    .contains(keyring.current().id())
+                    .contains(other.id())
+                    .contains("every node needs the same AX_SECRET_KEY")
+                    .doesNotContain(PASSWORD);
         }
     }
 

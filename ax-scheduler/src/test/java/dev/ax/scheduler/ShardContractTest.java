@@ -73,22 +73,42 @@ abstract class ShardContractTest {
     /** Polls until the executor gets something (a retry due by the database's clock), awaited, not slept. */
     List<WorkItem> pollUntilSome(String executor) {
         AtomicReference<List<WorkItem>> got = new AtomicReference<>(List.of());
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            got.set(poll(executor, 4));
-            return !got.get().isEmpty();
-        });
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    got.set(poll(executor, 4));
+                    return !got.get().isEmpty();
+                });
         return got.get();
     }
 
     void complete(String executor, WorkItem item, boolean success) {
-        assertThat(dispatcher.started(new Started(executor, item.ref(), 1000 + item.shardIndex())).accepted()).isTrue();
-        assertThat(dispatcher.log(new LogChunk(executor, item.ref(), "stdout",
-                List.of("shard " + item.shardIndex() + " attempt " + item.attempt()))).accepted()).isTrue();
+        assertThat(dispatcher
+                        .started(new Started(executor, item.ref(), 1000 + item.shardIndex()))
+                        .accepted())
+                .isTrue();
+        assertThat(dispatcher
+                        .log(new LogChunk(
+                                executor,
+                                item.ref(),
+                                "stdout",
+                                List.of("shard " + item.shardIndex() + " attempt " + item.attempt())))
+                        .accepted())
+                .isTrue();
         // The last line travels with the outcome, as an executor's completion carries what it had not shipped.
-        List<LogChunk> tail = List.of(new LogChunk(executor, item.ref(), "stdout",
+        List<LogChunk> tail = List.of(new LogChunk(
+                executor,
+                item.ref(),
+                "stdout",
                 List.of("end of shard " + item.shardIndex() + " attempt " + item.attempt())));
-        Completion completion = new Completion(executor, item.ref(), success, success ? null : FailureKind.EXIT_CODE,
-                success ? 0 : 1, success ? "exit 0" : "exit 1", tail);
+        Completion completion = new Completion(
+                executor,
+                item.ref(),
+                success,
+                success ? null : FailureKind.EXIT_CODE,
+                success ? 0 : 1,
+                success ? "exit 0" : "exit 1",
+                tail);
         assertThat(dispatcher.complete(completion).accepted()).isTrue();
     }
 
@@ -111,17 +131,23 @@ abstract class ShardContractTest {
 
     @Test
     void the_shards_of_a_task_with_an_environment_go_only_to_executors_carrying_its_labels() throws Exception {
-        dispatcher.register(new Register("t1", "t1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("test")));
-        dispatcher.register(new Register("p1", "p1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("prod")));
-        Map<String, Object> def = new LinkedHashMap<>(task("prod_only", event(), "work", Map.of("sharding", Map.of("shards", 3))));
+        dispatcher.register(
+                new Register("t1", "t1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("test")));
+        dispatcher.register(
+                new Register("p1", "p1-s1", List.of("default"), "test", 1, "t", List.of(), List.of("prod")));
+        Map<String, Object> def =
+                new LinkedHashMap<>(task("prod_only", event(), "work", Map.of("sharding", Map.of("shards", 3))));
         def.put("environment", List.of("prod"));
         node.tasks().create(def, "test");
         long id = node.tasks().trigger("prod_only", Map.of(), Cause.EVENT, "test");
 
         List<WorkItem> taken = new ArrayList<>();
         for (int turn = 0; turn < 12; turn++) {
-            assertThat(poll("t1", 4)).as("the test-only executor gets nothing of a prod task").isEmpty();
-            boolean readyForTest = store.tx(tx -> store.shards().readyFor(tx, "t1", List.of("default"), List.of("test"), 0));
+            assertThat(poll("t1", 4))
+                    .as("the test-only executor gets nothing of a prod task")
+                    .isEmpty();
+            boolean readyForTest =
+                    store.tx(tx -> store.shards().readyFor(tx, "t1", List.of("default"), List.of("test"), 0));
             assertThat(readyForTest).isFalse();
             taken.addAll(poll("p1", 4));
         }
@@ -145,11 +171,15 @@ abstract class ShardContractTest {
             }
         }
         assertThat(claimed.keySet()).containsExactlyInAnyOrder(0, 1, 2, 3);
-        assertThat(holder.values()).containsOnly("a", "b").filteredOn("a"::equals).hasSize(2);
+        assertThat(holder.values())
+                .containsOnly("a", "b")
+                .filteredOn("a"::equals)
+                .hasSize(2);
         assertThat(claimed.values()).allSatisfy(item -> {
             assertThat(item.shardTotal()).isEqualTo(4);
             assertThat(item.attempt()).isEqualTo(1);
-            assertThat(item.env()).containsEntry("AX_SHARD_INDEX", Integer.toString(item.shardIndex()))
+            assertThat(item.env())
+                    .containsEntry("AX_SHARD_INDEX", Integer.toString(item.shardIndex()))
                     .containsEntry("AX_SHARD_TOTAL", "4");
         });
         assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
@@ -179,19 +209,41 @@ abstract class ShardContractTest {
         assertThat(shards(id)).extracting(ShardRow::attempt).containsExactly(1, 1, 3, 1);
 
         List<EventRow> events = events(id);
-        assertThat(events).extracting(EventRow::type).containsSubsequence(EventType.CLAIMED, EventType.SHARDED,
-                EventType.SHARD_CLAIMED, EventType.SHARD_STARTED, EventType.SHARD_RETRY_SCHEDULED, EventType.SHARD_CLAIMED,
-                EventType.SHARD_RETRY_SCHEDULED, EventType.SHARD_CLAIMED, EventType.SHARD_SUCCEEDED, EventType.SUCCEEDED);
-        assertThat(events.stream().filter(e -> e.type() == EventType.SHARD_SUCCEEDED).map(e -> e.data().get("shard")))
+        assertThat(events)
+                .extracting(EventRow::type)
+                .containsSubsequence(
+                        EventType.CLAIMED,
+                        EventType.SHARDED,
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_STARTED,
+                        EventType.SHARD_RETRY_SCHEDULED,
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_RETRY_SCHEDULED,
+                        EventType.SHARD_CLAIMED,
+                        EventType.SHARD_SUCCEEDED,
+                        EventType.SUCCEEDED);
+        assertThat(events.stream()
+                        .filter(e -> e.type() == EventType.SHARD_SUCCEEDED)
+                        .map(e -> e.data().get("shard")))
                 .containsExactlyInAnyOrder(0, 1, 2, 3);
-        assertThat(events.stream().filter(e -> e.type() == EventType.SHARD_RETRY_SCHEDULED).map(e -> e.data().get("shard")))
+        assertThat(events.stream()
+                        .filter(e -> e.type() == EventType.SHARD_RETRY_SCHEDULED)
+                        .map(e -> e.data().get("shard")))
                 .containsExactly(2, 2);
         EventRow last = events.getLast();
         assertThat(last.type()).isEqualTo(EventType.SUCCEEDED);
         assertThat(last.data().get("shards")).asList().hasSize(4);
-        List<String> shard2Log = store.tx(tx -> store.logs().read(tx, id, 2, 0, 100)).stream().map(l -> l.text()).toList();
-        assertThat(shard2Log).containsExactly("shard 2 attempt 1", "end of shard 2 attempt 1", "shard 2 attempt 2",
-                "end of shard 2 attempt 2", "shard 2 attempt 3", "end of shard 2 attempt 3");
+        List<String> shard2Log = store.tx(tx -> store.logs().read(tx, id, 2, 0, 100)).stream()
+                .map(l -> l.text())
+                .toList();
+        assertThat(shard2Log)
+                .containsExactly(
+                        "shard 2 attempt 1",
+                        "end of shard 2 attempt 1",
+                        "shard 2 attempt 2",
+                        "end of shard 2 attempt 2",
+                        "shard 2 attempt 3",
+                        "end of shard 2 attempt 3");
     }
 
     @Test
@@ -208,9 +260,12 @@ abstract class ShardContractTest {
             }
         }
         assertThat(items).hasSize(3);
-        WorkItem s0 = items.stream().filter(i -> i.shardIndex() == 0).findFirst().orElseThrow();
-        WorkItem s1 = items.stream().filter(i -> i.shardIndex() == 1).findFirst().orElseThrow();
-        WorkItem s2 = items.stream().filter(i -> i.shardIndex() == 2).findFirst().orElseThrow();
+        WorkItem s0 =
+                items.stream().filter(i -> i.shardIndex() == 0).findFirst().orElseThrow();
+        WorkItem s1 =
+                items.stream().filter(i -> i.shardIndex() == 1).findFirst().orElseThrow();
+        WorkItem s2 =
+                items.stream().filter(i -> i.shardIndex() == 2).findFirst().orElseThrow();
         complete(holder.get(0), s0, true);
         complete(holder.get(1), s1, false);
         List<WorkItem> again = pollUntilSome(holder.get(1));
@@ -219,17 +274,28 @@ abstract class ShardContractTest {
 
         InstanceRow run = instance(id);
         assertThat(run.state()).isEqualTo(InstanceState.FAILED);
-        assertThat(run.message()).contains("shard 1/3 failed after 2 attempts").contains("shard 0 SUCCESS")
-                .contains("shard 1 FAILED (2 attempts)").contains("shard 2 STOPPED");
-        assertThat(shards(id)).extracting(ShardRow::state).containsExactly(ShardState.SUCCESS, ShardState.FAILED, ShardState.STOPPED);
-        EventRow failed = events(id).stream().filter(e -> e.type() == EventType.FAILED).findFirst().orElseThrow();
+        assertThat(run.message())
+                .contains("shard 1/3 failed after 2 attempts")
+                .contains("shard 0 SUCCESS")
+                .contains("shard 1 FAILED (2 attempts)")
+                .contains("shard 2 STOPPED");
+        assertThat(shards(id))
+                .extracting(ShardRow::state)
+                .containsExactly(ShardState.SUCCESS, ShardState.FAILED, ShardState.STOPPED);
+        EventRow failed = events(id).stream()
+                .filter(e -> e.type() == EventType.FAILED)
+                .findFirst()
+                .orElseThrow();
         assertThat(failed.to()).isEqualTo(InstanceState.FAILED);
         assertThat(failed.data()).containsEntry("failedShard", 1);
         assertThat(failed.data().get("shards")).asList().hasSize(3);
         // The executor still running shard 2 learns at its next heartbeat that it must stop; its report is refused.
         HeartbeatAnswer answer = dispatcher.heartbeat(new Heartbeat(holder.get(2), "s", List.of(s2.ref())));
         assertThat(answer.abandon()).containsExactly(s2.ref());
-        assertThat(dispatcher.complete(new Completion(holder.get(2), s2.ref(), true, null, 0, "late")).accepted()).isFalse();
+        assertThat(dispatcher
+                        .complete(new Completion(holder.get(2), s2.ref(), true, null, 0, "late"))
+                        .accepted())
+                .isFalse();
         assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
     }
 
@@ -246,10 +312,18 @@ abstract class ShardContractTest {
 
         assertThat(instance(id).state()).isEqualTo(InstanceState.TERMINATED);
         assertThat(shards(id)).extracting(ShardRow::state).containsOnly(ShardState.STOPPED);
-        assertThat(dispatcher.heartbeat(new Heartbeat("a", "s", List.of(items.get(0).ref()))).abandon()).containsExactly(items.get(0).ref());
-        assertThat(dispatcher.heartbeat(new Heartbeat("b", "s", List.of(items.get(1).ref()))).abandon()).containsExactly(items.get(1).ref());
+        assertThat(dispatcher
+                        .heartbeat(new Heartbeat("a", "s", List.of(items.get(0).ref())))
+                        .abandon())
+                .containsExactly(items.get(0).ref());
+        assertThat(dispatcher
+                        .heartbeat(new Heartbeat("b", "s", List.of(items.get(1).ref())))
+                        .abandon())
+                .containsExactly(items.get(1).ref());
         assertThat(poll("a", 4)).isEmpty();
-        assertThat(events(id)).filteredOn(e -> e.type() == EventType.SHARD_STOPPED).hasSize(3);
+        assertThat(events(id))
+                .filteredOn(e -> e.type() == EventType.SHARD_STOPPED)
+                .hasSize(3);
     }
 
     @Test
@@ -260,10 +334,21 @@ abstract class ShardContractTest {
         List<WorkItem> b = poll("b", 4);
 
         assertThat(shards(id)).hasSize(2);
-        assertThat(a).singleElement().satisfies(item -> assertThat(item.shardTotal()).isEqualTo(2));
-        assertThat(b).singleElement().satisfies(item -> assertThat(item.shardIndex()).isNotEqualTo(a.getFirst().shardIndex()));
-        EventRow sharded = events(id).stream().filter(e -> e.type() == EventType.SHARDED).findFirst().orElseThrow();
-        assertThat(sharded.data()).containsEntry("shards", 2).containsEntry("mode", "broadcast").containsEntry("liveExecutors", 2);
+        assertThat(a)
+                .singleElement()
+                .satisfies(item -> assertThat(item.shardTotal()).isEqualTo(2));
+        assertThat(b)
+                .singleElement()
+                .satisfies(item ->
+                        assertThat(item.shardIndex()).isNotEqualTo(a.getFirst().shardIndex()));
+        EventRow sharded = events(id).stream()
+                .filter(e -> e.type() == EventType.SHARDED)
+                .findFirst()
+                .orElseThrow();
+        assertThat(sharded.data())
+                .containsEntry("shards", 2)
+                .containsEntry("mode", "broadcast")
+                .containsEntry("liveExecutors", 2);
     }
 
     @Test
@@ -278,12 +363,20 @@ abstract class ShardContractTest {
                 got.addAll(poll("b", 4));
                 assertThat(got).hasSizeLessThanOrEqualTo(1);
             }
-            assertThat(shards(id)).filteredOn(s -> s.state() == ShardState.RUNNING).hasSize(1);
+            assertThat(shards(id))
+                    .filteredOn(s -> s.state() == ShardState.RUNNING)
+                    .hasSize(1);
             assertThat(poll("a", 4)).isEmpty();
             assertThat(poll("b", 4)).isEmpty();
             WorkItem item = got.getFirst();
             order.add(item.shardIndex());
-            complete(store.tx(tx -> store.shards().find(tx, id, item.shardIndex()).orElseThrow()).executorId(), item, true);
+            complete(
+                    store.tx(tx -> store.shards()
+                                    .find(tx, id, item.shardIndex())
+                                    .orElseThrow())
+                            .executorId(),
+                    item,
+                    true);
         }
         assertThat(order).containsExactly(0, 1, 2);
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
@@ -306,7 +399,10 @@ abstract class ShardContractTest {
             assertThat(item.shardIndex()).isEqualTo(onB.shardIndex());
             assertThat(item.attempt()).isEqualTo(2);
         });
-        assertThat(dispatcher.complete(new Completion("b", onB.ref(), true, null, 0, "too late")).accepted()).isFalse();
+        assertThat(dispatcher
+                        .complete(new Completion("b", onB.ref(), true, null, 0, "too late"))
+                        .accepted())
+                .isFalse();
         complete("a", again.getFirst(), true);
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(shards(id)).extracting(ShardRow::attempt).containsExactlyInAnyOrder(1, 2);
@@ -329,13 +425,15 @@ abstract class ShardContractTest {
 
         long spread = trigger("spread", Map.of("sharding", Map.of("shards", 3)));
         assertThat(poll("a", 4)).hasSize(1);
-        // a already runs a shard of the run and b none: b should take the next one, a waits (for up to the spread grace).
+        // a already runs a shard of the run and b none: b should take the next one, a waits (for up to the spread
+        // grace).
         assertThat(readyFor("a")).isFalse();
         assertThat(readyFor("b")).isTrue();
         assertThat(shards(spread)).hasSize(3);
     }
 
     boolean readyFor(String executor) {
-        return store.tx(tx -> store.shards().readyFor(tx, executor, List.of("default"), List.of(), Shards.SPREAD_GRACE_MILLIS));
+        return store.tx(
+                tx -> store.shards().readyFor(tx, executor, List.of("default"), List.of(), Shards.SPREAD_GRACE_MILLIS));
     }
 }

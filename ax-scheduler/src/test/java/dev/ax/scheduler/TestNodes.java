@@ -19,8 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Builders for scheduler tests: nodes on a real database, task JSON, and a fast fake executor. */
 final class TestNodes {
-    private TestNodes() {
-    }
+    private TestNodes() {}
 
     static SchedulerNode node(Store store, String id, Duration skew, SchedulerConfig config) {
         DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(skew), Duration.ofSeconds(5));
@@ -37,7 +36,8 @@ final class TestNodes {
         return new SchedulerNode(id, store, clock, SchedulerConfig.DEFAULT, WebhookSender.NONE, keyring);
     }
 
-    static Map<String, Object> task(String name, Map<String, Object> trigger, String command, Map<String, Object> policy) {
+    static Map<String, Object> task(
+            String name, Map<String, Object> trigger, String command, Map<String, Object> policy) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("taskName", name);
         json.put("trigger", trigger);
@@ -71,12 +71,15 @@ final class TestNodes {
         private final Thread thread;
 
         FastExecutor(Dispatcher dispatcher, String id) {
-            dispatcher.register(new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+            dispatcher.register(
+                    new Register(id, UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
             thread = Thread.ofPlatform().daemon(true).name("fast-" + id).start(() -> {
                 while (running.get()) {
                     try {
                         for (WorkItem item : dispatcher.poll(new Poll(id, List.of("default"), 50, 200))) {
-                            if (dispatcher.complete(new Completion(id, item.ref(), true, null, 0, "ok")).accepted()) {
+                            if (dispatcher
+                                    .complete(new Completion(id, item.ref(), true, null, 0, "ok"))
+                                    .accepted()) {
                                 completed.incrementAndGet();
                             }
                         }

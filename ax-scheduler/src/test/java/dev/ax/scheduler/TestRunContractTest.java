@@ -38,7 +38,9 @@ abstract class TestRunContractTest {
     void open() {
         store = Store.open(TestNodes.fresh(postgres()));
         node = TestNodes.node(store, "n1");
-        node.dispatcher().register(new Register("exec", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
+        node.dispatcher()
+                .register(new Register(
+                        "exec", UUID.randomUUID().toString(), List.of("default"), "test", 1, "test", List.of()));
     }
 
     @AfterEach
@@ -51,8 +53,16 @@ abstract class TestRunContractTest {
     void a_draft_of_a_saved_task_runs_once_as_a_test_and_the_task_is_unchanged() {
         node.tasks().create(task("report", cron("0 2 * * *"), "echo saved", null), "alice");
         TaskRow before = saved("report");
-        var started = node.testRuns().run("report", task("report", cron("0 3 * * *"), "echo draft {{date}}",
-                Map.of("notifyOnFailure", List.of(), "maxRetries", 0)), Map.of(), "bob");
+        var started = node.testRuns()
+                .run(
+                        "report",
+                        task(
+                                "report",
+                                cron("0 3 * * *"),
+                                "echo draft {{date}}",
+                                Map.of("notifyOnFailure", List.of(), "maxRetries", 0)),
+                        Map.of(),
+                        "bob");
 
         InstanceRow run = instance(started.instanceId());
         assertThat(run.cause()).isEqualTo(Cause.TEST);
@@ -68,9 +78,12 @@ abstract class TestRunContractTest {
         TaskRow after = saved("report");
         assertThat(after).isEqualTo(before);
         List<TaskVersionRow> versions = store.tx(tx -> store.tasks().versions(tx, "report", 10));
-        assertThat(versions).singleElement().satisfies(v -> assertThat(v.version()).isEqualTo(1));
+        assertThat(versions)
+                .singleElement()
+                .satisfies(v -> assertThat(v.version()).isEqualTo(1));
         // The run records exactly what it ran.
-        TaskDefinition ran = store.tx(tx -> store.tasks().definitionAt(tx, before.id(), started.draftVersion())).orElseThrow();
+        TaskDefinition ran = store.tx(tx -> store.tasks().definitionAt(tx, before.id(), started.draftVersion()))
+                .orElseThrow();
         assertThat(ran.action()).isEqualTo(new Action.Shell("echo draft {{date}}", Map.of(), null, "default"));
         // No follow-up was queued for the failure of a test.
         assertThat(count("ax_follow_up")).isZero();
@@ -78,8 +91,10 @@ abstract class TestRunContractTest {
 
     @Test
     void a_draft_of_a_task_not_saved_yet_runs_and_creates_no_task() {
-        var first = node.testRuns().run("brand_new", task("brand_new", cron("0 2 * * *"), "echo hi", null), Map.of(), "bob");
-        var second = node.testRuns().run("brand_new", task("brand_new", cron("0 2 * * *"), "echo again", null), Map.of(), "bob");
+        var first = node.testRuns()
+                .run("brand_new", task("brand_new", cron("0 2 * * *"), "echo hi", null), Map.of(), "bob");
+        var second = node.testRuns()
+                .run("brand_new", task("brand_new", cron("0 2 * * *"), "echo again", null), Map.of(), "bob");
         assertThat(first.taskExists()).isFalse();
         assertThat(second.draftVersion()).isLessThan(first.draftVersion());
         Optional<TaskRow> saved = store.tx(tx -> store.tasks().find(tx, "brand_new"));
@@ -91,21 +106,34 @@ abstract class TestRunContractTest {
         work.forEach(w -> complete(w, true));
         assertThat(instance(first.instanceId()).state()).isEqualTo(InstanceState.SUCCESS);
         // Saving the task afterwards starts at version 1 as usual.
-        assertThat(node.tasks().create(task("brand_new", cron("0 2 * * *"), "echo hi", null), "bob").task().version()).isEqualTo(1);
+        assertThat(node.tasks()
+                        .create(task("brand_new", cron("0 2 * * *"), "echo hi", null), "bob")
+                        .task()
+                        .version())
+                .isEqualTo(1);
     }
 
     @Test
     void a_bad_draft_is_refused_with_the_field_and_nothing_runs() {
         node.tasks().create(task("report", cron("0 2 * * *"), "echo saved", null), "alice");
-        assertThatThrownBy(() -> node.testRuns().run("report", task("report", cron("0 99 * * *"), "echo x", null), Map.of(), "bob"))
-                .isInstanceOfSatisfying(ValidationException.class,
-                        e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("trigger.expression")));
-        assertThatThrownBy(() -> node.testRuns().run("report", task("other", cron("0 2 * * *"), "echo x", null), Map.of(), "bob"))
-                .isInstanceOfSatisfying(ValidationException.class,
-                        e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("taskName")));
-        assertThatThrownBy(() -> node.testRuns().run("report", task("report", cron("0 2 * * *"), "echo {{params.day}}", null), Map.of(), "bob"))
-                .isInstanceOfSatisfying(ValidationException.class,
-                        e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo("params.day")));
+        assertThatThrownBy(() -> node.testRuns()
+                        .run("report", task("report", cron("0 99 * * *"), "echo x", null), Map.of(), "bob"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .anySatisfy(f -> assertThat(f.field()).isEqualTo("trigger.expression")));
+        assertThatThrownBy(() -> node.testRuns()
+                        .run("report", task("other", cron("0 2 * * *"), "echo x", null), Map.of(), "bob"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .anySatisfy(f -> assertThat(f.field()).isEqualTo("taskName")));
+        assertThatThrownBy(() -> node.testRuns()
+                        .run("report", task("report", cron("0 2 * * *"), "echo {{params.day}}", null), Map.of(), "bob"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .anySatisfy(f -> assertThat(f.field()).isEqualTo("params.day")));
         assertThat(count("ax_instance")).isZero();
         assertThat(count("ax_task_version")).isEqualTo(1);
     }
@@ -115,7 +143,8 @@ abstract class TestRunContractTest {
     }
 
     int count(String table) {
-        return store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.integer("n")).orElse(0));
+        return store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.integer("n"))
+                .orElse(0));
     }
 
     InstanceRow instance(long id) {
@@ -131,6 +160,7 @@ abstract class TestRunContractTest {
     }
 
     void complete(WorkItem w, boolean ok) {
-        node.dispatcher().complete(new Completion("exec", w.ref(), ok, ok ? null : FailureKind.EXIT_CODE, ok ? 0 : 1, null));
+        node.dispatcher()
+                .complete(new Completion("exec", w.ref(), ok, ok ? null : FailureKind.EXIT_CODE, ok ? 0 : 1, null));
     }
 }

@@ -55,7 +55,9 @@ abstract class TriggerKeyContractTest {
     }
 
     int runs(String task) {
-        return store.tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000)).size();
+        return store.tx(tx ->
+                        store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+                .size();
     }
 
     long keys() {
@@ -70,7 +72,8 @@ abstract class TriggerKeyContractTest {
     /** Waits until the database's clock is past {@code key}'s window. */
     void awaitExpiry(String task, String key) {
         Instant expires = key(task, key).orElseThrow().createdAt().plus(SHORT_WINDOW);
-        await().atMost(SHORT_WINDOW.plusSeconds(10)).until(() -> store.tx(Tx::now).isAfter(expires));
+        await().atMost(SHORT_WINDOW.plusSeconds(10))
+                .until(() -> store.tx(Tx::now).isAfter(expires));
     }
 
     @Test
@@ -87,7 +90,7 @@ abstract class TriggerKeyContractTest {
 
     @Test
     void a_shared_admission_task_still_writes_unkeyed_triggers_without_a_key() {
-        trigger("flood", Map.of(), false, null);  // learns the task admits under a shared lock
+        trigger("flood", Map.of(), false, null); // learns the task admits under a shared lock
         Triggered grouped = trigger("flood", Map.of(), false, null);
         Triggered keyed = trigger("flood", Map.of(), false, "k");
 
@@ -118,13 +121,18 @@ abstract class TriggerKeyContractTest {
 
         assertThatThrownBy(() -> trigger("job", Map.of("day", "2026-12-02"), false, "k"))
                 .isInstanceOf(KeyReusedException.class)
-                .hasMessageContaining("used at").hasMessageContaining("for a different request to task job")
+                .hasMessageContaining("used at")
+                .hasMessageContaining("for a different request to task job")
                 .hasMessageContaining("instance " + first);
         assertThatThrownBy(() -> trigger("job", Map.of("day", "2026-12-01"), true, "k"))
-                .as("force is part of the request").isInstanceOf(KeyReusedException.class);
+                .as("force is part of the request")
+                .isInstanceOf(KeyReusedException.class);
 
         assertThat(runs("job")).isEqualTo(1);
-        assertThat(key("job", "k")).get().extracting(TriggerKeyStore.Earlier::instanceId).isEqualTo(first);
+        assertThat(key("job", "k"))
+                .get()
+                .extracting(TriggerKeyStore.Earlier::instanceId)
+                .isEqualTo(first);
     }
 
     @Test
@@ -144,7 +152,8 @@ abstract class TriggerKeyContractTest {
         assertThatThrownBy(() -> trigger("job", Map.of(), false, "k")).isInstanceOf(ValidationException.class);
 
         assertThat(keys()).isZero();
-        assertThat(trigger("job", Map.of("day", "2026-12-01"), false, "k").duplicate()).isFalse();
+        assertThat(trigger("job", Map.of("day", "2026-12-01"), false, "k").duplicate())
+                .isFalse();
     }
 
     @Test
@@ -154,11 +163,14 @@ abstract class TriggerKeyContractTest {
 
         Triggered again = trigger("job", Map.of("day", "2026-12-02"), false, "k");
 
-        assertThat(again.duplicate()).as("a new request, even with other parameters").isFalse();
+        assertThat(again.duplicate())
+                .as("a new request, even with other parameters")
+                .isFalse();
         assertThat(again.instanceId()).isNotEqualTo(first);
         assertThat(runs("job")).isEqualTo(2);
         assertThat(keys()).as("the row was taken over, not added").isEqualTo(1);
-        assertThat(trigger("job", Map.of("day", "2026-12-02"), false, "k")).isEqualTo(new Triggered(again.instanceId(), true));
+        assertThat(trigger("job", Map.of("day", "2026-12-02"), false, "k"))
+                .isEqualTo(new Triggered(again.instanceId(), true));
     }
 
     @Test
@@ -177,6 +189,8 @@ abstract class TriggerKeyContractTest {
         awaitExpiry("job", "fresh");
         node.housekeeping().tick();
         assertThat(keys()).as("the housekeeping tick deletes them").isZero();
-        assertThat(runs("job") + runs("flood")).as("runs stay; only their keys go").isEqualTo(3);
+        assertThat(runs("job") + runs("flood"))
+                .as("runs stay; only their keys go")
+                .isEqualTo(3);
     }
 }

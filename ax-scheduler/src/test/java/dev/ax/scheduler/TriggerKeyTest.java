@@ -39,8 +39,10 @@ class TriggerKeyTest {
             assertThat(e.errors().getFirst().field()).isEqualTo("Idempotency-Key");
             assertThat(e.errors().getFirst().reason()).contains(reason);
         });
-        assertThatThrownBy(() -> TriggerKey.of("X-AX-Request-ID", value)).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors().getFirst().field()).isEqualTo("X-AX-Request-ID"));
+        assertThatThrownBy(() -> TriggerKey.of("X-AX-Request-ID", value))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors().getFirst().field()).isEqualTo("X-AX-Request-ID"));
         assertThatThrownBy(() -> new TriggerKey(null)).isInstanceOf(ValidationException.class);
     }
 
@@ -51,7 +53,8 @@ class TriggerKeyTest {
         assertThat(hash).hasSize(64).matches("[0-9a-f]+");
         assertThat(TriggerKey.requestHash("job", new TreeMap<>(Map.of("b", Map.of("y", "2", "x", "1"), "a", 1)), false))
                 .isEqualTo(hash);
-        assertThat(TriggerKey.requestHash("job", null, false)).isEqualTo(TriggerKey.requestHash("job", Map.of(), false));
+        assertThat(TriggerKey.requestHash("job", null, false))
+                .isEqualTo(TriggerKey.requestHash("job", Map.of(), false));
     }
 
     @Test
@@ -60,7 +63,9 @@ class TriggerKeyTest {
 
         assertThat(TriggerKey.requestHash("job2", Map.of("a", 1), false)).isNotEqualTo(hash);
         assertThat(TriggerKey.requestHash("job", Map.of("a", 2), false)).isNotEqualTo(hash);
-        assertThat(TriggerKey.requestHash("job", Map.of("a", "1"), false)).as("a string is not a number").isNotEqualTo(hash);
+        assertThat(TriggerKey.requestHash("job", Map.of("a", "1"), false))
+                .as("a string is not a number")
+                .isNotEqualTo(hash);
         assertThat(TriggerKey.requestHash("job", Map.of("a", 1, "b", 1), false)).isNotEqualTo(hash);
         assertThat(TriggerKey.requestHash("job", Map.of("a", 1), true)).isNotEqualTo(hash);
     }

@@ -79,8 +79,14 @@ abstract class WorkflowContractTest {
         if (trigger != null) {
             wf.put("trigger", trigger);
         }
-        wf.put("nodes", List.of(n("a", "t_a", null), n("b", "t_b", null), n("c", "t_c", null), n("d", "t_d", "allSuccess"),
-                n("e", "t_cleanup", "oneFailed")));
+        wf.put(
+                "nodes",
+                List.of(
+                        n("a", "t_a", null),
+                        n("b", "t_b", null),
+                        n("c", "t_c", null),
+                        n("d", "t_d", "allSuccess"),
+                        n("e", "t_cleanup", "oneFailed")));
         wf.put("edges", List.of(e("a", "b"), e("a", "c"), e("b", "d"), e("c", "d"), e("b", "e"), e("c", "e")));
         return wf;
     }
@@ -91,8 +97,14 @@ abstract class WorkflowContractTest {
             List<WorkItem> items = node.dispatcher().poll(new Poll("e1", List.of("default"), 50, 0));
             for (WorkItem item : items) {
                 boolean ok = !failing.contains(item.taskName());
-                node.dispatcher().complete(new Completion("e1", item.ref(), ok, ok ? null : FailureKind.EXIT_CODE, ok ? 0 : 3,
-                        ok ? "ok" : "exited with code 3"));
+                node.dispatcher()
+                        .complete(new Completion(
+                                "e1",
+                                item.ref(),
+                                ok,
+                                ok ? null : FailureKind.EXIT_CODE,
+                                ok ? 0 : 3,
+                                ok ? "ok" : "exited with code 3"));
             }
             int moved = node.workflows().tick();
             if (items.isEmpty() && moved == 0) {
@@ -103,7 +115,11 @@ abstract class WorkflowContractTest {
 
     Map<String, NodeState> states(long runId) {
         return node.workflows().service().run(runId).nodes().stream()
-                .collect(Collectors.toMap(WorkflowService.NodeView::name, WorkflowService.NodeView::state, (x, y) -> x, LinkedHashMap::new));
+                .collect(Collectors.toMap(
+                        WorkflowService.NodeView::name,
+                        WorkflowService.NodeView::state,
+                        (x, y) -> x,
+                        LinkedHashMap::new));
     }
 
     @Test
@@ -115,25 +131,50 @@ abstract class WorkflowContractTest {
 
         var view = node.workflows().service().run(run);
         assertThat(view.run().state()).isEqualTo(WorkflowRunState.FAILED);
-        assertThat(states(run)).containsExactly(Map.entry("a", NodeState.SUCCESS), Map.entry("b", NodeState.SUCCESS),
-                Map.entry("c", NodeState.FAILED), Map.entry("d", NodeState.SKIPPED), Map.entry("e", NodeState.SUCCESS));
-        assertThat(view.nodes().stream().filter(x -> x.name().equals("d")).findFirst().orElseThrow().message()).isEqualTo("upstream c failed");
+        assertThat(states(run))
+                .containsExactly(
+                        Map.entry("a", NodeState.SUCCESS),
+                        Map.entry("b", NodeState.SUCCESS),
+                        Map.entry("c", NodeState.FAILED),
+                        Map.entry("d", NodeState.SKIPPED),
+                        Map.entry("e", NodeState.SUCCESS));
+        assertThat(view.nodes().stream()
+                        .filter(x -> x.name().equals("d"))
+                        .findFirst()
+                        .orElseThrow()
+                        .message())
+                .isEqualTo("upstream c failed");
 
         failing.clear();
         var again = node.workflows().service().rerun(run, "c", "ops");
         assertThat(again.run().state()).isEqualTo(WorkflowRunState.RUNNING);
-        assertThat(states(run)).containsEntry("a", NodeState.SUCCESS).containsEntry("b", NodeState.SUCCESS)
-                .containsEntry("c", NodeState.RUNNING).containsEntry("d", NodeState.PENDING).containsEntry("e", NodeState.PENDING);
+        assertThat(states(run))
+                .containsEntry("a", NodeState.SUCCESS)
+                .containsEntry("b", NodeState.SUCCESS)
+                .containsEntry("c", NodeState.RUNNING)
+                .containsEntry("d", NodeState.PENDING)
+                .containsEntry("e", NodeState.PENDING);
         runToRest();
 
         view = node.workflows().service().run(run);
         assertThat(view.run().state()).isEqualTo(WorkflowRunState.SUCCESS);
-        assertThat(states(run)).containsExactly(Map.entry("a", NodeState.SUCCESS), Map.entry("b", NodeState.SUCCESS),
-                Map.entry("c", NodeState.SUCCESS), Map.entry("d", NodeState.SUCCESS), Map.entry("e", NodeState.SKIPPED));
+        assertThat(states(run))
+                .containsExactly(
+                        Map.entry("a", NodeState.SUCCESS),
+                        Map.entry("b", NodeState.SUCCESS),
+                        Map.entry("c", NodeState.SUCCESS),
+                        Map.entry("d", NodeState.SUCCESS),
+                        Map.entry("e", NodeState.SKIPPED));
         // a and b ran once; c twice; d once (skipped the first time); the cleanup once (skipped the second time)
-        assertThat(view.instancesPerTask()).containsExactlyInAnyOrderEntriesOf(Map.of("t_a", 1, "t_b", 1, "t_c", 2, "t_d", 1, "t_cleanup", 1));
-        assertThat(view.events()).extracting(WorkflowRunStoreEvents::type).contains(EventType.WORKFLOW_RUN_STARTED,
-                EventType.WORKFLOW_NODE_SKIPPED, EventType.WORKFLOW_RERUN, EventType.WORKFLOW_RUN_FINISHED);
+        assertThat(view.instancesPerTask())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("t_a", 1, "t_b", 1, "t_c", 2, "t_d", 1, "t_cleanup", 1));
+        assertThat(view.events())
+                .extracting(WorkflowRunStoreEvents::type)
+                .contains(
+                        EventType.WORKFLOW_RUN_STARTED,
+                        EventType.WORKFLOW_NODE_SKIPPED,
+                        EventType.WORKFLOW_RERUN,
+                        EventType.WORKFLOW_RUN_FINISHED);
     }
 
     /** Tiny accessor so the extracting above reads well. */
@@ -148,14 +189,17 @@ abstract class WorkflowContractTest {
         node.workflows().service().create(diamond("nightly", null), "test");
         failing.add("t_b");
         long run = node.workflows().service().trigger("nightly", Map.of(), "ops");
-        assertThatThrownBy(() -> node.workflows().service().rerun(run, null, "ops")).isInstanceOf(ConflictException.class);
+        assertThatThrownBy(() -> node.workflows().service().rerun(run, null, "ops"))
+                .isInstanceOf(ConflictException.class);
         runToRest();
         assertThat(node.workflows().service().run(run).run().state()).isEqualTo(WorkflowRunState.FAILED);
         failing.clear();
         node.workflows().service().rerun(run, null, "ops");
         runToRest();
         assertThat(node.workflows().service().run(run).run().state()).isEqualTo(WorkflowRunState.SUCCESS);
-        assertThat(node.workflows().service().run(run).instancesPerTask()).containsEntry("t_a", 1).containsEntry("t_b", 2);
+        assertThat(node.workflows().service().run(run).instancesPerTask())
+                .containsEntry("t_a", 1)
+                .containsEntry("t_b", 2);
     }
 
     @Test
@@ -165,7 +209,10 @@ abstract class WorkflowContractTest {
         long run = node.workflows().service().trigger("nightly", Map.of(), "ops");
         runToRest();
         assertThat(node.workflows().service().run(run).run().state()).isEqualTo(WorkflowRunState.FAILED);
-        assertThat(states(run)).containsEntry("b", NodeState.SKIPPED).containsEntry("d", NodeState.SKIPPED).containsEntry("e", NodeState.SKIPPED);
+        assertThat(states(run))
+                .containsEntry("b", NodeState.SKIPPED)
+                .containsEntry("d", NodeState.SKIPPED)
+                .containsEntry("e", NodeState.SKIPPED);
     }
 
     @Test
@@ -188,11 +235,13 @@ abstract class WorkflowContractTest {
         var canceled = node.workflows().service().cancel(run, "ops", "wrong day");
         assertThat(canceled.run().state()).isEqualTo(WorkflowRunState.CANCELED);
         assertThat(states(run).values()).containsOnly(NodeState.SKIPPED);
-        InstanceState firstState = store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
+        InstanceState firstState =
+                store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
         assertThat(firstState).isEqualTo(InstanceState.CANCELED);
         runToRest();
         assertThat(node.workflows().service().run(run).instancesPerTask()).isEqualTo(Map.of("t_a", 1));
-        assertThatThrownBy(() -> node.workflows().service().cancel(run, "ops", null)).isInstanceOf(ConflictException.class);
+        assertThatThrownBy(() -> node.workflows().service().cancel(run, "ops", null))
+                .isInstanceOf(ConflictException.class);
         // a canceled run can be run again from a node
         node.workflows().service().rerun(run, "a", "ops");
         runToRest();
@@ -201,27 +250,52 @@ abstract class WorkflowContractTest {
 
     @Test
     void a_slot_takes_one_run_whatever_inserts_it() {
-        var wf = node.workflows().service().create(diamond("nightly", null), "test").row();
+        var wf = node.workflows()
+                .service()
+                .create(diamond("nightly", null), "test")
+                .row();
         var slot = Instant.parse("2026-10-01T02:00:00Z");
-        var newRun = new WorkflowRunStore.NewRun(wf.id(), wf.name(), wf.version(), wf.definition(), "cron",
-                Firing.fireKey(slot), slot, Map.of(), null, "test", "n1");
+        var newRun = new WorkflowRunStore.NewRun(
+                wf.id(),
+                wf.name(),
+                wf.version(),
+                wf.definition(),
+                "cron",
+                Firing.fireKey(slot),
+                slot,
+                Map.of(),
+                null,
+                "test",
+                "n1");
         Optional<Long> first = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
         Optional<Long> second = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
         assertThat(first).isPresent();
         assertThat(second).isEmpty();
-        List<WorkflowRunStore.RunRow> runs = store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
+        List<WorkflowRunStore.RunRow> runs =
+                store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
         assertThat(runs).hasSize(1);
     }
 
     @Test
     void a_cycle_is_refused_with_its_path_and_an_unknown_task_with_its_field() {
-        Map<String, Object> cyclic = Map.of("name", "loop", "nodes", List.of(n("a", "t_a", null), n("b", "t_b", null), n("c", "t_c", null)),
-                "edges", List.of(e("a", "b"), e("b", "c"), e("c", "a")));
-        assertThatThrownBy(() -> node.workflows().service().create(cyclic, "test")).isInstanceOfSatisfying(ValidationException.class,
-                v -> assertThat(v.errors()).contains(new FieldError("edges", "cycle: a → b → c → a")));
-        Map<String, Object> unknown = Map.of("name", "u", "nodes", List.of(n("a", "t_a", null), n("b", "no_such_task", null)));
-        assertThatThrownBy(() -> node.workflows().service().create(unknown, "test")).isInstanceOfSatisfying(ValidationException.class,
-                v -> assertThat(v.errors()).contains(new FieldError("nodes[1].task", "no task named 'no_such_task'")));
+        Map<String, Object> cyclic = Map.of(
+                "name",
+                "loop",
+                "nodes",
+                List.of(n("a", "t_a", null), n("b", "t_b", null), n("c", "t_c", null)),
+                "edges",
+                List.of(e("a", "b"), e("b", "c"), e("c", "a")));
+        assertThatThrownBy(() -> node.workflows().service().create(cyclic, "test"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        v -> assertThat(v.errors()).contains(new FieldError("edges", "cycle: a → b → c → a")));
+        Map<String, Object> unknown =
+                Map.of("name", "u", "nodes", List.of(n("a", "t_a", null), n("b", "no_such_task", null)));
+        assertThatThrownBy(() -> node.workflows().service().create(unknown, "test"))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        v -> assertThat(v.errors())
+                                .contains(new FieldError("nodes[1].task", "no task named 'no_such_task'")));
         assertThat(node.workflows().service().list(null, 10)).isEmpty();
     }
 }

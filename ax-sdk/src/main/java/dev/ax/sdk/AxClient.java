@@ -70,7 +70,8 @@ public final class AxClient {
         String s = server.toString();
         this.base = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
         this.token = token;
-        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
         if (tls != null) {
             builder.sslContext(tls);
         }
@@ -144,31 +145,44 @@ public final class AxClient {
         Backoff backoff = new Backoff();
         for (int attempt = 1; ; attempt++) {
             try {
-                return send("POST", path, json.valueToTree(body), headers).path("instanceId").asLong();
+                return send("POST", path, json.valueToTree(body), headers)
+                        .path("instanceId")
+                        .asLong();
             } catch (AxClientException e) {
                 if (!unanswered(e)) {
                     throw e;
                 }
                 if (attempt == TRIGGER_ATTEMPTS) {
-                    throw new AxClientException(e.status(), "no answer after " + attempt + " attempts with Idempotency-Key " + idempotencyKey
-                            + " (whether the run was created is not known; the same key is safe to send again); the last: "
-                            + e.getMessage(), e.body(), e);
+                    throw new AxClientException(
+                            e.status(),
+                            "no answer after " + attempt + " attempts with Idempotency-Key " + idempotencyKey
+                                    + " (whether the run was created is not known; the same key is safe to send again); the last: "
+                                    + e.getMessage(),
+                            e.body(),
+                            e);
                 }
-                log.warn("triggering {}: attempt {} of {} went unanswered ({}); sending it again with the same Idempotency-Key {}",
-                        name, attempt, TRIGGER_ATTEMPTS, e.getMessage(), idempotencyKey);
+                log.warn(
+                        "triggering {}: attempt {} of {} went unanswered ({}); sending it again with the same Idempotency-Key {}",
+                        name,
+                        attempt,
+                        TRIGGER_ATTEMPTS,
+                        e.getMessage(),
+                        idempotencyKey);
             }
             try {
                 backoff.pause();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new AxClientException(0, "interrupted while triggering " + name + " with Idempotency-Key " + idempotencyKey, null, e);
+                throw new AxClientException(
+                        0, "interrupted while triggering " + name + " with Idempotency-Key " + idempotencyKey, null, e);
             }
         }
     }
 
     /** True when a call may have gone unanswered rather than refused: no answer at all, or a gateway's 502/503/504. */
     private static boolean unanswered(AxClientException e) {
-        return e.status() == 0 ? e.getCause() instanceof IOException
+        return e.status() == 0
+                ? e.getCause() instanceof IOException
                 : e.status() == 502 || e.status() == 503 || e.status() == 504;
     }
 
@@ -193,7 +207,8 @@ public final class AxClient {
 
     /** A run's log as text. */
     public String log(long id) {
-        return exchange("GET", "/api/instances/" + id + "/log?format=text", null, "text/plain", Map.of()).body();
+        return exchange("GET", "/api/instances/" + id + "/log?format=text", null, "text/plain", Map.of())
+                .body();
     }
 
     private JsonNode send(String method, String path, JsonNode body) {
@@ -201,18 +216,21 @@ public final class AxClient {
     }
 
     private JsonNode send(String method, String path, JsonNode body, Map<String, String> headers) {
-        String answer = exchange(method, path, body, "application/json", headers).body();
+        String answer =
+                exchange(method, path, body, "application/json", headers).body();
         if (answer == null || answer.isBlank()) {
             return NullNode.getInstance();
         }
         try {
             return json.readTree(answer);
         } catch (JsonProcessingException e) {
-            throw new AxClientException(200, "unreadable answer from " + base + path + ": " + e.getOriginalMessage(), answer, e);
+            throw new AxClientException(
+                    200, "unreadable answer from " + base + path + ": " + e.getOriginalMessage(), answer, e);
         }
     }
 
-    private HttpResponse<String> exchange(String method, String path, JsonNode body, String accept, Map<String, String> headers) {
+    private HttpResponse<String> exchange(
+            String method, String path, JsonNode body, String accept, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Accept", accept)
@@ -228,14 +246,15 @@ public final class AxClient {
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new AxClientException(0, "cannot reach the AX server at " + base + ": " + TlsTrust.describe(e), null, e);
+            throw new AxClientException(
+                    0, "cannot reach the AX server at " + base + ": " + TlsTrust.describe(e), null, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AxClientException(0, "interrupted while calling " + base + path, null, e);
         }
         if (response.statusCode() / 100 != 2) {
-            throw new AxClientException(response.statusCode(), method + " " + path + ": " + errorMessage(response),
-                    response.body(), null);
+            throw new AxClientException(
+                    response.statusCode(), method + " " + path + ": " + errorMessage(response), response.body(), null);
         }
         return response;
     }
@@ -252,8 +271,13 @@ public final class AxClient {
             // not our error format
         }
         String excerpt = body.strip();
-        return "HTTP " + response.statusCode() + (excerpt.isEmpty() ? ""
-                : ": " + (excerpt.length() > EXCERPT_CHARS ? excerpt.substring(0, EXCERPT_CHARS) + "…" : excerpt));
+        return "HTTP " + response.statusCode()
+                + (excerpt.isEmpty()
+                        ? ""
+                        : ": "
+                                + (excerpt.length() > EXCERPT_CHARS
+                                        ? excerpt.substring(0, EXCERPT_CHARS) + "…"
+                                        : excerpt));
     }
 
     private static String segment(String value) {

@@ -65,9 +65,11 @@ public final class AxWorker implements AutoCloseable {
 
     /** The runs whose lease this worker holds: what heartbeats renew. */
     private final ConcurrentHashMap<RunRef, HandlerRun> held = new ConcurrentHashMap<>();
+
     private final LongAdder errors = new LongAdder();
     /** Handler threads alive; the poll loop waits on {@link #slotFreed} while they fill every slot. */
     private final ReentrantLock slotLock = new ReentrantLock();
+
     private final Condition slotFreed = slotLock.newCondition();
     private int busy; // guarded by slotLock
     /** Makes "admit a run" and "close" mutually exclusive, so no run starts after close() stopped them all. */
@@ -77,12 +79,17 @@ public final class AxWorker implements AutoCloseable {
     private volatile boolean registered;
     private volatile String session;
     private ScheduledExecutorService timer; // set by start()
-    private Thread pollThread;              // set by start()
-    private boolean heartbeatFailing;       // only touched on the timer thread
-    private boolean started;                // guarded by lifecycle
+    private Thread pollThread; // set by start()
+    private boolean heartbeatFailing; // only touched on the timer thread
+    private boolean started; // guarded by lifecycle
 
-    AxWorker(ExecutorConfig config, ExecutorChannel channel, boolean ownsChannel, Map<String, AxHandler> handlers,
-             IdempotencyStore idempotencyStore, boolean failFast) {
+    AxWorker(
+            ExecutorConfig config,
+            ExecutorChannel channel,
+            boolean ownsChannel,
+            Map<String, AxHandler> handlers,
+            IdempotencyStore idempotencyStore,
+            boolean failFast) {
         this.config = config;
         this.channel = channel;
         this.ownsChannel = ownsChannel;
@@ -107,7 +114,8 @@ public final class AxWorker implements AutoCloseable {
                 throw new IllegalStateException("worker " + config.executorId() + " was already started");
             }
             session = UUID.randomUUID().toString();
-            timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("ax-worker-timer").factory());
+            timer = Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().daemon().name("ax-worker-timer").factory());
             try {
                 register();
             } catch (ChannelException e) {
@@ -115,7 +123,9 @@ public final class AxWorker implements AutoCloseable {
                     timer.shutdownNow();
                     throw e;
                 }
-                log.warn("AX worker {} cannot register yet: {}; retrying in the background", config.executorId(),
+                log.warn(
+                        "AX worker {} cannot register yet: {}; retrying in the background",
+                        config.executorId(),
                         e.getMessage());
             }
             started = true;
@@ -144,7 +154,9 @@ public final class AxWorker implements AutoCloseable {
             if (!awaitIdle(config.killGrace())) {
                 held.values().forEach(run -> run.abandon("worker shutting down"));
                 if (!awaitIdle(Duration.ofMillis(500))) {
-                    log.warn("AX worker {}: handlers of runs {} ignore their interruption and still run", config.executorId(),
+                    log.warn(
+                            "AX worker {}: handlers of runs {} ignore their interruption and still run",
+                            config.executorId(),
                             held.keySet());
                 }
             }
@@ -210,15 +222,26 @@ public final class AxWorker implements AutoCloseable {
     // ------------------------------------------------------------------------------------ poll loop
 
     private void register() {
-        RegisterAnswer answer = channel.register(new Register(config.executorId(), session, config.groups(),
-                Hosts.name(), ProcessHandle.current().pid(), config.version(), List.copyOf(held.keySet())));
+        RegisterAnswer answer = channel.register(new Register(
+                config.executorId(),
+                session,
+                config.groups(),
+                Hosts.name(),
+                ProcessHandle.current().pid(),
+                config.version(),
+                List.copyOf(held.keySet())));
         answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server at registration"));
         channel.leaseKnown(answer.leaseMillis());
         long heartbeat = heartbeatPeriod(answer);
         timer.scheduleWithFixedDelay(this::heartbeatTick, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
         registered = true;
-        log.info("AX worker {} registered (groups {}, handlers {}, concurrency {}, lease {} ms)", config.executorId(),
-                config.groups(), new TreeSet<>(handlers.keySet()), config.concurrency(), answer.leaseMillis());
+        log.info(
+                "AX worker {} registered (groups {}, handlers {}, concurrency {}, lease {} ms)",
+                config.executorId(),
+                config.groups(),
+                new TreeSet<>(handlers.keySet()),
+                config.concurrency(),
+                answer.leaseMillis());
     }
 
     private void pollLoop() {
@@ -297,7 +320,8 @@ public final class AxWorker implements AutoCloseable {
                 log.info("not starting run {}: the worker is closing; its lease will expire", item.ref());
                 return;
             }
-            HandlerRun run = new HandlerRun(this, item, HandlerRun.SDK.equals(item.actionType()) ? handlers.get(item.handler()) : null);
+            HandlerRun run = new HandlerRun(
+                    this, item, HandlerRun.SDK.equals(item.actionType()) ? handlers.get(item.handler()) : null);
             if (held.putIfAbsent(item.ref(), run) != null) {
                 log.warn("run {} was handed out again while it runs here; ignoring the duplicate", item.ref());
                 return;
@@ -308,7 +332,8 @@ public final class AxWorker implements AutoCloseable {
             } finally {
                 slotLock.unlock();
             }
-            String name = "ax-handler-" + (item.handler() == null ? item.actionType() : item.handler()) + "-" + item.instanceId();
+            String name = "ax-handler-" + (item.handler() == null ? item.actionType() : item.handler()) + "-"
+                    + item.instanceId();
             Thread.ofPlatform().daemon().name(name).start(() -> execute(run));
         }
     }
@@ -357,12 +382,14 @@ public final class AxWorker implements AutoCloseable {
 
     private void heartbeatTick() {
         try {
-            HeartbeatAnswer answer = channel.heartbeat(new Heartbeat(config.executorId(), session, List.copyOf(held.keySet())));
+            HeartbeatAnswer answer =
+                    channel.heartbeat(new Heartbeat(config.executorId(), session, List.copyOf(held.keySet())));
             if (heartbeatFailing) {
                 log.info("AX worker heartbeats reach the server again");
                 heartbeatFailing = false;
             }
-            answer.abandon().forEach(ref -> abandon(ref, "abandoned by the server (terminated, or the lease was lost)"));
+            answer.abandon()
+                    .forEach(ref -> abandon(ref, "abandoned by the server (terminated, or the lease was lost)"));
         } catch (ChannelException e) {
             // Handlers keep running; if a lease expires meanwhile, the next answer's "abandon" says so.
             if (running && !heartbeatFailing) {
@@ -401,5 +428,4 @@ public final class AxWorker implements AutoCloseable {
         }
         return answer.leaseMillis() > 0 ? Math.max(1, answer.leaseMillis() / 3) : FALLBACK_HEARTBEAT_MILLIS;
     }
-
 }

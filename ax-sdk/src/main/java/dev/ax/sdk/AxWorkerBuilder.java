@@ -39,8 +39,7 @@ public final class AxWorkerBuilder {
     private boolean failFast = true;
     private SSLContext tls;
 
-    AxWorkerBuilder() {
-    }
+    AxWorkerBuilder() {}
 
     /** The AX server, e.g. {@code http://ax.internal:7070}. */
     public AxWorkerBuilder server(URI server) {
@@ -193,9 +192,12 @@ public final class AxWorkerBuilder {
         if (shutdownGrace == null || shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace must be zero or positive, was " + shutdownGrace);
         }
-        String id = executorId != null ? executorId : Hosts.name() + "-" + ProcessHandle.current().pid();
+        String id = executorId != null
+                ? executorId
+                : Hosts.name() + "-" + ProcessHandle.current().pid();
         // ExecutorConfig checks the id, the groups and the concurrency, naming the field.
-        ExecutorConfig config = new ExecutorConfig(id, groups, concurrency, pollWait.toMillis(), shutdownGrace, version());
+        ExecutorConfig config =
+                new ExecutorConfig(id, groups, concurrency, pollWait.toMillis(), shutdownGrace, version());
         boolean owns = channel == null;
         ExecutorChannel ch = owns ? new HttpExecutorChannel(servers, token, tls) : channel;
         return new AxWorker(config, ch, owns, handlers, idempotencyStore, failFast);

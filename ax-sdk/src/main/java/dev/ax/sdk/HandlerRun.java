@@ -1,11 +1,11 @@
 package dev.ax.sdk;
 
 import dev.ax.domain.protocol.Completion;
-import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.secret.SecretMask;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,7 +31,11 @@ final class HandlerRun {
 
     private static final Logger log = LoggerFactory.getLogger(HandlerRun.class);
 
-    enum Phase { WAITING, HANDLING, ENDED }
+    enum Phase {
+        WAITING,
+        HANDLING,
+        ENDED
+    }
 
     static final String SDK = "sdk";
 
@@ -44,8 +48,8 @@ final class HandlerRun {
     private final AtomicBoolean reported = new AtomicBoolean();
 
     private Phase phase = Phase.WAITING; // guarded by this
-    private Thread thread;               // guarded by this; the handler's, while HANDLING
-    private String abandonReason;        // guarded by this; non-null once nothing more may be reported
+    private Thread thread; // guarded by this; the handler's, while HANDLING
+    private String abandonReason; // guarded by this; non-null once nothing more may be reported
     private volatile boolean timedOut;
 
     HandlerRun(AxWorker worker, WorkItem item, AxHandler handler) {
@@ -53,8 +57,10 @@ final class HandlerRun {
         this.item = item;
         this.handler = handler;
         this.mask = SecretMask.of(item.masks());
-        this.runLog = new RunLog(worker.channel(), worker.executorId(), item.ref(), reason -> abandon("log refused: " + reason), mask);
-        this.context = new RunContext(item, runLog, this::cancelled, worker.idempotencyStore(), worker.channel(), worker.executorId());
+        this.runLog = new RunLog(
+                worker.channel(), worker.executorId(), item.ref(), reason -> abandon("log refused: " + reason), mask);
+        this.context = new RunContext(
+                item, runLog, this::cancelled, worker.idempotencyStore(), worker.channel(), worker.executorId());
     }
 
     RunRef ref() {
@@ -78,7 +84,8 @@ final class HandlerRun {
             report(Outcomes.noHandler(worker.executorId(), ref(), item.handler(), worker.handlerNames()));
             return;
         }
-        Started started = new Started(worker.executorId(), ref(), ProcessHandle.current().pid());
+        Started started =
+                new Started(worker.executorId(), ref(), ProcessHandle.current().pid());
         Optional<ReportAnswer> answer = deliver("start", () -> worker.channel().started(started));
         if (answer.isEmpty()) {
             return;
@@ -109,8 +116,10 @@ final class HandlerRun {
             return;
         }
         if (reported.get()) {
-            log.warn("handler '{}' of run {} returned after its run was reported as timed out; its result is dropped",
-                    item.handler(), ref());
+            log.warn(
+                    "handler '{}' of run {} returned after its run was reported as timed out; its result is dropped",
+                    item.handler(),
+                    ref());
             return;
         }
         Completion completion;
@@ -155,16 +164,26 @@ final class HandlerRun {
 
     /** Sends the completion once (log first, its message masked: an exception's message may quote a secret), then lets go of the lease. */
     private void report(Completion unmasked) throws InterruptedException {
-        Completion completion = new Completion(unmasked.executorId(), unmasked.run(), unmasked.success(), unmasked.failureKind(),
-                unmasked.exitCode(), mask.apply(unmasked.message()), unmasked.pid(), unmasked.tail());
+        Completion completion = new Completion(
+                unmasked.executorId(),
+                unmasked.run(),
+                unmasked.success(),
+                unmasked.failureKind(),
+                unmasked.exitCode(),
+                mask.apply(unmasked.message()),
+                unmasked.pid(),
+                unmasked.tail());
         if (!reported.compareAndSet(false, true)) {
             return;
         }
         try {
             runLog.finish();
-            Optional<ReportAnswer> answer = deliver("completion", () -> worker.channel().complete(completion));
+            Optional<ReportAnswer> answer =
+                    deliver("completion", () -> worker.channel().complete(completion));
             if (answer.isEmpty()) {
-                log.info("run {} dropped before its completion was delivered: {}", ref(),
+                log.info(
+                        "run {} dropped before its completion was delivered: {}",
+                        ref(),
                         abandoned() ? abandonReason() : "worker closing");
             } else if (!answer.get().accepted()) {
                 log.info("completion of run {} refused: {}", ref(), answer.get().reason());
@@ -241,8 +260,10 @@ final class HandlerRun {
                 return;
             }
         }
-        log.warn("handler '{}' of run {} ignores its interruption; reporting the timeout while it still runs",
-                item.handler(), ref());
+        log.warn(
+                "handler '{}' of run {} ignores its interruption; reporting the timeout while it still runs",
+                item.handler(),
+                ref());
         Thread.ofVirtual().name("ax-timeout-" + ref().instanceId()).start(() -> {
             try {
                 report(Outcomes.timeout(worker.executorId(), ref(), item.handler(), item.timeoutSeconds(), true));

@@ -7,8 +7,7 @@ import java.nio.file.Path;
 
 /** This machine's name, for the executor list ("which host ran it"). */
 final class Hosts {
-    private Hosts() {
-    }
+    private Hosts() {}
 
     static String name() {
         // The kernel's name first: InetAddress may wait for DNS, and a service's start-up must stay fast.

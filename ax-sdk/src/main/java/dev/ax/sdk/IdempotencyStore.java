@@ -61,12 +61,10 @@ public final class IdempotencyStore {
     }
 
     /** A recorded request: its result ({@code null} if the work returned none) and when it committed (database time). */
-    public record Recorded(String requestId, String result, Timestamp createdAt) {
-    }
+    public record Recorded(String requestId, String result, Timestamp createdAt) {}
 
     /** What {@link #once} did: ran the work now ({@code replayed == false}) or found it done before. */
-    record Once(String result, boolean replayed, Timestamp recordedAt) {
-    }
+    record Once(String result, boolean replayed, Timestamp recordedAt) {}
 
     /**
      * Runs {@code work} at most once per {@code requestId} (see the class comment). Returns the
@@ -96,8 +94,11 @@ public final class IdempotencyStore {
             });
             return new Once(result, false, null);
         } catch (AlreadyRecorded e) {
-            Recorded done = find(requestId).orElseThrow(() -> new IllegalStateException("request id " + requestId
-                    + " is being processed by another transaction that has not committed yet; try again later"));
+            Recorded done = find(requestId)
+                    .orElseThrow(
+                            () -> new IllegalStateException(
+                                    "request id " + requestId
+                                            + " is being processed by another transaction that has not committed yet; try again later"));
             return new Once(done.result(), true, done.createdAt());
         }
     }
@@ -105,10 +106,13 @@ public final class IdempotencyStore {
     /** The record of a request id, if its work committed. */
     public Optional<Recorded> find(String requestId) throws SQLException {
         checkRequestId(requestId);
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(FIND)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(FIND)) {
             ps.setString(1, requestId);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Recorded(requestId, rs.getString(1), rs.getTimestamp(2))) : Optional.empty();
+                return rs.next()
+                        ? Optional.of(new Recorded(requestId, rs.getString(1), rs.getTimestamp(2)))
+                        : Optional.empty();
             }
         }
     }
@@ -168,8 +172,10 @@ public final class IdempotencyStore {
                 throw new AlreadyRecorded(); // unwinds the transaction: PostgreSQL aborts it after an error anyway
             }
             if (isLockTimeout(e)) {
-                throw new IllegalStateException("request id " + requestId + " is being processed by another transaction "
-                        + "that holds it longer than the database's lock timeout; try again later", e);
+                throw new IllegalStateException(
+                        "request id " + requestId + " is being processed by another transaction "
+                                + "that holds it longer than the database's lock timeout; try again later",
+                        e);
             }
             throw e;
         }

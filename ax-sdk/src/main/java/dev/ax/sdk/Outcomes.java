@@ -20,8 +20,8 @@ final class Outcomes {
     static final int MAX_MESSAGE_CHARS = 4000;
     /** Stack trace lines that go to the run's log when a handler throws. */
     static final int MAX_TRACE_LINES = 40;
-    private Outcomes() {
-    }
+
+    private Outcomes() {}
 
     static Completion success(String executorId, RunRef run, Object result) {
         return new Completion(executorId, run, true, null, 0, result == null ? null : cut(String.valueOf(result)));
@@ -38,22 +38,39 @@ final class Outcomes {
     /**
      * @param stillRunning the handler ignored the interruption and had not returned when the grace period ended
      */
-    static Completion timeout(String executorId, RunRef run, String handler, long timeoutSeconds, boolean stillRunning) {
-        return new Completion(executorId, run, false, FailureKind.TIMEOUT, null,
+    static Completion timeout(
+            String executorId, RunRef run, String handler, long timeoutSeconds, boolean stillRunning) {
+        return new Completion(
+                executorId,
+                run,
+                false,
+                FailureKind.TIMEOUT,
+                null,
                 "handler '" + handler + "' ran longer than the timeout of " + timeoutSeconds + " s and was interrupted"
                         + (stillRunning ? "; it ignored the interruption and still runs" : ""));
     }
 
     static Completion noHandler(String executorId, RunRef run, String handler, Collection<String> registered) {
-        return new Completion(executorId, run, false, FailureKind.START_ERROR, null,
-                "no handler '" + handler + "' registered in this worker (handlers: " + String.join(", ", new TreeSet<>(registered))
-                        + ")");
+        return new Completion(
+                executorId,
+                run,
+                false,
+                FailureKind.START_ERROR,
+                null,
+                "no handler '" + handler + "' registered in this worker (handlers: "
+                        + String.join(", ", new TreeSet<>(registered)) + ")");
     }
 
     /** A run of another action type (a shell task aimed at this worker's group): an SDK worker only runs handlers. */
     static Completion unsupported(String executorId, RunRef run, String actionType) {
-        return new Completion(executorId, run, false, FailureKind.START_ERROR, null,
-                "action type " + actionType + " is not supported by this executor (an AX SDK worker runs sdk actions only)");
+        return new Completion(
+                executorId,
+                run,
+                false,
+                FailureKind.START_ERROR,
+                null,
+                "action type " + actionType
+                        + " is not supported by this executor (an AX SDK worker runs sdk actions only)");
     }
 
     /** {@code java.lang.IllegalStateException: the message}; the cause is named when the message is empty. */

@@ -21,8 +21,13 @@ final class RunContext implements AxContext {
     private final ExecutorChannel channel;
     private final String executorId;
 
-    RunContext(WorkItem item, RunLog log, BooleanSupplier cancelled, IdempotencyStore store,
-               ExecutorChannel channel, String executorId) {
+    RunContext(
+            WorkItem item,
+            RunLog log,
+            BooleanSupplier cancelled,
+            IdempotencyStore store,
+            ExecutorChannel channel,
+            String executorId) {
         this.item = item;
         this.log = log;
         this.cancelled = cancelled;
@@ -36,8 +41,8 @@ final class RunContext implements AxContext {
 
     @Override
     public void awaitApproval(String summary) throws InterruptedException {
-        var asked = channel.requestApproval(new ApprovalAsk(executorId, item.ref(),
-                SecretMask.of(item.masks()).apply(summary)));
+        var asked = channel.requestApproval(new ApprovalAsk(
+                executorId, item.ref(), SecretMask.of(item.masks()).apply(summary)));
         if (!asked.accepted()) {
             throw new CancellationException("approval request refused: " + asked.reason());
         }

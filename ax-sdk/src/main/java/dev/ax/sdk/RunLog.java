@@ -41,8 +41,7 @@ final class RunLog {
     /** Marks the end of the log in the queue; compared by identity. */
     private static final Line END = new Line(STDOUT, "end");
 
-    private record Line(String stream, String text) {
-    }
+    private record Line(String stream, String text) {}
 
     private final ExecutorChannel channel;
     private final String executorId;
@@ -91,7 +90,9 @@ final class RunLog {
     /** Starts shipping: only once the server accepted "started", so it sees started, log, completion in that order. */
     synchronized void startSending() {
         if (sender == null && !aborted) {
-            sender = Thread.ofVirtual().name("ax-log-" + run.instanceId() + "-" + run.attempt()).start(this::ship);
+            sender = Thread.ofVirtual()
+                    .name("ax-log-" + run.instanceId() + "-" + run.attempt())
+                    .start(this::ship);
         }
     }
 
@@ -182,7 +183,9 @@ final class RunLog {
             batch.add(new Line(STDERR, "[ax] " + lost + " log lines dropped: server unreachable"));
         }
         batch.add(first);
-        long bytes = batch.stream().mapToLong(line -> LogLines.jsonBytes(line.text())).sum();
+        long bytes = batch.stream()
+                .mapToLong(line -> LogLines.jsonBytes(line.text()))
+                .sum();
         while (batch.size() < BATCH_LINES) {
             Line next = queue.peekFirst();
             if (next == null || next == END || bytes + LogLines.jsonBytes(next.text()) > BATCH_BYTES) {
@@ -200,7 +203,10 @@ final class RunLog {
         int start = 0;
         for (int i = 1; i <= batch.size(); i++) {
             if (i == batch.size() || !batch.get(i).stream().equals(batch.get(start).stream())) {
-                chunks.add(new LogChunk(executorId, run, batch.get(start).stream(),
+                chunks.add(new LogChunk(
+                        executorId,
+                        run,
+                        batch.get(start).stream(),
                         batch.subList(start, i).stream().map(Line::text).toList()));
                 start = i;
             }

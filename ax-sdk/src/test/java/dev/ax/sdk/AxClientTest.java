@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
 import dev.ax.store.AnswerLosingProxy;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +28,13 @@ class AxClientTest {
 
             assertThat(created.path("version").asInt()).isEqualTo(1);
             assertThat(updated.path("version").asInt()).isEqualTo(2);
-            assertThat(ax.client.task("nightly").path("definition").path("action").path("handler").asText()).isEqualTo("h2");
+            assertThat(ax.client
+                            .task("nightly")
+                            .path("definition")
+                            .path("action")
+                            .path("handler")
+                            .asText())
+                    .isEqualTo("h2");
             assertThat(ax.client.pause("nightly").path("paused").asBoolean()).isTrue();
             assertThat(ax.client.resume("nightly").path("paused").asBoolean()).isFalse();
         }
@@ -45,32 +51,39 @@ class AxClientTest {
             assertThat(run.path("taskName").asText()).isEqualTo("nightly");
             assertThat(run.path("params").path("date").asText()).isEqualTo("2024-05-01");
             assertThat(run.path("requestId").asText()).isEqualTo("ax-" + id);
-            assertThat(ax.client.instances("nightly", null).path("items").findValuesAsText("id")).containsExactly(Long.toString(id));
-            assertThat(ax.client.events(id).path("items").findValuesAsText("type")).startsWith("CREATED");
+            assertThat(ax.client.instances("nightly", null).path("items").findValuesAsText("id"))
+                    .containsExactly(Long.toString(id));
+            assertThat(ax.client.events(id).path("items").findValuesAsText("type"))
+                    .startsWith("CREATED");
         }
     }
 
     @Test
     void a_refused_call_says_the_status_and_the_servers_reason() {
         try (TestAx ax = TestAx.start(dir)) {
-            assertThatThrownBy(() -> ax.client.apply("{\"taskName\":\"bad\",\"trigger\":{\"type\":\"cron\",\"expression\":\"nope\"},"
-                    + "\"action\":{\"type\":\"shell\",\"command\":\"true\"}}"))
-                    .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isEqualTo(400))
+            assertThatThrownBy(() -> ax.client.apply(
+                            "{\"taskName\":\"bad\",\"trigger\":{\"type\":\"cron\",\"expression\":\"nope\"},"
+                                    + "\"action\":{\"type\":\"shell\",\"command\":\"true\"}}"))
+                    .isInstanceOfSatisfying(
+                            AxClientException.class, e -> assertThat(e.status()).isEqualTo(400))
                     .hasMessageContaining("trigger.expression");
             assertThatThrownBy(() -> ax.client.instance(999))
-                    .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isEqualTo(404))
+                    .isInstanceOfSatisfying(
+                            AxClientException.class, e -> assertThat(e.status()).isEqualTo(404))
                     .hasMessageContaining("no instance 999");
             assertThatThrownBy(() -> new AxClient(ax.server.url(), "wrong").task("x"))
-                    .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isEqualTo(401));
+                    .isInstanceOfSatisfying(
+                            AxClientException.class, e -> assertThat(e.status()).isEqualTo(401));
             assertThatThrownBy(() -> ax.client.apply("{not json"))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not valid JSON");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not valid JSON");
         }
     }
 
     @Test
     void a_trigger_whose_answer_is_lost_is_sent_again_with_the_same_key_and_makes_one_run() {
         try (TestAx ax = TestAx.start(dir);
-             AnswerLosingProxy proxy = new AnswerLosingProxy(ax.server.url().getPort(), 1)) {
+                AnswerLosingProxy proxy = new AnswerLosingProxy(ax.server.url().getPort(), 1)) {
             ax.client.apply(TASK);
 
             long id = new AxClient(proxy.uri(), TestAx.ADMIN_TOKEN).trigger("nightly", Map.of("date", "2024-05-01"));
@@ -79,14 +92,15 @@ class AxClientTest {
             assertThat(keys).as("the lost attempt and its retry").hasSize(2);
             assertThat(keys.getFirst()).matches("[0-9a-f-]{36}");
             assertThat(keys.get(1)).isEqualTo(keys.getFirst());
-            assertThat(ax.client.instances("nightly", null).path("items").findValuesAsText("id")).containsExactly(Long.toString(id));
+            assertThat(ax.client.instances("nightly", null).path("items").findValuesAsText("id"))
+                    .containsExactly(Long.toString(id));
         }
     }
 
     @Test
     void each_trigger_call_sends_a_key_of_its_own() {
         try (TestAx ax = TestAx.start(dir);
-             AnswerLosingProxy proxy = new AnswerLosingProxy(ax.server.url().getPort(), 0)) {
+                AnswerLosingProxy proxy = new AnswerLosingProxy(ax.server.url().getPort(), 0)) {
             ax.client.apply(TASK);
             AxClient client = new AxClient(proxy.uri(), TestAx.ADMIN_TOKEN);
 
@@ -94,7 +108,10 @@ class AxClientTest {
             long second = client.trigger("nightly", Map.of());
 
             assertThat(second).isNotEqualTo(first);
-            assertThat(proxy.headerOfEachRequest("Idempotency-Key")).hasSize(2).doesNotHaveDuplicates().doesNotContainNull();
+            assertThat(proxy.headerOfEachRequest("Idempotency-Key"))
+                    .hasSize(2)
+                    .doesNotHaveDuplicates()
+                    .doesNotContainNull();
         }
     }
 
@@ -109,10 +126,12 @@ class AxClientTest {
             assertThat(again).isEqualTo(first);
             assertThat(ax.client.instances("nightly", null).path("items")).hasSize(1);
             assertThatThrownBy(() -> ax.client.trigger("nightly", Map.of("date", "2024-05-02"), "order-7"))
-                    .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isEqualTo(422))
+                    .isInstanceOfSatisfying(
+                            AxClientException.class, e -> assertThat(e.status()).isEqualTo(422))
                     .hasMessageContaining("for a different request");
             assertThatThrownBy(() -> ax.client.trigger("nightly", Map.of(), "line\nbreak"))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("printable ASCII");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("printable ASCII");
         }
     }
 
@@ -121,7 +140,8 @@ class AxClientTest {
         AxClient client = new AxClient(URI.create("http://127.0.0.1:1"), "t");
 
         assertThatThrownBy(() -> client.trigger("x", Map.of(), "k-1"))
-                .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isZero())
+                .isInstanceOfSatisfying(
+                        AxClientException.class, e -> assertThat(e.status()).isZero())
                 .hasMessageStartingWith("no answer after 4 attempts with Idempotency-Key k-1")
                 .hasMessageContaining("the same key is safe to send again")
                 .hasMessageContaining("cannot reach the AX server at http://127.0.0.1:1");
@@ -131,7 +151,8 @@ class AxClientTest {
     void an_unreachable_server_is_status_zero() {
         AxClient client = new AxClient(URI.create("http://127.0.0.1:1"), "t");
         assertThatThrownBy(() -> client.task("x"))
-                .isInstanceOfSatisfying(AxClientException.class, e -> assertThat(e.status()).isZero())
+                .isInstanceOfSatisfying(
+                        AxClientException.class, e -> assertThat(e.status()).isZero())
                 .hasMessageStartingWith("cannot reach the AX server at http://127.0.0.1:1");
     }
 }

@@ -30,10 +30,19 @@ class AxWorkerHttpsTest {
         TestPki pki = new TestPki();
         TestPki.Issued issued = pki.server("EC", "localhost", "127.0.0.1");
         Path ca = pki.writeCa(dir.resolve("ca.pem"));
-        TlsIdentity tls = TlsIdentity.load(pki.writeChain(dir.resolve("chain.pem"), issued),
+        TlsIdentity tls = TlsIdentity.load(
+                pki.writeChain(dir.resolve("chain.pem"), issued),
                 TestPki.writeKey(dir.resolve("key.pem"), issued.key(), TestPki.KeyFormat.PKCS8));
-        ServerConfig config = new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of(), TestAx.ADMIN_TOKEN, "node-1",
-                SchedulerConfig.DEFAULT, Duration.ZERO).withHttp(HttpOptions.DEFAULT.withTls(tls));
+        ServerConfig config = new ServerConfig(
+                        0,
+                        dir.resolve("data"),
+                        TestDatabases.h2(),
+                        List.of(),
+                        TestAx.ADMIN_TOKEN,
+                        "node-1",
+                        SchedulerConfig.DEFAULT,
+                        Duration.ZERO)
+                .withHttp(HttpOptions.DEFAULT.withTls(tls));
         try (AxServer server = AxServer.start(config)) {
             server.store().tx(tx -> {
                 server.store().tokens().add(tx, "sdk-worker", TestAx.EXECUTOR_TOKEN, "executor", "test");
@@ -44,19 +53,32 @@ class AxWorkerHttpsTest {
             client.apply("""
                     {"taskName":"secure","trigger":{"type":"event"},"action":{"type":"sdk","handler":"hello","group":"orders"}}""");
 
-            AxWorkerBuilder untrusting = AxWorker.builder().server(server.url()).token(TestAx.EXECUTOR_TOKEN).group("orders")
+            AxWorkerBuilder untrusting = AxWorker.builder()
+                    .server(server.url())
+                    .token(TestAx.EXECUTOR_TOKEN)
+                    .group("orders")
                     .handler("hello", ctx -> "hi");
-            assertThatThrownBy(() -> untrusting.build().start()).isInstanceOf(ChannelException.class)
-                    .hasMessageContaining("TLS handshake failed: the server's certificate is not signed by a CA this client trusts");
+            assertThatThrownBy(() -> untrusting.build().start())
+                    .isInstanceOf(ChannelException.class)
+                    .hasMessageContaining(
+                            "TLS handshake failed: the server's certificate is not signed by a CA this client trusts");
 
-            try (AxWorker worker = AxWorker.builder().server(server.url()).token(TestAx.EXECUTOR_TOKEN).group("orders")
-                    .trustedCa(ca).pollWait(Duration.ofSeconds(1)).shutdownGrace(Duration.ofSeconds(2))
+            try (AxWorker worker = AxWorker.builder()
+                    .server(server.url())
+                    .token(TestAx.EXECUTOR_TOKEN)
+                    .group("orders")
+                    .trustedCa(ca)
+                    .pollWait(Duration.ofSeconds(1))
+                    .shutdownGrace(Duration.ofSeconds(2))
                     .handler("hello", ctx -> {
                         ctx.log("over tls");
                         return "hi";
-                    }).build().start()) {
+                    })
+                    .build()
+                    .start()) {
                 long id = client.trigger("secure", Map.of());
-                await().atMost(Duration.ofSeconds(20)).until(() -> client.instance(id).path("state").asText().equals("SUCCESS"));
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> client.instance(id).path("state").asText().equals("SUCCESS"));
                 assertThat(client.instance(id).path("message").asText()).isEqualTo("hi");
                 assertThat(client.log(id)).isEqualTo("over tls\n");
                 assertThat(worker.errorCount()).isZero();

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AxWorkerShardTest {
     @TempDir
     Path dir;
+
     TestAx ax;
     AxWorker worker;
 
@@ -37,17 +38,24 @@ class AxWorkerShardTest {
     @Test
     void each_shard_sees_its_index_and_total() {
         List<String> seen = new CopyOnWriteArrayList<>();
-        worker = ax.worker("orders").handler("syncPart", ctx -> {
-            seen.add(ctx.shardIndex() + "/" + ctx.shardTotal() + " attempt " + ctx.attempt() + " " + ctx.requestId());
-            return "part " + ctx.shardIndex();
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("syncPart", ctx -> {
+                    seen.add(ctx.shardIndex() + "/" + ctx.shardTotal() + " attempt " + ctx.attempt() + " "
+                            + ctx.requestId());
+                    return "part " + ctx.shardIndex();
+                })
+                .build()
+                .start();
         ax.sdkTask("sync_parts", "syncPart", "{\"sharding\":{\"shards\":3}}");
 
         long id = ax.client.trigger("sync_parts", Map.of());
 
         await().atMost(Duration.ofSeconds(20)).until(() -> ax.state(id).equals("SUCCESS"));
-        assertThat(seen).containsExactlyInAnyOrder("0/3 attempt 1 ax-" + id + ":shard-0", "1/3 attempt 1 ax-" + id + ":shard-1",
-                "2/3 attempt 1 ax-" + id + ":shard-2");
+        assertThat(seen)
+                .containsExactlyInAnyOrder(
+                        "0/3 attempt 1 ax-" + id + ":shard-0",
+                        "1/3 attempt 1 ax-" + id + ":shard-1",
+                        "2/3 attempt 1 ax-" + id + ":shard-2");
         assertThat(ax.client.instance(id).path("shards")).hasSize(3);
     }
 }

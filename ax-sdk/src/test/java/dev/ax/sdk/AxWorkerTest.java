@@ -30,6 +30,7 @@ class AxWorkerTest {
 
     @TempDir
     Path dir;
+
     TestAx ax;
     AxWorker worker;
 
@@ -42,7 +43,9 @@ class AxWorkerTest {
     void stop() {
         if (worker != null) {
             worker.close();
-            assertThat(worker.errorCount()).as("unexpected errors in the worker's loops").isZero();
+            assertThat(worker.errorCount())
+                    .as("unexpected errors in the worker's loops")
+                    .isZero();
         }
         assertThat(ax.server.node().loopErrors()).isZero();
         ax.close();
@@ -51,14 +54,17 @@ class AxWorkerTest {
     @Test
     void a_handler_runs_and_succeeds_with_its_log_and_context() {
         AtomicReference<String> seen = new AtomicReference<>();
-        worker = ax.worker("orders").handler("syncOrders", ctx -> {
-            seen.set(ctx.requestId() + " " + ctx.instanceId() + " " + ctx.attempt() + " " + ctx.taskName() + " "
-                    + ctx.param("since") + " " + ctx.params().get("limit") + " " + ctx.isCancelled());
-            ctx.log("syncing orders since " + ctx.param("since"));
-            ctx.progress(50, "half way");
-            ctx.log("line one\nline two");
-            return "synced 3 orders";
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("syncOrders", ctx -> {
+                    seen.set(ctx.requestId() + " " + ctx.instanceId() + " " + ctx.attempt() + " " + ctx.taskName() + " "
+                            + ctx.param("since") + " " + ctx.params().get("limit") + " " + ctx.isCancelled());
+                    ctx.log("syncing orders since " + ctx.param("since"));
+                    ctx.progress(50, "half way");
+                    ctx.log("line one\nline two");
+                    return "synced 3 orders";
+                })
+                .build()
+                .start();
         ax.sdkTask("sync_orders", "syncOrders", "{}");
 
         long id = ax.client.trigger("sync_orders", Map.of("since", "2024-05-01", "limit", 10));
@@ -81,10 +87,13 @@ class AxWorkerTest {
     @Test
     void a_throwing_handler_fails_after_its_retries_with_the_exception_as_message() {
         AtomicInteger calls = new AtomicInteger();
-        worker = ax.worker("orders").handler("explode", ctx -> {
-            calls.incrementAndGet();
-            throw new IllegalStateException("warehouse API said no");
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("explode", ctx -> {
+                    calls.incrementAndGet();
+                    throw new IllegalStateException("warehouse API said no");
+                })
+                .build()
+                .start();
         ax.sdkTask("explode", "explode", "{\"maxRetries\":1,\"retryIntervalSeconds\":0}");
 
         long id = ax.client.trigger("explode", Map.of());
@@ -97,17 +106,23 @@ class AxWorkerTest {
         assertThat(run.path("exitCode").isNull()).isTrue();
         assertThat(run.path("message").asText())
                 .isEqualTo("failed: java.lang.IllegalStateException: warehouse API said no");
-        assertThat(ax.client.log(id)).contains("[ax] handler 'explode' failed:",
-                "java.lang.IllegalStateException: warehouse API said no", "at dev.ax.sdk.AxWorkerTest");
+        assertThat(ax.client.log(id))
+                .contains(
+                        "[ax] handler 'explode' failed:",
+                        "java.lang.IllegalStateException: warehouse API said no",
+                        "at dev.ax.sdk.AxWorkerTest");
     }
 
     @Test
     void a_non_retryable_exception_fails_the_run_without_another_attempt() {
         AtomicInteger calls = new AtomicInteger();
-        worker = ax.worker("orders").handler("strict", ctx -> {
-            calls.incrementAndGet();
-            throw new NonRetryableException("order 17 does not exist");
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("strict", ctx -> {
+                    calls.incrementAndGet();
+                    throw new NonRetryableException("order 17 does not exist");
+                })
+                .build()
+                .start();
         ax.sdkTask("strict", "strict", "{\"maxRetries\":3,\"retryIntervalSeconds\":0}");
 
         long id = ax.client.trigger("strict", Map.of());
@@ -127,17 +142,20 @@ class AxWorkerTest {
         CountDownLatch never = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
         AtomicBoolean cancelledSeen = new AtomicBoolean();
-        worker = ax.worker("orders").handler("blocker", ctx -> {
-            entered.countDown();
-            try {
-                never.await();
-                return "not reached";
-            } catch (InterruptedException e) {
-                interrupted.set(true);
-                cancelledSeen.set(ctx.isCancelled());
-                throw e;
-            }
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("blocker", ctx -> {
+                    entered.countDown();
+                    try {
+                        never.await();
+                        return "not reached";
+                    } catch (InterruptedException e) {
+                        interrupted.set(true);
+                        cancelledSeen.set(ctx.isCancelled());
+                        throw e;
+                    }
+                })
+                .build()
+                .start();
         ax.sdkTask("blocker", "blocker", "{\"maxRetries\":2,\"retryIntervalSeconds\":0}");
         long id = ax.client.trigger("blocker", Map.of());
         await().atMost(WAIT).until(() -> entered.getCount() == 0);
@@ -148,7 +166,9 @@ class AxWorkerTest {
         assertThat(cancelledSeen).isTrue();
         await().atMost(WAIT).until(() -> worker.activeRuns().isEmpty());
         JsonNode run = ax.client.instance(id);
-        assertThat(run.path("state").asText()).as("terminated is final: no retry").isEqualTo("TERMINATED");
+        assertThat(run.path("state").asText())
+                .as("terminated is final: no retry")
+                .isEqualTo("TERMINATED");
         assertThat(run.path("attempt").asInt()).isEqualTo(1);
         assertThat(run.path("message").asText()).contains("terminated by ops", "stop");
     }
@@ -156,15 +176,18 @@ class AxWorkerTest {
     @Test
     void the_timeout_interrupts_a_sleeping_handler_and_fails_the_run_as_timeout() {
         AtomicBoolean interrupted = new AtomicBoolean();
-        worker = ax.worker("orders").handler("sleeper", ctx -> {
-            try {
-                Thread.sleep(Duration.ofMinutes(5));
-                return "not reached";
-            } catch (InterruptedException e) {
-                interrupted.set(ctx.isCancelled());
-                throw e;
-            }
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("sleeper", ctx -> {
+                    try {
+                        Thread.sleep(Duration.ofMinutes(5));
+                        return "not reached";
+                    } catch (InterruptedException e) {
+                        interrupted.set(ctx.isCancelled());
+                        throw e;
+                    }
+                })
+                .build()
+                .start();
         ax.sdkTask("sleeper", "sleeper", "{\"timeoutSeconds\":1,\"retryable\":false}");
 
         long id = ax.client.trigger("sleeper", Map.of());
@@ -179,7 +202,11 @@ class AxWorkerTest {
 
     @Test
     void an_unknown_handler_fails_the_run_at_once_naming_the_handlers_there_are() {
-        worker = ax.worker("orders").handler("syncOrders", ctx -> "ok").handler("billing", ctx -> "ok").build().start();
+        worker = ax.worker("orders")
+                .handler("syncOrders", ctx -> "ok")
+                .handler("billing", ctx -> "ok")
+                .build()
+                .start();
         ax.sdkTask("typo", "syncOrder", "{\"maxRetries\":3}");
 
         long id = ax.client.trigger("typo", Map.of());
@@ -189,7 +216,8 @@ class AxWorkerTest {
         assertThat(run.path("attempt").asInt()).isEqualTo(1);
         assertThat(run.path("failureKind").asText()).isEqualTo("START_ERROR");
         assertThat(run.path("message").asText())
-                .isEqualTo("could not start: no handler 'syncOrder' registered in this worker (handlers: billing, syncOrders)");
+                .isEqualTo(
+                        "could not start: no handler 'syncOrder' registered in this worker (handlers: billing, syncOrders)");
     }
 
     @Test
@@ -202,18 +230,23 @@ class AxWorkerTest {
 
         await().atMost(WAIT).until(() -> ax.state(id).equals("FAILED"));
         assertThat(ax.client.instance(id).path("message").asText())
-                .endsWith("action type shell is not supported by this executor (an AX SDK worker runs sdk actions only)");
+                .endsWith(
+                        "action type shell is not supported by this executor (an AX SDK worker runs sdk actions only)");
     }
 
     @Test
     void close_lets_a_running_handler_finish_and_report_within_the_grace() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        worker = ax.worker("orders").shutdownGrace(Duration.ofSeconds(10)).handler("finishing", ctx -> {
-            entered.countDown();
-            release.await();
-            return "finished during shutdown";
-        }).build().start();
+        worker = ax.worker("orders")
+                .shutdownGrace(Duration.ofSeconds(10))
+                .handler("finishing", ctx -> {
+                    entered.countDown();
+                    release.await();
+                    return "finished during shutdown";
+                })
+                .build()
+                .start();
         ax.sdkTask("finishing", "finishing", "{}");
         long id = ax.client.trigger("finishing", Map.of());
         await().atMost(WAIT).until(() -> entered.getCount() == 0);
@@ -234,34 +267,46 @@ class AxWorkerTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger inside = new AtomicInteger();
         List<Integer> peaks = new CopyOnWriteArrayList<>();
-        worker = ax.worker("orders").concurrency(concurrency).handler("slow", ctx -> {
-            peaks.add(inside.incrementAndGet());
-            try {
-                release.await();
-            } finally {
-                inside.decrementAndGet();
-            }
-            return null;
-        }).build().start();
+        worker = ax.worker("orders")
+                .concurrency(concurrency)
+                .handler("slow", ctx -> {
+                    peaks.add(inside.incrementAndGet());
+                    try {
+                        release.await();
+                    } finally {
+                        inside.decrementAndGet();
+                    }
+                    return null;
+                })
+                .build()
+                .start();
         ax.sdkTask("slow", "slow", "{\"maxConcurrency\":10}");
-        List<Long> ids = List.of(ax.client.trigger("slow", Map.of()), ax.client.trigger("slow", Map.of()),
+        List<Long> ids = List.of(
+                ax.client.trigger("slow", Map.of()),
+                ax.client.trigger("slow", Map.of()),
                 ax.client.trigger("slow", Map.of()));
 
         await().atMost(WAIT).until(() -> inside.get() == concurrency);
-        assertThat(ids.stream().filter(id -> ax.state(id).equals("READY")).count()).as("the third waits for a slot").isEqualTo(1);
+        assertThat(ids.stream().filter(id -> ax.state(id).equals("READY")).count())
+                .as("the third waits for a slot")
+                .isEqualTo(1);
         release.countDown();
 
-        await().atMost(WAIT).until(() -> ids.stream().allMatch(id -> ax.state(id).equals("SUCCESS")));
+        await().atMost(WAIT)
+                .until(() -> ids.stream().allMatch(id -> ax.state(id).equals("SUCCESS")));
         assertThat(peaks).allMatch(n -> n <= concurrency);
     }
 
     @Test
     void a_wrong_token_fails_the_start_at_once() {
-        AxWorker bad = AxWorker.builder().server(ax.server.url()).token("not-a-token").group("orders")
-                .handler("x", ctx -> null).build();
+        AxWorker bad = AxWorker.builder()
+                .server(ax.server.url())
+                .token("not-a-token")
+                .group("orders")
+                .handler("x", ctx -> null)
+                .build();
         try {
-            Assertions.assertThatThrownBy(bad::start)
-                    .hasMessageContaining("token refused by server (HTTP 401)");
+            Assertions.assertThatThrownBy(bad::start).hasMessageContaining("token refused by server (HTTP 401)");
         } finally {
             bad.close();
         }
@@ -270,11 +315,14 @@ class AxWorkerTest {
     @Test
     void a_handler_waits_for_approval_mid_run_and_goes_on_when_approved() {
         AtomicInteger afterApproval = new AtomicInteger();
-        worker = ax.worker("orders").handler("careful", ctx -> {
-            ctx.awaitApproval("1,234 rows will change");
-            afterApproval.incrementAndGet();
-            return "changed";
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("careful", ctx -> {
+                    ctx.awaitApproval("1,234 rows will change");
+                    afterApproval.incrementAndGet();
+                    return "changed";
+                })
+                .build()
+                .start();
         ax.sdkTask("careful", "careful", "{}");
         long id = ax.client.trigger("careful", Map.of());
         await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));
@@ -290,11 +338,14 @@ class AxWorkerTest {
     @Test
     void a_rejected_approval_stops_the_handler() {
         AtomicInteger afterApproval = new AtomicInteger();
-        worker = ax.worker("orders").handler("careful", ctx -> {
-            ctx.awaitApproval("drop the table?");
-            afterApproval.incrementAndGet();
-            return "dropped";
-        }).build().start();
+        worker = ax.worker("orders")
+                .handler("careful", ctx -> {
+                    ctx.awaitApproval("drop the table?");
+                    afterApproval.incrementAndGet();
+                    return "dropped";
+                })
+                .build()
+                .start();
         ax.sdkTask("careful", "careful", "{}");
         long id = ax.client.trigger("careful", Map.of());
         await().atMost(WAIT).until(() -> ax.state(id).equals("WAITING_APPROVAL"));

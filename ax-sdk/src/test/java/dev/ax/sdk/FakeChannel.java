@@ -22,13 +22,15 @@ final class FakeChannel implements ExecutorChannel {
     volatile Function<LogChunk, ReportAnswer> onLog = chunk -> ReportAnswer.OK;
 
     static WorkItem item(long id, String handler) {
-        return new WorkItem(id, 1, "task", 1, "ax-" + id, null, "sdk", null, Map.of(), null, null, 30_000, null, handler,
-                Map.of());
+        return new WorkItem(
+                id, 1, "task", 1, "ax-" + id, null, "sdk", null, Map.of(), null, null, 30_000, null, handler, Map.of());
     }
 
     /** Every line received, as "stream: text". */
     List<String> lines() {
-        return chunks.stream().flatMap(c -> c.lines().stream().map(l -> c.stream() + ": " + l)).toList();
+        return chunks.stream()
+                .flatMap(c -> c.lines().stream().map(l -> c.stream() + ": " + l))
+                .toList();
     }
 
     @Override

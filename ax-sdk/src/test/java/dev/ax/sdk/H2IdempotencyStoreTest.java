@@ -17,6 +17,7 @@ class H2IdempotencyStoreTest extends IdempotencyStoreContractTest {
      */
     @Override
     boolean waitsForALock(Thread thread) {
-        return Arrays.stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().equals("org.h2.command.dml.Insert"));
+        return Arrays.stream(thread.getStackTrace())
+                .anyMatch(f -> f.getClassName().equals("org.h2.command.dml.Insert"));
     }
 }

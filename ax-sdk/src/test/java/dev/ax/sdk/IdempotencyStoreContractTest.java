@@ -85,13 +85,16 @@ abstract class IdempotencyStoreContractTest {
     @Test
     void work_that_throws_rolls_back_with_its_record_so_the_next_attempt_runs() throws Exception {
         assertThatThrownBy(() -> store.runOnce("ax-3", tx -> {
-            insertShipment(tx, "ax-3", "half");
-            throw new IllegalStateException("carrier down");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("carrier down");
+                    insertShipment(tx, "ax-3", "half");
+                    throw new IllegalStateException("carrier down");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("carrier down");
         assertThat(shipments()).isZero();
         assertThat(store.find("ax-3")).isEmpty();
 
-        assertThat(store.runOnce("ax-3", tx -> insertShipment(tx, "ax-3", "retry"))).isEqualTo("shipped retry");
+        assertThat(store.runOnce("ax-3", tx -> insertShipment(tx, "ax-3", "retry")))
+                .isEqualTo("shipped retry");
         assertThat(shipments()).isEqualTo(1);
     }
 
@@ -113,7 +116,8 @@ abstract class IdempotencyStoreContractTest {
     @Test
     void refuses_a_blank_or_too_long_request_id() {
         assertThatThrownBy(() -> store.runOnce(" ", tx -> "x")).hasMessage("requestId is required");
-        assertThatThrownBy(() -> store.runOnce("k".repeat(201), tx -> "x")).hasMessageStartingWith("requestId is longer than 200");
+        assertThatThrownBy(() -> store.runOnce("k".repeat(201), tx -> "x"))
+                .hasMessageStartingWith("requestId is longer than 200");
     }
 
     /**
@@ -127,17 +131,25 @@ abstract class IdempotencyStoreContractTest {
         AtomicInteger runs = new AtomicInteger();
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
-        Thread.ofPlatform().name("first").start(() -> complete(first, () -> store.runOnce("ax-5", tx -> {
-            runs.incrementAndGet();
-            firstInside.countDown();
-            letFirstCommit.await(10, TimeUnit.SECONDS);
-            return insertShipment(tx, "ax-5", "first");
-        })));
+        Thread.ofPlatform()
+                .name("first")
+                .start(() -> complete(
+                        first,
+                        () -> store.runOnce("ax-5", tx -> {
+                            runs.incrementAndGet();
+                            firstInside.countDown();
+                            letFirstCommit.await(10, TimeUnit.SECONDS);
+                            return insertShipment(tx, "ax-5", "first");
+                        })));
         assertThat(firstInside.await(10, TimeUnit.SECONDS)).isTrue();
-        Thread secondThread = Thread.ofPlatform().name("second").start(() -> complete(second, () -> store.runOnce("ax-5", tx -> {
-            runs.incrementAndGet();
-            return insertShipment(tx, "ax-5", "second");
-        })));
+        Thread secondThread = Thread.ofPlatform()
+                .name("second")
+                .start(() -> complete(
+                        second,
+                        () -> store.runOnce("ax-5", tx -> {
+                            runs.incrementAndGet();
+                            return insertShipment(tx, "ax-5", "second");
+                        })));
         await().atMost(Duration.ofSeconds(10)).until(() -> waitsForALock(secondThread)); // on the first's key
         letFirstCommit.countDown();
 
@@ -169,17 +181,18 @@ abstract class IdempotencyStoreContractTest {
     }
 
     int count(String query) throws SQLException {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(query)) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
             rs.next();
             return rs.getInt(1);
         }
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
-
 }

@@ -91,8 +91,10 @@ class LostReportTest {
     void a_redelivered_run_whose_work_committed_is_not_done_again() throws Exception {
         JdbcDataSource shop = new JdbcDataSource();
         shop.setURL("jdbc:h2:mem:shop-lost-report;DB_CLOSE_DELAY=-1");
-        try (Connection c = shop.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, request_id VARCHAR(200), amount INT)");
+        try (Connection c = shop.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE orders (id BIGINT AUTO_INCREMENT PRIMARY KEY, request_id VARCHAR(200), amount INT)");
         }
         IdempotencyStore store = new IdempotencyStore(shop);
         store.createTable();
@@ -101,14 +103,19 @@ class LostReportTest {
 
         SchedulerConfig shortLease = SchedulerConfig.DEFAULT.withLeaseMillis(2000);
         try (TestAx ax = TestAx.start(dir, shortLease);
-             HttpExecutorChannel http = new HttpExecutorChannel(ax.server.url(), TestAx.EXECUTOR_TOKEN)) {
+                HttpExecutorChannel http = new HttpExecutorChannel(ax.server.url(), TestAx.EXECUTOR_TOKEN)) {
             FirstCompletionLost channel = new FirstCompletionLost(http);
-            try (AxWorker worker = AxWorker.builder().channel(channel).group("orders").executorId("shop-1")
-                    .pollWait(Duration.ofSeconds(1)).idempotencyStore(store)
+            try (AxWorker worker = AxWorker.builder()
+                    .channel(channel)
+                    .group("orders")
+                    .executorId("shop-1")
+                    .pollWait(Duration.ofSeconds(1))
+                    .idempotencyStore(store)
                     .handler("placeOrder", ctx -> {
                         String result = ctx.runOnce(tx -> {
                             try (PreparedStatement ps = tx.prepareStatement(
-                                    "INSERT INTO orders (request_id, amount) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS)) {
+                                    "INSERT INTO orders (request_id, amount) VALUES (?, ?)",
+                                    Statement.RETURN_GENERATED_KEYS)) {
                                 ps.setString(1, ctx.requestId());
                                 ps.setInt(2, Integer.parseInt(ctx.param("amount")));
                                 ps.executeUpdate();
@@ -120,7 +127,9 @@ class LostReportTest {
                         });
                         results.add(ctx.attempt() + ": " + result);
                         return result;
-                    }).build().start()) {
+                    })
+                    .build()
+                    .start()) {
                 ax.sdkTask("place_order", "placeOrder", "{\"maxRetries\":2,\"retryIntervalSeconds\":0}");
 
                 long id = ax.client.trigger("place_order", Map.of("amount", 42));
@@ -129,22 +138,31 @@ class LostReportTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> ax.state(id).equals("SUCCESS"));
                 JsonNode run = ax.client.instance(id);
                 assertThat(channel.dropped).hasSize(1);
-                assertThat(channel.dropped.getFirst().success()).as("attempt 1 committed and succeeded").isTrue();
-                assertThat(run.path("attempt").asInt()).as("re-delivered after the lease expired").isEqualTo(2);
+                assertThat(channel.dropped.getFirst().success())
+                        .as("attempt 1 committed and succeeded")
+                        .isTrue();
+                assertThat(run.path("attempt").asInt())
+                        .as("re-delivered after the lease expired")
+                        .isEqualTo(2);
                 assertThat(channel.delivered).extracting(WorkItem::attempt).containsExactly(1, 2);
                 assertThat(channel.delivered).extracting(WorkItem::requestId).containsOnly("ax-" + id);
-                assertThat(ax.client.events(id).path("items").findValuesAsText("type")).containsSubsequence("STARTED", "EXECUTOR_LOST", "CLAIMED", "STARTED", "SUCCEEDED");
+                assertThat(ax.client.events(id).path("items").findValuesAsText("type"))
+                        .containsSubsequence("STARTED", "EXECUTOR_LOST", "CLAIMED", "STARTED", "SUCCEEDED");
                 assertThat(results).containsExactly("1: order 1", "2: order 1");
                 assertThat(run.path("message").asText()).isEqualTo("order 1");
                 assertThat(ax.client.log(id)).contains("[ax] request ax-" + id + " was already done");
                 assertThat(worker.errorCount()).isZero();
             }
         }
-        try (Connection c = shop.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
+        try (Connection c = shop.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM orders")) {
             rs.next();
             assertThat(rs.getInt(1)).as("the order was placed exactly once").isEqualTo(1);
         }
-        assertThat(store.find(requestId)).get().extracting(IdempotencyStore.Recorded::result).isEqualTo("order 1");
+        assertThat(store.find(requestId))
+                .get()
+                .extracting(IdempotencyStore.Recorded::result)
+                .isEqualTo("order 1");
     }
 }

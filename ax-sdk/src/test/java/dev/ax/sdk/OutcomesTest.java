@@ -14,24 +14,49 @@ import org.junit.jupiter.api.Test;
 class OutcomesTest {
     private static final RunRef RUN = new RunRef(5, 2);
 
-    record Case(String name, Completion completion, boolean success, FailureKind kind, Integer exitCode, String message) {
-    }
+    record Case(
+            String name, Completion completion, boolean success, FailureKind kind, Integer exitCode, String message) {}
 
     @Test
     void each_ending_maps_to_one_report() {
         List<Case> cases = List.of(
                 new Case("returned a value", Outcomes.success("w", RUN, 42), true, null, 0, "42"),
                 new Case("returned null", Outcomes.success("w", RUN, null), true, null, 0, null),
-                new Case("threw", Outcomes.failure("w", RUN, new IllegalStateException("down")), false,
-                        FailureKind.EXIT_CODE, null, "java.lang.IllegalStateException: down"),
-                new Case("threw without a message", Outcomes.failure("w", RUN, new RuntimeException(new IOException("reset"))),
-                        false, FailureKind.EXIT_CODE, null, "java.lang.RuntimeException: java.io.IOException: reset"),
-                new Case("gave up", Outcomes.failure("w", RUN, new NonRetryableException("no such order")), false,
-                        FailureKind.FATAL, null, "dev.ax.sdk.NonRetryableException: no such order"),
-                new Case("timed out", Outcomes.timeout("w", RUN, "sync", 30, false), false, FailureKind.TIMEOUT, null,
+                new Case(
+                        "threw",
+                        Outcomes.failure("w", RUN, new IllegalStateException("down")),
+                        false,
+                        FailureKind.EXIT_CODE,
+                        null,
+                        "java.lang.IllegalStateException: down"),
+                new Case(
+                        "threw without a message",
+                        Outcomes.failure("w", RUN, new RuntimeException(new IOException("reset"))),
+                        false,
+                        FailureKind.EXIT_CODE,
+                        null,
+                        "java.lang.RuntimeException: java.io.IOException: reset"),
+                new Case(
+                        "gave up",
+                        Outcomes.failure("w", RUN, new NonRetryableException("no such order")),
+                        false,
+                        FailureKind.FATAL,
+                        null,
+                        "dev.ax.sdk.NonRetryableException: no such order"),
+                new Case(
+                        "timed out",
+                        Outcomes.timeout("w", RUN, "sync", 30, false),
+                        false,
+                        FailureKind.TIMEOUT,
+                        null,
                         "handler 'sync' ran longer than the timeout of 30 s and was interrupted"),
-                new Case("no handler", Outcomes.noHandler("w", RUN, "sycn", List.of("sync", "bill")), false,
-                        FailureKind.START_ERROR, null, "no handler 'sycn' registered in this worker (handlers: bill, sync)"));
+                new Case(
+                        "no handler",
+                        Outcomes.noHandler("w", RUN, "sycn", List.of("sync", "bill")),
+                        false,
+                        FailureKind.START_ERROR,
+                        null,
+                        "no handler 'sycn' registered in this worker (handlers: bill, sync)"));
         for (Case c : cases) {
             assertThat(c.completion().run()).as(c.name()).isEqualTo(RUN);
             assertThat(c.completion().success()).as(c.name()).isEqualTo(c.success());

@@ -27,8 +27,10 @@ class RunLogTest {
 
         log.finish();
 
-        assertThat(channel.lines()).containsExactly("stdout: one", "stdout: two", "stdout: three", "stderr: oops", "stdout: ");
-        assertThat(channel.chunks).allMatch(c -> c.executorId().equals("w-1") && c.run().equals(new RunRef(7, 1)));
+        assertThat(channel.lines())
+                .containsExactly("stdout: one", "stdout: two", "stdout: three", "stderr: oops", "stdout: ");
+        assertThat(channel.chunks)
+                .allMatch(c -> c.executorId().equals("w-1") && c.run().equals(new RunRef(7, 1)));
     }
 
     @Test
@@ -60,7 +62,8 @@ class RunLogTest {
 
         // The batch in flight when the outage began is kept; the oldest buffered lines after it were dropped.
         assertThat(channel.lines()).contains("stdout: line " + total);
-        assertThat(channel.lines()).anyMatch(l -> l.matches("stderr: \\[ax] \\d+ log lines dropped: server unreachable"));
+        assertThat(channel.lines())
+                .anyMatch(l -> l.matches("stderr: \\[ax] \\d+ log lines dropped: server unreachable"));
         assertThat(channel.lines().size()).isLessThan(total);
         assertThat(refused.get()).isNull();
     }
@@ -95,8 +98,16 @@ class RunLogTest {
             // The lines as JSON, each with its comma (LogLines' measure), without the array's brackets.
             assertThat(json.writeValueAsBytes(chunk.lines()).length - 1).isLessThanOrEqualTo(RunLog.BATCH_BYTES);
         }
-        assertThat(channel.lines().stream().filter(l -> l.startsWith("stdout: ")).count()).isEqualTo(150);
-        assertThat(String.join("", channel.lines().stream().filter(l -> l.startsWith("stderr: "))
-                .map(l -> l.substring("stderr: ".length())).toList())).isEqualTo(huge);
+        assertThat(channel.lines().stream()
+                        .filter(l -> l.startsWith("stdout: "))
+                        .count())
+                .isEqualTo(150);
+        assertThat(String.join(
+                        "",
+                        channel.lines().stream()
+                                .filter(l -> l.startsWith("stderr: "))
+                                .map(l -> l.substring("stderr: ".length()))
+                                .toList()))
+                .isEqualTo(huge);
     }
 }

@@ -47,7 +47,9 @@ class SecretMaskingWorkerTest {
 
         @Override
         public List<WorkItem> poll(Poll poll) {
-            return server.poll(poll).stream().map(item -> item.withMasks(List.of(TOKEN, KEY))).toList();
+            return server.poll(poll).stream()
+                    .map(item -> item.withMasks(List.of(TOKEN, KEY)))
+                    .toList();
         }
 
         @Override
@@ -80,25 +82,43 @@ class SecretMaskingWorkerTest {
 
     @Test
     void what_a_handler_logs_and_throws_leaves_the_worker_masked() throws Exception {
-        try (TestAx ax = TestAx.start(dir); HttpExecutorChannel http = new HttpExecutorChannel(ax.server.url(), TestAx.EXECUTOR_TOKEN)) {
+        try (TestAx ax = TestAx.start(dir);
+                HttpExecutorChannel http = new HttpExecutorChannel(ax.server.url(), TestAx.EXECUTOR_TOKEN)) {
             WithMasks channel = new WithMasks(http);
-            try (AxWorker worker = AxWorker.builder().channel(channel).group("orders").executorId("shop-1").pollWait(Duration.ofSeconds(1))
+            try (AxWorker worker = AxWorker.builder()
+                    .channel(channel)
+                    .group("orders")
+                    .executorId("shop-1")
+                    .pollWait(Duration.ofSeconds(1))
                     .handler("callPartner", ctx -> {
                         ctx.log("calling with token " + TOKEN);
                         ctx.log(KEY);
                         throw new IllegalStateException("partner refused token " + TOKEN);
-                    }).build().start()) {
+                    })
+                    .build()
+                    .start()) {
                 ax.sdkTask("call_partner", "callPartner", "{\"maxRetries\":0}");
 
                 long id = ax.client.trigger("call_partner", Map.of());
 
                 await().atMost(Duration.ofSeconds(30)).until(() -> ax.state(id).equals("FAILED"));
-                String sent = String.join("\n", channel.sentLogs.stream().flatMap(c -> c.lines().stream()).toList()) + "\n"
+                String sent = String.join(
+                                "\n",
+                                channel.sentLogs.stream()
+                                        .flatMap(c -> c.lines().stream())
+                                        .toList()) + "\n"
                         + channel.sentCompletions.getFirst().message();
-                assertThat(sent).contains("calling with token ***", "partner refused token ***").doesNotContain(TOKEN)
-                        .doesNotContain("AAAAB3NzaC1yc2E").doesNotContain("BEGIN KEY");
-                assertThat(ax.client.log(id)).contains("calling with token ***\n***\n***\n***").doesNotContain(TOKEN);
-                assertThat(ax.client.instance(id).path("message").asText()).contains("***").doesNotContain(TOKEN);
+                assertThat(sent)
+                        .contains("calling with token ***", "partner refused token ***")
+                        .doesNotContain(TOKEN)
+                        .doesNotContain("AAAAB3NzaC1yc2E")
+                        .doesNotContain("BEGIN KEY");
+                assertThat(ax.client.log(id))
+                        .contains("calling with token ***\n***\n***\n***")
+                        .doesNotContain(TOKEN);
+                assertThat(ax.client.instance(id).path("message").asText())
+                        .contains("***")
+                        .doesNotContain(TOKEN);
                 assertThat(worker.errorCount()).isZero();
             }
         }

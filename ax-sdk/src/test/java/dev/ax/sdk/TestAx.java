@@ -29,8 +29,8 @@ final class TestAx implements AutoCloseable {
     }
 
     static TestAx start(Path dataDir, SchedulerConfig scheduler) {
-        AxServer server = AxServer.start(new ServerConfig(0, dataDir, TestDatabases.h2(), List.of(), ADMIN_TOKEN, "node-1",
-                scheduler, Duration.ZERO));
+        AxServer server = AxServer.start(new ServerConfig(
+                0, dataDir, TestDatabases.h2(), List.of(), ADMIN_TOKEN, "node-1", scheduler, Duration.ZERO));
         server.store().tx(tx -> {
             server.store().tokens().add(tx, "sdk-worker", EXECUTOR_TOKEN, "executor", "test");
             return null;

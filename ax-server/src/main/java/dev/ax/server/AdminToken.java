@@ -30,11 +30,9 @@ final class AdminToken {
      * @param file  the file holding it, when there is one
      * @param source where it is, for the start-up log line ("admin token in /var/ax/admin.token")
      */
-    record Bootstrap(String token, Path file, String source) {
-    }
+    record Bootstrap(String token, Path file, String source) {}
 
-    private AdminToken() {
-    }
+    private AdminToken() {}
 
     static Bootstrap ensure(Store store, Path dataDir, String configured) {
         Path file = dataDir.resolve(FILE_NAME);
@@ -106,7 +104,8 @@ final class AdminToken {
             Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
             Files.deleteIfExists(tmp);
             if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } else {
                 Files.createFile(tmp);
             }

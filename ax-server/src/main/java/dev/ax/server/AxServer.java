@@ -4,10 +4,10 @@ import dev.ax.alerts.Alerts;
 import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.AlertsConfigReader;
 import dev.ax.alerts.ServerLogFile;
-import dev.ax.api.Json;
-import dev.ax.console.SsoConfig;
 import dev.ax.api.ApiServer;
+import dev.ax.api.Json;
 import dev.ax.console.Console;
+import dev.ax.console.SsoConfig;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
@@ -42,8 +42,15 @@ public final class AxServer implements AutoCloseable {
     private final String scheme;
     private boolean closed;
 
-    private AxServer(Store store, SchedulerNode node, ApiServer api, ExecutorAgent executor, AdminToken.Bootstrap admin,
-                     Alerts alerts, ServerLogFile serverLog, String scheme) {
+    private AxServer(
+            Store store,
+            SchedulerNode node,
+            ApiServer api,
+            ExecutorAgent executor,
+            AdminToken.Bootstrap admin,
+            Alerts alerts,
+            ServerLogFile serverLog,
+            String scheme) {
         this.store = store;
         this.node = node;
         this.api = api;
@@ -91,42 +98,69 @@ public final class AxServer implements AutoCloseable {
     public static AxServer start(ServerConfig cfg) {
         createDataDir(cfg.dataDir());
         // The scheduler's own log, rotated and capped, apart from run output (which goes to the database, capped too).
-        ServerLogFile serverLog = ServerLogFile.install(cfg.dataDir().resolve("logs"), cfg.alerts().logs());
+        ServerLogFile serverLog = ServerLogFile.install(
+                cfg.dataDir().resolve("logs"), cfg.alerts().logs());
         DbConfig db = cfg.effectiveDb();
         Keyring keyring;
         try {
             keyring = SecretKeys.load(cfg.dataDir(), cfg.secretKey(), cfg.secretKeyPrevious());
         } catch (RuntimeException e) {
             serverLog.close();
-            throw e instanceof StartupException s ? s : new StartupException("cannot start: secret key: " + e.getMessage(), e);
+            throw e instanceof StartupException s
+                    ? s
+                    : new StartupException("cannot start: secret key: " + e.getMessage(), e);
         }
         Store store;
         try {
             store = Store.open(db);
         } catch (RuntimeException e) {
             serverLog.close();
-            throw new StartupException("cannot start: database " + describe(db, cfg.dataDir()) + ": " + e.getMessage(), e);
+            throw new StartupException(
+                    "cannot start: database " + describe(db, cfg.dataDir()) + ": " + e.getMessage(), e);
         }
         SchedulerNode node = null;
         ApiServer api = null;
         ExecutorAgent executor = null;
         Alerts alerts = null;
         try {
-            DatabaseClock clock = new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
+            DatabaseClock clock =
+                    new DatabaseClock(store.db(), new SystemClock(cfg.clockSkew()), DatabaseClock.DEFAULT_RESYNC);
             String nodeId = cfg.nodeId() != null ? cfg.nodeId() : defaultNodeId();
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
-            node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring).start();
+            node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring)
+                    .start();
             alerts = Alerts.start(node, cfg.alerts());
-            api = ApiServer.start(node, null, cfg.port(), cfg.http(), new AlertsObservability(alerts), Console.routes(node, cfg.sso()));
+            api = ApiServer.start(
+                    node,
+                    null,
+                    cfg.port(),
+                    cfg.http(),
+                    new AlertsObservability(alerts),
+                    Console.routes(node, cfg.sso()));
             if (!cfg.executorGroups().isEmpty()) {
-                executor = new ExecutorAgent(ExecutorConfig.of(nodeId + "-local", cfg.executorGroups()).withLabels(cfg.executorLabels())
-                        .withConcurrency(cfg.executorConcurrency()),
+                executor = new ExecutorAgent(
+                        ExecutorConfig.of(nodeId + "-local", cfg.executorGroups())
+                                .withLabels(cfg.executorLabels())
+                                .withConcurrency(cfg.executorConcurrency()),
                         new InProcessChannel(node.dispatcher()));
                 executor.start();
             }
-            AxServer server = new AxServer(store, node, api, executor, admin, alerts, serverLog, cfg.http().scheme());
-            log.info("AX listening on {} (database: {}), {}, secrets sealed with key {} ({}){}", server.url(), describe(db, cfg.dataDir()),
-                    admin.source(), keyring.current().id(), keyring.source(),
+            AxServer server = new AxServer(
+                    store,
+                    node,
+                    api,
+                    executor,
+                    admin,
+                    alerts,
+                    serverLog,
+                    cfg.http().scheme());
+            log.info(
+                    "AX listening on {} (database: {}), {}, secrets sealed with key {} ({}){}",
+                    server.url(),
+                    describe(db, cfg.dataDir()),
+                    admin.source(),
+                    keyring.current().id(),
+                    keyring.source(),
                     executor == null ? "" : ", in-process executor for groups " + cfg.executorGroups());
             return server;
         } catch (RuntimeException e) {

@@ -15,12 +15,14 @@ final class HttpWebhookSender implements WebhookSender {
 
     /** Built on the first webhook: building a client sets up TLS, a tenth of a second of start-up. */
     private static final class Client {
-        static final HttpClient INSTANCE = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+        static final HttpClient INSTANCE =
+                HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
     }
 
     @Override
     public Result send(String url, Map<String, String> headers, String jsonBody) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(TIMEOUT)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(jsonBody));
         headers.forEach(request::header);

@@ -27,7 +27,7 @@ final class SecretKeyFile implements Keyring {
 
     private final Path file;
     private final Path previousFile;
-    private MasterKey current;  // guarded by this
+    private MasterKey current; // guarded by this
     private MasterKey previous; // guarded by this; null when no secret.key.previous
 
     private SecretKeyFile(Path file, MasterKey current, MasterKey previous) {
@@ -73,7 +73,10 @@ final class SecretKeyFile implements Keyring {
         MasterKey next = MasterKey.random();
         write(previousFile, current);
         write(file, next);
-        log.info("secret key rotated: {} now, {} kept in {} until every secret is sealed with the new one", next.id(), current.id(),
+        log.info(
+                "secret key rotated: {} now, {} kept in {} until every secret is sealed with the new one",
+                next.id(),
+                current.id(),
                 previousFile.toAbsolutePath());
         previous = current;
         current = next;
@@ -88,7 +91,11 @@ final class SecretKeyFile implements Keyring {
         }
         try {
             Files.deleteIfExists(previousFile);
-            log.info("every secret is sealed with key {}: {} (key {}) deleted", current.id(), previousFile.toAbsolutePath(), previous.id());
+            log.info(
+                    "every secret is sealed with key {}: {} (key {}) deleted",
+                    current.id(),
+                    previousFile.toAbsolutePath(),
+                    previous.id());
             previous = null;
         } catch (IOException e) {
             log.warn("cannot delete {}: {}", previousFile.toAbsolutePath(), e.getMessage());
@@ -104,9 +111,12 @@ final class SecretKeyFile implements Keyring {
         try {
             return MasterKey.fromBase64(Files.readString(file, StandardCharsets.US_ASCII));
         } catch (IOException e) {
-            throw new StartupException("cannot start: cannot read the secret key file " + file.toAbsolutePath() + ": " + e.getMessage(), e);
+            throw new StartupException(
+                    "cannot start: cannot read the secret key file " + file.toAbsolutePath() + ": " + e.getMessage(),
+                    e);
         } catch (IllegalArgumentException e) {
-            throw new StartupException("cannot start: the secret key file " + file.toAbsolutePath() + " " + e.getMessage(), e);
+            throw new StartupException(
+                    "cannot start: the secret key file " + file.toAbsolutePath() + " " + e.getMessage(), e);
         }
     }
 
@@ -116,7 +126,8 @@ final class SecretKeyFile implements Keyring {
         try {
             Files.deleteIfExists(tmp);
             if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } else {
                 Files.createFile(tmp);
             }
@@ -127,7 +138,8 @@ final class SecretKeyFile implements Keyring {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             syncDirectory(file.getParent());
         } catch (IOException e) {
-            throw new IllegalStateException("cannot write the secret key file " + file.toAbsolutePath() + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot write the secret key file " + file.toAbsolutePath() + ": " + e.getMessage(), e);
         }
     }
 

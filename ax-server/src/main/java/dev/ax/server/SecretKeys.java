@@ -19,8 +19,7 @@ final class SecretKeys {
     static final String PREVIOUS_ENV = "AX_SECRET_KEY_PREVIOUS";
     private static final Logger log = LoggerFactory.getLogger(SecretKeys.class);
 
-    private SecretKeys() {
-    }
+    private SecretKeys() {}
 
     /**
      * The keyring of a node; a key that is not the base64 of 32 bytes refuses the start, naming where it came from.
@@ -33,8 +32,10 @@ final class SecretKeys {
         String before = previous != null ? previous : System.getenv(PREVIOUS_ENV);
         if (current == null || current.isBlank()) {
             if (before != null && !before.isBlank()) {
-                throw new StartupException("cannot start: " + PREVIOUS_ENV + " is set but " + ENV + " is not; set the new key in "
-                        + ENV + " (the previous one opens only the secrets sealed before it)", null);
+                throw new StartupException(
+                        "cannot start: " + PREVIOUS_ENV + " is set but " + ENV + " is not; set the new key in " + ENV
+                                + " (the previous one opens only the secrets sealed before it)",
+                        null);
             }
             return SecretKeyFile.open(dataDir);
         }
@@ -74,18 +75,23 @@ final class SecretKeys {
 
         @Override
         public MasterKey rotate() {
-            throw new ConflictException("the secret key comes from " + ENV + ", which AX does not change: make a new key"
-                    + " (openssl rand -base64 32), restart every node with it in " + ENV + " and the current one in " + PREVIOUS_ENV
-                    + "; each node seals the secrets still under the previous key again when it starts, and once every node has"
-                    + " restarted, " + PREVIOUS_ENV + " can go");
+            throw new ConflictException(
+                    "the secret key comes from " + ENV + ", which AX does not change: make a new key"
+                            + " (openssl rand -base64 32), restart every node with it in " + ENV
+                            + " and the current one in " + PREVIOUS_ENV
+                            + "; each node seals the secrets still under the previous key again when it starts, and once every node has"
+                            + " restarted, " + PREVIOUS_ENV + " can go");
         }
 
         @Override
         public synchronized void settled() {
             if (!retired.isEmpty() && !told) {
                 told = true;
-                log.info("every secret is sealed with key {}: {} (key {}) is no longer needed on this node", current.id(),
-                        PREVIOUS_ENV, retired.getFirst().id());
+                log.info(
+                        "every secret is sealed with key {}: {} (key {}) is no longer needed on this node",
+                        current.id(),
+                        PREVIOUS_ENV,
+                        retired.getFirst().id());
             }
         }
 

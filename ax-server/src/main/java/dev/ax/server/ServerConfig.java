@@ -31,51 +31,165 @@ import java.util.TreeSet;
  *                           AX_SECRET_KEY_PREVIOUS
  * @param sso                single sign-on for the console ({@code --oidc-config FILE}); null = token log-in only
  */
-public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                           String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                           List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
-                           String secretKeyPrevious, SsoConfig sso) {
+public record ServerConfig(
+        int port,
+        Path dataDir,
+        DbConfig db,
+        List<String> executorGroups,
+        String adminToken,
+        String nodeId,
+        SchedulerConfig scheduler,
+        Duration clockSkew,
+        AlertsConfig alerts,
+        List<String> executorLabels,
+        int executorConcurrency,
+        HttpOptions http,
+        String secretKey,
+        String secretKeyPrevious,
+        SsoConfig sso) {
     /** A node without single sign-on. */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                        List<String> executorLabels, int executorConcurrency, HttpOptions http, String secretKey,
-                        String secretKeyPrevious) {
-        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, http, secretKey, secretKeyPrevious, null);
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts,
+            List<String> executorLabels,
+            int executorConcurrency,
+            HttpOptions http,
+            String secretKey,
+            String secretKeyPrevious) {
+        this(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                null);
     }
 
     /** A node whose secret key comes from the environment or its data directory. */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                        List<String> executorLabels, int executorConcurrency, HttpOptions http) {
-        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, http, null, null);
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts,
+            List<String> executorLabels,
+            int executorConcurrency,
+            HttpOptions http) {
+        this(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                null,
+                null);
     }
 
     /** A node with the default HTTP options: plain HTTP, 1 MiB requests. */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts,
-                        List<String> executorLabels, int executorConcurrency) {
-        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, HttpOptions.DEFAULT);
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts,
+            List<String> executorLabels,
+            int executorConcurrency) {
+        this(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                HttpOptions.DEFAULT);
     }
 
     /** A node whose in-process executor runs {@link ExecutorConfig#DEFAULT_CONCURRENCY} runs at a time. */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts, List<String> executorLabels) {
-        this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts,
+            List<String> executorLabels) {
+        this(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
                 ExecutorConfig.DEFAULT_CONCURRENCY);
     }
 
     /** A node whose in-process executor carries no environment labels. */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew, AlertsConfig alerts) {
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts) {
         this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, List.of());
     }
 
     /** A node without alert channels (the watchdog, anomaly detection and metrics still run). */
-    public ServerConfig(int port, Path dataDir, DbConfig db, List<String> executorGroups, String adminToken,
-                        String nodeId, SchedulerConfig scheduler, Duration clockSkew) {
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew) {
         this(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, null);
     }
 
@@ -100,36 +214,120 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, a, executorLabels,
-                executorConcurrency, http, secretKey, secretKeyPrevious, sso);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                a,
+                executorLabels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                sso);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, labels,
-                executorConcurrency, http, secretKey, secretKeyPrevious, sso);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                labels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                sso);
     }
 
     /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
     public ServerConfig withSecretKey(String key, String previous) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, http, key, previous, sso);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                key,
+                previous,
+                sso);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
     public ServerConfig withExecutorConcurrency(int concurrency) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                concurrency, http, secretKey, secretKeyPrevious, sso);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                concurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                sso);
     }
 
     /** How the node's HTTP server meets the outside: request size limit, HTTPS, trusted proxies. */
     public ServerConfig withSso(SsoConfig s) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, http, secretKey, secretKeyPrevious, s);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                s);
     }
 
     public ServerConfig withHttp(HttpOptions options) {
-        return new ServerConfig(port, dataDir, db, executorGroups, adminToken, nodeId, scheduler, clockSkew, alerts, executorLabels,
-                executorConcurrency, options, secretKey, secretKeyPrevious, sso);
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                options,
+                secretKey,
+                secretKeyPrevious,
+                sso);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
@@ -140,7 +338,15 @@ public record ServerConfig(int port, Path dataDir, DbConfig db, List<String> exe
     }
 
     public static ServerConfig defaults() {
-        return new ServerConfig(DEFAULT_PORT, DEFAULT_DATA_DIR, null, DEFAULT_EXECUTOR_GROUPS, null, null, SchedulerConfig.DEFAULT, Duration.ZERO);
+        return new ServerConfig(
+                DEFAULT_PORT,
+                DEFAULT_DATA_DIR,
+                null,
+                DEFAULT_EXECUTOR_GROUPS,
+                null,
+                null,
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO);
     }
 
     public DbConfig effectiveDb() {

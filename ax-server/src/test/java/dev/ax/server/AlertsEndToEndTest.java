@@ -48,6 +48,7 @@ class AlertsEndToEndTest {
 
     @TempDir
     Path dir;
+
     AxServer server;
     GreenMail mail;
     HttpServer http;
@@ -72,8 +73,17 @@ class AlertsEndToEndTest {
         mail = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP).dynamicPort());
         mail.setUser("ax@example.com", "ax", "s3cret");
         mail.start();
-        server = start(alerts(Map.of("email", new ChannelConfig.Email("127.0.0.1", mail.getSmtp().getPort(), false, false, "ax", "s3cret",
-                "ax@example.com", List.of("ops@example.com")))));
+        server = start(alerts(Map.of(
+                "email",
+                new ChannelConfig.Email(
+                        "127.0.0.1",
+                        mail.getSmtp().getPort(),
+                        false,
+                        false,
+                        "ax",
+                        "s3cret",
+                        "ax@example.com",
+                        List.of("ops@example.com")))));
         var saved = server.node().tasks().create(task("daily_report", FAILING, List.of("email")), "test");
         assertThat(saved.warnings()).noneMatch(w -> w.contains("notifyOnFailure"));
 
@@ -84,10 +94,19 @@ class AlertsEndToEndTest {
         assertThat(m.getSubject()).isEqualTo("[AX CRITICAL] daily_report #" + id + " failed: exited with code 3");
         assertThat(m.getAllRecipients()[0].toString()).isEqualTo("ops@example.com");
         String body = (String) m.getContent();
-        assertThat(body).contains("Task: daily_report (v1)", "Instance: #" + id, "Attempt: 1 of 1", "State: FAILED",
-                "Failure: EXIT_CODE: exited with code 3", "Trigger chain: #" + id + " manual by alice",
-                "Next: ax instance retry " + id, "Console: http://ax.example:7070/runs/" + id,
-                "Last lines of the log:", "line 30", "boom: disk full");
+        assertThat(body)
+                .contains(
+                        "Task: daily_report (v1)",
+                        "Instance: #" + id,
+                        "Attempt: 1 of 1",
+                        "State: FAILED",
+                        "Failure: EXIT_CODE: exited with code 3",
+                        "Trigger chain: #" + id + " manual by alice",
+                        "Next: ax instance retry " + id,
+                        "Console: http://ax.example:7070/runs/" + id,
+                        "Last lines of the log:",
+                        "line 30",
+                        "boom: disk full");
         assertThat(body).doesNotContain("line 3\n").doesNotContain("s3cret");
         await().atMost(Duration.ofSeconds(10)).until(() -> events(id).contains(EventType.ALERT_SENT));
     }
@@ -112,7 +131,8 @@ class AlertsEndToEndTest {
         // DingTalk's rule, computed here independently: Base64(HmacSHA256(secret, timestamp + "\n" + secret)).
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        String expected = Base64.getEncoder().encodeToString(mac.doFinal((timestamp + "\n" + secret).getBytes(StandardCharsets.UTF_8)));
+        String expected = Base64.getEncoder()
+                .encodeToString(mac.doFinal((timestamp + "\n" + secret).getBytes(StandardCharsets.UTF_8)));
         assertThat(q.get("sign")).isEqualTo(expected);
         long now = server.store().tx(tx -> tx.now()).toEpochMilli();
         assertThat(Math.abs(now - timestamp)).isLessThan(Duration.ofMinutes(5).toMillis());
@@ -120,8 +140,12 @@ class AlertsEndToEndTest {
         JsonNode body = JSON.readTree(bodies.getFirst());
         assertThat(body.get("msgtype").asText()).isEqualTo("markdown");
         assertThat(body.at("/markdown/title").asText()).contains("daily_report #" + id + " failed");
-        assertThat(body.at("/markdown/text").asText()).contains("### 🔴 daily_report #" + id, "> boom: disk full",
-                "ax instance retry " + id, "[Open in the console](http://ax.example:7070/runs/" + id + ")");
+        assertThat(body.at("/markdown/text").asText())
+                .contains(
+                        "### 🔴 daily_report #" + id,
+                        "> boom: disk full",
+                        "ax instance retry " + id,
+                        "[Open in the console](http://ax.example:7070/runs/" + id + ")");
         await().atMost(Duration.ofSeconds(10)).until(() -> events(id).contains(EventType.ALERT_SENT));
     }
 
@@ -130,32 +154,58 @@ class AlertsEndToEndTest {
         startHttp("/ops", "");
         String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/ops";
         AlertsConfig cfg = alerts(Map.of("ops", new ChannelConfig.Webhook(url, Map.of())))
-                .withWatch(new AlertsConfig.Watch(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMinutes(5),
-                        Duration.ofSeconds(2), Duration.ofSeconds(30)));
+                .withWatch(new AlertsConfig.Watch(
+                        Duration.ofMillis(200),
+                        Duration.ofSeconds(2),
+                        Duration.ofMinutes(5),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(30)));
         server = start(cfg);
-        server.node().tasks().create(Map.of("taskName", "every_second", "trigger", Map.of("type", "interval", "intervalSeconds", 1),
-                "action", Map.of("type", "shell", "command", "true")), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "every_second",
+                                "trigger",
+                                Map.of("type", "interval", "intervalSeconds", 1),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        "test");
         ServerClient anonymous = new ServerClient(server.url(), null);
-        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").status() == 200
-                && anonymous.get("/healthz").json().get("lastInstanceId").asLong() > 0);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> anonymous.get("/healthz").status() == 200
+                        && anonymous
+                                        .get("/healthz")
+                                        .json()
+                                        .get("lastInstanceId")
+                                        .asLong()
+                                > 0);
 
         server.node().firingLoop().setPaused(true);
-        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").status() == 503);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> anonymous.get("/healthz").status() == 503);
         JsonNode sick = anonymous.get("/healthz").json();
         assertThat(sick.get("status").asText()).isEqualTo("unhealthy");
-        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").json().at("/failing/silence").isTextual());
-        await().atMost(Duration.ofSeconds(20)).until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: silence failing")));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        anonymous.get("/healthz").json().at("/failing/silence").isTextual());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: silence failing")));
         assertThat(bodies).anyMatch(b -> b.contains("AX watchdog: scheduler-loop failing"));
 
         server.node().firingLoop().setPaused(false);
-        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").status() == 200);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> anonymous.get("/healthz").status() == 200);
         JsonNode well = anonymous.get("/healthz").json();
         assertThat(well.get("status").asText()).isEqualTo("ok");
         assertThat(well.get("failing").size()).isZero();
         assertThat(well.get("nodeId").asText()).isEqualTo("node-1");
         assertThat(well.get("schedulerLoopAgeMillis").asLong()).isLessThan(2000);
-        assertThat(well.has("readyBacklog") && well.has("running") && well.has("liveExecutors") && well.has("dbTime")).isTrue();
-        await().atMost(Duration.ofSeconds(20)).until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: silence is healthy again")));
+        assertThat(well.has("readyBacklog") && well.has("running") && well.has("liveExecutors") && well.has("dbTime"))
+                .isTrue();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: silence is healthy again")));
         assertThat(server.alerts().loopErrors()).isZero();
     }
 
@@ -164,34 +214,70 @@ class AlertsEndToEndTest {
         startHttp("/ops", "");
         String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/ops";
         AlertsConfig cfg = alerts(Map.of("ops", new ChannelConfig.Webhook(url, Map.of())))
-                .withWatch(new AlertsConfig.Watch(Duration.ofMillis(200), Duration.ofSeconds(60), Duration.ofMinutes(5),
-                        Duration.ofMinutes(5), Duration.ofSeconds(30), Duration.ofSeconds(5)));
-        server = AxServer.start(new ServerConfig(0, dir.resolve("skewed"), TestDatabases.h2(), List.of("default"),
-                "admin-token", "node-1", SchedulerConfig.DEFAULT, Duration.ofSeconds(30), cfg));
+                .withWatch(new AlertsConfig.Watch(
+                        Duration.ofMillis(200),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(5),
+                        Duration.ofMinutes(5),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(5)));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir.resolve("skewed"),
+                TestDatabases.h2(),
+                List.of("default"),
+                "admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ofSeconds(30),
+                cfg));
         ServerClient anonymous = new ServerClient(server.url(), null);
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> anonymous.get("/healthz").json().at("/degraded/clock").isTextual());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        anonymous.get("/healthz").json().at("/degraded/clock").isTextual());
         ServerClient.Response r = anonymous.get("/healthz");
-        assertThat(r.status()).as("scheduling goes by the database's clock: still serving").isEqualTo(200);
+        assertThat(r.status())
+                .as("scheduling goes by the database's clock: still serving")
+                .isEqualTo(200);
         assertThat(r.json().get("status").asText()).isEqualTo("degraded");
         assertThat(r.json().at("/degraded/clock").asText()).containsPattern("(29|30)s ahead of the database's");
         assertThat(r.json().get("failing").size()).isZero();
-        await().atMost(Duration.ofSeconds(20)).until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: clock failing")));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> bodies.stream().anyMatch(b -> b.contains("AX watchdog: clock failing")));
     }
 
     @Test
     void metrics_are_scraped_with_the_fire_lag_histogram() {
         server = start(AlertsConfig.NONE);
-        server.node().tasks().create(Map.of("taskName", "every_second", "trigger", Map.of("type", "interval", "intervalSeconds", 1),
-                "action", Map.of("type", "shell", "command", "true")), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "every_second",
+                                "trigger",
+                                Map.of("type", "interval", "intervalSeconds", 1),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        "test");
         ServerClient anonymous = new ServerClient(server.url(), null);
-        await().atMost(Duration.ofSeconds(30)).until(() -> anonymous.get("/metrics").body().contains("ax_runs_finished_total{outcome=\"success\"}"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> anonymous.get("/metrics").body().contains("ax_runs_finished_total{outcome=\"success\"}"));
 
         ServerClient.Response r = anonymous.get("/metrics");
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.body()).contains("ax_fire_lag_seconds_bucket{le=", "ax_fire_lag_seconds_count", "ax_fires_total{cause=\"interval\"}",
-                "ax_start_lag_seconds_bucket", "ax_instances{state=\"ready\"}", "ax_executors_live", "ax_scheduler_loop_age_seconds",
-                "hikaricp_connections_active", "jvm_memory_used_bytes");
+        assertThat(r.body())
+                .contains(
+                        "ax_fire_lag_seconds_bucket{le=",
+                        "ax_fire_lag_seconds_count",
+                        "ax_fires_total{cause=\"interval\"}",
+                        "ax_start_lag_seconds_bucket",
+                        "ax_instances{state=\"ready\"}",
+                        "ax_executors_live",
+                        "ax_scheduler_loop_age_seconds",
+                        "hikaricp_connections_active",
+                        "jvm_memory_used_bytes");
     }
 
     @Test
@@ -200,8 +286,17 @@ class AlertsEndToEndTest {
         try (ServerSocket s = new ServerSocket(0)) {
             closedPort = s.getLocalPort();
         }
-        server = start(alerts(Map.of("email", new ChannelConfig.Email("127.0.0.1", closedPort, false, false, null, null,
-                "ax@example.com", List.of("ops@example.com")))));
+        server = start(alerts(Map.of(
+                "email",
+                new ChannelConfig.Email(
+                        "127.0.0.1",
+                        closedPort,
+                        false,
+                        false,
+                        null,
+                        null,
+                        "ax@example.com",
+                        List.of("ops@example.com")))));
         server.node().tasks().create(task("daily_report", "exit 3", List.of("email")), "test");
         long id = server.node().tasks().trigger("daily_report", Map.of(), Cause.MANUAL, "alice");
         ServerClient anonymous = new ServerClient(server.url(), null);
@@ -224,7 +319,8 @@ class AlertsEndToEndTest {
                 {"channels": {"mail": {"type": "email", "host": "smtp.example.com", "port": 99999,
                                        "from": "ax@example.com", "to": ["ops@example.com"]}}}
                 """);
-        assertThatThrownBy(() -> AxServer.readAlerts(file)).isInstanceOf(StartupException.class)
+        assertThatThrownBy(() -> AxServer.readAlerts(file))
+                .isInstanceOf(StartupException.class)
                 .hasMessageContaining("channels.mail.port: must be a number between 1 and 65535");
         Files.writeString(file, """
                 {"channels": {"ops": {"type": "webhook", "url": "https://hooks.example.com/ax"}}, "consoleUrl": "http://ax:7070"}
@@ -235,28 +331,55 @@ class AlertsEndToEndTest {
     // ---- helpers ------------------------------------------------------------------------------
 
     private AxServer start(AlertsConfig alerts) {
-        return AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of("default"), "t", "node-1", SchedulerConfig.DEFAULT,
-                Duration.ZERO, alerts));
+        return AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.h2(),
+                List.of("default"),
+                "t",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO,
+                alerts));
     }
 
     private static AlertsConfig alerts(Map<String, ChannelConfig> channels) {
-        return new AlertsConfig(channels, "http://ax.example:7070", null, AlertsConfig.DEFAULT_STORM_LIMIT,
-                AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)), null, null, null);
+        return new AlertsConfig(
+                channels,
+                "http://ax.example:7070",
+                null,
+                AlertsConfig.DEFAULT_STORM_LIMIT,
+                AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)),
+                null,
+                null,
+                null);
     }
 
     private static Map<String, Object> task(String name, String command, List<String> channels) {
-        return Map.of("taskName", name, "trigger", Map.of("type", "event"), "action", Map.of("type", "shell", "command", command),
-                "policy", Map.of("notifyOnFailure", channels));
+        return Map.of(
+                "taskName",
+                name,
+                "trigger",
+                Map.of("type", "event"),
+                "action",
+                Map.of("type", "shell", "command", command),
+                "policy",
+                Map.of("notifyOnFailure", channels));
     }
 
     private List<EventType> events(long id) {
-        return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream().map(EventRow::type).toList();
+        return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
+                .map(EventRow::type)
+                .toList();
     }
 
     private void startHttp(String path, String answer) throws IOException {
         http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         http.createContext(path, exchange -> {
-            queries.add(exchange.getRequestURI().getRawQuery() == null ? "" : exchange.getRequestURI().getRawQuery());
+            queries.add(
+                    exchange.getRequestURI().getRawQuery() == null
+                            ? ""
+                            : exchange.getRequestURI().getRawQuery());
             bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             byte[] out = answer.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");

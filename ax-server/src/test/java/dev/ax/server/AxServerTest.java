@@ -35,10 +35,16 @@ class AxServerTest {
             assertThat(file).isEqualTo(dir.resolve("admin.token"));
             assertThat(Files.readString(file).strip()).isEqualTo(server.adminToken());
             assertThat(server.adminToken()).hasSizeGreaterThanOrEqualTo(43);
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                    .isEqualTo("rw-------");
             ServerClient client = new ServerClient(server.url(), server.adminToken());
             assertThat(client.get("/api/tasks").status()).isEqualTo(200);
-            assertThat(new ServerClient(server.url(), null).get("/healthz").json().get("nodeId").asText()).isEqualTo("node-1");
+            assertThat(new ServerClient(server.url(), null)
+                            .get("/healthz")
+                            .json()
+                            .get("nodeId")
+                            .asText())
+                    .isEqualTo("node-1");
             assertThat(server.node().loopErrors()).isZero();
         }
     }
@@ -51,7 +57,8 @@ class AxServerTest {
         }
         try (AxServer again = AxServer.start(config(dir, null, List.of(), null))) {
             assertThat(again.adminToken()).isEqualTo(first);
-            assertThat(new ServerClient(again.url(), first).get("/api/tasks").status()).isEqualTo(200);
+            assertThat(new ServerClient(again.url(), first).get("/api/tasks").status())
+                    .isEqualTo(200);
             int tokens = again.store().tx(tx -> again.store().tokens().count(tx));
             assertThat(tokens).isEqualTo(1);
         }
@@ -64,7 +71,10 @@ class AxServerTest {
             assertThat(server.adminToken()).isEqualTo("s3cret-token");
             assertThat(server.adminTokenFile()).isNull();
             assertThat(Files.exists(dir.resolve("admin.token"))).isFalse();
-            assertThat(new ServerClient(server.url(), "s3cret-token").get("/api/tasks").status()).isEqualTo(200);
+            assertThat(new ServerClient(server.url(), "s3cret-token")
+                            .get("/api/tasks")
+                            .status())
+                    .isEqualTo(200);
         }
         try (AxServer server = AxServer.start(config(dir, db, List.of(), "s3cret-token"))) {
             int tokens = server.store().tx(tx -> server.store().tokens().count(tx));
@@ -88,8 +98,15 @@ class AxServerTest {
     @Test
     void refuses_to_start_when_the_port_is_taken() {
         try (AxServer first = AxServer.start(config(dir, TestDatabases.h2(), List.of(), null))) {
-            ServerConfig same = new ServerConfig(first.port(), dir.resolve("b"), TestDatabases.h2(), List.of(), null,
-                    "node-2", SchedulerConfig.DEFAULT, Duration.ZERO);
+            ServerConfig same = new ServerConfig(
+                    first.port(),
+                    dir.resolve("b"),
+                    TestDatabases.h2(),
+                    List.of(),
+                    null,
+                    "node-2",
+                    SchedulerConfig.DEFAULT,
+                    Duration.ZERO);
             assertThatThrownBy(() -> AxServer.start(same)).isInstanceOf(StartupException.class);
         }
     }
@@ -98,6 +115,7 @@ class AxServerTest {
     void describes_the_database_without_credentials() {
         assertThat(AxServer.describe(new DbConfig("jdbc:postgresql://db.example:5432/ax?password=x", "u", "p", 5), dir))
                 .isEqualTo("PostgreSQL db.example:5432/ax");
-        assertThat(AxServer.describe(DbConfig.embedded(Path.of("ax-data")), Path.of("ax-data"))).isEqualTo("H2 file ax-data");
+        assertThat(AxServer.describe(DbConfig.embedded(Path.of("ax-data")), Path.of("ax-data")))
+                .isEqualTo("H2 file ax-data");
     }
 }

@@ -16,7 +16,6 @@ import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.TestDatabases;
-
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -39,6 +38,7 @@ class CanaryEndToEndTest {
 
     @TempDir
     Path dir;
+
     AxServer server;
     HttpServer http;
     final List<String> bodies = new CopyOnWriteArrayList<>();
@@ -54,8 +54,15 @@ class CanaryEndToEndTest {
     }
 
     static Map<String, Object> task(String command) {
-        return Map.of("taskName", "nightly_export", "trigger", Map.of("type", "event"), "action", Map.of("type", "shell", "command", command),
-                "policy", Map.of("overflow", "ALLOW", "notifyOnFailure", List.of("ops")));
+        return Map.of(
+                "taskName",
+                "nightly_export",
+                "trigger",
+                Map.of("type", "event"),
+                "action",
+                Map.of("type", "shell", "command", command),
+                "policy",
+                Map.of("overflow", "ALLOW", "notifyOnFailure", List.of("ops")));
     }
 
     @Test
@@ -68,18 +75,36 @@ class CanaryEndToEndTest {
         });
         http.start();
         String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/ops";
-        server = AxServer.start(new ServerConfig(0, dir, TestDatabases.postgres(), List.of("default"), "t", "node-1", SchedulerConfig.DEFAULT,
-                Duration.ZERO, new AlertsConfig(Map.of("ops", new ChannelConfig.Webhook(url, Map.of())), "http://ax.example:7070", null,
-                AlertsConfig.DEFAULT_STORM_LIMIT, AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)), null, null, null)));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.postgres(),
+                List.of("default"),
+                "t",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO,
+                new AlertsConfig(
+                        Map.of("ops", new ChannelConfig.Webhook(url, Map.of())),
+                        "http://ax.example:7070",
+                        null,
+                        AlertsConfig.DEFAULT_STORM_LIMIT,
+                        AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)),
+                        null,
+                        null,
+                        null)));
         server.node().tasks().create(task("echo exported"), "alice");
         // The next 3 new runs go to the canary; its command fails.
-        server.node().canaries().start("nightly_export", task("echo exporting; exit 1"), Canaries.Rollout.of(null, 3, 20, 3), "alice");
+        server.node()
+                .canaries()
+                .start("nightly_export", task("echo exporting; exit 1"), Canaries.Rollout.of(null, 3, 20, 3), "alice");
 
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             ids.add(server.node().tasks().trigger("nightly_export", Map.of(), Cause.MANUAL, "alice"));
         }
-        await().atMost(Duration.ofSeconds(60)).until(() -> ids.stream().allMatch(id -> run(id).state().isTerminal()));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> ids.stream().allMatch(id -> run(id).state().isTerminal()));
         List<InstanceRow> runs = ids.stream().map(this::run).toList();
         assertThat(runs.subList(0, 3)).allSatisfy(r -> {
             assertThat(r.taskVersion()).isEqualTo(2);
@@ -93,13 +118,24 @@ class CanaryEndToEndTest {
 
         EventRow rolled = awaitRollback();
         assertThat(rolled.actor()).isEqualTo("scheduler");
-        assertThat(rolled.data()).containsEntry("automatic", true).containsEntry("canaryFailed", 3).containsEntry("canaryOk", 0);
-        assertThat(rolled.message()).contains("canary version 2 rolled back; new runs use version 1", "canary 3 of 3 failed (100%)");
+        assertThat(rolled.data())
+                .containsEntry("automatic", true)
+                .containsEntry("canaryFailed", 3)
+                .containsEntry("canaryOk", 0);
+        assertThat(rolled.message())
+                .contains("canary version 2 rolled back; new runs use version 1", "canary 3 of 3 failed (100%)");
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> bodies.stream().anyMatch(b -> b.contains("CANARY_ROLLED_BACK")));
-        JsonNode alert = JSON.readTree(bodies.stream().filter(b -> b.contains("CANARY_ROLLED_BACK")).findFirst().orElseThrow());
-        assertThat(alert.toString()).contains("nightly_export: canary v2 rolled back automatically", "3 of 3 runs failed (100 %)",
-                "http://ax.example:7070/tasks/nightly_export");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> bodies.stream().anyMatch(b -> b.contains("CANARY_ROLLED_BACK")));
+        JsonNode alert = JSON.readTree(bodies.stream()
+                .filter(b -> b.contains("CANARY_ROLLED_BACK"))
+                .findFirst()
+                .orElseThrow());
+        assertThat(alert.toString())
+                .contains(
+                        "nightly_export: canary v2 rolled back automatically",
+                        "3 of 3 runs failed (100 %)",
+                        "http://ax.example:7070/tasks/nightly_export");
         // The 3 failed canary runs themselves were alerted too, as any failure of the task is.
         assertThat(bodies.stream().filter(b -> b.contains("RUN_FAILED"))).hasSize(3);
 
@@ -111,14 +147,19 @@ class CanaryEndToEndTest {
     }
 
     private EventRow awaitRollback() {
-        long taskId = server.store().tx(tx -> server.store().tasks().find(tx, "nightly_export").orElseThrow()).id();
-        await().atMost(Duration.ofSeconds(10)).until(() -> !server.store().tx(tx -> server.store().events().ofType(tx, taskId,
-                EventType.CANARY_ROLLED_BACK)).isEmpty());
-        return server.store().tx(tx -> server.store().events().ofType(tx, taskId, EventType.CANARY_ROLLED_BACK)).getFirst();
+        long taskId = server.store()
+                .tx(tx -> server.store().tasks().find(tx, "nightly_export").orElseThrow())
+                .id();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !server.store()
+                        .tx(tx -> server.store().events().ofType(tx, taskId, EventType.CANARY_ROLLED_BACK))
+                        .isEmpty());
+        return server.store()
+                .tx(tx -> server.store().events().ofType(tx, taskId, EventType.CANARY_ROLLED_BACK))
+                .getFirst();
     }
 
     private InstanceRow run(long id) {
         return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
     }
-
 }

@@ -13,7 +13,6 @@ import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
 import dev.ax.store.TestDatabases;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DependencyEndToEndTest {
     @TempDir
     Path dir;
+
     AxServer server;
     HttpServer http;
     final List<String> bodies = new CopyOnWriteArrayList<>();
@@ -52,28 +52,43 @@ class DependencyEndToEndTest {
     }
 
     @Test
-    void the_report_runs_only_after_all_three_layers_of_its_date_and_starts_within_a_second_of_the_recovered_layer() throws Exception {
+    void the_report_runs_only_after_all_three_layers_of_its_date_and_starts_within_a_second_of_the_recovered_layer()
+            throws Exception {
         server = start(AlertsConfig.NONE);
         ServerClient api = new ServerClient(server.url(), server.adminToken());
         Path flag = Files.writeString(dir.resolve("layer2-source-missing"), "x");
-        String cron = "\"trigger\": {\"type\": \"cron\", \"expression\": \"0 2 * * *\", \"timezone\": \"Asia/Shanghai\"}";
+        String cron =
+                "\"trigger\": {\"type\": \"cron\", \"expression\": \"0 2 * * *\", \"timezone\": \"Asia/Shanghai\"}";
         for (int i = 1; i <= 3; i++) {
             String command = i == 2
-                    ? "if [ -f '" + flag + "' ]; then echo 'layer 2: source not ready' >&2; exit 3; fi; echo layer 2 {{date}}"
+                    ? "if [ -f '" + flag
+                            + "' ]; then echo 'layer 2: source not ready' >&2; exit 3; fi; echo layer 2 {{date}}"
                     : "echo layer " + i + " {{date}}";
-            assertThat(api.post("/api/tasks", "{\"taskName\": \"sync_layer" + i + "\", " + cron
-                    + ", \"action\": {\"type\": \"shell\", \"command\": \"" + command.replace("\"", "\\\"") + "\"}}").status()).isEqualTo(201);
+            assertThat(api.post(
+                                    "/api/tasks",
+                                    "{\"taskName\": \"sync_layer" + i + "\", " + cron
+                                            + ", \"action\": {\"type\": \"shell\", \"command\": \""
+                                            + command.replace("\"", "\\\"") + "\"}}")
+                            .status())
+                    .isEqualTo(201);
         }
-        ServerClient.Response created = api.post("/api/tasks", "{\"taskName\": \"report\", " + cron
-                + ", \"action\": {\"type\": \"shell\", \"command\": \"echo report {{date}}\"},"
-                + " \"dependsOn\": [{\"task\": \"sync_layer1\", \"scope\": \"sameDate\"}, {\"task\": \"sync_layer2\", \"scope\": \"sameDate\"},"
-                + " {\"task\": \"sync_layer3\", \"scope\": \"sameDate\"}]}");
+        ServerClient.Response created = api.post(
+                "/api/tasks",
+                "{\"taskName\": \"report\", " + cron
+                        + ", \"action\": {\"type\": \"shell\", \"command\": \"echo report {{date}}\"},"
+                        + " \"dependsOn\": [{\"task\": \"sync_layer1\", \"scope\": \"sameDate\"}, {\"task\": \"sync_layer2\", \"scope\": \"sameDate\"},"
+                        + " {\"task\": \"sync_layer3\", \"scope\": \"sameDate\"}]}");
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         assertThat(created.json().at("/definition/dependsOn/1/task").asText()).isEqualTo("sync_layer2");
-        assertThat(created.json().at("/definition/dependencyPolicy/onUpstreamFailure").asText()).isEqualTo("WAIT");
+        assertThat(created.json()
+                        .at("/definition/dependencyPolicy/onUpstreamFailure")
+                        .asText())
+                .isEqualTo("WAIT");
 
-        // A run triggered by hand takes the date it is created on in Shanghai: the report and its layers must all get the same one.
-        ClockBoundaries.awaitClearOfTimeOfDay(server.store(), ZoneId.of("Asia/Shanghai"), LocalTime.MIDNIGHT, Duration.ofSeconds(60));
+        // A run triggered by hand takes the date it is created on in Shanghai: the report and its layers must all get
+        // the same one.
+        ClockBoundaries.awaitClearOfTimeOfDay(
+                server.store(), ZoneId.of("Asia/Shanghai"), LocalTime.MIDNIGHT, Duration.ofSeconds(60));
         long report = trigger(api, "report");
         JsonNode waiting = api.instance(report);
         assertThat(waiting.get("state").asText()).isEqualTo("WAITING_DEPENDENCY");
@@ -83,8 +98,10 @@ class DependencyEndToEndTest {
         long l1 = trigger(api, "sync_layer1");
         long l2 = trigger(api, "sync_layer2");
         long l3 = trigger(api, "sync_layer3");
-        await().atMost(Duration.ofSeconds(30)).until(() -> state(api, l1).equals("SUCCESS") && state(api, l2).equals("FAILED")
-                && state(api, l3).equals("SUCCESS"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> state(api, l1).equals("SUCCESS")
+                        && state(api, l2).equals("FAILED")
+                        && state(api, l3).equals("SUCCESS"));
         JsonNode stillWaiting = api.instance(report);
         assertThat(stillWaiting.get("state").asText()).isEqualTo("WAITING_DEPENDENCY");
         JsonNode layer2 = stillWaiting.get("waitingFor").get(1);
@@ -94,7 +111,9 @@ class DependencyEndToEndTest {
         assertThat(layer2.get("instanceId").asLong()).isEqualTo(l2);
         assertThat(layer2.get("text").asText()).contains("ended FAILED, instance " + l2);
         assertThat(stillWaiting.get("waitingFor").get(0).get("met").asBoolean()).isTrue();
-        assertThat(stillWaiting.get("waitingReason").asText()).contains("sync_layer2").contains("FAILED");
+        assertThat(stillWaiting.get("waitingReason").asText())
+                .contains("sync_layer2")
+                .contains("FAILED");
 
         Files.delete(flag);
         ServerClient.Response retried = api.post("/api/instances/" + l2 + "/retry", "{}");
@@ -105,12 +124,14 @@ class DependencyEndToEndTest {
         EventRow layerDone = event(retry, EventType.SUCCEEDED);
         EventRow released = event(report, EventType.DEPENDENCY_MET);
         EventRow claimed = event(report, EventType.CLAIMED);
-        // Released in the transaction that recorded the layer's success (one timestamp on PostgreSQL), claimed right after.
+        // Released in the transaction that recorded the layer's success (one timestamp on PostgreSQL), claimed right
+        // after.
         assertThat(released.at()).isEqualTo(layerDone.at());
         assertThat(released.id()).isGreaterThan(layerDone.id());
         assertThat(claimed.id()).isGreaterThan(released.id());
         assertThat(Duration.between(layerDone.at(), claimed.at())).isLessThan(Duration.ofSeconds(1));
-        assertThat(api.get("/api/instances/" + report + "/log?format=text").body()).contains("report ");
+        assertThat(api.get("/api/instances/" + report + "/log?format=text").body())
+                .contains("report ");
         assertThat(server.node().loopErrors()).isZero();
     }
 
@@ -124,20 +145,38 @@ class DependencyEndToEndTest {
         });
         http.start();
         String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/ops";
-        server = start(new AlertsConfig(Map.of("ops", new ChannelConfig.Webhook(url, Map.of())), "http://ax.example:7070", null,
-                AlertsConfig.DEFAULT_STORM_LIMIT, AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)), null, null, null));
+        server = start(new AlertsConfig(
+                Map.of("ops", new ChannelConfig.Webhook(url, Map.of())),
+                "http://ax.example:7070",
+                null,
+                AlertsConfig.DEFAULT_STORM_LIMIT,
+                AlertsConfig.Pipeline.DEFAULT.withFirstRetry(Duration.ofMillis(200)),
+                null,
+                null,
+                null));
         ServerClient api = new ServerClient(server.url(), server.adminToken());
-        assertThat(api.post("/api/tasks", "{\"taskName\": \"sync\", \"trigger\": {\"type\": \"event\"},"
-                + " \"action\": {\"type\": \"shell\", \"command\": \"true\"}}").status()).isEqualTo(201);
-        assertThat(api.post("/api/tasks", "{\"taskName\": \"report\", \"trigger\": {\"type\": \"event\"},"
-                + " \"action\": {\"type\": \"shell\", \"command\": \"true\"}, \"policy\": {\"notifyOnFailure\": [\"ops\"]},"
-                + " \"dependsOn\": [{\"task\": \"sync\"}], \"dependencyPolicy\": {\"waitDeadline\": \"PT1S\"}}").status()).isEqualTo(201);
+        assertThat(api.post(
+                                "/api/tasks",
+                                "{\"taskName\": \"sync\", \"trigger\": {\"type\": \"event\"},"
+                                        + " \"action\": {\"type\": \"shell\", \"command\": \"true\"}}")
+                        .status())
+                .isEqualTo(201);
+        assertThat(api.post(
+                                "/api/tasks",
+                                "{\"taskName\": \"report\", \"trigger\": {\"type\": \"event\"},"
+                                        + " \"action\": {\"type\": \"shell\", \"command\": \"true\"}, \"policy\": {\"notifyOnFailure\": [\"ops\"]},"
+                                        + " \"dependsOn\": [{\"task\": \"sync\"}], \"dependencyPolicy\": {\"waitDeadline\": \"PT1S\"}}")
+                        .status())
+                .isEqualTo(201);
         long report = trigger(api, "report");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> !bodies.isEmpty());
         JsonNode alert = new ObjectMapper().readTree(bodies.getFirst());
-        assertThat(alert.toString()).contains("DEPENDENCY_DEADLINE").contains("report #" + report)
-                .contains("dependencies were not met in time").contains("sync (sameDate");
+        assertThat(alert.toString())
+                .contains("DEPENDENCY_DEADLINE")
+                .contains("report #" + report)
+                .contains("dependencies were not met in time")
+                .contains("sync (sameDate");
         assertThat(state(api, report)).isEqualTo("FAILED");
         assertThat(api.eventTypes(report)).contains("DEPENDENCY_DEADLINE");
     }
@@ -147,23 +186,41 @@ class DependencyEndToEndTest {
         server = start(AlertsConfig.NONE);
         ServerClient api = new ServerClient(server.url(), server.adminToken());
         String action = "\"trigger\": {\"type\": \"event\"}, \"action\": {\"type\": \"shell\", \"command\": \"true\"}";
-        assertThat(api.post("/api/tasks", "{\"taskName\": \"a\", " + action + "}").status()).isEqualTo(201);
-        assertThat(api.post("/api/tasks", "{\"taskName\": \"b\", " + action + ", \"dependsOn\": [{\"task\": \"a\"}]}").status()).isEqualTo(201);
+        assertThat(api.post("/api/tasks", "{\"taskName\": \"a\", " + action + "}")
+                        .status())
+                .isEqualTo(201);
+        assertThat(api.post("/api/tasks", "{\"taskName\": \"b\", " + action + ", \"dependsOn\": [{\"task\": \"a\"}]}")
+                        .status())
+                .isEqualTo(201);
 
-        assertError(api.post("/api/tasks", "{\"taskName\": \"c\", " + action + ", \"dependsOn\": [{\"task\": \"ghost\"}]}"),
-                "dependsOn[0].task", "no task named ghost");
-        assertError(api.post("/api/tasks", "{\"taskName\": \"c\", " + action + ", \"dependsOn\": [{\"task\": \"a\", \"scope\": \"yesterday\"}]}"),
-                "dependsOn[0].scope", "unknown scope 'yesterday'");
-        assertError(api.post("/api/tasks", "{\"taskName\": \"c\", " + action + ", \"dependsOn\": [{\"task\": \"c\"}]}"),
-                "dependsOn[0].task", "only with scope previousSlot");
+        assertError(
+                api.post("/api/tasks", "{\"taskName\": \"c\", " + action + ", \"dependsOn\": [{\"task\": \"ghost\"}]}"),
+                "dependsOn[0].task",
+                "no task named ghost");
+        assertError(
+                api.post(
+                        "/api/tasks",
+                        "{\"taskName\": \"c\", " + action
+                                + ", \"dependsOn\": [{\"task\": \"a\", \"scope\": \"yesterday\"}]}"),
+                "dependsOn[0].scope",
+                "unknown scope 'yesterday'");
+        assertError(
+                api.post("/api/tasks", "{\"taskName\": \"c\", " + action + ", \"dependsOn\": [{\"task\": \"c\"}]}"),
+                "dependsOn[0].task",
+                "only with scope previousSlot");
         assertThat(api.get("/api/tasks/c").status()).isEqualTo(404);
 
-        ServerClient.Response cycle = api.put("/api/tasks/a", "{\"taskName\": \"a\", " + action + ", \"dependsOn\": [{\"task\": \"b\"}]}");
+        ServerClient.Response cycle =
+                api.put("/api/tasks/a", "{\"taskName\": \"a\", " + action + ", \"dependsOn\": [{\"task\": \"b\"}]}");
         assertError(cycle, "dependsOn", "dependency cycle: a → b → a");
         assertThat(api.get("/api/tasks/a").json().get("version").asInt()).isEqualTo(1);
 
-        assertError(api.post("/api/tasks/a/backfill", "{\"from\": \"2026-10-01\", \"to\": \"2026-10-02\", \"cascade\": \"yes\"}"),
-                "cascade", "must be true or false");
+        assertError(
+                api.post(
+                        "/api/tasks/a/backfill",
+                        "{\"from\": \"2026-10-01\", \"to\": \"2026-10-02\", \"cascade\": \"yes\"}"),
+                "cascade",
+                "must be true or false");
     }
 
     private static void assertError(ServerClient.Response r, String field, String reason) {
@@ -186,11 +243,21 @@ class DependencyEndToEndTest {
 
     private EventRow event(long id, EventType type) {
         return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
-                .filter(e -> e.type() == type).findFirst().orElseThrow(() -> new AssertionError("no " + type + " on " + id));
+                .filter(e -> e.type() == type)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type + " on " + id));
     }
 
     private AxServer start(AlertsConfig alerts) {
-        return AxServer.start(new ServerConfig(0, dir, TestDatabases.postgres(), List.of("default"), "t", "node-1", SchedulerConfig.DEFAULT,
-                Duration.ZERO, alerts));
+        return AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.postgres(),
+                List.of("default"),
+                "t",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO,
+                alerts));
     }
 }

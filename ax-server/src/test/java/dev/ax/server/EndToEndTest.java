@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EndToEndTest {
     @TempDir
     Path dir;
+
     AxServer server;
     ServerClient client;
 
@@ -35,8 +36,7 @@ class EndToEndTest {
 
     static String eventTask(String name, String command, String policy) {
         return """
-                {"taskName":"%s","trigger":{"type":"event"},"action":{"type":"shell","command":"%s"},"policy":%s}"""
-                .formatted(name, command, policy);
+                {"taskName":"%s","trigger":{"type":"event"},"action":{"type":"shell","command":"%s"},"policy":%s}""".formatted(name, command, policy);
     }
 
     long trigger(String task) {
@@ -47,11 +47,14 @@ class EndToEndTest {
 
     @Test
     void runs_an_event_task_on_the_in_process_executor_and_shows_pid_events_and_log() {
-        assertThat(client.post("/api/tasks", eventTask("hello", "echo hello-$AX_INSTANCE_ID; exit 0", "{}")).status()).isEqualTo(201);
+        assertThat(client.post("/api/tasks", eventTask("hello", "echo hello-$AX_INSTANCE_ID; exit 0", "{}"))
+                        .status())
+                .isEqualTo(201);
 
         long id = trigger("hello");
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> client.instance(id).get("state").asText().equals("SUCCESS"));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> client.instance(id).get("state").asText().equals("SUCCESS"));
         JsonNode run = client.instance(id);
         assertThat(run.get("exitCode").asInt()).isZero();
         assertThat(run.get("pid").asLong()).isPositive();
@@ -59,10 +62,16 @@ class EndToEndTest {
         assertThat(run.get("cause").asText()).isEqualTo("event");
         assertThat(run.get("actor").asText()).isEqualTo("admin");
         assertThat(client.eventTypes(id)).containsExactly("CREATED", "CLAIMED", "STARTED", "SUCCEEDED");
-        JsonNode started = client.get("/api/instances/" + id + "/events").json().get("items").get(2);
-        assertThat(started.get("data").get("pid").asLong()).isEqualTo(run.get("pid").asLong());
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(client.get("/api/instances/" + id + "/log?format=text").body()).contains("hello-" + id));
+        JsonNode started = client.get("/api/instances/" + id + "/events")
+                .json()
+                .get("items")
+                .get(2);
+        assertThat(started.get("data").get("pid").asLong())
+                .isEqualTo(run.get("pid").asLong());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(client.get("/api/instances/" + id + "/log?format=text")
+                                .body())
+                        .contains("hello-" + id));
         assertThat(server.node().loopErrors()).isZero();
     }
 
@@ -72,13 +81,16 @@ class EndToEndTest {
 
         long id = trigger("broken");
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> client.instance(id).get("state").asText().equals("FAILED"));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> client.instance(id).get("state").asText().equals("FAILED"));
         JsonNode run = client.instance(id);
         assertThat(run.get("attempt").asInt()).isEqualTo(2);
         assertThat(run.get("exitCode").asInt()).isEqualTo(3);
         assertThat(run.get("failureKind").asText()).isEqualTo("EXIT_CODE");
         List<String> types = client.eventTypes(id);
-        assertThat(types).containsSubsequence("CREATED", "CLAIMED", "STARTED", "RETRY_SCHEDULED", "CLAIMED", "STARTED", "FAILED");
+        assertThat(types)
+                .containsSubsequence(
+                        "CREATED", "CLAIMED", "STARTED", "RETRY_SCHEDULED", "CLAIMED", "STARTED", "FAILED");
         assertThat(types.indexOf("RETRY_SCHEDULED")).isLessThan(types.lastIndexOf("FAILED"));
         assertThat(server.node().loopErrors()).isZero();
     }
@@ -101,10 +113,13 @@ class EndToEndTest {
         }
         assertThat(slots).doesNotHaveDuplicates().isSorted();
         for (int i = 1; i < slots.size(); i++) {
-            assertThat(Duration.between(slots.get(i - 1), slots.get(i))).as("gap before " + slots.get(i)).isEqualTo(Duration.ofSeconds(1));
+            assertThat(Duration.between(slots.get(i - 1), slots.get(i)))
+                    .as("gap before " + slots.get(i))
+                    .isEqualTo(Duration.ofSeconds(1));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                instances("tick").stream().allMatch(r -> r.get("state").asText().equals("SUCCESS")));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> instances("tick").stream()
+                        .allMatch(r -> r.get("state").asText().equals("SUCCESS")));
         assertThat(server.node().loopErrors()).isZero();
     }
 

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FollowUpWebhookTest {
     @TempDir
     Path dir;
+
     AxServer server;
     HttpServer hook;
     final List<String> bodies = new CopyOnWriteArrayList<>();
@@ -40,8 +41,8 @@ class FollowUpWebhookTest {
             exchange.close();
         });
         hook.start();
-        server = AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of("default"), "t", "node-1",
-                SchedulerConfig.DEFAULT, Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0, dir, TestDatabases.h2(), List.of("default"), "t", "node-1", SchedulerConfig.DEFAULT, Duration.ZERO));
     }
 
     @AfterEach
@@ -53,15 +54,37 @@ class FollowUpWebhookTest {
     @Test
     void the_webhook_gets_the_failed_run() {
         String url = "http://127.0.0.1:" + hook.getAddress().getPort() + "/failed";
-        server.node().tasks().create(Map.of("taskName", "flaky", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "echo broken; exit 4"),
-                "policy", Map.of("onFailedActions", List.of(Map.of("type", "webhook", "url", url, "headers", Map.of("X-Token", "s3cret"))))),
-                "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "flaky",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "echo broken; exit 4"),
+                                "policy",
+                                Map.of(
+                                        "onFailedActions",
+                                        List.of(Map.of(
+                                                "type",
+                                                "webhook",
+                                                "url",
+                                                url,
+                                                "headers",
+                                                Map.of("X-Token", "s3cret"))))),
+                        "test");
         long id = server.node().tasks().trigger("flaky", Map.of(), Cause.EVENT, "test");
         await().atMost(Duration.ofSeconds(20)).until(() -> !bodies.isEmpty());
-        assertThat(bodies.getFirst()).contains("\"instanceId\":" + id).contains("\"taskName\":\"flaky\"").contains("\"exitCode\":4");
+        assertThat(bodies.getFirst())
+                .contains("\"instanceId\":" + id)
+                .contains("\"taskName\":\"flaky\"")
+                .contains("\"exitCode\":4");
         assertThat(tokens).containsExactly("s3cret");
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100))
-                .stream().map(EventRow::type).anyMatch(t -> t == EventType.FOLLOW_UP_DONE));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
+                        .map(EventRow::type)
+                        .anyMatch(t -> t == EventType.FOLLOW_UP_DONE));
     }
 }

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpActionTest {
     @TempDir
     Path dir;
+
     AxServer server;
     HttpServer service;
     final AtomicInteger calls = new AtomicInteger();
@@ -52,8 +53,15 @@ class HttpActionTest {
             exchange.close();
         });
         service.start();
-        server = AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of("default"), "admin-token", "node-1",
-                SchedulerConfig.DEFAULT, Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.h2(),
+                List.of("default"),
+                "admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO));
     }
 
     @AfterEach
@@ -67,7 +75,19 @@ class HttpActionTest {
     }
 
     void createTask(String name, Map<String, Object> action, Map<String, Object> policy) {
-        server.node().tasks().create(Map.of("taskName", name, "trigger", Map.of("type", "event"), "action", action, "policy", policy), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                name,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                action,
+                                "policy",
+                                policy),
+                        "test");
     }
 
     InstanceRow awaitEnd(long id) {
@@ -82,8 +102,18 @@ class HttpActionTest {
     @Test
     void retries_503_twice_then_succeeds_on_attempt_3_with_one_request_id() {
         statuses = new int[] {503, 503, 200};
-        createTask("notify", Map.of("type", "http", "method", "POST", "url", url() + "?day={{date}}",
-                "body", Map.of("day", "{{date}}", "task", "{{taskName}}")), Map.of("maxRetries", 3, "retryIntervalSeconds", 0));
+        createTask(
+                "notify",
+                Map.of(
+                        "type",
+                        "http",
+                        "method",
+                        "POST",
+                        "url",
+                        url() + "?day={{date}}",
+                        "body",
+                        Map.of("day", "{{date}}", "task", "{{taskName}}")),
+                Map.of("maxRetries", 3, "retryIntervalSeconds", 0));
         long id = server.node().tasks().trigger("notify", Map.of(), Cause.EVENT, "test");
         InstanceRow r = awaitEnd(id);
         assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
@@ -93,7 +123,11 @@ class HttpActionTest {
         assertThat(requestIds).hasSize(3).containsOnly("ax-" + id);
         assertThat(attempts).containsExactly("1", "2", "3");
         assertThat(bodies.getFirst()).contains("\"task\":\"notify\"");
-        String log = String.join("\n", server.store().tx(tx -> server.store().logs().read(tx, id, 0, 100)).stream().map(l -> l.text()).toList());
+        String log = String.join(
+                "\n",
+                server.store().tx(tx -> server.store().logs().read(tx, id, 0, 100)).stream()
+                        .map(l -> l.text())
+                        .toList());
         assertThat(log).contains("HTTP 503").contains("HTTP 200").contains("{\"call\":2}");
     }
 
@@ -111,7 +145,9 @@ class HttpActionTest {
     @Test
     void a_status_listed_in_policy_retryable_is_retried() {
         statuses = new int[] {409, 200};
-        createTask("conflicting", Map.of("type", "http", "url", url()),
+        createTask(
+                "conflicting",
+                Map.of("type", "http", "url", url()),
                 Map.of("maxRetries", 2, "retryIntervalSeconds", 0, "retryable", Map.of("httpStatuses", List.of(409))));
         long id = server.node().tasks().trigger("conflicting", Map.of(), Cause.EVENT, "test");
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
@@ -124,7 +160,9 @@ class HttpActionTest {
         createTask("long_job", Map.of("type", "http", "url", url(), "async", true), Map.of());
         long id = server.node().tasks().trigger("long_job", Map.of(), Cause.EVENT, "test");
         await().atMost(Duration.ofSeconds(15)).until(() -> calls.get() == 1);
-        await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> run(id).state() == InstanceState.RUNNING);
+        await().pollDelay(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> run(id).state() == InstanceState.RUNNING);
         var refused = server.node().dispatcher().completeFromService(id, 7, true, 200, "wrong attempt", "svc");
         assertThat(refused.accepted()).isFalse();
         var ok = server.node().dispatcher().completeFromService(id, 1, true, 200, "rows loaded: 42", "svc");
@@ -135,8 +173,10 @@ class HttpActionTest {
 
     @Test
     void a_second_run_for_the_same_business_date_is_skipped_by_its_idempotency_key() {
-        createTask("daily_load", Map.of("type", "http", "url", url()), Map.of("idempotencyKey", "{{taskName}}:{{params.day}}",
-                "overflow", "ALLOW"));
+        createTask(
+                "daily_load",
+                Map.of("type", "http", "url", url()),
+                Map.of("idempotencyKey", "{{taskName}}:{{params.day}}", "overflow", "ALLOW"));
         long first = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test");
         assertThat(awaitEnd(first).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(requestIds).containsExactly("daily_load:2026-11-28");
@@ -144,10 +184,13 @@ class HttpActionTest {
         long second = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test");
         assertThat(run(second).state()).isEqualTo(InstanceState.SKIPPED);
         List<EventRow> events = server.store().tx(tx -> server.store().events().forInstance(tx, second, 0, 10));
-        assertThat(events).filteredOn(e -> e.type() == EventType.DEDUPLICATED).singleElement()
+        assertThat(events)
+                .filteredOn(e -> e.type() == EventType.DEDUPLICATED)
+                .singleElement()
                 .satisfies(e -> assertThat(e.message()).contains("instance " + first));
 
-        long forced = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test", true);
+        long forced =
+                server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test", true);
         assertThat(awaitEnd(forced).state()).isEqualTo(InstanceState.SUCCESS);
         assertThat(calls).hasValue(2);
     }

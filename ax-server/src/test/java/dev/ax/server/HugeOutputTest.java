@@ -24,7 +24,8 @@ class HugeOutputTest {
 
     @Test
     void megabytes_of_binary_output_and_a_line_of_control_characters_reach_the_server_under_the_smallest_limit() {
-        assertThat(HttpExecutorChannel.MAX_REQUEST_BYTES).as("an executor's largest request fits the smallest limit")
+        assertThat(HttpExecutorChannel.MAX_REQUEST_BYTES)
+                .as("an executor's largest request fits the smallest limit")
                 .isLessThanOrEqualTo((int) HttpOptions.MIN_MAX_REQUEST_BYTES);
         ServerConfig config = AxServerTest.config(dir, TestDatabases.h2(), List.of(), null)
                 .withHttp(HttpOptions.DEFAULT.withMaxRequestBytes(HttpOptions.MIN_MAX_REQUEST_BYTES));
@@ -34,19 +35,26 @@ class HugeOutputTest {
                 return null;
             });
             ServerClient admin = new ServerClient(server.url(), server.adminToken());
-            // Random bytes: control characters (six bytes each in JSON) and invalid UTF-8; then one 300 KB line of \001.
-            String command = "head -c 2000000 /dev/urandom; echo; head -c 300000 /dev/zero | tr '\\\\0' '\\\\1'; echo; echo the-end";
+            // Random bytes: control characters (six bytes each in JSON) and invalid UTF-8; then one 300 KB line of
+            // \001.
+            String command =
+                    "head -c 2000000 /dev/urandom; echo; head -c 300000 /dev/zero | tr '\\\\0' '\\\\1'; echo; echo the-end";
             admin.post("/api/tasks", """
-                    {"taskName":"noisy","trigger":{"type":"event"},"action":{"type":"shell","command":"%s","group":"etl"}}"""
-                    .formatted(command));
-            long id = admin.post("/api/trigger", "{\"taskName\":\"noisy\"}").json().get("instanceId").asLong();
+                    {"taskName":"noisy","trigger":{"type":"event"},"action":{"type":"shell","command":"%s","group":"etl"}}""".formatted(command));
+            long id = admin.post("/api/trigger", "{\"taskName\":\"noisy\"}")
+                    .json()
+                    .get("instanceId")
+                    .asLong();
 
             try (HttpExecutorChannel channel = new HttpExecutorChannel(server.url(), "exec-secret");
-                 ExecutorAgent agent = new ExecutorAgent(ExecutorConfig.of("noisy-1", List.of("etl")).withPollWaitMillis(2000), channel)) {
+                    ExecutorAgent agent = new ExecutorAgent(
+                            ExecutorConfig.of("noisy-1", List.of("etl")).withPollWaitMillis(2000), channel)) {
                 agent.start();
 
-                // A refused chunk would be retried for ever and the run would never end: SUCCESS means every request fit.
-                await().atMost(Duration.ofSeconds(90)).until(() -> admin.instance(id).get("state").asText().equals("SUCCESS"));
+                // A refused chunk would be retried for ever and the run would never end: SUCCESS means every request
+                // fit.
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> admin.instance(id).get("state").asText().equals("SUCCESS"));
                 assertThat(agent.errorCount()).isZero();
             }
             String log = admin.get("/api/instances/" + id + "/log?format=text").body();

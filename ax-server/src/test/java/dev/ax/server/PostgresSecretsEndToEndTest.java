@@ -32,13 +32,20 @@ class PostgresSecretsEndToEndTest extends SecretsEndToEndTest {
 
         long dump = trigger(client(a), "dump");
         assertThat(awaitEnd(client(a), dump).get("state").asText()).isEqualTo("SUCCESS");
-        assertThat(client(a).get("/api/instances/" + dump + "/log?format=text").body()).isEqualTo("pw=***\n");
+        assertThat(client(a).get("/api/instances/" + dump + "/log?format=text").body())
+                .isEqualTo("pw=***\n");
         assertThat(client(a).instance(dump).get("executorId").asText()).startsWith("node-b");
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> b.node().secrets().mask().apply(PASSWORD).equals("***"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> b.node().secrets().mask().apply(PASSWORD).equals("***"));
         long leaky = trigger(client(a), "leaky");
         assertThat(awaitEnd(client(a), leaky).get("state").asText()).isEqualTo("SUCCESS");
-        String stored = b.store().tx(tx -> String.join("\n", b.store().logs().read(tx, leaky, 0, 10).stream().map(l -> l.text()).toList()));
+        String stored = b.store()
+                .tx(tx -> String.join(
+                        "\n",
+                        b.store().logs().read(tx, leaky, 0, 10).stream()
+                                .map(l -> l.text())
+                                .toList()));
         assertThat(stored).as("masked by node b as it stored the output").isEqualTo("copied ***");
     }
 }

@@ -29,17 +29,25 @@ class RemoteExecutorTest {
             ServerClient admin = new ServerClient(server.url(), server.adminToken());
             admin.post("/api/tasks", """
                     {"taskName":"remote","trigger":{"type":"event"},"action":{"type":"shell","command":"echo from-afar","group":"etl"}}""");
-            long id = admin.post("/api/trigger", "{\"taskName\":\"remote\"}").json().get("instanceId").asLong();
-            assertThat(admin.instance(id).get("waitingReason").asText()).isEqualTo("no executor for group etl is online");
+            long id = admin.post("/api/trigger", "{\"taskName\":\"remote\"}")
+                    .json()
+                    .get("instanceId")
+                    .asLong();
+            assertThat(admin.instance(id).get("waitingReason").asText())
+                    .isEqualTo("no executor for group etl is online");
 
             try (HttpExecutorChannel channel = new HttpExecutorChannel(server.url(), "exec-secret");
-                 ExecutorAgent agent = new ExecutorAgent(ExecutorConfig.of("remote-1", List.of("etl")).withPollWaitMillis(2000), channel)) {
+                    ExecutorAgent agent = new ExecutorAgent(
+                            ExecutorConfig.of("remote-1", List.of("etl")).withPollWaitMillis(2000), channel)) {
                 agent.start();
 
-                await().atMost(Duration.ofSeconds(15)).until(() -> admin.instance(id).get("state").asText().equals("SUCCESS"));
+                await().atMost(Duration.ofSeconds(15))
+                        .until(() -> admin.instance(id).get("state").asText().equals("SUCCESS"));
                 assertThat(admin.instance(id).get("executorId").asText()).isEqualTo("remote-1");
-                await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                        assertThat(admin.get("/api/instances/" + id + "/log?format=text").body()).contains("from-afar"));
+                await().atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> assertThat(admin.get("/api/instances/" + id + "/log?format=text")
+                                        .body())
+                                .contains("from-afar"));
                 assertThat(agent.errorCount()).isZero();
             }
         }
@@ -62,29 +70,56 @@ class RemoteExecutorTest {
             List<Long> prod = new ArrayList<>();
             List<Long> test = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                prod.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_prod\"}").json().get("instanceId").asLong());
-                test.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_test\"}").json().get("instanceId").asLong());
+                prod.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_prod\"}")
+                        .json()
+                        .get("instanceId")
+                        .asLong());
+                test.add(admin.post("/api/trigger", "{\"taskName\":\"deploy_test\"}")
+                        .json()
+                        .get("instanceId")
+                        .asLong());
             }
             try (HttpExecutorChannel channel = new HttpExecutorChannel(server.url(), "exec-secret");
-                 ExecutorAgent testAgent = new ExecutorAgent(ExecutorConfig.of("exec-test", List.of("default")).withPollWaitMillis(2000)
-                         .withLabels(List.of("test")), channel)) {
+                    ExecutorAgent testAgent = new ExecutorAgent(
+                            ExecutorConfig.of("exec-test", List.of("default"))
+                                    .withPollWaitMillis(2000)
+                                    .withLabels(List.of("test")),
+                            channel)) {
                 testAgent.start();
-                await().atMost(Duration.ofSeconds(20)).until(() -> test.stream().allMatch(id -> admin.instance(id).get("state").asText().equals("SUCCESS")));
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> test.stream()
+                                .allMatch(id ->
+                                        admin.instance(id).get("state").asText().equals("SUCCESS")));
                 // Only a test executor is online: the prod runs wait, and say why.
                 assertThat(prod).allSatisfy(id -> {
                     assertThat(admin.instance(id).get("state").asText()).isEqualTo("READY");
                     assertThat(admin.instance(id).get("waitingReason").asText()).contains("environment labels [prod]");
                 });
                 try (HttpExecutorChannel prodChannel = new HttpExecutorChannel(server.url(), "exec-secret");
-                     ExecutorAgent prodAgent = new ExecutorAgent(ExecutorConfig.of("exec-prod", List.of("default")).withPollWaitMillis(2000)
-                             .withLabels(List.of("prod")), prodChannel)) {
+                        ExecutorAgent prodAgent = new ExecutorAgent(
+                                ExecutorConfig.of("exec-prod", List.of("default"))
+                                        .withPollWaitMillis(2000)
+                                        .withLabels(List.of("prod")),
+                                prodChannel)) {
                     prodAgent.start();
-                    await().atMost(Duration.ofSeconds(20)).until(() -> prod.stream().allMatch(id -> admin.instance(id).get("state").asText().equals("SUCCESS")));
-                    assertThat(admin.get("/api/executors").body()).contains("\"labels\":[\"prod\"]", "\"labels\":[\"test\"]");
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> prod.stream()
+                                    .allMatch(id -> admin.instance(id)
+                                            .get("state")
+                                            .asText()
+                                            .equals("SUCCESS")));
+                    assertThat(admin.get("/api/executors").body())
+                            .contains("\"labels\":[\"prod\"]", "\"labels\":[\"test\"]");
                 }
             }
-            assertThat(prod).allSatisfy(id -> assertThat(admin.instance(id).get("executorId").asText()).isEqualTo("exec-prod"));
-            assertThat(test).allSatisfy(id -> assertThat(admin.instance(id).get("executorId").asText()).isEqualTo("exec-test"));
+            assertThat(prod)
+                    .allSatisfy(id -> assertThat(
+                                    admin.instance(id).get("executorId").asText())
+                            .isEqualTo("exec-prod"));
+            assertThat(test)
+                    .allSatisfy(id -> assertThat(
+                                    admin.instance(id).get("executorId").asText())
+                            .isEqualTo("exec-test"));
         }
     }
 }

@@ -21,12 +21,20 @@ import org.junit.jupiter.api.io.TempDir;
 class RunControlTest {
     @TempDir
     Path dir;
+
     AxServer server;
 
     @BeforeEach
     void start() {
-        server = AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of("default"), "test-token", "node-1",
-                SchedulerConfig.DEFAULT.withLeaseMillis(3000), Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.h2(),
+                List.of("default"),
+                "test-token",
+                "node-1",
+                SchedulerConfig.DEFAULT.withLeaseMillis(3000),
+                Duration.ZERO));
     }
 
     @AfterEach
@@ -43,8 +51,19 @@ class RunControlTest {
     }
 
     long startLongRun(String task, Map<String, Object> policy) {
-        server.node().tasks().create(Map.of("taskName", task, "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "sleep 120 & sleep 120; wait"), "policy", policy), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                task,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "sleep 120 & sleep 120; wait"),
+                                "policy",
+                                policy),
+                        "test");
         long id = server.node().tasks().trigger(task, Map.of(), Cause.EVENT, "test");
         await().atMost(Duration.ofSeconds(15)).until(() -> run(id).pid() != null);
         return id;
@@ -54,12 +73,17 @@ class RunControlTest {
     void replace_terminates_the_running_run_and_its_processes_are_gone() {
         long old = startLongRun("replaceable", Map.of("overflow", "REPLACE"));
         long pid = run(old).pid();
-        List<Long> children = ProcessHandle.of(pid).orElseThrow().descendants().map(ProcessHandle::pid).toList();
+        List<Long> children = ProcessHandle.of(pid)
+                .orElseThrow()
+                .descendants()
+                .map(ProcessHandle::pid)
+                .toList();
         assertThat(children).isNotEmpty();
 
         long fresh = server.node().tasks().trigger("replaceable", Map.of(), Cause.EVENT, "test");
         assertThat(run(old).state()).isEqualTo(InstanceState.TERMINATED);
-        await().atMost(Duration.ofSeconds(15)).until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
         await().atMost(Duration.ofSeconds(15)).until(() -> run(fresh).state() == InstanceState.RUNNING);
     }
 
@@ -67,9 +91,14 @@ class RunControlTest {
     void terminate_kills_the_process_tree_of_a_running_run() {
         long id = startLongRun("stoppable", Map.of());
         long pid = run(id).pid();
-        List<Long> children = ProcessHandle.of(pid).orElseThrow().descendants().map(ProcessHandle::pid).toList();
+        List<Long> children = ProcessHandle.of(pid)
+                .orElseThrow()
+                .descendants()
+                .map(ProcessHandle::pid)
+                .toList();
         server.node().runs().terminate(id, "ops", "runaway");
-        await().atMost(Duration.ofSeconds(15)).until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
         assertThat(run(id).state()).isEqualTo(InstanceState.TERMINATED);
     }
 }

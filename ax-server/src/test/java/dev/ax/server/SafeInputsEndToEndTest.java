@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SafeInputsEndToEndTest {
     @TempDir
     Path dir;
+
     AxServer server;
     ServerClient admin;
     HttpServer service;
@@ -40,15 +40,23 @@ class SafeInputsEndToEndTest {
     void start() throws Exception {
         service = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         service.createContext("/", exchange -> {
-            requests.add(exchange.getRequestURI().getRawPath() + "?" + exchange.getRequestURI().getRawQuery() + "\n"
+            requests.add(exchange.getRequestURI().getRawPath() + "?"
+                    + exchange.getRequestURI().getRawQuery() + "\n"
                     + exchange.getRequestHeaders().getFirst("X-Note") + "\n"
                     + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
         service.start();
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), "admin-token",
-                "node-1", SchedulerConfig.DEFAULT, Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir.resolve("data"),
+                TestDatabases.h2(),
+                List.of("default"),
+                "admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO));
         admin = new ServerClient(server.url(), "admin-token");
     }
 
@@ -74,12 +82,17 @@ class SafeInputsEndToEndTest {
     }
 
     private String log(long id) {
-        return String.join("\n", server.store().tx(tx -> server.store().logs().read(tx, id, 0, 100)).stream().map(l -> l.text()).toList());
+        return String.join(
+                "\n",
+                server.store().tx(tx -> server.store().logs().read(tx, id, 0, 100)).stream()
+                        .map(l -> l.text())
+                        .toList());
     }
 
     private int runCount() {
-        return server.store().tx(tx -> server.store().instances().list(tx, InstanceStore.InstanceFilter.ALL,
-                Long.MAX_VALUE, 1000)).size();
+        return server.store()
+                .tx(tx -> server.store().instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 1000))
+                .size();
     }
 
     @Test
@@ -93,13 +106,19 @@ class SafeInputsEndToEndTest {
         long id = trigger("greet", "{\"params\":{\"who\":" + new ObjectMapper().writeValueAsString(who) + "}}");
 
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(log(id)).contains("hello " + who).contains("in quotes: " + who).contains(who).doesNotContain("uid=");
+        assertThat(log(id))
+                .contains("hello " + who)
+                .contains("in quotes: " + who)
+                .contains(who)
+                .doesNotContain("uid=");
         assertThat(Files.exists(marker)).isFalse();
     }
 
     @Test
     void a_nul_character_is_refused_with_the_parameters_name_and_nothing_is_created() {
-        admin.post("/api/tasks", "{\"taskName\":\"t\",\"trigger\":{\"type\":\"event\"},\"action\":{\"type\":\"shell\",\"command\":\"echo {{params.a}}\"}}");
+        admin.post(
+                "/api/tasks",
+                "{\"taskName\":\"t\",\"trigger\":{\"type\":\"event\"},\"action\":{\"type\":\"shell\",\"command\":\"echo {{params.a}}\"}}");
         int before = runCount();
         ServerClient.Response r = admin.post("/api/tasks/t/trigger", "{\"params\":{\"a\":\"x\\u0000y\"}}");
         assertThat(r.status()).isEqualTo(400);
@@ -118,17 +137,22 @@ class SafeInputsEndToEndTest {
                 """.formatted(base)).status()).isEqualTo(201);
 
         int before = runCount();
-        ServerClient.Response refused = admin.post("/api/tasks/notify/trigger",
+        ServerClient.Response refused = admin.post(
+                "/api/tasks/notify/trigger",
                 "{\"params\":{\"id\":\"1\",\"q\":\"x\",\"note\":\"a\\r\\nX-Admin: 1\",\"who\":\"w\",\"n\":1}}");
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.body()).contains("\"field\":\"params.note\"").contains("line break");
         assertThat(runCount()).isEqualTo(before);
 
-        long id = trigger("notify", "{\"params\":{\"id\":\"../admin?x=1#\",\"q\":\"a&b=c d\",\"note\":\"plain note\","
-                + "\"who\":\"a\\\",\\\"admin\\\":true,\\\"x\\\":\\\"\",\"n\":\"2\"}}");
+        long id = trigger(
+                "notify",
+                "{\"params\":{\"id\":\"../admin?x=1#\",\"q\":\"a&b=c d\",\"note\":\"plain note\","
+                        + "\"who\":\"a\\\",\\\"admin\\\":true,\\\"x\\\":\\\"\",\"n\":\"2\"}}");
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(requests).singleElement().isEqualTo("/orders/..%2Fadmin%3Fx%3D1%23?q=a%26b%3Dc%20d\nplain note\n"
-                + "{\"who\":\"a\\\",\\\"admin\\\":true,\\\"x\\\":\\\"\",\"n\":\"2\"}");
+        assertThat(requests)
+                .singleElement()
+                .isEqualTo("/orders/..%2Fadmin%3Fx%3D1%23?q=a%26b%3Dc%20d\nplain note\n"
+                        + "{\"who\":\"a\\\",\\\"admin\\\":true,\\\"x\\\":\\\"\",\"n\":\"2\"}");
     }
 
     @Test
@@ -140,15 +164,22 @@ class SafeInputsEndToEndTest {
                            "limit":{"type":"integer","min":1,"max":1000,"default":100}}}
                 """).status()).isEqualTo(201);
         int before = runCount();
-        ServerClient.Response r = admin.post("/api/trigger", "{\"taskName\":\"report\",\"params\":{\"date\":\"2026-11-30\",\"region\":\"eu\"}}");
+        ServerClient.Response r = admin.post(
+                "/api/trigger", "{\"taskName\":\"report\",\"params\":{\"date\":\"2026-11-30\",\"region\":\"eu\"}}");
         assertThat(r.status()).isEqualTo(400);
         JsonNode field = r.json().get("error").get("fields").get(0);
         assertThat(field.get("field").asText()).isEqualTo("params.region");
         assertThat(field.get("reason").asText()).isEqualTo("must be one of cn, us");
-        assertThat(admin.post("/api/trigger", "{\"taskName\":\"report\",\"params\":{\"region\":\"cn\"}}").body())
-                .contains("\"field\":\"params.date\"").contains("is required");
-        assertThat(admin.post("/api/trigger", "{\"taskName\":\"report\",\"params\":{\"date\":\"2026-11-30\",\"who\":1}}").body())
-                .contains("\"field\":\"params.who\"").contains("is not declared");
+        assertThat(admin.post("/api/trigger", "{\"taskName\":\"report\",\"params\":{\"region\":\"cn\"}}")
+                        .body())
+                .contains("\"field\":\"params.date\"")
+                .contains("is required");
+        assertThat(admin.post(
+                                "/api/trigger",
+                                "{\"taskName\":\"report\",\"params\":{\"date\":\"2026-11-30\",\"who\":1}}")
+                        .body())
+                .contains("\"field\":\"params.who\"")
+                .contains("is not declared");
         assertThat(runCount()).isEqualTo(before);
 
         long id = trigger("report", "{\"params\":{\"date\":\"2026-11-30\",\"region\":\"us\"}}");

@@ -42,8 +42,10 @@ class SecretKeysTest {
 
         assertThat(keys.current()).isEqualTo(next).isNotEqualTo(old);
         assertThat(keys.retired()).containsExactly(old);
-        assertThat(MasterKey.fromBase64(Files.readString(dir.resolve("secret.key")))).isEqualTo(next);
-        assertThat(MasterKey.fromBase64(Files.readString(dir.resolve("secret.key.previous")))).isEqualTo(old);
+        assertThat(MasterKey.fromBase64(Files.readString(dir.resolve("secret.key"))))
+                .isEqualTo(next);
+        assertThat(MasterKey.fromBase64(Files.readString(dir.resolve("secret.key.previous"))))
+                .isEqualTo(old);
         assertThat(permissions(dir.resolve("secret.key"))).isEqualTo("rw-------");
         assertThat(permissions(dir.resolve("secret.key.previous"))).isEqualTo("rw-------");
         assertThat(Files.exists(dir.resolve("secret.key.tmp"))).isFalse();
@@ -62,8 +64,10 @@ class SecretKeysTest {
     void a_key_file_that_holds_no_key_refuses_the_start_naming_the_file() throws Exception {
         Files.writeString(dir.resolve("secret.key"), "not a key\n");
 
-        assertThatThrownBy(() -> SecretKeys.load(dir, null, null)).isInstanceOf(StartupException.class)
-                .hasMessageContaining(dir.resolve("secret.key").toAbsolutePath().toString()).hasMessageContaining("is not base64");
+        assertThatThrownBy(() -> SecretKeys.load(dir, null, null))
+                .isInstanceOf(StartupException.class)
+                .hasMessageContaining(dir.resolve("secret.key").toAbsolutePath().toString())
+                .hasMessageContaining("is not base64");
     }
 
     @Test
@@ -76,21 +80,30 @@ class SecretKeysTest {
         assertThat(keys.current()).isEqualTo(key);
         assertThat(keys.retired()).containsExactly(previous);
         assertThat(keys.source()).isEqualTo("AX_SECRET_KEY");
-        assertThat(Files.exists(dir.resolve("secret.key"))).as("no key file when the key is given").isFalse();
-        assertThatThrownBy(keys::rotate).isInstanceOf(ConflictException.class)
-                .hasMessageContaining("AX_SECRET_KEY_PREVIOUS").hasMessageContaining("restart every node");
+        assertThat(Files.exists(dir.resolve("secret.key")))
+                .as("no key file when the key is given")
+                .isFalse();
+        assertThatThrownBy(keys::rotate)
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("AX_SECRET_KEY_PREVIOUS")
+                .hasMessageContaining("restart every node");
     }
 
     @Test
     void a_bad_ax_secret_key_refuses_the_start_naming_it_and_never_showing_it() {
-        assertThatThrownBy(() -> SecretKeys.load(dir, "c2hvcnQ=", null)).isInstanceOf(StartupException.class)
+        assertThatThrownBy(() -> SecretKeys.load(dir, "c2hvcnQ=", null))
+                .isInstanceOf(StartupException.class)
                 .hasMessage("cannot start: AX_SECRET_KEY is 5 bytes once decoded; it must be the base64 of 32 bytes"
                         + " (make one with: openssl rand -base64 32)");
-        assertThatThrownBy(() -> SecretKeys.load(dir, "%%% not base64 %%%", null)).isInstanceOf(StartupException.class)
-                .hasMessageContaining("AX_SECRET_KEY is not base64").hasMessageNotContaining("%%%");
-        assertThatThrownBy(() -> SecretKeys.load(dir, MasterKey.random().base64(), "bad")).isInstanceOf(StartupException.class)
+        assertThatThrownBy(() -> SecretKeys.load(dir, "%%% not base64 %%%", null))
+                .isInstanceOf(StartupException.class)
+                .hasMessageContaining("AX_SECRET_KEY is not base64")
+                .hasMessageNotContaining("%%%");
+        assertThatThrownBy(() -> SecretKeys.load(dir, MasterKey.random().base64(), "bad"))
+                .isInstanceOf(StartupException.class)
                 .hasMessageContaining("AX_SECRET_KEY_PREVIOUS");
-        assertThatThrownBy(() -> SecretKeys.load(dir, null, MasterKey.random().base64())).isInstanceOf(StartupException.class)
+        assertThatThrownBy(() -> SecretKeys.load(dir, null, MasterKey.random().base64()))
+                .isInstanceOf(StartupException.class)
                 .hasMessageContaining("AX_SECRET_KEY_PREVIOUS is set but AX_SECRET_KEY is not");
     }
 }

@@ -37,6 +37,7 @@ abstract class SecretsEndToEndTest {
 
     @TempDir
     Path dir;
+
     DbConfig db;
     HttpServer service;
     final List<String> authorizations = new CopyOnWriteArrayList<>();
@@ -67,8 +68,9 @@ abstract class SecretsEndToEndTest {
     }
 
     AxServer server(String nodeId, List<String> groups, String secretKey) {
-        AxServer s = AxServer.start(new ServerConfig(0, dir.resolve("data"), db, groups, ADMIN, nodeId, SchedulerConfig.DEFAULT,
-                Duration.ZERO).withSecretKey(secretKey, null));
+        AxServer s = AxServer.start(new ServerConfig(
+                        0, dir.resolve("data"), db, groups, ADMIN, nodeId, SchedulerConfig.DEFAULT, Duration.ZERO)
+                .withSecretKey(secretKey, null));
         servers.add(s);
         return s;
     }
@@ -90,15 +92,16 @@ abstract class SecretsEndToEndTest {
     }
 
     static JsonNode awaitEnd(ServerClient api, long id) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> List.of("SUCCESS", "FAILED").contains(api.instance(id).get("state").asText()));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> List.of("SUCCESS", "FAILED")
+                        .contains(api.instance(id).get("state").asText()));
         return api.instance(id);
     }
 
     static String shellTask(String name, String command) {
         return """
                 {"taskName":"%s","trigger":{"type":"event"},
-                 "action":{"type":"shell","command":%s,"env":{"DB_PASSWORD":"{{secret.db_password}}"}}}"""
-                .formatted(name, ServerClient.quote(command));
+                 "action":{"type":"shell","command":%s,"env":{"DB_PASSWORD":"{{secret.db_password}}"}}}""".formatted(name, ServerClient.quote(command));
     }
 
     @Test
@@ -111,21 +114,27 @@ abstract class SecretsEndToEndTest {
         ServerClient.Response created = api.post("/api/tasks", shellTask("dump", "echo \"pw=$DB_PASSWORD\""));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         assertThat(created.json().get("warnings")).isEmpty();
-        assertThat(api.put("/api/tasks/dump", shellTask("dump", "echo \"pw=$DB_PASSWORD\"; echo done")).status()).isEqualTo(200);
+        assertThat(api.put("/api/tasks/dump", shellTask("dump", "echo \"pw=$DB_PASSWORD\"; echo done"))
+                        .status())
+                .isEqualTo(200);
         long id = trigger(api, "dump");
 
         assertThat(awaitEnd(api, id).get("state").asText()).isEqualTo("SUCCESS");
         assertThat(api.get("/api/instances/" + id + "/log?format=text").body()).isEqualTo("pw=***\ndone\n");
         JsonNode task = api.get("/api/tasks/dump").json();
-        assertThat(task.at("/definition/action/env/DB_PASSWORD").asText(task.toString())).isEqualTo("{{secret.db_password}}");
+        assertThat(task.at("/definition/action/env/DB_PASSWORD").asText(task.toString()))
+                .isEqualTo("{{secret.db_password}}");
         String versions = api.get("/api/tasks/dump/versions").body();
-        assertThat(versions).contains("{{secret.db_password}}").contains("echo done").doesNotContain(PASSWORD);
+        assertThat(versions)
+                .contains("{{secret.db_password}}")
+                .contains("echo done")
+                .doesNotContain(PASSWORD);
 
-        ServerClient.Response http = api.post("/api/tasks", """
+        ServerClient.Response http =
+                api.post("/api/tasks", """
                 {"taskName":"partner_push","trigger":{"type":"event"},
                  "action":{"type":"http","method":"POST","url":"http://127.0.0.1:%d/partner",
-                           "headers":{"Authorization":"Bearer {{secret.api_token}}"},"body":{"ping":true}}}"""
-                .formatted(service.getAddress().getPort()));
+                           "headers":{"Authorization":"Bearer {{secret.api_token}}"},"body":{"ping":true}}}""".formatted(service.getAddress().getPort()));
         assertThat(http.status()).as(http.body()).isEqualTo(201);
         assertThat(http.json().get("warnings")).isEmpty();
         long call = trigger(api, "partner_push");
@@ -137,7 +146,9 @@ abstract class SecretsEndToEndTest {
 
         assertThat(TextColumns.holding(server.store(), PASSWORD)).isEmpty();
         assertThat(TextColumns.holding(server.store(), TOKEN)).isEmpty();
-        assertThat(TextColumns.holding(server.store(), "pw=***")).as("the scan finds what is there").isNotEmpty();
+        assertThat(TextColumns.holding(server.store(), "pw=***"))
+                .as("the scan finds what is there")
+                .isNotEmpty();
     }
 
     @Test
@@ -159,7 +170,8 @@ abstract class SecretsEndToEndTest {
         List<SecretRow> rows = first.store().tx(tx -> first.store().secrets().all(tx));
         assertThat(rows).singleElement().satisfies(r -> {
             assertThat(r.keyId()).isEqualTo(next.id());
-            assertThatThrownBy(() -> SecretCipher.open(old, r.name(), r.sealed())).isInstanceOf(SecretCipher.WrongKeyException.class);
+            assertThatThrownBy(() -> SecretCipher.open(old, r.name(), r.sealed()))
+                    .isInstanceOf(SecretCipher.WrongKeyException.class);
         });
         long id = trigger(api, "dump");
         assertThat(awaitEnd(api, id).get("state").asText()).isEqualTo("SUCCESS");
@@ -169,7 +181,9 @@ abstract class SecretsEndToEndTest {
         servers.remove(first);
         AxServer again = server("node-1", List.of("default"), null);
 
-        assertThat(Files.exists(data.resolve("secret.key.previous"))).as("settled by the start").isFalse();
+        assertThat(Files.exists(data.resolve("secret.key.previous")))
+                .as("settled by the start")
+                .isFalse();
         long after = trigger(client(again), "dump");
         assertThat(awaitEnd(client(again), after).get("state").asText()).isEqualTo("SUCCESS");
     }
@@ -191,19 +205,22 @@ abstract class SecretsEndToEndTest {
 
         assertThat(run.get("state").asText()).isEqualTo("FAILED");
         assertThat(run.get("failureKind").asText()).isEqualTo("START_ERROR");
-        assertThat(run.get("message").asText()).contains("key " + sealedWith).contains(other.id())
-                .contains("every node needs the same AX_SECRET_KEY").doesNotContain(PASSWORD);
+        assertThat(run.get("message").asText())
+                .contains("key " + sealedWith)
+                .contains(other.id())
+                .contains("every node needs the same AX_SECRET_KEY")
+                .doesNotContain(PASSWORD);
     }
 
     /** Every text column of every AX table, read through the database's own catalogue. */
     static final class TextColumns {
-        private TextColumns() {
-        }
+        private TextColumns() {}
 
         /** "table.column" of each text column that holds {@code value} somewhere. */
         static List<String> holding(Store store, String value) {
             return store.tx(tx -> {
-                List<String[]> columns = tx.query("SELECT table_name, column_name FROM information_schema.columns"
+                List<String[]> columns = tx.query(
+                        "SELECT table_name, column_name FROM information_schema.columns"
                                 + " WHERE table_schema = CURRENT_SCHEMA AND LOWER(table_name) LIKE 'ax\\_%' ESCAPE '\\'"
                                 + " AND (LOWER(data_type) LIKE '%char%' OR LOWER(data_type) LIKE '%text%' OR LOWER(data_type) LIKE '%clob%'"
                                 + " OR LOWER(data_type) LIKE '%json%')",
@@ -211,8 +228,15 @@ abstract class SecretsEndToEndTest {
                 assertThat(columns).as("text columns found in the catalogue").hasSizeGreaterThan(20);
                 List<String> found = new ArrayList<>();
                 for (String[] c : columns) {
-                    long n = tx.queryOne("SELECT COUNT(*) AS n FROM \"" + c[0] + "\" WHERE CAST(\"" + c[1] + "\" AS VARCHAR(1000000)) LIKE ?",
-                            r -> r.lng("n"), "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%").orElse(0L);
+                    long n = tx.queryOne(
+                                    "SELECT COUNT(*) AS n FROM \"" + c[0] + "\" WHERE CAST(\"" + c[1]
+                                            + "\" AS VARCHAR(1000000)) LIKE ?",
+                                    r -> r.lng("n"),
+                                    "%"
+                                            + value.replace("\\", "\\\\")
+                                                    .replace("%", "\\%")
+                                                    .replace("_", "\\_") + "%")
+                            .orElse(0L);
                     if (n > 0) {
                         found.add(c[0] + "." + c[1]);
                     }

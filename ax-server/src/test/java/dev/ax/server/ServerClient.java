@@ -38,12 +38,14 @@ final class ServerClient {
     }
 
     Response post(String path, String body) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     Response put(String path, String body) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body)));
     }
 
@@ -66,7 +68,10 @@ final class ServerClient {
 
     List<String> eventTypes(long id) {
         List<String> types = new ArrayList<>();
-        get("/api/instances/" + id + "/events").json().get("items").forEach(e -> types.add(e.get("type").asText()));
+        get("/api/instances/" + id + "/events")
+                .json()
+                .get("items")
+                .forEach(e -> types.add(e.get("type").asText()));
         return types;
     }
 

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ShardedRunTest {
     @TempDir
     Path dir;
+
     AxServer server;
     HttpServer service;
     final List<String> seen = new CopyOnWriteArrayList<>();
@@ -44,14 +45,21 @@ class ShardedRunTest {
         service = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         service.createContext("/part", exchange -> {
             var h = exchange.getRequestHeaders();
-            seen.add(h.getFirst("X-AX-Shard-Index") + "/" + h.getFirst("X-AX-Shard-Total") + " " + h.getFirst("X-AX-Request-ID")
-                    + " attempt " + h.getFirst("X-AX-Attempt"));
+            seen.add(h.getFirst("X-AX-Shard-Index") + "/" + h.getFirst("X-AX-Shard-Total") + " "
+                    + h.getFirst("X-AX-Request-ID") + " attempt " + h.getFirst("X-AX-Attempt"));
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
         service.start();
-        server = AxServer.start(new ServerConfig(0, dir.resolve("data"), TestDatabases.h2(), List.of("default"), "admin-token", "node-1",
-                SchedulerConfig.DEFAULT, Duration.ZERO));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir.resolve("data"),
+                TestDatabases.h2(),
+                List.of("default"),
+                "admin-token",
+                "node-1",
+                SchedulerConfig.DEFAULT,
+                Duration.ZERO));
     }
 
     @AfterEach
@@ -61,7 +69,19 @@ class ShardedRunTest {
     }
 
     long run(String name, Map<String, Object> action, Map<String, Object> policy) {
-        server.node().tasks().create(Map.of("taskName", name, "trigger", Map.of("type", "event"), "action", action, "policy", policy), "test");
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                name,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                action,
+                                "policy",
+                                policy),
+                        "test");
         return server.node().tasks().trigger(name, Map.of(), Cause.EVENT, "test");
     }
 
@@ -77,42 +97,73 @@ class ShardedRunTest {
     @Test
     void a_shell_shard_sees_its_index_and_total_and_has_its_own_log() throws Exception {
         Path out = dir.resolve("shards.txt");
-        long id = run("parts", Map.of("type", "shell",
-                        "command", "echo \"$AX_SHARD_INDEX/$AX_SHARD_TOTAL $AX_REQUEST_ID\" >> " + out + "; echo part-$AX_SHARD_INDEX"),
+        long id = run(
+                "parts",
+                Map.of(
+                        "type",
+                        "shell",
+                        "command",
+                        "echo \"$AX_SHARD_INDEX/$AX_SHARD_TOTAL $AX_REQUEST_ID\" >> " + out
+                                + "; echo part-$AX_SHARD_INDEX"),
                 Map.of("sharding", Map.of("shards", 3)));
 
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(Files.readAllLines(out)).containsExactlyInAnyOrder("0/3 ax-" + id + ":shard-0", "1/3 ax-" + id + ":shard-1",
-                "2/3 ax-" + id + ":shard-2");
+        assertThat(Files.readAllLines(out))
+                .containsExactlyInAnyOrder(
+                        "0/3 ax-" + id + ":shard-0", "1/3 ax-" + id + ":shard-1", "2/3 ax-" + id + ":shard-2");
         for (int shard = 0; shard < 3; shard++) {
             int s = shard;
-            List<String> log = server.store().tx(tx -> server.store().logs().read(tx, id, s, 0, 100)).stream().map(l -> l.text()).toList();
+            List<String> log = server.store().tx(tx -> server.store().logs().read(tx, id, s, 0, 100)).stream()
+                    .map(l -> l.text())
+                    .toList();
             assertThat(log).containsExactly("part-" + shard);
         }
         // The API shows the shards, and one shard's output.
         HttpClient http = HttpClient.newHttpClient();
-        String view = http.send(HttpRequest.newBuilder(URI.create(server.url() + "/api/instances/" + id))
-                .header("Authorization", "Bearer admin-token").build(), HttpResponse.BodyHandlers.ofString()).body();
+        String view = http.send(
+                        HttpRequest.newBuilder(URI.create(server.url() + "/api/instances/" + id))
+                                .header("Authorization", "Bearer admin-token")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         assertThat(view).contains("\"shards\":[{\"index\":0,\"total\":3,\"state\":\"SUCCESS\",\"attempt\":1");
-        String log = http.send(HttpRequest.newBuilder(URI.create(server.url() + "/api/instances/" + id + "/log?shard=1&format=text"))
-                .header("Authorization", "Bearer admin-token").build(), HttpResponse.BodyHandlers.ofString()).body();
+        String log = http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create(server.url() + "/api/instances/" + id + "/log?shard=1&format=text"))
+                                .header("Authorization", "Bearer admin-token")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         assertThat(log).isEqualTo("part-1\n");
     }
 
     @Test
     void an_http_shard_sends_its_index_and_total_as_headers() {
-        long id = run("calls", Map.of("type", "http", "url", "http://127.0.0.1:" + service.getAddress().getPort() + "/part"),
+        long id = run(
+                "calls",
+                Map.of(
+                        "type",
+                        "http",
+                        "url",
+                        "http://127.0.0.1:" + service.getAddress().getPort() + "/part"),
                 Map.of("sharding", Map.of("shards", 2)));
 
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(seen).containsExactlyInAnyOrder("0/2 ax-" + id + ":shard-0 attempt 1", "1/2 ax-" + id + ":shard-1 attempt 1");
+        assertThat(seen)
+                .containsExactlyInAnyOrder(
+                        "0/2 ax-" + id + ":shard-0 attempt 1", "1/2 ax-" + id + ":shard-1 attempt 1");
     }
 
     @Test
     void max_parallel_shards_one_runs_the_shards_one_after_another() throws Exception {
         Path out = dir.resolve("order.txt");
-        long id = run("serial", Map.of("type", "shell",
-                        "command", "echo start-$AX_SHARD_INDEX >> " + out + "; sleep 0.3; echo end-$AX_SHARD_INDEX >> " + out),
+        long id = run(
+                "serial",
+                Map.of(
+                        "type",
+                        "shell",
+                        "command",
+                        "echo start-$AX_SHARD_INDEX >> " + out + "; sleep 0.3; echo end-$AX_SHARD_INDEX >> " + out),
                 Map.of("sharding", Map.of("shards", 3, "maxParallelShards", 1)));
 
         assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
@@ -121,7 +172,8 @@ class ShardedRunTest {
         List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
         assertThat(shards).extracting(ShardRow::state).containsOnly(ShardState.SUCCESS);
         for (int i = 1; i < shards.size(); i++) {
-            assertThat(shards.get(i).startedAt()).isAfterOrEqualTo(shards.get(i - 1).finishedAt());
+            assertThat(shards.get(i).startedAt())
+                    .isAfterOrEqualTo(shards.get(i - 1).finishedAt());
         }
     }
 
@@ -132,14 +184,34 @@ class ShardedRunTest {
             exchange.sendResponseHeaders(202, -1);
             exchange.close();
         });
-        long id = run("async_parts", Map.of("type", "http", "url", "http://127.0.0.1:" + service.getAddress().getPort() + "/later",
-                "async", true), Map.of("sharding", Map.of("shards", 2)));
+        long id = run(
+                "async_parts",
+                Map.of(
+                        "type",
+                        "http",
+                        "url",
+                        "http://127.0.0.1:" + service.getAddress().getPort() + "/later",
+                        "async",
+                        true),
+                Map.of("sharding", Map.of("shards", 2)));
         await().atMost(Duration.ofSeconds(15)).until(() -> seen.size() == 2);
 
-        assertThat(server.node().dispatcher().completeFromService(id, 0, 7, true, 200, "wrong attempt", "svc").accepted()).isFalse();
-        assertThat(server.node().dispatcher().completeFromService(id, 0, 1, true, 200, "part 0 done", "svc").accepted()).isTrue();
+        assertThat(server.node()
+                        .dispatcher()
+                        .completeFromService(id, 0, 7, true, 200, "wrong attempt", "svc")
+                        .accepted())
+                .isFalse();
+        assertThat(server.node()
+                        .dispatcher()
+                        .completeFromService(id, 0, 1, true, 200, "part 0 done", "svc")
+                        .accepted())
+                .isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
-        assertThat(server.node().dispatcher().completeFromService(id, 1, 1, true, 200, "part 1 done", "svc").accepted()).isTrue();
+        assertThat(server.node()
+                        .dispatcher()
+                        .completeFromService(id, 1, 1, true, 200, "part 1 done", "svc")
+                        .accepted())
+                .isTrue();
         assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
     }
 
@@ -147,21 +219,35 @@ class ShardedRunTest {
     void a_shard_out_of_retries_fails_the_run_and_the_other_shards_processes_end() throws Exception {
         // Shard 1 fails (twice) once the other two are up and have written their pids.
         String others = "[ -f " + dir.resolve("pid-0") + " ] && [ -f " + dir.resolve("pid-2") + " ]";
-        long id = run("one_bad", Map.of("type", "shell", "command", "if [ \"$AX_SHARD_INDEX\" = 1 ]; then until " + others
-                + "; do sleep 0.1; done; exit 3; fi; echo $$ > " + dir.resolve("pid-") + "$AX_SHARD_INDEX; sleep 120"),
+        long id = run(
+                "one_bad",
+                Map.of(
+                        "type",
+                        "shell",
+                        "command",
+                        "if [ \"$AX_SHARD_INDEX\" = 1 ]; then until " + others
+                                + "; do sleep 0.1; done; exit 3; fi; echo $$ > " + dir.resolve("pid-")
+                                + "$AX_SHARD_INDEX; sleep 120"),
                 Map.of("maxRetries", 1, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 3)));
 
         InstanceRow run = awaitEnd(id);
         assertThat(run.state()).isEqualTo(InstanceState.FAILED);
         assertThat(run.exitCode()).isEqualTo(3);
-        assertThat(run.message()).startsWith("shard 1/3 failed after 2 attempts: exited with code 3")
+        assertThat(run.message())
+                .startsWith("shard 1/3 failed after 2 attempts: exited with code 3")
                 .contains("shard 1 FAILED (2 attempts)");
         List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
-        assertThat(shards).extracting(ShardRow::state).containsExactly(ShardState.STOPPED, ShardState.FAILED, ShardState.STOPPED);
+        assertThat(shards)
+                .extracting(ShardRow::state)
+                .containsExactly(ShardState.STOPPED, ShardState.FAILED, ShardState.STOPPED);
         // The sleeping shards were running: their executor kills them at its next heartbeat.
-        List<Long> pids = List.of(Long.parseLong(Files.readString(dir.resolve("pid-0")).strip()),
+        List<Long> pids = List.of(
+                Long.parseLong(Files.readString(dir.resolve("pid-0")).strip()),
                 Long.parseLong(Files.readString(dir.resolve("pid-2")).strip()));
-        await().atMost(Duration.ofSeconds(20)).until(() -> pids.stream()
-                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> pids.stream()
+                        .noneMatch(pid -> ProcessHandle.of(pid)
+                                .map(ProcessHandle::isAlive)
+                                .orElse(false)));
     }
 }

@@ -21,12 +21,14 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link IdempotencyStore} on the application's DataSource, inside its Spring transactions.
  * {@code ax.enabled=false} turns it all off. An application may declare its own {@link IdempotencyStore} bean.
  */
-@AutoConfiguration(afterName = {
-        // Spring Boot 4 and 3 names: the DataSource and its transaction manager must exist before we look for them.
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            // Spring Boot 4 and 3 names: the DataSource and its transaction manager must exist before we look for them.
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration"
+        })
 @ConditionalOnProperty(prefix = "ax", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(AxProperties.class)
 public class AxAutoConfiguration {
@@ -41,7 +43,8 @@ public class AxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    AxWorkerLifecycle axWorkerLifecycle(AxProperties properties, AxJobRegistry jobs, ObjectProvider<IdempotencyStore> store) {
+    AxWorkerLifecycle axWorkerLifecycle(
+            AxProperties properties, AxJobRegistry jobs, ObjectProvider<IdempotencyStore> store) {
         return new AxWorkerLifecycle(properties, jobs, store.getIfUnique());
     }
 
@@ -52,8 +55,10 @@ public class AxAutoConfiguration {
     static class SpringJdbcIdempotency {
         @Bean
         @ConditionalOnMissingBean
-        IdempotencyStore axIdempotencyStore(DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactions) {
-            PlatformTransactionManager tm = transactions.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+        IdempotencyStore axIdempotencyStore(
+                DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactions) {
+            PlatformTransactionManager tm =
+                    transactions.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
             return new IdempotencyStore(dataSource, new SpringJdbcTransactions(dataSource, tm));
         }
     }

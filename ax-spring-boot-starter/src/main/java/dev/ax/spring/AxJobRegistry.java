@@ -22,16 +22,15 @@ import org.springframework.util.ReflectionUtils;
  */
 public class AxJobRegistry implements BeanPostProcessor {
 
-    private record Registered(String beanName, Method method, AxHandler handler) {
-    }
+    private record Registered(String beanName, Method method, AxHandler handler) {}
 
     private final Map<String, Registered> jobs = new LinkedHashMap<>();
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> type = AopUtils.getTargetClass(bean);
-        Map<Method, AxJob> annotated = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<AxJob>) m -> AnnotatedElementUtils.findMergedAnnotation(m, AxJob.class));
+        Map<Method, AxJob> annotated = MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<AxJob>)
+                m -> AnnotatedElementUtils.findMergedAnnotation(m, AxJob.class));
         annotated.forEach((method, job) -> register(bean, beanName, method, job.value()));
         return bean;
     }
@@ -46,7 +45,8 @@ public class AxJobRegistry implements BeanPostProcessor {
     private synchronized void register(Object bean, String beanName, Method method, String name) {
         String where = beanName + "." + method.getName();
         if (name == null || name.isBlank()) {
-            throw new BeanInitializationException("@AxJob on " + where + " needs a handler name: @AxJob(\"syncOrders\")");
+            throw new BeanInitializationException(
+                    "@AxJob on " + where + " needs a handler name: @AxJob(\"syncOrders\")");
         }
         Class<?>[] params = method.getParameterTypes();
         boolean takesContext = params.length == 1 && params[0] == AxContext.class;
@@ -55,8 +55,8 @@ public class AxJobRegistry implements BeanPostProcessor {
         }
         Registered other = jobs.get(name);
         if (other != null) {
-            throw new BeanInitializationException("two @AxJob methods are named '" + name + "': " + other.beanName() + "."
-                    + other.method().getName() + " and " + where);
+            throw new BeanInitializationException("two @AxJob methods are named '" + name + "': " + other.beanName()
+                    + "." + other.method().getName() + " and " + where);
         }
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         ReflectionUtils.makeAccessible(invocable);

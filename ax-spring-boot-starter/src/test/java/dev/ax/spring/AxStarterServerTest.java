@@ -30,6 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class AxStarterServerTest {
     @TempDir
     Path dir;
+
     AxServer server;
     AxClient admin;
 
@@ -52,7 +53,8 @@ class AxStarterServerTest {
 
     @BeforeEach
     void startServer() {
-        server = AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of(), "admin-token", "node-1", null, null));
+        server = AxServer.start(
+                new ServerConfig(0, dir, TestDatabases.h2(), List.of(), "admin-token", "node-1", null, null));
         server.store().tx(tx -> {
             server.store().tokens().add(tx, "shop", "shop-token", "executor", "test");
             return null;
@@ -67,12 +69,18 @@ class AxStarterServerTest {
 
     private ApplicationContextRunner app(String database) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        JdbcTemplateAutoConfiguration.class,
                         AxAutoConfiguration.class))
                 .withBean(ShopJobs.class)
-                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1",
-                        "ax.server-url=" + server.url(), "ax.token=shop-token", "ax.group=shop", "ax.executor-id=shop-app",
+                .withPropertyValues(
+                        "spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1",
+                        "ax.server-url=" + server.url(),
+                        "ax.token=shop-token",
+                        "ax.group=shop",
+                        "ax.executor-id=shop-app",
                         "ax.poll-wait=1s");
     }
 
@@ -89,13 +97,17 @@ class AxStarterServerTest {
 
             long id = admin.trigger("place_order", Map.of("item", "teapot"));
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> admin.instance(id).path("state").asText().equals("SUCCESS"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> admin.instance(id).path("state").asText().equals("SUCCESS"));
             assertThat(admin.instance(id).path("message").asText()).isEqualTo("placed teapot");
             assertThat(admin.instance(id).path("executorId").asText()).isEqualTo("shop-app");
-            assertThat(jdbc.queryForList("SELECT request_id FROM orders", String.class)).containsExactly("ax-" + id);
-            assertThat(jdbc.queryForObject("SELECT result FROM ax_idempotency WHERE request_id = ?", String.class, "ax-" + id))
+            assertThat(jdbc.queryForList("SELECT request_id FROM orders", String.class))
+                    .containsExactly("ax-" + id);
+            assertThat(jdbc.queryForObject(
+                            "SELECT result FROM ax_idempotency WHERE request_id = ?", String.class, "ax-" + id))
                     .isEqualTo("placed teapot");
-            assertThat(ctx.getBean(AxWorkerLifecycle.class).worker().errorCount()).isZero();
+            assertThat(ctx.getBean(AxWorkerLifecycle.class).worker().errorCount())
+                    .isZero();
         });
     }
 
@@ -108,11 +120,14 @@ class AxStarterServerTest {
             store.createTable();
 
             assertThatThrownBy(() -> store.runOnce("ax-77", tx -> {
-                jdbc.update("INSERT INTO orders (request_id, item) VALUES ('ax-77', 'kettle')");
-                throw new IOException("payment service down");
-            })).isInstanceOf(IOException.class).hasMessage("payment service down");
+                        jdbc.update("INSERT INTO orders (request_id, item) VALUES ('ax-77', 'kettle')");
+                        throw new IOException("payment service down");
+                    }))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("payment service down");
 
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class)).isZero();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Integer.class))
+                    .isZero();
             assertThat(store.find("ax-77")).isEmpty();
         });
     }

@@ -17,34 +17,63 @@ import java.util.Optional;
  */
 public final class AlertStore {
     /** An outbox row's state: COLLAPSED rows are told in their channel's storm summary instead. */
-    public enum State { PENDING, SENT, FAILED, COLLAPSED }
+    public enum State {
+        PENDING,
+        SENT,
+        FAILED,
+        COLLAPSED
+    }
 
     /** An alert to write for one channel; {@code kind} is the alert kind's name, {@code content} its JSON form. */
-    public record NewRow(String channel, String dedupeKey, String kind, Long taskId, String taskName, Long instanceId,
-                         Map<String, Object> content, State state, Long summaryId, Instant nextAt) {
-    }
+    public record NewRow(
+            String channel,
+            String dedupeKey,
+            String kind,
+            Long taskId,
+            String taskName,
+            Long instanceId,
+            Map<String, Object> content,
+            State state,
+            Long summaryId,
+            Instant nextAt) {}
 
-    public record Row(long id, String channel, String dedupeKey, String kind, Long taskId, String taskName, Long instanceId,
-                      Map<String, Object> content, State state, int attempts, String lastError, Instant createdAt, Instant sentAt) {
-    }
+    public record Row(
+            long id,
+            String channel,
+            String dedupeKey,
+            String kind,
+            Long taskId,
+            String taskName,
+            Long instanceId,
+            Map<String, Object> content,
+            State state,
+            int attempts,
+            String lastError,
+            Instant createdAt,
+            Instant sentAt) {}
 
     /** The state of a watchdog check. */
-    public record CheckState(boolean failing, Instant since) {
-    }
+    public record CheckState(boolean failing, Instant since) {}
 
-    private static final String COLUMNS = "id, channel, dedupe_key, kind, task_id, task_name, instance_id, content, state,"
-            + " attempts, last_error, created_at, sent_at";
+    private static final String COLUMNS =
+            "id, channel, dedupe_key, kind, task_id, task_name, instance_id, content, state,"
+                    + " attempts, last_error, created_at, sent_at";
 
     // ---- the tail's cursor ----------------------------------------------------------------
 
     /** The cursor, locked for this transaction; empty while another node holds it (it is tailing now). */
     public Optional<Long> lockCursor(Tx tx) {
-        return tx.queryOne("SELECT last_event_id FROM ax_alert_cursor WHERE id = 1" + tx.dialect().forUpdateSkipLocked(),
+        return tx.queryOne(
+                "SELECT last_event_id FROM ax_alert_cursor WHERE id = 1"
+                        + tx.dialect().forUpdateSkipLocked(),
                 r -> r.lng("last_event_id"));
     }
 
     public void advanceCursor(Tx tx, long lastEventId) {
-        if (tx.update("UPDATE ax_alert_cursor SET last_event_id = ?, updated_at = CURRENT_TIMESTAMP WHERE id = 1", lastEventId) != 1) {
+        if (tx.update(
+                        "UPDATE ax_alert_cursor SET last_event_id = ?, updated_at = CURRENT_TIMESTAMP WHERE id = 1",
+                        lastEventId)
+                != 1) {
             throw new IllegalStateException("the alert cursor row is missing (migration V20)");
         }
     }
@@ -52,17 +81,29 @@ public final class AlertStore {
     // ---- the outbox -------------------------------------------------------------------------
 
     public boolean exists(Tx tx, String channel, String dedupeKey) {
-        return tx.queryOne("SELECT 1 AS one FROM ax_alert WHERE channel = ? AND dedupe_key = ?", r -> 1, channel, dedupeKey).isPresent();
+        return tx.queryOne(
+                        "SELECT 1 AS one FROM ax_alert WHERE channel = ? AND dedupe_key = ?",
+                        r -> 1,
+                        channel,
+                        dedupeKey)
+                .isPresent();
     }
 
     /** How many alerts other than storm summaries the channel got within the last {@code windowMillis}. */
     public long recentCount(Tx tx, String channel, String summaryKind, long windowMillis) {
-        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_alert WHERE channel = ? AND kind <> ? AND created_at > "
-                + tx.dialect().plusMillis("CURRENT_TIMESTAMP"), r -> r.lng("n"), channel, summaryKind, -windowMillis).orElse(0L);
+        return tx.queryOne(
+                        "SELECT COUNT(*) AS n FROM ax_alert WHERE channel = ? AND kind <> ? AND created_at > "
+                                + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
+                        r -> r.lng("n"),
+                        channel,
+                        summaryKind,
+                        -windowMillis)
+                .orElse(0L);
     }
 
     public Optional<Long> idOf(Tx tx, String channel, String dedupeKey) {
-        return tx.queryOne("SELECT id FROM ax_alert WHERE channel = ? AND dedupe_key = ?", r -> r.lng("id"), channel, dedupeKey);
+        return tx.queryOne(
+                "SELECT id FROM ax_alert WHERE channel = ? AND dedupe_key = ?", r -> r.lng("id"), channel, dedupeKey);
     }
 
     /**
@@ -70,10 +111,12 @@ public final class AlertStore {
      * re-read of the event log tried first); true if this call wrote it. Due now unless {@code nextAt}.
      */
     public boolean insert(Tx tx, NewRow a) {
-        String sql = "INSERT INTO ax_alert (channel, dedupe_key, kind, task_id, task_name, instance_id, content, state, attempts,"
-                + " next_at, summary_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, " + (a.nextAt() == null ? "CURRENT_TIMESTAMP" : "?")
-                + ", ?, CURRENT_TIMESTAMP)"
-                + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (channel, dedupe_key) DO NOTHING" : "");
+        String sql =
+                "INSERT INTO ax_alert (channel, dedupe_key, kind, task_id, task_name, instance_id, content, state, attempts,"
+                        + " next_at, summary_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, "
+                        + (a.nextAt() == null ? "CURRENT_TIMESTAMP" : "?")
+                        + ", ?, CURRENT_TIMESTAMP)"
+                        + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (channel, dedupe_key) DO NOTHING" : "");
         List<Object> args = new ArrayList<>(List.of(a.channel(), a.dedupeKey(), a.kind()));
         args.add(a.taskId());
         args.add(a.taskName());
@@ -93,37 +136,59 @@ public final class AlertStore {
      * dies mid-send, the alert comes due again when the lease ends (sent at least once).
      */
     public List<Row> claimDue(Tx tx, int limit, long leaseMillis) {
-        List<Row> rows = tx.query("SELECT " + COLUMNS + " FROM ax_alert WHERE state = 'PENDING' AND next_at <= CURRENT_TIMESTAMP"
-                + " ORDER BY next_at, id LIMIT ?" + tx.dialect().forUpdateSkipLocked(), AlertStore::row, limit);
+        List<Row> rows = tx.query(
+                "SELECT " + COLUMNS + " FROM ax_alert WHERE state = 'PENDING' AND next_at <= CURRENT_TIMESTAMP"
+                        + " ORDER BY next_at, id LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
+                AlertStore::row,
+                limit);
         for (Row r : rows) {
-            tx.update("UPDATE ax_alert SET next_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ? AND state = 'PENDING'",
-                    leaseMillis, r.id());
+            tx.update(
+                    "UPDATE ax_alert SET next_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " WHERE id = ? AND state = 'PENDING'",
+                    leaseMillis,
+                    r.id());
         }
         return rows;
     }
 
     public boolean markSent(Tx tx, long id) {
-        return tx.update("UPDATE ax_alert SET state = 'SENT', attempts = attempts + 1, sent_at = CURRENT_TIMESTAMP, last_error = NULL"
-                + " WHERE id = ? AND state = 'PENDING'", id) == 1;
+        return tx.update(
+                        "UPDATE ax_alert SET state = 'SENT', attempts = attempts + 1, sent_at = CURRENT_TIMESTAMP, last_error = NULL"
+                                + " WHERE id = ? AND state = 'PENDING'",
+                        id)
+                == 1;
     }
 
     public boolean markRetry(Tx tx, long id, long delayMillis, String error) {
-        return tx.update("UPDATE ax_alert SET attempts = attempts + 1, last_error = ?, next_at = "
-                + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ? AND state = 'PENDING'", error, delayMillis, id) == 1;
+        return tx.update(
+                        "UPDATE ax_alert SET attempts = attempts + 1, last_error = ?, next_at = "
+                                + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE id = ? AND state = 'PENDING'",
+                        error,
+                        delayMillis,
+                        id)
+                == 1;
     }
 
     public boolean markFailed(Tx tx, long id, String error) {
-        return tx.update("UPDATE ax_alert SET state = 'FAILED', attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 'PENDING'",
-                error, id) == 1;
+        return tx.update(
+                        "UPDATE ax_alert SET state = 'FAILED', attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 'PENDING'",
+                        error,
+                        id)
+                == 1;
     }
 
     /** The alerts a storm summary stands for, oldest first. */
     public List<Row> collapsedInto(Tx tx, long summaryId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_alert WHERE summary_id = ? ORDER BY id LIMIT ?", AlertStore::row, summaryId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_alert WHERE summary_id = ? ORDER BY id LIMIT ?",
+                AlertStore::row,
+                summaryId,
+                limit);
     }
 
     public long countCollapsedInto(Tx tx, long summaryId) {
-        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_alert WHERE summary_id = ?", r -> r.lng("n"), summaryId).orElse(0L);
+        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_alert WHERE summary_id = ?", r -> r.lng("n"), summaryId)
+                .orElse(0L);
     }
 
     public Map<String, Long> pendingByChannel(Tx tx) {
@@ -154,20 +219,34 @@ public final class AlertStore {
     /** True if this node is the first to see the anomaly (and so reports it). */
     public boolean firstSighting(Tx tx, String key, String kind, Long taskId, String detail) {
         if (tx.dialect() == Dialect.POSTGRES) {
-            return tx.update("INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
-                    + " ON CONFLICT (anomaly_key) DO NOTHING", key, kind, taskId, detail) == 1;
+            return tx.update(
+                            "INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
+                                    + " ON CONFLICT (anomaly_key) DO NOTHING",
+                            key,
+                            kind,
+                            taskId,
+                            detail)
+                    == 1;
         }
         // The embedded H2 database is single-node and anomalies are checked by one thread: look, then insert.
-        if (tx.queryOne("SELECT 1 AS one FROM ax_anomaly WHERE anomaly_key = ?", r -> 1, key).isPresent()) {
+        if (tx.queryOne("SELECT 1 AS one FROM ax_anomaly WHERE anomaly_key = ?", r -> 1, key)
+                .isPresent()) {
             return false;
         }
-        return tx.update("INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)",
-                key, kind, taskId, detail) == 1;
+        return tx.update(
+                        "INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)",
+                        key,
+                        kind,
+                        taskId,
+                        detail)
+                == 1;
     }
 
     public Optional<CheckState> check(Tx tx, String key) {
-        return tx.queryOne("SELECT failing, since FROM ax_watch_check WHERE check_key = ?",
-                r -> new CheckState(r.bool("failing"), r.instant("since")), key);
+        return tx.queryOne(
+                "SELECT failing, since FROM ax_watch_check WHERE check_key = ?",
+                r -> new CheckState(r.bool("failing"), r.instant("since")),
+                key);
     }
 
     /**
@@ -180,23 +259,49 @@ public final class AlertStore {
             if (!failing) {
                 return false;
             }
-            return tx.update("INSERT INTO ax_watch_check (check_key, failing, since, detail, node_id, updated_at)"
-                    + " VALUES (?, TRUE, CURRENT_TIMESTAMP, ?, ?, CURRENT_TIMESTAMP)"
-                    + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (check_key) DO NOTHING" : ""), key, detail, nodeId) == 1;
+            return tx.update(
+                            "INSERT INTO ax_watch_check (check_key, failing, since, detail, node_id, updated_at)"
+                                    + " VALUES (?, TRUE, CURRENT_TIMESTAMP, ?, ?, CURRENT_TIMESTAMP)"
+                                    + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (check_key) DO NOTHING" : ""),
+                            key,
+                            detail,
+                            nodeId)
+                    == 1;
         }
         if (now.get().failing() == failing) {
             if (failing) {
-                tx.update("UPDATE ax_watch_check SET detail = ?, updated_at = CURRENT_TIMESTAMP WHERE check_key = ?", detail, key);
+                tx.update(
+                        "UPDATE ax_watch_check SET detail = ?, updated_at = CURRENT_TIMESTAMP WHERE check_key = ?",
+                        detail,
+                        key);
             }
             return false;
         }
-        return tx.update("UPDATE ax_watch_check SET failing = ?, since = CURRENT_TIMESTAMP, detail = ?, node_id = ?,"
-                + " updated_at = CURRENT_TIMESTAMP WHERE check_key = ? AND failing = ?", failing, detail, nodeId, key, !failing) == 1;
+        return tx.update(
+                        "UPDATE ax_watch_check SET failing = ?, since = CURRENT_TIMESTAMP, detail = ?, node_id = ?,"
+                                + " updated_at = CURRENT_TIMESTAMP WHERE check_key = ? AND failing = ?",
+                        failing,
+                        detail,
+                        nodeId,
+                        key,
+                        !failing)
+                == 1;
     }
 
     private static Row row(Tx.Row r) throws SQLException {
-        return new Row(r.lng("id"), r.str("channel"), r.str("dedupe_key"), r.str("kind"), r.nullableLong("task_id"), r.str("task_name"),
-                r.nullableLong("instance_id"), Json.readMap(r.str("content")), r.enumOf(State.class, "state"), r.integer("attempts"),
-                r.str("last_error"), r.instant("created_at"), r.instant("sent_at"));
+        return new Row(
+                r.lng("id"),
+                r.str("channel"),
+                r.str("dedupe_key"),
+                r.str("kind"),
+                r.nullableLong("task_id"),
+                r.str("task_name"),
+                r.nullableLong("instance_id"),
+                Json.readMap(r.str("content")),
+                r.enumOf(State.class, "state"),
+                r.integer("attempts"),
+                r.str("last_error"),
+                r.instant("created_at"),
+                r.instant("sent_at"));
     }
 }

@@ -7,29 +7,49 @@ import java.util.List;
 
 /** The audit log (V38): one row per action, newest first when read. Rows are only ever added. */
 public final class AuditStore {
-    private static final String COLUMNS = "id, at, actor, via, team, address, action, target, outcome, status, message, diff";
+    private static final String COLUMNS =
+            "id, at, actor, via, team, address, action, target, outcome, status, message, diff";
 
     /** One action: who, how they proved it, for which team, from where, what on which target, how it ended. */
-    public record Entry(String actor, String via, String team, String address, String action, String target, String outcome,
-                        int status, String message, String diff) {
-    }
+    public record Entry(
+            String actor,
+            String via,
+            String team,
+            String address,
+            String action,
+            String target,
+            String outcome,
+            int status,
+            String message,
+            String diff) {}
 
-    public record AuditRow(long id, Instant at, Entry entry) {
-    }
+    public record AuditRow(long id, Instant at, Entry entry) {}
 
     /** What to list: each null is no filter; {@code from} inclusive, {@code to} exclusive; ids below {@code beforeId}. */
-    public record Filter(String actor, String team, String target, Instant from, Instant to, long beforeId, int limit) {
-    }
+    public record Filter(
+            String actor, String team, String target, Instant from, Instant to, long beforeId, int limit) {}
 
     /** Writes entries, one row each, stamped with the database's time. */
     public void add(Tx tx, List<Entry> entries) {
         List<Object[]> rows = new ArrayList<>(entries.size());
         for (Entry e : entries) {
-            rows.add(new Object[] {e.actor(), e.via(), e.team(), e.address(), e.action(), e.target(), e.outcome(), e.status(),
-                    e.message(), e.diff()});
+            rows.add(new Object[] {
+                e.actor(),
+                e.via(),
+                e.team(),
+                e.address(),
+                e.action(),
+                e.target(),
+                e.outcome(),
+                e.status(),
+                e.message(),
+                e.diff()
+            });
         }
-        tx.batch("INSERT INTO ax_audit (at, actor, via, team, address, action, target, outcome, status, message, diff)"
-                + " VALUES (CURRENT_TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows);
+        tx.batch(
+                "INSERT INTO ax_audit (at, actor, via, team, address, action, target, outcome, status, message, diff)"
+                        + " VALUES (CURRENT_TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows);
     }
 
     /** Newest first. {@code target} matches the whole target or its kind ({@code task:} matches every task). */
@@ -66,7 +86,19 @@ public final class AuditStore {
     }
 
     private static AuditRow map(Tx.Row r) throws SQLException {
-        return new AuditRow(r.lng("id"), r.instant("at"), new Entry(r.str("actor"), r.str("via"), r.str("team"), r.str("address"),
-                r.str("action"), r.str("target"), r.str("outcome"), r.integer("status"), r.str("message"), r.str("diff")));
+        return new AuditRow(
+                r.lng("id"),
+                r.instant("at"),
+                new Entry(
+                        r.str("actor"),
+                        r.str("via"),
+                        r.str("team"),
+                        r.str("address"),
+                        r.str("action"),
+                        r.str("target"),
+                        r.str("outcome"),
+                        r.integer("status"),
+                        r.str("message"),
+                        r.str("diff")));
     }
 }

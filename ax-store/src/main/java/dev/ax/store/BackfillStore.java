@@ -1,31 +1,68 @@
 package dev.ax.store;
 
+import dev.ax.domain.run.InstanceState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.ax.domain.run.InstanceState;
 
 /** Backfill requests and the runs they created (ax_instance.backfill_id). */
 public final class BackfillStore {
-    public enum State { RUNNING, PAUSED, CANCELED, DONE }
-
-    public record BackfillRow(long id, long taskId, String taskName, Instant from, Instant to, int parallelism, String reprocess,
-                              boolean newestFirst, Map<String, Object> params, State state, int total, int nextIndex,
-                              String createdBy, Instant createdAt) {
+    public enum State {
+        RUNNING,
+        PAUSED,
+        CANCELED,
+        DONE
     }
 
-    private static final String COLUMNS = "id, task_id, task_name, range_from, range_to, parallelism, reprocess, newest_first, params,"
-            + " state, total, next_index, created_by, created_at";
+    public record BackfillRow(
+            long id,
+            long taskId,
+            String taskName,
+            Instant from,
+            Instant to,
+            int parallelism,
+            String reprocess,
+            boolean newestFirst,
+            Map<String, Object> params,
+            State state,
+            int total,
+            int nextIndex,
+            String createdBy,
+            Instant createdAt) {}
 
-    public long insert(Tx tx, long taskId, String taskName, Instant from, Instant to, int parallelism, String reprocess,
-                       boolean newestFirst, Map<String, Object> params, int total, String actor) {
-        return tx.insert("INSERT INTO ax_backfill (task_id, task_name, range_from, range_to, parallelism, reprocess, newest_first, params,"
-                        + " state, total, next_index, created_by, created_at, updated_at)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'RUNNING', ?, 0, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
-                taskId, taskName, from, to, parallelism, reprocess, newestFirst, params.isEmpty() ? null : Json.write(params), total, actor)
+    private static final String COLUMNS =
+            "id, task_id, task_name, range_from, range_to, parallelism, reprocess, newest_first, params,"
+                    + " state, total, next_index, created_by, created_at";
+
+    public long insert(
+            Tx tx,
+            long taskId,
+            String taskName,
+            Instant from,
+            Instant to,
+            int parallelism,
+            String reprocess,
+            boolean newestFirst,
+            Map<String, Object> params,
+            int total,
+            String actor) {
+        return tx.insert(
+                        "INSERT INTO ax_backfill (task_id, task_name, range_from, range_to, parallelism, reprocess, newest_first, params,"
+                                + " state, total, next_index, created_by, created_at, updated_at)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'RUNNING', ?, 0, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                        taskId,
+                        taskName,
+                        from,
+                        to,
+                        parallelism,
+                        reprocess,
+                        newestFirst,
+                        params.isEmpty() ? null : Json.write(params),
+                        total,
+                        actor)
                 .orElseThrow();
     }
 
@@ -38,11 +75,16 @@ public final class BackfillStore {
     }
 
     public List<Long> running(Tx tx, int limit) {
-        return tx.query("SELECT id FROM ax_backfill WHERE state = 'RUNNING' ORDER BY id LIMIT ?", r -> r.lng("id"), limit);
+        return tx.query(
+                "SELECT id FROM ax_backfill WHERE state = 'RUNNING' ORDER BY id LIMIT ?", r -> r.lng("id"), limit);
     }
 
     public List<BackfillRow> ofTask(Tx tx, long taskId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_backfill WHERE task_id = ? ORDER BY id DESC LIMIT ?", BackfillStore::map, taskId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_backfill WHERE task_id = ? ORDER BY id DESC LIMIT ?",
+                BackfillStore::map,
+                taskId,
+                limit);
     }
 
     public void advance(Tx tx, long id, int nextIndex) {
@@ -50,7 +92,12 @@ public final class BackfillStore {
     }
 
     public boolean setState(Tx tx, long id, State from, State to) {
-        return tx.update("UPDATE ax_backfill SET state = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND state = ?", to, id, from) == 1;
+        return tx.update(
+                        "UPDATE ax_backfill SET state = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND state = ?",
+                        to,
+                        id,
+                        from)
+                == 1;
     }
 
     public void tag(Tx tx, long instanceId, long backfillId) {
@@ -59,24 +106,42 @@ public final class BackfillStore {
 
     /** Runs of a backfill that have not started (READY, BLOCKED, WAITING_APPROVAL). */
     public List<InstanceRow> waitingRuns(Tx tx, long id) {
-        return tx.query("SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE backfill_id = ?"
-                + " AND state IN ('READY', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') ORDER BY id", InstanceStore::map, id);
+        return tx.query(
+                "SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE backfill_id = ?"
+                        + " AND state IN ('READY', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') ORDER BY id",
+                InstanceStore::map,
+                id);
     }
 
     /** Runs of a backfill by state. */
     public Map<InstanceState, Integer> progress(Tx tx, long id) {
         Map<InstanceState, Integer> counts = new EnumMap<>(InstanceState.class);
-        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE backfill_id = ? GROUP BY state", r -> {
-            counts.put(r.enumOf(InstanceState.class, "state"), r.integer("n"));
-            return null;
-        }, id);
+        tx.query(
+                "SELECT state, COUNT(*) AS n FROM ax_instance WHERE backfill_id = ? GROUP BY state",
+                r -> {
+                    counts.put(r.enumOf(InstanceState.class, "state"), r.integer("n"));
+                    return null;
+                },
+                id);
         return counts;
     }
 
     private static BackfillRow map(Tx.Row r) throws SQLException {
         String params = r.str("params");
-        return new BackfillRow(r.lng("id"), r.lng("task_id"), r.str("task_name"), r.instant("range_from"), r.instant("range_to"),
-                r.integer("parallelism"), r.str("reprocess"), r.bool("newest_first"), params == null ? Map.of() : Json.readMap(params),
-                r.enumOf(State.class, "state"), r.integer("total"), r.integer("next_index"), r.str("created_by"), r.instant("created_at"));
+        return new BackfillRow(
+                r.lng("id"),
+                r.lng("task_id"),
+                r.str("task_name"),
+                r.instant("range_from"),
+                r.instant("range_to"),
+                r.integer("parallelism"),
+                r.str("reprocess"),
+                r.bool("newest_first"),
+                params == null ? Map.of() : Json.readMap(params),
+                r.enumOf(State.class, "state"),
+                r.integer("total"),
+                r.integer("next_index"),
+                r.str("created_by"),
+                r.instant("created_at"));
     }
 }

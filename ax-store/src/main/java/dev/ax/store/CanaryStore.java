@@ -14,33 +14,74 @@ public final class CanaryStore {
             + " margin_points, min_runs, state, started_at, started_by, ended_at, ended_by, end_reason";
 
     /** A rollout as stored. Exactly one of {@code percent} and {@code runs} is set. */
-    public record CanaryRow(long id, long taskId, String taskName, int stableVersion, int canaryVersion, Integer percent, Integer runs,
-                            int marginPoints, int minRuns, State state, Instant startedAt, String startedBy,
-                            Instant endedAt, String endedBy, String endReason) {
-    }
+    public record CanaryRow(
+            long id,
+            long taskId,
+            String taskName,
+            int stableVersion,
+            int canaryVersion,
+            Integer percent,
+            Integer runs,
+            int marginPoints,
+            int minRuns,
+            State state,
+            Instant startedAt,
+            String startedBy,
+            Instant endedAt,
+            String endedBy,
+            String endReason) {}
 
-    public enum State { ACTIVE, PROMOTED, ROLLED_BACK }
+    public enum State {
+        ACTIVE,
+        PROMOTED,
+        ROLLED_BACK
+    }
 
     /** Ended runs of one version since the rollout started (test and preview runs not counted). */
-    public record Outcomes(long ok, long failed) {
-    }
+    public record Outcomes(long ok, long failed) {}
 
-    public long insert(Tx tx, long taskId, String taskName, int stableVersion, int canaryVersion, Integer percent, Integer runs,
-                       int marginPoints, int minRuns, String actor) {
-        long id = tx.insert("INSERT INTO ax_canary (task_id, task_name, stable_version, canary_version, percent, runs,"
-                        + " margin_points, min_runs, state, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', CURRENT_TIMESTAMP, ?)",
-                taskId, taskName, stableVersion, canaryVersion, percent, runs, marginPoints, minRuns, actor).orElseThrow();
+    public long insert(
+            Tx tx,
+            long taskId,
+            String taskName,
+            int stableVersion,
+            int canaryVersion,
+            Integer percent,
+            Integer runs,
+            int marginPoints,
+            int minRuns,
+            String actor) {
+        long id = tx.insert(
+                        "INSERT INTO ax_canary (task_id, task_name, stable_version, canary_version, percent, runs,"
+                                + " margin_points, min_runs, state, started_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', CURRENT_TIMESTAMP, ?)",
+                        taskId,
+                        taskName,
+                        stableVersion,
+                        canaryVersion,
+                        percent,
+                        runs,
+                        marginPoints,
+                        minRuns,
+                        actor)
+                .orElseThrow();
         tx.update("UPDATE ax_task SET canary = TRUE WHERE id = ?", taskId);
         return id;
     }
 
     public Optional<CanaryRow> active(Tx tx, long taskId) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_canary WHERE task_id = ? AND state = 'ACTIVE'", CanaryStore::map, taskId);
+        return tx.queryOne(
+                "SELECT " + COLUMNS + " FROM ax_canary WHERE task_id = ? AND state = 'ACTIVE'",
+                CanaryStore::map,
+                taskId);
     }
 
     /** Rollouts of a task, newest first. */
     public List<CanaryRow> history(Tx tx, long taskId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_canary WHERE task_id = ? ORDER BY id DESC LIMIT ?", CanaryStore::map, taskId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_canary WHERE task_id = ? ORDER BY id DESC LIMIT ?",
+                CanaryStore::map,
+                taskId,
+                limit);
     }
 
     /**
@@ -48,14 +89,24 @@ public final class CanaryStore {
      * cannot drift from what exists (the caller holds the task's row lock while it decides).
      */
     public long runsOf(Tx tx, long taskId, int canaryVersion) {
-        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND task_version = ? AND cause NOT IN ('PREVIEW', 'TEST')",
-                r -> r.lng("n"), taskId, canaryVersion).orElse(0L);
+        return tx.queryOne(
+                        "SELECT COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND task_version = ? AND cause NOT IN ('PREVIEW', 'TEST')",
+                        r -> r.lng("n"),
+                        taskId,
+                        canaryVersion)
+                .orElse(0L);
     }
 
     /** Ends an ACTIVE rollout; false if it had already ended (a lost race with another node's decision). */
     public boolean end(Tx tx, long id, State to, String actor, String reason) {
-        boolean ended = tx.update("UPDATE ax_canary SET state = ?, ended_at = CURRENT_TIMESTAMP, ended_by = ?, end_reason = ?"
-                + " WHERE id = ? AND state = 'ACTIVE'", to, actor, reason, id) == 1;
+        boolean ended = tx.update(
+                        "UPDATE ax_canary SET state = ?, ended_at = CURRENT_TIMESTAMP, ended_by = ?, end_reason = ?"
+                                + " WHERE id = ? AND state = 'ACTIVE'",
+                        to,
+                        actor,
+                        reason,
+                        id)
+                == 1;
         if (ended) {
             tx.update("UPDATE ax_task SET canary = FALSE WHERE id = (SELECT task_id FROM ax_canary WHERE id = ?)", id);
         }
@@ -77,18 +128,35 @@ public final class CanaryStore {
 
     private static Outcomes outcomes(Tx tx, String version, long taskId, int canaryVersion, Instant since) {
         long[] n = new long[2];
-        tx.query("SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND " + version + " AND created_at >= ?"
-                + " AND state IN ('SUCCESS', 'FAILED') AND cause NOT IN ('PREVIEW', 'TEST') GROUP BY state", r -> {
+        tx.query(
+                "SELECT state, COUNT(*) AS n FROM ax_instance WHERE task_id = ? AND " + version + " AND created_at >= ?"
+                        + " AND state IN ('SUCCESS', 'FAILED') AND cause NOT IN ('PREVIEW', 'TEST') GROUP BY state",
+                r -> {
                     n[r.str("state").equals("SUCCESS") ? 0 : 1] += r.lng("n");
                     return null;
-                }, taskId, canaryVersion, since);
+                },
+                taskId,
+                canaryVersion,
+                since);
         return new Outcomes(n[0], n[1]);
     }
 
     private static CanaryRow map(Tx.Row r) throws SQLException {
-        return new CanaryRow(r.lng("id"), r.lng("task_id"), r.str("task_name"), r.integer("stable_version"), r.integer("canary_version"),
-                r.nullableInt("percent"), r.nullableInt("runs"), r.integer("margin_points"), r.integer("min_runs"),
-                r.enumOf(State.class, "state"), r.instant("started_at"), r.str("started_by"), r.instant("ended_at"), r.str("ended_by"),
+        return new CanaryRow(
+                r.lng("id"),
+                r.lng("task_id"),
+                r.str("task_name"),
+                r.integer("stable_version"),
+                r.integer("canary_version"),
+                r.nullableInt("percent"),
+                r.nullableInt("runs"),
+                r.integer("margin_points"),
+                r.integer("min_runs"),
+                r.enumOf(State.class, "state"),
+                r.instant("started_at"),
+                r.str("started_by"),
+                r.instant("ended_at"),
+                r.str("ended_by"),
                 r.str("end_reason"));
     }
 }

@@ -19,8 +19,7 @@ public final class DatabaseClock implements AxClock {
     private final Duration resync;
     private final AtomicReference<Sample> sample = new AtomicReference<>();
 
-    private record Sample(Duration offset, Instant takenAtLocal) {
-    }
+    private record Sample(Duration offset, Instant takenAtLocal) {}
 
     public DatabaseClock(Database db, AxClock local, Duration resync) {
         this.db = db;

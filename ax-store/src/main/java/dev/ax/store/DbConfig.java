@@ -32,8 +32,12 @@ public record DbConfig(String url, String user, String password, int poolSize) {
      */
     public static DbConfig embedded(Path dataDir) {
         String file = dataDir.toAbsolutePath().resolve("ax").toString();
-        return new DbConfig("jdbc:h2:file:" + file + ";DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE"
-                + ";WRITE_DELAY=0", "ax", "", DEFAULT_POOL_SIZE);
+        return new DbConfig(
+                "jdbc:h2:file:" + file + ";DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE"
+                        + ";WRITE_DELAY=0",
+                "ax",
+                "",
+                DEFAULT_POOL_SIZE);
     }
 
     public Dialect dialect() {

@@ -19,11 +19,9 @@ final class DefinitionCache {
     /** Far more task versions than any fleet keeps hot; past it the cache starts again (rare and cheap). */
     static final int MAX = 50_000;
 
-    private record Key(long taskId, int version) {
-    }
+    private record Key(long taskId, int version) {}
 
-    private record Entry(TaskDefinition definition, int textHash) {
-    }
+    private record Entry(TaskDefinition definition, int textHash) {}
 
     private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
 

@@ -18,12 +18,10 @@ public final class DependencyStore {
     private static final String WORK = " AND cause <> 'PREVIEW'";
 
     /** A run waiting for its dependencies, with what readiness is decided on. */
-    public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {
-    }
+    public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {}
 
     /** The newest upstream run that decides a dependency: its id and state. */
-    public record Found(long instanceId, InstanceState state) {
-    }
+    public record Found(long instanceId, InstanceState state) {}
 
     /** Replaces the upstream task names a task waits for (its current definition's dependsOn). */
     public void setUpstreams(Tx tx, long taskId, List<String> upstreamNames) {
@@ -35,12 +33,15 @@ public final class DependencyStore {
 
     /** The tasks whose current definition waits for {@code upstreamName}, by id (the order their rows are locked in). */
     public List<Long> dependentTaskIds(Tx tx, String upstreamName) {
-        return tx.query("SELECT task_id FROM ax_task_dependency WHERE upstream_name = ? ORDER BY task_id",
-                r -> r.lng("task_id"), upstreamName);
+        return tx.query(
+                "SELECT task_id FROM ax_task_dependency WHERE upstream_name = ? ORDER BY task_id",
+                r -> r.lng("task_id"),
+                upstreamName);
     }
 
     public Optional<LocalDate> businessDate(Tx tx, long instanceId) {
-        return tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?", r -> r.str("business_date"), instanceId)
+        return tx.queryOne(
+                        "SELECT business_date FROM ax_instance WHERE id = ?", r -> r.str("business_date"), instanceId)
                 .map(s -> LocalDate.parse(s.substring(0, 10)));
     }
 
@@ -51,21 +52,30 @@ public final class DependencyStore {
 
     /** A task's runs waiting for their dependencies, oldest first. */
     public List<Waiting> waitingOfTask(Tx tx, long taskId, int limit) {
-        return tx.query("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
-                + " WHERE task_id = ? AND state = 'WAITING_DEPENDENCY' ORDER BY id LIMIT ?", DependencyStore::waiting, taskId, limit);
+        return tx.query(
+                "SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                        + " WHERE task_id = ? AND state = 'WAITING_DEPENDENCY' ORDER BY id LIMIT ?",
+                DependencyStore::waiting,
+                taskId,
+                limit);
     }
 
     /** One run with its business date and deadline, whatever its state. */
     public Optional<Waiting> find(Tx tx, long instanceId) {
-        return tx.queryOne("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance WHERE id = ?",
-                DependencyStore::waiting, instanceId);
+        return tx.queryOne(
+                "SELECT " + InstanceStore.COLUMNS
+                        + ", business_date, dependency_deadline FROM ax_instance WHERE id = ?",
+                DependencyStore::waiting,
+                instanceId);
     }
 
     /** Waiting runs whose deadline passed by the database's clock. */
     public List<Waiting> pastDeadline(Tx tx, int limit) {
-        return tx.query("SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
-                + " WHERE state = 'WAITING_DEPENDENCY' AND dependency_deadline < CURRENT_TIMESTAMP ORDER BY dependency_deadline LIMIT ?",
-                DependencyStore::waiting, limit);
+        return tx.query(
+                "SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                        + " WHERE state = 'WAITING_DEPENDENCY' AND dependency_deadline < CURRENT_TIMESTAMP ORDER BY dependency_deadline LIMIT ?",
+                DependencyStore::waiting,
+                limit);
     }
 
     /** How many of the newest matching upstream runs are read to find the one that decides. */
@@ -73,8 +83,13 @@ public final class DependencyStore {
 
     /** sameDate: the newest runs of the upstream task for one business date, newest first. */
     public List<Found> onDate(Tx tx, long taskId, LocalDate date) {
-        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND business_date = ?" + WORK
-                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, date, CANDIDATES);
+        return tx.query(
+                "SELECT id, state FROM ax_instance WHERE task_id = ? AND business_date = ?" + WORK
+                        + " ORDER BY id DESC LIMIT ?",
+                DependencyStore::found,
+                taskId,
+                date,
+                CANDIDATES);
     }
 
     /**
@@ -88,8 +103,12 @@ public final class DependencyStore {
 
     /** latest: the newest success of the upstream that finished at or after {@code since}. */
     public Optional<Found> successSince(Tx tx, long taskId, Instant since) {
-        return tx.queryOne("SELECT id, state FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS' AND finished_at >= ?" + WORK
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", DependencyStore::found, taskId, since);
+        return tx.queryOne(
+                "SELECT id, state FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS' AND finished_at >= ?" + WORK
+                        + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                DependencyStore::found,
+                taskId,
+                since);
     }
 
     /** latest, when nothing succeeded: the newest upstream runs scheduled at or after {@code since}, newest first. */
@@ -106,15 +125,20 @@ public final class DependencyStore {
     private static List<Found> scheduledWithin(Tx tx, long taskId, Instant from, Instant to, String and) {
         String range = " AND scheduled_at >= ?" + (to == null ? "" : " AND scheduled_at < ?");
         List<Object> times = to == null ? List.of(from) : List.of(from, to);
-        List<Object> args = new ArrayList<>(List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to)));
+        List<Object> args = new ArrayList<>(
+                List.of(taskId, SlotKeys.floor(from), to == null ? SlotKeys.MAX : SlotKeys.ceiling(to)));
         args.addAll(times);
         args.addAll(List.of(CANDIDATES, taskId));
         args.addAll(times);
         args.addAll(List.of(CANDIDATES, CANDIDATES));
-        return tx.query("SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
-                + " AND fire_key >= ? AND fire_key < ?" + range + and + " ORDER BY id DESC LIMIT ?) s"
-                + " UNION ALL SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
-                + range + and + WORK + " ORDER BY id DESC LIMIT ?) o ORDER BY id DESC LIMIT ?", DependencyStore::found, args.toArray());
+        return tx.query(
+                "SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
+                        + " AND fire_key >= ? AND fire_key < ?" + range + and + " ORDER BY id DESC LIMIT ?) s"
+                        + " UNION ALL SELECT id, state FROM (SELECT id, state FROM ax_instance WHERE task_id = ? AND "
+                        + SlotKeys.NOT_SCHEDULED
+                        + range + and + WORK + " ORDER BY id DESC LIMIT ?) o ORDER BY id DESC LIMIT ?",
+                DependencyStore::found,
+                args.toArray());
     }
 
     /**
@@ -124,20 +148,34 @@ public final class DependencyStore {
     public List<Found> previousSlot(Tx tx, long taskId, Instant scheduledAt) {
         // The newest scheduled run before it, by fire key (a few: keys of one second do not sort by their fraction),
         // and the newest backfill run before it; the later of them.
-        record Slot(long id, Instant at) {
-        }
-        List<Slot> candidates = new ArrayList<>(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND "
-                + SlotKeys.SCHEDULED + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
-                r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, SlotKeys.ceiling(scheduledAt), scheduledAt));
-        candidates.addAll(tx.query("SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
-                + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
-                r -> new Slot(r.lng("id"), r.instant("scheduled_at")), taskId, scheduledAt));
-        Optional<Long> slotRun = candidates.stream().max(Comparator.comparing(Slot::at).thenComparingLong(Slot::id)).map(Slot::id);
+        record Slot(long id, Instant at) {}
+        List<Slot> candidates = new ArrayList<>(tx.query(
+                "SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
+                        + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
+                r -> new Slot(r.lng("id"), r.instant("scheduled_at")),
+                taskId,
+                SlotKeys.ceiling(scheduledAt),
+                scheduledAt));
+        candidates.addAll(tx.query(
+                "SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
+                        + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
+                r -> new Slot(r.lng("id"), r.instant("scheduled_at")),
+                taskId,
+                scheduledAt));
+        Optional<Long> slotRun = candidates.stream()
+                .max(Comparator.comparing(Slot::at).thenComparingLong(Slot::id))
+                .map(Slot::id);
         if (slotRun.isEmpty()) {
             return List.of();
         }
-        return tx.query("SELECT id, state FROM ax_instance WHERE task_id = ? AND (id = ? OR parent_id = ?)" + WORK
-                + " ORDER BY id DESC LIMIT ?", DependencyStore::found, taskId, slotRun.get(), slotRun.get(), CANDIDATES);
+        return tx.query(
+                "SELECT id, state FROM ax_instance WHERE task_id = ? AND (id = ? OR parent_id = ?)" + WORK
+                        + " ORDER BY id DESC LIMIT ?",
+                DependencyStore::found,
+                taskId,
+                slotRun.get(),
+                slotRun.get(),
+                CANDIDATES);
     }
 
     private static Found found(Tx.Row r) throws SQLException {
@@ -146,7 +184,9 @@ public final class DependencyStore {
 
     private static Waiting waiting(Tx.Row r) throws SQLException {
         String date = r.str("business_date");
-        return new Waiting(InstanceStore.map(r), date == null ? null : LocalDate.parse(date.substring(0, 10)),
+        return new Waiting(
+                InstanceStore.map(r),
+                date == null ? null : LocalDate.parse(date.substring(0, 10)),
                 r.instant("dependency_deadline"));
     }
 }

@@ -82,7 +82,8 @@ public enum Dialect {
         if (jdbcUrl.startsWith("jdbc:h2:")) {
             return H2;
         }
-        throw new IllegalArgumentException("db-url: AX runs on PostgreSQL (jdbc:postgresql://...) or its embedded H2 file; got " + jdbcUrl);
+        throw new IllegalArgumentException(
+                "db-url: AX runs on PostgreSQL (jdbc:postgresql://...) or its embedded H2 file; got " + jdbcUrl);
     }
 
     public String migrationLocation() {
@@ -123,7 +124,7 @@ public enum Dialect {
      */
     public AutoCloseable claimLock() {
         if (supportsSkipLocked()) {
-            return () -> { };
+            return () -> {};
         }
         claimLock.lock();
         return claimLock::unlock;

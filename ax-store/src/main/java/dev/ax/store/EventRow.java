@@ -5,7 +5,17 @@ import dev.ax.domain.run.InstanceState;
 import java.time.Instant;
 import java.util.Map;
 
-public record EventRow(long id, Long instanceId, Long taskId, String taskName, EventType type, InstanceState from,
-                       InstanceState to, Integer attempt, String actor, String nodeId, Instant at, String message,
-                       Map<String, Object> data) {
-}
+public record EventRow(
+        long id,
+        Long instanceId,
+        Long taskId,
+        String taskName,
+        EventType type,
+        InstanceState from,
+        InstanceState to,
+        Integer attempt,
+        String actor,
+        String nodeId,
+        Instant at,
+        String message,
+        Map<String, Object> data) {}

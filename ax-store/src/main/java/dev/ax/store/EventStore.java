@@ -15,24 +15,48 @@ import java.util.stream.Collectors;
 
 /** The append-only event log. Instance events are written with their state change, in one transaction. */
 public final class EventStore {
-    private static final String COLUMNS = "id, instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data";
+    private static final String COLUMNS =
+            "id, instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data";
 
     /** A task-level event. */
     public void append(Tx tx, NewEvent e) {
-        tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, actor, node_id, at, message, data)"
+        tx.update(
+                "INSERT INTO ax_event (instance_id, task_id, task_name, type, actor, node_id, at, message, data)"
                         + " VALUES (NULL, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)",
-                e.taskId(), e.taskName(), e.type(), e.actor(), e.nodeId(), e.message(), dataJson(e.data()));
+                e.taskId(),
+                e.taskName(),
+                e.type(),
+                e.actor(),
+                e.nodeId(),
+                e.message(),
+                dataJson(e.data()));
     }
 
     /**
      * An instance event; task id, name and the current attempt are copied from the instance row
      * by the statement itself, so writing an event costs no extra read.
      */
-    public void appendForInstance(Tx tx, long instanceId, EventType type, InstanceState from, InstanceState to,
-                                  String actor, String nodeId, String message, Map<String, Object> data) {
-        int n = tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+    public void appendForInstance(
+            Tx tx,
+            long instanceId,
+            EventType type,
+            InstanceState from,
+            InstanceState to,
+            String actor,
+            String nodeId,
+            String message,
+            Map<String, Object> data) {
+        int n = tx.update(
+                "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
                         + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?",
-                type, from, to, actor, nodeId, message, dataJson(data), instanceId);
+                type,
+                from,
+                to,
+                actor,
+                nodeId,
+                message,
+                dataJson(data),
+                instanceId);
         if (n != 1) {
             throw new StoreException("event for a missing instance " + instanceId);
         }
@@ -40,19 +64,38 @@ public final class EventStore {
 
     /** True if the instance has an event of {@code type} for its attempt {@code attempt}. */
     public boolean has(Tx tx, long instanceId, int attempt, EventType type) {
-        return tx.queryOne("SELECT id FROM ax_event WHERE instance_id = ? AND attempt = ? AND type = ? LIMIT 1",
-                r -> r.lng("id"), instanceId, attempt, type).isPresent();
+        return tx.queryOne(
+                        "SELECT id FROM ax_event WHERE instance_id = ? AND attempt = ? AND type = ? LIMIT 1",
+                        r -> r.lng("id"),
+                        instanceId,
+                        attempt,
+                        type)
+                .isPresent();
     }
 
     /**
      * An event about one attempt of an instance, which need not be its current one: a report refused for an attempt
      * that is over is recorded with that attempt, not with the one running now.
      */
-    public void appendForAttempt(Tx tx, long instanceId, int attempt, EventType type, String actor, String nodeId, String message,
-                                 Map<String, Object> data) {
-        int n = tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+    public void appendForAttempt(
+            Tx tx,
+            long instanceId,
+            int attempt,
+            EventType type,
+            String actor,
+            String nodeId,
+            String message,
+            Map<String, Object> data) {
+        int n = tx.update(
+                "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
                         + " SELECT id, task_id, task_name, ?, NULL, NULL, ?, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?",
-                type, attempt, actor, nodeId, message, dataJson(data), instanceId);
+                type,
+                attempt,
+                actor,
+                nodeId,
+                message,
+                dataJson(data),
+                instanceId);
         if (n != 1) {
             throw new StoreException("event for a missing instance " + instanceId);
         }
@@ -62,8 +105,16 @@ public final class EventStore {
      * The same event for each of {@code instanceIds}, in one statement (a claim's CLAIMED events),
      * in id order; returns how many were written.
      */
-    public int appendForInstances(Tx tx, List<Long> instanceIds, EventType type, InstanceState from, InstanceState to,
-                                  String actor, String nodeId, String message, Map<String, Object> data) {
+    public int appendForInstances(
+            Tx tx,
+            List<Long> instanceIds,
+            EventType type,
+            InstanceState from,
+            InstanceState to,
+            String actor,
+            String nodeId,
+            String message,
+            Map<String, Object> data) {
         if (instanceIds.isEmpty()) {
             return 0;
         }
@@ -71,9 +122,11 @@ public final class EventStore {
         args.add(message);
         args.add(dataJson(data));
         args.addAll(instanceIds);
-        return tx.update("INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
-                + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id IN ("
-                + String.join(", ", Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id", args.toArray());
+        return tx.update(
+                "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                        + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id IN ("
+                        + String.join(", ", Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id",
+                args.toArray());
     }
 
     /** The columns and values of an instance event read from {@code source}, a row set with the instance's columns. */
@@ -94,18 +147,34 @@ public final class EventStore {
 
     /** Every event after {@code afterId}, oldest first: the alert tail's read. */
     public List<EventRow> after(Tx tx, long afterId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE id > ? ORDER BY id LIMIT ?", EventStore::map, afterId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_event WHERE id > ? ORDER BY id LIMIT ?",
+                EventStore::map,
+                afterId,
+                limit);
     }
 
     /** The data of a task's events of one type since {@code from}, oldest first. */
     public List<Map<String, Object>> dataOfType(Tx tx, long taskId, EventType type, Instant from) {
-        return tx.query("SELECT data FROM ax_event WHERE task_id = ? AND type = '" + type.name() + "' AND at >= ? ORDER BY id",
-                r -> r.str("data"), taskId, from).stream().map(d -> d == null ? Map.<String, Object>of() : Json.readMap(d)).toList();
+        return tx
+                .query(
+                        "SELECT data FROM ax_event WHERE task_id = ? AND type = '" + type.name()
+                                + "' AND at >= ? ORDER BY id",
+                        r -> r.str("data"),
+                        taskId,
+                        from)
+                .stream()
+                .map(d -> d == null ? Map.<String, Object>of() : Json.readMap(d))
+                .toList();
     }
 
     public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
-                EventStore::map, instanceId, afterId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
+                EventStore::map,
+                instanceId,
+                afterId,
+                limit);
     }
 
     /** The actor of what the scheduler itself does (its runs' CREATED events among them). */
@@ -117,8 +186,9 @@ public final class EventStore {
      * leaves those out (V34), and a query states the condition word for word so that the planner
      * can prove it may use the index.
      */
-    static final String NOT_ROUTINE = "type NOT IN ('CLAIMED', 'STARTED', 'SUCCEEDED') AND (type <> 'CREATED' OR actor <> '"
-            + SCHEDULER_ACTOR + "')";
+    static final String NOT_ROUTINE =
+            "type NOT IN ('CLAIMED', 'STARTED', 'SUCCEEDED') AND (type <> 'CREATED' OR actor <> '" + SCHEDULER_ACTOR
+                    + "')";
 
     /**
      * A task's timeline, newest first: the task's own events (edits, pauses, missed slots), the
@@ -127,14 +197,21 @@ public final class EventStore {
      * into its task's own page of the index (V32; BENCHMARKS.md has what that cost at 10,000 tasks).
      */
     public List<EventRow> forTask(Tx tx, long taskId, long beforeId, int limit) {
-        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND " + NOT_ROUTINE + " AND id < ? ORDER BY id DESC LIMIT ?",
-                EventStore::map, taskId, beforeId, limit);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND " + NOT_ROUTINE
+                        + " AND id < ? ORDER BY id DESC LIMIT ?",
+                EventStore::map,
+                taskId,
+                beforeId,
+                limit);
     }
 
     public List<EventRow> ofType(Tx tx, long taskId, EventType type) {
         // A literal, as in countByType: the (task_id, type) index leaves the events every run writes out.
-        return tx.query("SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND type = '" + type.name() + "' ORDER BY id",
-                EventStore::map, taskId);
+        return tx.query(
+                "SELECT " + COLUMNS + " FROM ax_event WHERE task_id = ? AND type = '" + type.name() + "' ORDER BY id",
+                EventStore::map,
+                taskId);
     }
 
     /** How many events of each type a task has: the per-task counters (overlap-skipped, queue-dropped, …). */
@@ -146,10 +223,13 @@ public final class EventStore {
         }
         // Literals (enum names), not parameters: a generic plan could not use the partial (task_id, type) index (V29).
         String in = types.stream().map(Tx::literal).collect(Collectors.joining(", "));
-        tx.query("SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type", r -> {
-            counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
-            return null;
-        }, taskId);
+        tx.query(
+                "SELECT type, COUNT(*) AS n FROM ax_event WHERE task_id = ? AND type IN (" + in + ") GROUP BY type",
+                r -> {
+                    counts.put(r.enumOf(EventType.class, "type"), r.lng("n"));
+                    return null;
+                },
+                taskId);
         return counts;
     }
 
@@ -159,9 +239,19 @@ public final class EventStore {
 
     private static EventRow map(Tx.Row r) throws SQLException {
         String data = r.str("data");
-        return new EventRow(r.lng("id"), r.nullableLong("instance_id"), r.nullableLong("task_id"), r.str("task_name"),
-                r.enumOf(EventType.class, "type"), r.enumOf(InstanceState.class, "from_state"),
-                r.enumOf(InstanceState.class, "to_state"), r.nullableInt("attempt"), r.str("actor"), r.str("node_id"),
-                r.instant("at"), r.str("message"), data == null ? Map.of() : Json.readMap(data));
+        return new EventRow(
+                r.lng("id"),
+                r.nullableLong("instance_id"),
+                r.nullableLong("task_id"),
+                r.str("task_name"),
+                r.enumOf(EventType.class, "type"),
+                r.enumOf(InstanceState.class, "from_state"),
+                r.enumOf(InstanceState.class, "to_state"),
+                r.nullableInt("attempt"),
+                r.str("actor"),
+                r.str("node_id"),
+                r.instant("at"),
+                r.str("message"),
+                data == null ? Map.of() : Json.readMap(data));
     }
 }

@@ -12,15 +12,30 @@ import java.util.Optional;
 public final class ExecutorStore {
 
     /** Records an executor (re)starting; returns true when its session changed (a restart, not a reconnect). */
-    public boolean register(Tx tx, String id, String session, List<String> groups, String host, long pid, String version) {
-        String previous = tx.queryOne("SELECT session FROM ax_executor WHERE id = ? FOR UPDATE", r -> r.str("session"), id).orElse(null);
+    public boolean register(
+            Tx tx, String id, String session, List<String> groups, String host, long pid, String version) {
+        String previous = tx.queryOne(
+                        "SELECT session FROM ax_executor WHERE id = ? FOR UPDATE", r -> r.str("session"), id)
+                .orElse(null);
         if (previous == null) {
-            tx.update("INSERT INTO ax_executor (id, session, host, pid, version, started_at, last_seen_at)"
-                    + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)", id, session, host, pid, version);
+            tx.update(
+                    "INSERT INTO ax_executor (id, session, host, pid, version, started_at, last_seen_at)"
+                            + " VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                    id,
+                    session,
+                    host,
+                    pid,
+                    version);
         } else {
-            tx.update("UPDATE ax_executor SET session = ?, host = ?, pid = ?, version = ?, started_at = CASE WHEN session = ?"
-                    + " THEN started_at ELSE CURRENT_TIMESTAMP END, last_seen_at = CURRENT_TIMESTAMP WHERE id = ?",
-                    session, host, pid, version, session, id);
+            tx.update(
+                    "UPDATE ax_executor SET session = ?, host = ?, pid = ?, version = ?, started_at = CASE WHEN session = ?"
+                            + " THEN started_at ELSE CURRENT_TIMESTAMP END, last_seen_at = CURRENT_TIMESTAMP WHERE id = ?",
+                    session,
+                    host,
+                    pid,
+                    version,
+                    session,
+                    id);
         }
         tx.update("DELETE FROM ax_executor_group WHERE executor_id = ?", id);
         List<Object[]> rows = new ArrayList<>();
@@ -45,13 +60,15 @@ public final class ExecutorStore {
     /** Replaces the environment labels of an executor (sent when it registers). */
     public void setLabels(Tx tx, String id, List<String> labels) {
         tx.update("DELETE FROM ax_executor_label WHERE executor_id = ?", id);
-        tx.batch("INSERT INTO ax_executor_label (executor_id, label) VALUES (?, ?)",
+        tx.batch(
+                "INSERT INTO ax_executor_label (executor_id, label) VALUES (?, ?)",
                 labels.stream().distinct().map(l -> new Object[] {id, l}).toList());
     }
 
     /** The labels an executor registered with; empty when it has none (it then runs only tasks without environment). */
     public List<String> labels(Tx tx, String id) {
-        return tx.query("SELECT label FROM ax_executor_label WHERE executor_id = ? ORDER BY label", r -> r.str("label"), id);
+        return tx.query(
+                "SELECT label FROM ax_executor_label WHERE executor_id = ? ORDER BY label", r -> r.str("label"), id);
     }
 
     /** Labels of every executor, by executor id. */
@@ -66,14 +83,17 @@ public final class ExecutorStore {
 
     /** True if an executor serving {@code group} and carrying all {@code labels} was heard from within {@code aliveMillis}. */
     public boolean liveExecutorWithLabels(Tx tx, String group, List<String> labels, long aliveMillis) {
-        StringBuilder sql = new StringBuilder("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
-                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"));
+        StringBuilder sql =
+                new StringBuilder("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                        + " WHERE g.group_name = ? AND e.last_seen_at >= "
+                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP"));
         List<Object> args = new ArrayList<>(List.of(group, -aliveMillis));
         for (String label : labels) {
             sql.append(" AND EXISTS (SELECT 1 FROM ax_executor_label l WHERE l.executor_id = e.id AND l.label = ?)");
             args.add(label);
         }
-        return tx.queryOne(sql + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray()).isPresent();
+        return tx.queryOne(sql + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray())
+                .isPresent();
     }
 
     public void seen(Tx tx, String id) {
@@ -82,28 +102,46 @@ public final class ExecutorStore {
 
     /** Executors heard from within {@code aliveMillis} by the database's clock. */
     public List<ExecutorRow> live(Tx tx, long aliveMillis) {
-        return withGroups(tx, tx.query("SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor"
-                + " WHERE last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY id",
-                ExecutorStore::map, -aliveMillis));
+        return withGroups(
+                tx,
+                tx.query(
+                        "SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor"
+                                + " WHERE last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                                + " ORDER BY id",
+                        ExecutorStore::map,
+                        -aliveMillis));
     }
 
     public List<ExecutorRow> all(Tx tx) {
-        return withGroups(tx, tx.query("SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor ORDER BY id",
-                ExecutorStore::map));
+        return withGroups(
+                tx,
+                tx.query(
+                        "SELECT id, session, host, pid, version, started_at, last_seen_at FROM ax_executor ORDER BY id",
+                        ExecutorStore::map));
     }
 
     /** True if some executor serving {@code group} was heard from within {@code aliveMillis}. */
     public boolean groupHasLiveExecutor(Tx tx, String group, long aliveMillis) {
-        return tx.queryOne("SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
-                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                + " FETCH FIRST 1 ROWS ONLY", r -> 1, group, -aliveMillis).isPresent();
+        return tx.queryOne(
+                        "SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                                + " WHERE g.group_name = ? AND e.last_seen_at >= "
+                                + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                                + " FETCH FIRST 1 ROWS ONLY",
+                        r -> 1,
+                        group,
+                        -aliveMillis)
+                .isPresent();
     }
 
     /** Ids of the executors serving {@code group} heard from within {@code aliveMillis}, by the database's clock. */
     public List<String> liveInGroup(Tx tx, String group, long aliveMillis) {
-        return tx.query("SELECT e.id FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
-                + " WHERE g.group_name = ? AND e.last_seen_at >= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY e.id",
-                r -> r.str("id"), group, -aliveMillis);
+        return tx.query(
+                "SELECT e.id FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
+                        + " WHERE g.group_name = ? AND e.last_seen_at >= "
+                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY e.id",
+                r -> r.str("id"),
+                group,
+                -aliveMillis);
     }
 
     private static List<ExecutorRow> withGroups(Tx tx, List<ExecutorRow> rows) {
@@ -117,14 +155,28 @@ public final class ExecutorStore {
         });
         List<ExecutorRow> out = new ArrayList<>();
         for (ExecutorRow e : rows) {
-            out.add(new ExecutorRow(e.id(), e.session(), List.copyOf(groups.getOrDefault(e.id(), List.of())), e.host(), e.pid(),
-                    e.version(), e.startedAt(), e.lastSeenAt()));
+            out.add(new ExecutorRow(
+                    e.id(),
+                    e.session(),
+                    List.copyOf(groups.getOrDefault(e.id(), List.of())),
+                    e.host(),
+                    e.pid(),
+                    e.version(),
+                    e.startedAt(),
+                    e.lastSeenAt()));
         }
         return out;
     }
 
     private static ExecutorRow map(Tx.Row r) throws SQLException {
-        return new ExecutorRow(r.str("id"), r.str("session"), List.of(), r.str("host"), r.nullableLong("pid"), r.str("version"),
-                r.instant("started_at"), r.instant("last_seen_at"));
+        return new ExecutorRow(
+                r.str("id"),
+                r.str("session"),
+                List.of(),
+                r.str("host"),
+                r.nullableLong("pid"),
+                r.str("version"),
+                r.instant("started_at"),
+                r.instant("last_seen_at"));
     }
 }

@@ -16,12 +16,36 @@ import java.util.Map;
  * @param requestIdOverride the rendered idempotency key, when the task defines one
  * @param approvalDeadline  when an undecided approval request expires
  */
-public record InstanceRow(long id, long taskId, String taskName, int taskVersion, Cause cause, String fireKey,
-                          Instant scheduledAt, Map<String, Object> params, InstanceState state, int attempt,
-                          int maxAttempts, String group, Instant readyAt, String executorId, Instant leaseExpiresAt,
-                          Long pid, Integer exitCode, FailureKind failureKind, String message, String actor,
-                          String nodeId, Long parentId, Long rootId, String requestIdOverride, Instant createdAt,
-                          Instant startedAt, Instant finishedAt, Instant updatedAt, Instant approvalDeadline) {
+public record InstanceRow(
+        long id,
+        long taskId,
+        String taskName,
+        int taskVersion,
+        Cause cause,
+        String fireKey,
+        Instant scheduledAt,
+        Map<String, Object> params,
+        InstanceState state,
+        int attempt,
+        int maxAttempts,
+        String group,
+        Instant readyAt,
+        String executorId,
+        Instant leaseExpiresAt,
+        Long pid,
+        Integer exitCode,
+        FailureKind failureKind,
+        String message,
+        String actor,
+        String nodeId,
+        Long parentId,
+        Long rootId,
+        String requestIdOverride,
+        Instant createdAt,
+        Instant startedAt,
+        Instant finishedAt,
+        Instant updatedAt,
+        Instant approvalDeadline) {
 
     /**
      * True if {@code executorId} holds this attempt's lease, as {@link InstanceStore#holds} decides
@@ -29,7 +53,8 @@ public record InstanceRow(long id, long taskId, String taskName, int taskVersion
      * that asked for approval mid-run keeps running and logging).
      */
     public boolean heldBy(int attempt, String executorId) {
-        return this.attempt == attempt && executorId.equals(this.executorId)
+        return this.attempt == attempt
+                && executorId.equals(this.executorId)
                 && (state == InstanceState.RUNNING || state == InstanceState.WAITING_APPROVAL);
     }
 

@@ -12,14 +12,12 @@ import java.util.Map;
 /** JSON columns (definitions, parameters, event data) as plain maps. */
 public final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final ObjectMapper SORTED = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
-    private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
-    };
-    private static final TypeReference<ArrayList<Object>> LIST = new TypeReference<>() {
-    };
+    private static final ObjectMapper SORTED =
+            new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+    private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
+    private static final TypeReference<ArrayList<Object>> LIST = new TypeReference<>() {};
 
-    private Json() {
-    }
+    private Json() {}
 
     public static String write(Object value) {
         if (value == null) {

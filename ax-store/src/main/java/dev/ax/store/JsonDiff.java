@@ -9,8 +9,7 @@ import java.util.TreeSet;
 
 /** The difference between two JSON trees as a list of {@code {path, from, to}}: what an auditor reads. */
 public final class JsonDiff {
-    private JsonDiff() {
-    }
+    private JsonDiff() {}
 
     public static List<Map<String, Object>> diff(Map<String, Object> before, Map<String, Object> after) {
         Map<String, Object> a = flatten(before);

@@ -20,29 +20,41 @@ public final class LogStore {
         if (lines.isEmpty()) {
             return;
         }
-        tx.update("INSERT INTO ax_log (instance_id, attempt, shard_index, stream, at, text) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?)",
-                run.instanceId(), run.attempt(), run.shard(), stream, String.join("\n", lines));
+        tx.update(
+                "INSERT INTO ax_log (instance_id, attempt, shard_index, stream, at, text) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?)",
+                run.instanceId(),
+                run.attempt(),
+                run.shard(),
+                stream,
+                String.join("\n", lines));
     }
 
     /** One chunk of {@link #appendAll}. */
-    public record Chunk(RunRef run, String stream, List<String> lines) {
-    }
+    public record Chunk(RunRef run, String stream, List<String> lines) {}
 
     /** Many {@link #append}s in one JDBC batch (one round trip), in the order given: a run's chunks keep their order. */
     public void appendAll(Tx tx, List<Chunk> chunks) {
         List<Object[]> rows = new ArrayList<>(chunks.size());
         for (Chunk c : chunks) {
             if (!c.lines().isEmpty()) {
-                rows.add(new Object[] {c.run().instanceId(), c.run().attempt(), c.run().shard(), c.stream(), String.join("\n", c.lines())});
+                rows.add(new Object[] {
+                    c.run().instanceId(), c.run().attempt(), c.run().shard(), c.stream(), String.join("\n", c.lines())
+                });
             }
         }
-        tx.batch("INSERT INTO ax_log (instance_id, attempt, shard_index, stream, at, text) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?)", rows);
+        tx.batch(
+                "INSERT INTO ax_log (instance_id, attempt, shard_index, stream, at, text) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?)",
+                rows);
     }
 
     /** Chunks of an instance after {@code afterChunkId}, oldest first (for following a live log). */
     public List<LogLine> read(Tx tx, long instanceId, long afterChunkId, int limit) {
-        return tx.query("SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
-                LogStore::map, instanceId, afterChunkId, limit);
+        return tx.query(
+                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
+                LogStore::map,
+                instanceId,
+                afterChunkId,
+                limit);
     }
 
     /** Like {@link #read(Tx, long, long, int)}, only the chunks of one shard ({@code null}: every chunk). */
@@ -50,38 +62,54 @@ public final class LogStore {
         if (shard == null) {
             return read(tx, instanceId, afterChunkId, limit);
         }
-        return tx.query("SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND shard_index = ?"
-                + " AND id > ? ORDER BY id LIMIT ?", LogStore::map, instanceId, shard, afterChunkId, limit);
+        return tx.query(
+                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND shard_index = ?"
+                        + " AND id > ? ORDER BY id LIMIT ?",
+                LogStore::map,
+                instanceId,
+                shard,
+                afterChunkId,
+                limit);
     }
 
     /** The newest chunk's id (0 when there is none). */
     public long lastChunkId(Tx tx) {
-        return tx.queryOne("SELECT COALESCE(MAX(id), 0) AS m FROM ax_log", r -> r.lng("m")).orElse(0L);
+        return tx.queryOne("SELECT COALESCE(MAX(id), 0) AS m FROM ax_log", r -> r.lng("m"))
+                .orElse(0L);
     }
 
     /** The runs that wrote chunks with {@code afterId < id <= toId}. */
     public List<Long> runsWrittenBetween(Tx tx, long afterId, long toId) {
-        return tx.query("SELECT DISTINCT instance_id FROM ax_log WHERE id > ? AND id <= ?", r -> r.lng("instance_id"), afterId, toId);
+        return tx.query(
+                "SELECT DISTINCT instance_id FROM ax_log WHERE id > ? AND id <= ?",
+                r -> r.lng("instance_id"),
+                afterId,
+                toId);
     }
 
     /** A chunk's size in bytes of stored text; {@code marker}: its text starts with the given prefix. */
-    public record ChunkSize(long id, long bytes, boolean marker) {
-    }
+    public record ChunkSize(long id, long bytes, boolean marker) {}
 
     /** The size of each chunk of a run, oldest first, after locking the run's row (so one node caps it at a time). */
     public List<ChunkSize> lockAndMeasure(Tx tx, long instanceId, String markerPrefix) {
-        if (tx.queryOne("SELECT id FROM ax_instance WHERE id = ? FOR UPDATE", r -> r.lng("id"), instanceId).isEmpty()) {
+        if (tx.queryOne("SELECT id FROM ax_instance WHERE id = ? FOR UPDATE", r -> r.lng("id"), instanceId)
+                .isEmpty()) {
             return List.of();
         }
-        return tx.query("SELECT id, OCTET_LENGTH(text) AS n, CASE WHEN text LIKE ? THEN 1 ELSE 0 END AS marker"
-                + " FROM ax_log WHERE instance_id = ? ORDER BY id", r -> new ChunkSize(r.lng("id"), r.lng("n"), r.integer("marker") == 1),
-                markerPrefix + "%", instanceId);
+        return tx.query(
+                "SELECT id, OCTET_LENGTH(text) AS n, CASE WHEN text LIKE ? THEN 1 ELSE 0 END AS marker"
+                        + " FROM ax_log WHERE instance_id = ? ORDER BY id",
+                r -> new ChunkSize(r.lng("id"), r.lng("n"), r.integer("marker") == 1),
+                markerPrefix + "%",
+                instanceId);
     }
 
     public void delete(Tx tx, List<Long> chunkIds) {
         for (int i = 0; i < chunkIds.size(); i += 500) {
             List<Long> part = chunkIds.subList(i, Math.min(chunkIds.size(), i + 500));
-            tx.update("DELETE FROM ax_log WHERE id IN (" + String.join(", ", Collections.nCopies(part.size(), "?")) + ")", part.toArray());
+            tx.update(
+                    "DELETE FROM ax_log WHERE id IN (" + String.join(", ", Collections.nCopies(part.size(), "?")) + ")",
+                    part.toArray());
         }
     }
 
@@ -92,25 +120,36 @@ public final class LogStore {
 
     /** Deletes up to {@code limit} chunks of runs finished before {@code before}; returns how many. */
     public int deleteOfRunsFinishedBefore(Tx tx, Instant before, int limit) {
-        return tx.update("DELETE FROM ax_log WHERE id IN (SELECT l.id FROM ax_log l JOIN ax_instance i"
-                + " ON i.id = l.instance_id WHERE i.finished_at < ? ORDER BY l.id LIMIT ?)", before, limit);
+        return tx.update(
+                "DELETE FROM ax_log WHERE id IN (SELECT l.id FROM ax_log l JOIN ax_instance i"
+                        + " ON i.id = l.instance_id WHERE i.finished_at < ? ORDER BY l.id LIMIT ?)",
+                before,
+                limit);
     }
 
     /** One chunk's stream and text. */
-    public record Text(String stream, String text) {
-    }
+    public record Text(String stream, String text) {}
 
     /** The last {@code limit} chunks of one attempt, oldest first; of one stream only unless {@code stream} is null. */
     public List<Text> last(Tx tx, long instanceId, int attempt, String stream, int limit) {
-        List<Text> chunks = new ArrayList<>(tx.query("SELECT stream, text FROM ax_log WHERE instance_id = ? AND attempt = ?"
+        List<Text> chunks = new ArrayList<>(tx.query(
+                "SELECT stream, text FROM ax_log WHERE instance_id = ? AND attempt = ?"
                         + (stream == null ? "" : " AND stream = ?") + " ORDER BY id DESC LIMIT ?",
                 r -> new Text(r.str("stream"), r.str("text")),
-                stream == null ? new Object[] {instanceId, attempt, limit} : new Object[] {instanceId, attempt, stream, limit}));
+                stream == null
+                        ? new Object[] {instanceId, attempt, limit}
+                        : new Object[] {instanceId, attempt, stream, limit}));
         Collections.reverse(chunks);
         return chunks;
     }
 
     private static LogLine map(Tx.Row r) throws SQLException {
-        return new LogLine(r.lng("id"), r.integer("attempt"), r.str("stream"), r.instant("at"), r.str("text"), r.nullableInt("shard_index"));
+        return new LogLine(
+                r.lng("id"),
+                r.integer("attempt"),
+                r.str("stream"),
+                r.instant("at"),
+                r.str("text"),
+                r.nullableInt("shard_index"));
     }
 }

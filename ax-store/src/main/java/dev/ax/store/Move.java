@@ -13,9 +13,16 @@ import java.util.Map;
 public final class Move {
     /** Columns a move may set; anything else is a programming error. */
     public enum Column {
-        ATTEMPT("attempt"), READY_AT("ready_at"), EXECUTOR_ID("executor_id"), LEASE_EXPIRES_AT("lease_expires_at"),
-        PID("pid"), EXIT_CODE("exit_code"), FAILURE_KIND("failure_kind"), MESSAGE("message"),
-        STARTED_AT("started_at"), FINISHED_AT("finished_at");
+        ATTEMPT("attempt"),
+        READY_AT("ready_at"),
+        EXECUTOR_ID("executor_id"),
+        LEASE_EXPIRES_AT("lease_expires_at"),
+        PID("pid"),
+        EXIT_CODE("exit_code"),
+        FAILURE_KIND("failure_kind"),
+        MESSAGE("message"),
+        STARTED_AT("started_at"),
+        FINISHED_AT("finished_at");
 
         final String sql;
 
@@ -25,8 +32,7 @@ public final class Move {
     }
 
     /** The database's time, or the database's time plus a delay: never a node's own clock. */
-    public record DbTime(long plusMillis) {
-    }
+    public record DbTime(long plusMillis) {}
 
     public static final DbTime NOW = new DbTime(0);
 

@@ -4,6 +4,11 @@ import dev.ax.domain.run.EventType;
 import java.util.Map;
 
 /** A task-level event (no instance): task changes and slots that produced no run. */
-public record NewEvent(Long taskId, String taskName, EventType type, String actor, String nodeId, String message,
-                       Map<String, Object> data) {
-}
+public record NewEvent(
+        Long taskId,
+        String taskName,
+        EventType type,
+        String actor,
+        String nodeId,
+        String message,
+        Map<String, Object> data) {}

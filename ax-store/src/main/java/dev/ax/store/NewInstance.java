@@ -10,23 +10,80 @@ import java.util.Map;
  * What is needed to create an instance; see {@link InstanceStore#create}. {@code businessDate} is
  * the run's date in its task's zone (what dependencies match on), written with the row.
  */
-public record NewInstance(long taskId, String taskName, int taskVersion, Cause cause, String fireKey, Instant scheduledAt,
-                          Map<String, Object> params, InstanceState state, int maxAttempts, String group, String actor,
-                          String nodeId, Long parentId, Long rootId, String message, LocalDate businessDate) {
+public record NewInstance(
+        long taskId,
+        String taskName,
+        int taskVersion,
+        Cause cause,
+        String fireKey,
+        Instant scheduledAt,
+        Map<String, Object> params,
+        InstanceState state,
+        int maxAttempts,
+        String group,
+        String actor,
+        String nodeId,
+        Long parentId,
+        Long rootId,
+        String message,
+        LocalDate businessDate) {
     public NewInstance {
         params = params == null ? Map.of() : Map.copyOf(params);
     }
 
     /** Without a business date (set later by {@link #withBusinessDate}, or none). */
-    public NewInstance(long taskId, String taskName, int taskVersion, Cause cause, String fireKey, Instant scheduledAt,
-                       Map<String, Object> params, InstanceState state, int maxAttempts, String group, String actor,
-                       String nodeId, Long parentId, Long rootId, String message) {
-        this(taskId, taskName, taskVersion, cause, fireKey, scheduledAt, params, state, maxAttempts, group, actor, nodeId,
-                parentId, rootId, message, null);
+    public NewInstance(
+            long taskId,
+            String taskName,
+            int taskVersion,
+            Cause cause,
+            String fireKey,
+            Instant scheduledAt,
+            Map<String, Object> params,
+            InstanceState state,
+            int maxAttempts,
+            String group,
+            String actor,
+            String nodeId,
+            Long parentId,
+            Long rootId,
+            String message) {
+        this(
+                taskId,
+                taskName,
+                taskVersion,
+                cause,
+                fireKey,
+                scheduledAt,
+                params,
+                state,
+                maxAttempts,
+                group,
+                actor,
+                nodeId,
+                parentId,
+                rootId,
+                message,
+                null);
     }
 
     public NewInstance withBusinessDate(LocalDate date) {
-        return new NewInstance(taskId, taskName, taskVersion, cause, fireKey, scheduledAt, params, state, maxAttempts, group, actor,
-                nodeId, parentId, rootId, message, date);
+        return new NewInstance(
+                taskId,
+                taskName,
+                taskVersion,
+                cause,
+                fireKey,
+                scheduledAt,
+                params,
+                state,
+                maxAttempts,
+                group,
+                actor,
+                nodeId,
+                parentId,
+                rootId,
+                message,
+                date);
     }
 }

@@ -44,11 +44,11 @@ public final class PlannerStatistics {
     }
 
     private List<String> refresh(Tx tx) {
-        record Stale(String table, long changes, long rowsAtLastAnalyze) {
-        }
+        record Stale(String table, long changes, long rowsAtLastAnalyze) {}
         // reltuples is -1 for a table never analyzed, so any MIN_CHANGES changes qualify it. Only tables this user may
         // analyze (its own, as when AX created them): another owner's would be skipped with a warning at every tick.
-        List<Stale> stale = tx.query("SELECT s.relname, s.n_mod_since_analyze, CAST(c.reltuples AS BIGINT) AS reltuples FROM pg_stat_user_tables s"
+        List<Stale> stale = tx.query(
+                "SELECT s.relname, s.n_mod_since_analyze, CAST(c.reltuples AS BIGINT) AS reltuples FROM pg_stat_user_tables s"
                         + " JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = current_schema() AND s.relname LIKE 'ax\\_%'"
                         + " AND pg_has_role(c.relowner, 'USAGE') AND c.reltuples < ? AND s.n_mod_since_analyze >= ?"
                         + " AND s.n_mod_since_analyze > c.reltuples ORDER BY s.relname",
@@ -56,7 +56,10 @@ public final class PlannerStatistics {
         List<String> analyzed = new ArrayList<>();
         for (Stale s : stale) {
             tx.update("ANALYZE (SKIP_LOCKED) \"" + s.table().replace("\"", "\"\"") + "\"");
-            log.info("analyzed {}: {} rows changed since its statistics were taken ({})", s.table(), s.changes(),
+            log.info(
+                    "analyzed {}: {} rows changed since its statistics were taken ({})",
+                    s.table(),
+                    s.changes(),
                     s.rowsAtLastAnalyze() < 0 ? "never before" : "then " + s.rowsAtLastAnalyze() + " rows");
             analyzed.add(s.table());
         }

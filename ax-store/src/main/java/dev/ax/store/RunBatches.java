@@ -65,8 +65,7 @@ public final class RunBatches {
         return ids;
     }
 
-    private record Slot(long taskId, String fireKey) {
-    }
+    private record Slot(long taskId, String fireKey) {}
 
     /**
      * One statement: the runs at {@code chunk} (distinct slots), and a CREATED event for each run
@@ -75,7 +74,8 @@ public final class RunBatches {
      * One array per column (unnest, in the chunk's order): the statement's text is the same
      * whatever the chunk's size, so the server parses and plans it once per connection.
      */
-    private static Map<Integer, Long> createChunk(Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
+    private static Map<Integer, Long> createChunk(
+            Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
         List<NewInstance> rows = chunk.stream().map(runs::get).toList();
         String sql = "WITH v AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[]), CAST(? AS TEXT[]),"
@@ -91,28 +91,45 @@ public final class RunBatches {
                 + " CURRENT_TIMESTAMP, CASE WHEN finished THEN CURRENT_TIMESTAMP END FROM v ORDER BY ord"
                 + tx.dialect().onSlotConflictDoNothing()
                 + " RETURNING id, task_id, task_name, attempt, fire_key, state, actor, node_id),"
-                + " logged AS (" + EventStore.insertEachFrom("(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
-                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, v.message, v.data"
-                + " FROM created c JOIN v ON v.task_id = c.task_id AND v.fire_key = c.fire_key) e ORDER BY e.id")
+                + " logged AS ("
+                + EventStore.insertEachFrom(
+                        "(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
+                                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, v.message, v.data"
+                                + " FROM created c JOIN v ON v.task_id = c.task_id AND v.fire_key = c.fire_key) e ORDER BY e.id")
                 + " RETURNING instance_id)"
                 + " SELECT c.id, c.task_id, c.fire_key, (SELECT COUNT(*) FROM logged) AS events FROM created c";
         long[] events = {0};
         Map<Integer, Long> created = new HashMap<>();
-        tx.query(sql, r -> {
-            Integer at = firstOfSlot.get(new Slot(r.lng("task_id"), r.str("fire_key")));
-            if (at == null || created.put(at, r.lng("id")) != null) {
-                throw new StoreException("creating " + chunk.size() + " runs returned an unexpected one: task " + r.lng("task_id")
-                        + " slot " + r.str("fire_key"));
-            }
-            events[0] = r.lng("events");
-            return null;
-        }, longs(rows, NewInstance::taskId), strings(rows, NewInstance::taskName), ints(rows, NewInstance::taskVersion),
-                strings(rows, r -> r.cause().name()), strings(rows, NewInstance::fireKey), strings(rows, r -> r.scheduledAt().toString()),
-                strings(rows, r -> r.params().isEmpty() ? null : Json.write(r.params())), strings(rows, r -> r.state().name()),
-                ints(rows, NewInstance::maxAttempts), strings(rows, NewInstance::group), strings(rows, NewInstance::actor),
-                strings(rows, NewInstance::nodeId), longs(rows, NewInstance::parentId), longs(rows, NewInstance::rootId),
-                strings(rows, r -> r.businessDate() == null ? null : r.businessDate().toString()),
-                rows.stream().map(r -> r.state().isTerminal()).toArray(Boolean[]::new), strings(rows, NewInstance::message),
+        tx.query(
+                sql,
+                r -> {
+                    Integer at = firstOfSlot.get(new Slot(r.lng("task_id"), r.str("fire_key")));
+                    if (at == null || created.put(at, r.lng("id")) != null) {
+                        throw new StoreException("creating " + chunk.size() + " runs returned an unexpected one: task "
+                                + r.lng("task_id") + " slot " + r.str("fire_key"));
+                    }
+                    events[0] = r.lng("events");
+                    return null;
+                },
+                longs(rows, NewInstance::taskId),
+                strings(rows, NewInstance::taskName),
+                ints(rows, NewInstance::taskVersion),
+                strings(rows, r -> r.cause().name()),
+                strings(rows, NewInstance::fireKey),
+                strings(rows, r -> r.scheduledAt().toString()),
+                strings(rows, r -> r.params().isEmpty() ? null : Json.write(r.params())),
+                strings(rows, r -> r.state().name()),
+                ints(rows, NewInstance::maxAttempts),
+                strings(rows, NewInstance::group),
+                strings(rows, NewInstance::actor),
+                strings(rows, NewInstance::nodeId),
+                longs(rows, NewInstance::parentId),
+                longs(rows, NewInstance::rootId),
+                strings(
+                        rows,
+                        r -> r.businessDate() == null ? null : r.businessDate().toString()),
+                rows.stream().map(r -> r.state().isTerminal()).toArray(Boolean[]::new),
+                strings(rows, NewInstance::message),
                 strings(rows, r -> EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()))),
                 EventType.CREATED);
         if (!created.isEmpty() && events[0] != created.size()) {
@@ -125,9 +142,14 @@ public final class RunBatches {
      * One RUNNING → SUCCESS move as an executor reported it: fenced by the attempt and executor
      * like {@link Move#fence}, with the SUCCEEDED event's actor and message.
      */
-    public record Success(long instanceId, int attempt, String executorId, Integer exitCode, String message, String actor,
-                          String eventMessage) {
-    }
+    public record Success(
+            long instanceId,
+            int attempt,
+            String executorId,
+            Integer exitCode,
+            String message,
+            String actor,
+            String eventMessage) {}
 
     /**
      * Applies many {@link Success}es, each exactly as {@link InstanceStore#move} would (same columns, same
@@ -138,12 +160,19 @@ public final class RunBatches {
     public Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
         Transitions.check(InstanceState.RUNNING, InstanceState.SUCCESS);
         Set<Long> moved = new HashSet<>();
-        List<Success> sorted = runs.stream().sorted(Comparator.comparingLong(Success::instanceId)).toList();
+        List<Success> sorted = runs.stream()
+                .sorted(Comparator.comparingLong(Success::instanceId))
+                .toList();
         if (!tx.dialect().writesInWith()) {
             for (Success s : sorted) {
-                if (instances.move(tx, Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS).fence(s.attempt(), s.executorId())
-                        .set(Move.Column.EXIT_CODE, s.exitCode()).set(Move.Column.MESSAGE, s.message()).finished()
-                        .event(EventType.SUCCEEDED, s.actor(), nodeId, s.eventMessage()))) {
+                if (instances.move(
+                        tx,
+                        Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                                .fence(s.attempt(), s.executorId())
+                                .set(Move.Column.EXIT_CODE, s.exitCode())
+                                .set(Move.Column.MESSAGE, s.message())
+                                .finished()
+                                .event(EventType.SUCCEEDED, s.actor(), nodeId, s.eventMessage()))) {
                     moved.add(s.instanceId());
                 }
             }
@@ -155,26 +184,32 @@ public final class RunBatches {
         // run must be in is a column of v (RUNNING in every row), not a constant: "i.state = 'RUNNING'" matched the
         // partial index of RUNNING runs, and the planner read all of them (and their dead entries) and hashed them
         // against the group instead of fetching the group's runs by id.
-        moved.addAll(tx.query("WITH v (id, attempt, executor_id, exit_code, message, actor, event_message, from_state) AS"
-                + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
-                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
-                + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
-                + " WHERE i.id = v.id AND i.state = v.from_state AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
-                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
-                + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
-                + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"), longs(sorted, Success::instanceId), ints(sorted, Success::attempt),
-                strings(sorted, Success::executorId), ints(sorted, Success::exitCode), strings(sorted, Success::message),
-                strings(sorted, Success::actor), strings(sorted, Success::eventMessage),
-                strings(sorted, x -> InstanceState.RUNNING.name()), nodeId));
+        moved.addAll(tx.query(
+                "WITH v (id, attempt, executor_id, exit_code, message, actor, event_message, from_state) AS"
+                        + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
+                        + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                        + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
+                        + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
+                        + " WHERE i.id = v.id AND i.state = v.from_state AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
+                        + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
+                        + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                        + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
+                        + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
+                r -> r.lng("instance_id"),
+                longs(sorted, Success::instanceId),
+                ints(sorted, Success::attempt),
+                strings(sorted, Success::executorId),
+                ints(sorted, Success::exitCode),
+                strings(sorted, Success::message),
+                strings(sorted, Success::actor),
+                strings(sorted, Success::eventMessage),
+                strings(sorted, x -> InstanceState.RUNNING.name()),
+                nodeId));
         return moved;
     }
 
     /** "Started" as an executor reported it: the attempt it holds and the pid of the action's process. */
-    public record Start(RunRef run, String executorId, long pid, String actor) {
-    }
+    public record Start(RunRef run, String executorId, long pid, String actor) {}
 
     /**
      * Many {@link InstanceStore#recordStarted}s, each fenced like it and each with its STARTED event; returns
@@ -183,7 +218,9 @@ public final class RunBatches {
      */
     public Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
         Set<Long> recorded = new HashSet<>();
-        List<Start> sorted = starts.stream().sorted(Comparator.comparingLong(s -> s.run().instanceId())).toList();
+        List<Start> sorted = starts.stream()
+                .sorted(Comparator.comparingLong(s -> s.run().instanceId()))
+                .toList();
         if (!tx.dialect().writesInWith()) {
             for (Start s : sorted) {
                 if (instances.recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
@@ -193,19 +230,26 @@ public final class RunBatches {
             return recorded;
         }
         // One array per column, as in succeedAll: one statement text whatever the group's size.
-        recorded.addAll(tx.query("WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
-                + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
-                + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
-                + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
-                + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND " + InstanceStore.held("i.")
-                + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
-                + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
-                + " message, data FROM started ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"), longs(sorted, st -> st.run().instanceId()), ints(sorted, st -> st.run().attempt()),
-                strings(sorted, Start::executorId), longs(sorted, Start::pid), strings(sorted, Start::actor),
+        recorded.addAll(tx.query(
+                "WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
+                        + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
+                        + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                        + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
+                        + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND "
+                        + InstanceStore.held("i.")
+                        + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
+                        + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
+                        + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
+                        + " message, data FROM started ORDER BY id RETURNING instance_id",
+                r -> r.lng("instance_id"),
+                longs(sorted, st -> st.run().instanceId()),
+                ints(sorted, st -> st.run().attempt()),
+                strings(sorted, Start::executorId),
+                longs(sorted, Start::pid),
+                strings(sorted, Start::actor),
                 strings(sorted, st -> InstanceStore.startedMessage(st.executorId(), st.pid())),
-                strings(sorted, st -> EventStore.dataJson(InstanceStore.startedData(st.executorId(), st.pid()))), nodeId));
+                strings(sorted, st -> EventStore.dataJson(InstanceStore.startedData(st.executorId(), st.pid()))),
+                nodeId));
         return recorded;
     }
 

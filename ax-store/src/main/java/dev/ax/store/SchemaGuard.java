@@ -27,15 +27,15 @@ public final class SchemaGuard {
         REQUIRED.put("ax_trigger_key", List.of("task_id", "idem_key"));
     }
 
-    private SchemaGuard() {
-    }
+    private SchemaGuard() {}
 
     public static void check(Database db) {
         try (Connection c = db.dataSource().getConnection()) {
             for (Map.Entry<String, List<String>> req : REQUIRED.entrySet()) {
                 if (!hasUniqueIndex(c.getMetaData(), req.getKey(), req.getValue())) {
-                    throw new StoreException("the database schema lacks the unique index on " + req.getKey() + req.getValue()
-                            + " that AX relies on for exactly-once firing; refusing to start. Restore it (see the V1 migration).");
+                    throw new StoreException(
+                            "the database schema lacks the unique index on " + req.getKey() + req.getValue()
+                                    + " that AX relies on for exactly-once firing; refusing to start. Restore it (see the V1 migration).");
                 }
             }
         } catch (SQLException e) {

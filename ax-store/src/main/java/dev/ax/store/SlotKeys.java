@@ -15,15 +15,16 @@ import java.time.temporal.ChronoUnit;
  * {@code scheduled_at} as well.
  */
 public final class SlotKeys {
-    private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter SECOND =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
     /** Above the key of every slot before the year 10000. */
     static final String MAX = "9999-12-31T23:59:60";
     /** The runs keyed by their slot, as SQL; and the others, word for word the predicate of the index by slot (V33). */
     public static final String SCHEDULED = "cause IN ('CRON', 'INTERVAL')";
+
     public static final String NOT_SCHEDULED = "cause NOT IN ('CRON', 'INTERVAL')";
 
-    private SlotKeys() {
-    }
+    private SlotKeys() {}
 
     /** At or below the key of every slot at or after {@code t}. */
     public static String floor(Instant t) {

@@ -10,9 +10,19 @@ import java.time.Instant;
  * @param canary     true while a canary rollout of the task is ACTIVE
  * @param hasDependents true if another task's {@code dependsOn} names it (or it depends on its previous slot)
  */
-public record TaskRow(long id, String name, int version, TaskDefinition definition, boolean enabled,
-                      Instant nextFireAt, Instant createdAt, String createdBy, Instant updatedAt, String updatedBy, boolean canary,
-                      boolean hasDependents) {
+public record TaskRow(
+        long id,
+        String name,
+        int version,
+        TaskDefinition definition,
+        boolean enabled,
+        Instant nextFireAt,
+        Instant createdAt,
+        String createdBy,
+        Instant updatedAt,
+        String updatedBy,
+        boolean canary,
+        boolean hasDependents) {
     public boolean paused() {
         return !enabled;
     }

@@ -11,6 +11,12 @@ import java.util.Map;
  * @param definition the definition after the change (absent for DELETE)
  * @param diff       what changed, path by path
  */
-public record TaskVersionRow(long taskId, String taskName, int version, String change, Map<String, Object> definition,
-                             List<Map<String, Object>> diff, String actor, Instant at) {
-}
+public record TaskVersionRow(
+        long taskId,
+        String taskName,
+        int version,
+        String change,
+        Map<String, Object> definition,
+        List<Map<String, Object>> diff,
+        String actor,
+        Instant at) {}

@@ -19,8 +19,7 @@ public final class TriggerKeyStore {
      * @param requestHash what that request was ({@code body_hash}), to tell a repeat from another request
      * @param instanceId  the run it made
      */
-    public record Earlier(String requestHash, long instanceId, Instant createdAt) {
-    }
+    public record Earlier(String requestHash, long instanceId, Instant createdAt) {}
 
     /**
      * Takes {@code key} of task {@code taskId} for a run this transaction is about to create: inserts
@@ -29,7 +28,8 @@ public final class TriggerKeyStore {
      * transaction ends. Called with the task's row locked (the lock order: task, then key).
      */
     public Optional<Earlier> claim(Tx tx, long taskId, String key, String requestHash, Duration window) {
-        return tx.dialect().upsertsOnConflict() ? claimByUpsert(tx, taskId, key, requestHash, window)
+        return tx.dialect().upsertsOnConflict()
+                ? claimByUpsert(tx, taskId, key, requestHash, window)
                 : claimUnderLock(tx, taskId, key, requestHash, window);
     }
 
@@ -40,16 +40,21 @@ public final class TriggerKeyStore {
      * housekeeping cannot delete it before it is read.
      */
     private Optional<Earlier> claimByUpsert(Tx tx, long taskId, String key, String requestHash, Duration window) {
-        int taken = tx.update("INSERT INTO ax_trigger_key (task_id, idem_key, body_hash, instance_id, created_at)"
-                + " VALUES (?, ?, ?, NULL, CURRENT_TIMESTAMP) ON CONFLICT (task_id, idem_key) DO UPDATE"
-                + " SET body_hash = EXCLUDED.body_hash, instance_id = NULL, created_at = EXCLUDED.created_at"
-                + " WHERE ax_trigger_key.created_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
-                taskId, key, requestHash, -window.toMillis());
+        int taken = tx.update(
+                "INSERT INTO ax_trigger_key (task_id, idem_key, body_hash, instance_id, created_at)"
+                        + " VALUES (?, ?, ?, NULL, CURRENT_TIMESTAMP) ON CONFLICT (task_id, idem_key) DO UPDATE"
+                        + " SET body_hash = EXCLUDED.body_hash, instance_id = NULL, created_at = EXCLUDED.created_at"
+                        + " WHERE ax_trigger_key.created_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
+                taskId,
+                key,
+                requestHash,
+                -window.toMillis());
         if (taken == 1) {
             return Optional.empty();
         }
-        return Optional.of(read(tx, taskId, key).orElseThrow(() -> new IllegalStateException(
-                "trigger key of task " + taskId + " neither taken nor found")));
+        return Optional.of(read(tx, taskId, key)
+                .orElseThrow(
+                        () -> new IllegalStateException("trigger key of task " + taskId + " neither taken nor found")));
     }
 
     /**
@@ -59,20 +64,31 @@ public final class TriggerKeyStore {
      * transaction), never let it make a second run.
      */
     private Optional<Earlier> claimUnderLock(Tx tx, long taskId, String key, String requestHash, Duration window) {
-        record Held(Earlier earlier, boolean expired) {
-        }
-        Optional<Held> held = tx.queryOne("SELECT body_hash, instance_id, created_at, created_at <= "
+        record Held(Earlier earlier, boolean expired) {}
+        Optional<Held> held = tx.queryOne(
+                "SELECT body_hash, instance_id, created_at, created_at <= "
                         + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " AS expired FROM ax_trigger_key"
                         + " WHERE task_id = ? AND idem_key = ? FOR UPDATE",
-                r -> new Held(earlier(r), r.bool("expired")), -window.toMillis(), taskId, key);
+                r -> new Held(earlier(r), r.bool("expired")),
+                -window.toMillis(),
+                taskId,
+                key);
         if (held.isEmpty()) {
-            tx.update("INSERT INTO ax_trigger_key (task_id, idem_key, body_hash, instance_id, created_at)"
-                    + " VALUES (?, ?, ?, NULL, CURRENT_TIMESTAMP)", taskId, key, requestHash);
+            tx.update(
+                    "INSERT INTO ax_trigger_key (task_id, idem_key, body_hash, instance_id, created_at)"
+                            + " VALUES (?, ?, ?, NULL, CURRENT_TIMESTAMP)",
+                    taskId,
+                    key,
+                    requestHash);
             return Optional.empty();
         }
         if (held.get().expired()) {
-            tx.update("UPDATE ax_trigger_key SET body_hash = ?, instance_id = NULL, created_at = CURRENT_TIMESTAMP"
-                    + " WHERE task_id = ? AND idem_key = ?", requestHash, taskId, key);
+            tx.update(
+                    "UPDATE ax_trigger_key SET body_hash = ?, instance_id = NULL, created_at = CURRENT_TIMESTAMP"
+                            + " WHERE task_id = ? AND idem_key = ?",
+                    requestHash,
+                    taskId,
+                    key);
             return Optional.empty();
         }
         return Optional.of(held.get().earlier());
@@ -80,10 +96,14 @@ public final class TriggerKeyStore {
 
     /** Records the run a {@link #claim}ed key made, in the claim's transaction. */
     public void bind(Tx tx, long taskId, String key, long instanceId) {
-        int n = tx.update("UPDATE ax_trigger_key SET instance_id = ? WHERE task_id = ? AND idem_key = ? AND instance_id IS NULL",
-                instanceId, taskId, key);
+        int n = tx.update(
+                "UPDATE ax_trigger_key SET instance_id = ? WHERE task_id = ? AND idem_key = ? AND instance_id IS NULL",
+                instanceId,
+                taskId,
+                key);
         if (n != 1) {
-            throw new IllegalStateException("trigger key of task " + taskId + " was not claimed by this transaction (" + n + " rows)");
+            throw new IllegalStateException(
+                    "trigger key of task " + taskId + " was not claimed by this transaction (" + n + " rows)");
         }
     }
 
@@ -99,20 +119,28 @@ public final class TriggerKeyStore {
      */
     public int deleteExpired(Tx tx, Duration window, int limit) {
         String expired = "created_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP");
-        return tx.update("DELETE FROM ax_trigger_key WHERE " + expired + " AND (task_id, idem_key) IN"
-                        + " (SELECT task_id, idem_key FROM ax_trigger_key WHERE " + expired + " ORDER BY created_at LIMIT ?"
+        return tx.update(
+                "DELETE FROM ax_trigger_key WHERE " + expired + " AND (task_id, idem_key) IN"
+                        + " (SELECT task_id, idem_key FROM ax_trigger_key WHERE " + expired
+                        + " ORDER BY created_at LIMIT ?"
                         + tx.dialect().forUpdateSkipLocked() + ")",
-                -window.toMillis(), -window.toMillis(), limit);
+                -window.toMillis(),
+                -window.toMillis(),
+                limit);
     }
 
     /** How many keys are kept (for tests and diagnostics). */
     public long count(Tx tx) {
-        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_trigger_key", r -> r.lng("n")).orElse(0L);
+        return tx.queryOne("SELECT COUNT(*) AS n FROM ax_trigger_key", r -> r.lng("n"))
+                .orElse(0L);
     }
 
     private static Optional<Earlier> read(Tx tx, long taskId, String key) {
-        return tx.queryOne("SELECT body_hash, instance_id, created_at FROM ax_trigger_key WHERE task_id = ? AND idem_key = ?",
-                TriggerKeyStore::earlier, taskId, key);
+        return tx.queryOne(
+                "SELECT body_hash, instance_id, created_at FROM ax_trigger_key WHERE task_id = ? AND idem_key = ?",
+                TriggerKeyStore::earlier,
+                taskId,
+                key);
     }
 
     private static Earlier earlier(Tx.Row r) throws SQLException {

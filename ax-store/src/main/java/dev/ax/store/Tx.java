@@ -176,7 +176,9 @@ public final class Tx {
      */
     public void preferPlainIndexScans() {
         if (dialect == Dialect.POSTGRES) {
-            query("SELECT set_config('enable_bitmapscan', 'off', TRUE) AS b, set_config('enable_seqscan', 'off', TRUE) AS s", r -> true);
+            query(
+                    "SELECT set_config('enable_bitmapscan', 'off', TRUE) AS b, set_config('enable_seqscan', 'off', TRUE) AS s",
+                    r -> true);
         }
     }
 

@@ -52,8 +52,10 @@ abstract class AccessStoreContractTest {
     void a_token_keeps_its_grants_owner_and_expiry_and_a_name_is_taken_once() {
         Grants grants = new Grants(Role.VIEWER, Map.of("data", Role.OPERATOR, "web", Role.ADMIN), List.of());
         Instant expires = Instant.parse("2030-01-01T00:00:00Z");
-        assertThat(did(tx -> store.tokens().create(tx, "alice-ci", "alice", "t-1", grants, expires, "admin"))).isTrue();
-        assertThat(did(tx -> store.tokens().create(tx, "alice-ci", "bob", "t-2", Grants.of(Role.ADMIN), null, "admin"))).isFalse();
+        assertThat(did(tx -> store.tokens().create(tx, "alice-ci", "alice", "t-1", grants, expires, "admin")))
+                .isTrue();
+        assertThat(did(tx -> store.tokens().create(tx, "alice-ci", "bob", "t-2", Grants.of(Role.ADMIN), null, "admin")))
+                .isFalse();
 
         TokenRow row = store.tx(tx -> store.tokens().find(tx, "t-1")).orElseThrow();
         assertThat(row.name()).isEqualTo("alice-ci");
@@ -68,9 +70,20 @@ abstract class AccessStoreContractTest {
 
     @Test
     void an_executor_token_keeps_its_groups() {
-        store.tx(tx -> store.tokens().create(tx, "exec-orders", "exec-orders", "e-1",
-                new Grants(Role.EXECUTOR, Map.of(), List.of("orders", "billing")), null, "admin"));
-        assertThat(one(tx -> store.tokens().find(tx, "e-1")).orElseThrow().grants().groups()).containsExactly("orders", "billing");
+        store.tx(tx -> store.tokens()
+                .create(
+                        tx,
+                        "exec-orders",
+                        "exec-orders",
+                        "e-1",
+                        new Grants(Role.EXECUTOR, Map.of(), List.of("orders", "billing")),
+                        null,
+                        "admin"));
+        assertThat(one(tx -> store.tokens().find(tx, "e-1"))
+                        .orElseThrow()
+                        .grants()
+                        .groups())
+                .containsExactly("orders", "billing");
     }
 
     @Test
@@ -81,21 +94,43 @@ abstract class AccessStoreContractTest {
         assertThat(one(tx -> store.tokens().revoke(tx, "bob", "root"))).isEmpty();
 
         assertThat(one(tx -> store.tokens().find(tx, "b-1"))).isEmpty();
-        TokenStore.RevokedRow revoked = store.tx(tx -> store.tokens().revoked(tx, "b-1")).orElseThrow();
+        TokenStore.RevokedRow revoked =
+                store.tx(tx -> store.tokens().revoked(tx, "b-1")).orElseThrow();
         assertThat(revoked.name()).isEqualTo("bob");
         assertThat(revoked.revokedBy()).isEqualTo("root");
         // The name is free again, for a new token.
-        assertThat(did(tx -> store.tokens().create(tx, "bob", "bob", "b-2", Grants.of(Role.VIEWER), null, "admin"))).isTrue();
+        assertThat(did(tx -> store.tokens().create(tx, "bob", "bob", "b-2", Grants.of(Role.VIEWER), null, "admin")))
+                .isTrue();
     }
 
     @Test
     void tokens_list_by_name_or_by_owner_and_say_which_grant_a_team() {
-        store.tx(tx -> store.tokens().create(tx, "b", "alice", "x-1", new Grants(Role.VIEWER, Map.of("data", Role.ADMIN), List.of()), null, "a"));
+        store.tx(tx -> store.tokens()
+                .create(
+                        tx,
+                        "b",
+                        "alice",
+                        "x-1",
+                        new Grants(Role.VIEWER, Map.of("data", Role.ADMIN), List.of()),
+                        null,
+                        "a"));
         store.tx(tx -> store.tokens().create(tx, "a", "alice", "x-2", Grants.of(Role.VIEWER), null, "a"));
-        store.tx(tx -> store.tokens().create(tx, "c", "carol", "x-3", new Grants(Role.VIEWER, Map.of("web", Role.ADMIN), List.of()), null, "a"));
+        store.tx(tx -> store.tokens()
+                .create(
+                        tx,
+                        "c",
+                        "carol",
+                        "x-3",
+                        new Grants(Role.VIEWER, Map.of("web", Role.ADMIN), List.of()),
+                        null,
+                        "a"));
 
-        assertThat(many(tx -> store.tokens().list(tx, null))).extracting(TokenRow::name).containsExactly("a", "b", "c");
-        assertThat(many(tx -> store.tokens().list(tx, "alice"))).extracting(TokenRow::name).containsExactly("a", "b");
+        assertThat(many(tx -> store.tokens().list(tx, null)))
+                .extracting(TokenRow::name)
+                .containsExactly("a", "b", "c");
+        assertThat(many(tx -> store.tokens().list(tx, "alice")))
+                .extracting(TokenRow::name)
+                .containsExactly("a", "b");
         assertThat(many(tx -> store.tokens().grantingIn(tx, "data"))).containsExactly("b");
     }
 
@@ -103,27 +138,33 @@ abstract class AccessStoreContractTest {
     void last_used_is_noted_at_most_once_per_period() {
         store.tx(tx -> store.tokens().create(tx, "t", "t", "t-1", Grants.of(Role.VIEWER), null, "a"));
         long id = store.tx(tx -> store.tokens().find(tx, "t-1")).orElseThrow().id();
-        assertThat(one(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt()).isNull();
+        assertThat(one(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt())
+                .isNull();
 
         store.tx(tx -> {
             store.tokens().touch(tx, id, 60_000);
             return null;
         });
-        Instant first = store.tx(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt();
+        Instant first =
+                store.tx(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt();
         store.tx(tx -> {
             store.tokens().touch(tx, id, 60_000);
             return null;
         });
 
         assertThat(first).isNotNull();
-        assertThat(one(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt()).isEqualTo(first);
+        assertThat(one(tx -> store.tokens().find(tx, "t-1")).orElseThrow().lastUsedAt())
+                .isEqualTo(first);
     }
 
     @Test
     void teams_are_unique_and_know_their_tasks() {
-        assertThat(did(tx -> store.teams().create(tx, "data", "the data team", "admin"))).isTrue();
-        assertThat(did(tx -> store.teams().create(tx, "data", "again", "admin"))).isFalse();
-        assertThat(one(tx -> store.teams().find(tx, "data")).orElseThrow().description()).isEqualTo("the data team");
+        assertThat(did(tx -> store.teams().create(tx, "data", "the data team", "admin")))
+                .isTrue();
+        assertThat(did(tx -> store.teams().create(tx, "data", "again", "admin")))
+                .isFalse();
+        assertThat(one(tx -> store.teams().find(tx, "data")).orElseThrow().description())
+                .isEqualTo("the data team");
         assertThat(many(tx -> store.teams().tasksOf(tx, "data"))).isEmpty();
         assertThat(did(tx -> store.teams().delete(tx, "data"))).isTrue();
         assertThat(many(tx -> store.teams().all(tx))).isEmpty();
@@ -132,32 +173,86 @@ abstract class AccessStoreContractTest {
     @Test
     void the_audit_log_lists_newest_first_by_actor_team_target_and_time() {
         store.tx(tx -> {
-            store.audit().add(tx, List.of(
-                    new Entry("alice", "token:alice", "data", "10.0.0.1", "task.pause", "task:sync", "ok", 200, null, null),
-                    new Entry("bob", "sso", "finance", "10.0.0.2", "task.update", "task:ledger", "ok", 200, null, "[{\"path\":\"x\"}]"),
-                    new Entry("alice", "token:alice", "finance", "10.0.0.1", "run.terminate", "run:7", "refused", 403, "needs operator", null)));
+            store.audit()
+                    .add(
+                            tx,
+                            List.of(
+                                    new Entry(
+                                            "alice",
+                                            "token:alice",
+                                            "data",
+                                            "10.0.0.1",
+                                            "task.pause",
+                                            "task:sync",
+                                            "ok",
+                                            200,
+                                            null,
+                                            null),
+                                    new Entry(
+                                            "bob",
+                                            "sso",
+                                            "finance",
+                                            "10.0.0.2",
+                                            "task.update",
+                                            "task:ledger",
+                                            "ok",
+                                            200,
+                                            null,
+                                            "[{\"path\":\"x\"}]"),
+                                    new Entry(
+                                            "alice",
+                                            "token:alice",
+                                            "finance",
+                                            "10.0.0.1",
+                                            "run.terminate",
+                                            "run:7",
+                                            "refused",
+                                            403,
+                                            "needs operator",
+                                            null)));
             return null;
         });
         Filter all = new Filter(null, null, null, null, null, Long.MAX_VALUE, 10);
 
         List<AuditRow> rows = store.tx(tx -> store.audit().list(tx, all));
-        assertThat(rows).extracting(r -> r.entry().action()).containsExactly("run.terminate", "task.update", "task.pause");
+        assertThat(rows)
+                .extracting(r -> r.entry().action())
+                .containsExactly("run.terminate", "task.update", "task.pause");
         assertThat(rows.get(1).entry().diff()).isEqualTo("[{\"path\":\"x\"}]");
         assertThat(rows.getFirst().at()).isNotNull();
 
         assertThat(many(tx -> store.audit().list(tx, new Filter("alice", null, null, null, null, Long.MAX_VALUE, 10))))
-                .extracting(r -> r.entry().action()).containsExactly("run.terminate", "task.pause");
-        assertThat(many(tx -> store.audit().list(tx, new Filter(null, "finance", null, null, null, Long.MAX_VALUE, 10))))
-                .extracting(r -> r.entry().action()).containsExactly("run.terminate", "task.update");
+                .extracting(r -> r.entry().action())
+                .containsExactly("run.terminate", "task.pause");
+        assertThat(many(tx ->
+                        store.audit().list(tx, new Filter(null, "finance", null, null, null, Long.MAX_VALUE, 10))))
+                .extracting(r -> r.entry().action())
+                .containsExactly("run.terminate", "task.update");
         assertThat(many(tx -> store.audit().list(tx, new Filter(null, null, "task:", null, null, Long.MAX_VALUE, 10))))
-                .extracting(r -> r.entry().target()).containsExactly("task:ledger", "task:sync");
-        assertThat(many(tx -> store.audit().list(tx, new Filter(null, null, "task:sync", null, null, Long.MAX_VALUE, 10))))
+                .extracting(r -> r.entry().target())
+                .containsExactly("task:ledger", "task:sync");
+        assertThat(many(tx ->
+                        store.audit().list(tx, new Filter(null, null, "task:sync", null, null, Long.MAX_VALUE, 10))))
                 .hasSize(1);
-        assertThat(many(tx -> store.audit().list(tx, new Filter(null, null, null, null, null, rows.get(1).id(), 10))))
-                .extracting(r -> r.entry().action()).containsExactly("task.pause");
+        assertThat(many(tx -> store.audit()
+                        .list(
+                                tx,
+                                new Filter(
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        rows.get(1).id(),
+                                        10))))
+                .extracting(r -> r.entry().action())
+                .containsExactly("task.pause");
         Instant at = rows.getFirst().at();
-        assertThat(many(tx -> store.audit().list(tx, new Filter(null, null, null, at.plusSeconds(1), null, Long.MAX_VALUE, 10)))).isEmpty();
-        assertThat(many(tx -> store.audit().list(tx, new Filter(null, null, null, null, at.plusSeconds(1), Long.MAX_VALUE, 2))))
+        assertThat(many(tx -> store.audit()
+                        .list(tx, new Filter(null, null, null, at.plusSeconds(1), null, Long.MAX_VALUE, 10))))
+                .isEmpty();
+        assertThat(many(tx -> store.audit()
+                        .list(tx, new Filter(null, null, null, null, at.plusSeconds(1), Long.MAX_VALUE, 2))))
                 .hasSize(2);
     }
 
@@ -177,7 +272,8 @@ abstract class AccessStoreContractTest {
             store.sessions().create(tx, "session-id", "alice", "{\"role\":\"viewer\"}", 3_600_000);
             return null;
         });
-        assertThat(one(tx -> store.sessions().find(tx, "session-id"))).hasValueSatisfying(s -> assertThat(s.person()).isEqualTo("alice"));
+        assertThat(one(tx -> store.sessions().find(tx, "session-id")))
+                .hasValueSatisfying(s -> assertThat(s.person()).isEqualTo("alice"));
         assertThat(one(tx -> store.sessions().find(tx, "other"))).isEmpty();
         assertThat(count(tx -> store.sessions().deleteOf(tx, "alice"))).isEqualTo(1);
         assertThat(one(tx -> store.sessions().find(tx, "session-id"))).isEmpty();

@@ -88,7 +88,8 @@ public final class AnswerLosingProxy implements AutoCloseable {
     }
 
     private void serve(Socket client) {
-        try (client; Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort)) {
+        try (client;
+                Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort)) {
             InputStream in = client.getInputStream();
             String head = readHead(in);
             if (head == null) {
@@ -132,7 +133,8 @@ public final class AnswerLosingProxy implements AutoCloseable {
     private static int contentLength(String head) {
         for (String line : head.split("\r\n")) {
             if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                return Integer.parseInt(line.substring("content-length:".length()).strip());
+                return Integer.parseInt(
+                        line.substring("content-length:".length()).strip());
             }
         }
         return 0;

@@ -14,8 +14,7 @@ import org.awaitility.Awaitility;
  * slot): wait until a boundary is far enough off, by the database's clock, the one AX reads.
  */
 public final class ClockBoundaries {
-    private ClockBoundaries() {
-    }
+    private ClockBoundaries() {}
 
     /**
      * Waits until at least {@code margin} is left before the next boundary that {@code nextBoundary}
@@ -25,7 +24,9 @@ public final class ClockBoundaries {
         Instant now = store.tx(Tx::now);
         Instant boundary = nextBoundary.apply(now);
         if (Duration.between(now, boundary).compareTo(margin) < 0) {
-            Awaitility.await().atMost(margin.plusSeconds(5)).until(() -> !store.tx(Tx::now).isBefore(boundary));
+            Awaitility.await()
+                    .atMost(margin.plusSeconds(5))
+                    .until(() -> !store.tx(Tx::now).isBefore(boundary));
             now = store.tx(Tx::now);
         }
         return now;
@@ -33,7 +34,8 @@ public final class ClockBoundaries {
 
     /** As {@link #awaitClearOf}, for the end of the minute. */
     public static Instant awaitClearOfMinuteEnd(Store store, Duration margin) {
-        return awaitClearOf(store, margin, t -> t.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60));
+        return awaitClearOf(
+                store, margin, t -> t.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60));
     }
 
     /** As {@link #awaitClearOf}, for the next {@code time} of day in {@code zone} (midnight: {@link LocalTime#MIDNIGHT}). */
@@ -41,7 +43,10 @@ public final class ClockBoundaries {
         return awaitClearOf(store, margin, t -> {
             ZonedDateTime now = t.atZone(zone);
             ZonedDateTime today = now.toLocalDate().atTime(time).atZone(zone);
-            return (today.isAfter(now) ? today : now.toLocalDate().plusDays(1).atTime(time).atZone(zone)).toInstant();
+            return (today.isAfter(now)
+                            ? today
+                            : now.toLocalDate().plusDays(1).atTime(time).atZone(zone))
+                    .toInstant();
         });
     }
 }

@@ -29,22 +29,26 @@ class PostgresTriggerKeyStoreTest extends TriggerKeyStoreContractTest {
         CompletableFuture<Void> commit = new CompletableFuture<>();
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             Future<Long> first = threads.submit(() -> store.tx(tx -> {
-                assertThat(store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY)).isEmpty();
+                assertThat(store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY))
+                        .isEmpty();
                 store.triggerKeys().bind(tx, task.id(), "k1", 41);
                 claimed.countDown();
                 commit.join();
                 return 41L;
             }));
             assertThat(claimed.await(30, TimeUnit.SECONDS)).isTrue();
-            Future<Optional<TriggerKeyStore.Earlier>> second = threads.submit(() -> store.tx(tx ->
-                    store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY)));
+            Future<Optional<TriggerKeyStore.Earlier>> second =
+                    threads.submit(() -> store.tx(tx -> store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY)));
             await().atMost(Duration.ofSeconds(10)).until(this::aClaimWaitsForALock);
             assertThat(second).isNotDone();
 
             commit.complete(null);
 
             assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(41L);
-            assertThat(second.get(30, TimeUnit.SECONDS)).get().extracting(TriggerKeyStore.Earlier::instanceId).isEqualTo(41L);
+            assertThat(second.get(30, TimeUnit.SECONDS))
+                    .get()
+                    .extracting(TriggerKeyStore.Earlier::instanceId)
+                    .isEqualTo(41L);
         }
     }
 
@@ -63,7 +67,7 @@ class PostgresTriggerKeyStoreTest extends TriggerKeyStoreContractTest {
             assertThat(claimed.await(30, TimeUnit.SECONDS)).isTrue();
             Future<Optional<TriggerKeyStore.Earlier>> second = threads.submit(() -> store.tx(tx -> {
                 Optional<TriggerKeyStore.Earlier> e = store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY);
-                e.ifPresentOrElse(x -> { }, () -> store.triggerKeys().bind(tx, task.id(), "k1", 42));
+                e.ifPresentOrElse(x -> {}, () -> store.triggerKeys().bind(tx, task.id(), "k1", 42));
                 return e;
             }));
             await().atMost(Duration.ofSeconds(10)).until(this::aClaimWaitsForALock);
@@ -77,7 +81,11 @@ class PostgresTriggerKeyStoreTest extends TriggerKeyStoreContractTest {
     }
 
     private boolean aClaimWaitsForALock() {
-        return store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database()"
-                + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ax_trigger_key%'", r -> r.lng("n")).orElse(0L)) > 0;
+        return store.tx(tx -> tx.queryOne(
+                                "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database()"
+                                        + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ax_trigger_key%'",
+                                r -> r.lng("n"))
+                        .orElse(0L))
+                > 0;
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /** Sealed secrets in the database: conditional writes, the generation every change bumps, the tasks that mention them. */
 abstract class SecretStoreContractTest {
     static final Sealed ONE = new Sealed(new byte[] {1, 2, 3, 4, 5}, new byte[12], "00112233aabbccdd");
-    static final Sealed TWO = new Sealed(new byte[] {9, 8, 7}, new byte[] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, "ffeeddccbbaa9988");
+    static final Sealed TWO =
+            new Sealed(new byte[] {9, 8, 7}, new byte[] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, "ffeeddccbbaa9988");
 
     Store store;
     SecretStore secrets;
@@ -71,7 +72,8 @@ abstract class SecretStoreContractTest {
     void a_reseal_applies_only_to_a_row_still_under_the_old_key() {
         store.tx(tx -> secrets.insert(tx, "token", ONE, "alice"));
 
-        assertThat(did(tx -> secrets.reseal(tx, "token", "ffeeddccbbaa9988", TWO))).isFalse();
+        assertThat(did(tx -> secrets.reseal(tx, "token", "ffeeddccbbaa9988", TWO)))
+                .isFalse();
         assertThat(did(tx -> secrets.reseal(tx, "token", ONE.keyId(), TWO))).isTrue();
         assertThat(did(tx -> secrets.reseal(tx, "token", ONE.keyId(), TWO))).isFalse();
 
@@ -119,12 +121,36 @@ abstract class SecretStoreContractTest {
 
     @Test
     void lists_the_current_and_canary_definitions_that_mention_secrets() {
-        var plain = TaskDefinitionCodec.parse(Map.of("taskName", "plain", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
-        var using = TaskDefinitionCodec.parse(Map.of("taskName", "using", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true", "env", Map.of("PW", "{{secret.pw}}"))), Set.of()).definition();
-        var canary = TaskDefinitionCodec.parse(Map.of("taskName", "plain", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true", "env", Map.of("TOKEN", "{{secret.token}}"))), Set.of()).definition();
+        var plain = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "plain",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
+        var using = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "using",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true", "env", Map.of("PW", "{{secret.pw}}"))),
+                        Set.of())
+                .definition();
+        var canary = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "plain",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true", "env", Map.of("TOKEN", "{{secret.token}}"))),
+                        Set.of())
+                .definition();
         store.tx(tx -> {
             TaskRow p = store.tasks().insert(tx, plain, null, "t");
             store.tasks().insert(tx, using, null, "t");
@@ -135,7 +161,8 @@ abstract class SecretStoreContractTest {
 
         List<SecretStore.TaskUsing> mentioning = store.tx(secrets::definitionsMentioningSecrets);
 
-        assertThat(mentioning).extracting(SecretStore.TaskUsing::taskName, u -> u.definition().action())
+        assertThat(mentioning)
+                .extracting(SecretStore.TaskUsing::taskName, u -> u.definition().action())
                 .containsExactlyInAnyOrder(tuple("using", using.action()), tuple("plain", canary.action()));
     }
 }

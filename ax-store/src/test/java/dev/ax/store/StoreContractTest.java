@@ -32,8 +32,16 @@ abstract class StoreContractTest {
     @BeforeEach
     void open() {
         store = Store.open(config());
-        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "t", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "t",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         task = store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
     }
 
@@ -43,15 +51,36 @@ abstract class StoreContractTest {
     }
 
     long newInstance(String fireKey) {
-        return store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.EVENT, fireKey,
-                Instant.parse("2026-11-29T02:00:00Z"), Map.of("x", 1), InstanceState.READY, 1, "default", "test", "n1",
-                null, null, null))).orElseThrow();
+        return store.tx(tx -> store.instances()
+                        .create(
+                                tx,
+                                new NewInstance(
+                                        task.id(),
+                                        "t",
+                                        1,
+                                        Cause.EVENT,
+                                        fireKey,
+                                        Instant.parse("2026-11-29T02:00:00Z"),
+                                        Map.of("x", 1),
+                                        InstanceState.READY,
+                                        1,
+                                        "default",
+                                        "test",
+                                        "n1",
+                                        null,
+                                        null,
+                                        null)))
+                .orElseThrow();
     }
 
     /** An operator ends a RUNNING run: reports about it that arrive later lost the race. */
     void terminateByHand(long id) {
-        store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED).finished()
-                .event(EventType.TERMINATED, "op", "n1", "by hand")));
+        store.tx(tx -> store.instances()
+                .move(
+                        tx,
+                        Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED)
+                                .finished()
+                                .event(EventType.TERMINATED, "op", "n1", "by hand")));
     }
 
     InstanceRow row(long id) {
@@ -61,10 +90,17 @@ abstract class StoreContractTest {
     @Test
     void a_move_applies_only_from_the_state_the_caller_saw() {
         long id = newInstance("k1");
-        boolean first = store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.CANCELED)
-                .finished().event(EventType.CANCELED, "op", "n1", "by hand")));
-        boolean second = store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SKIPPED)
-                .event(EventType.SKIPPED, "op", "n1", "too late")));
+        boolean first = store.tx(tx -> store.instances()
+                .move(
+                        tx,
+                        Move.of(id, InstanceState.READY, InstanceState.CANCELED)
+                                .finished()
+                                .event(EventType.CANCELED, "op", "n1", "by hand")));
+        boolean second = store.tx(tx -> store.instances()
+                .move(
+                        tx,
+                        Move.of(id, InstanceState.READY, InstanceState.SKIPPED)
+                                .event(EventType.SKIPPED, "op", "n1", "too late")));
         assertThat(first).isTrue();
         assertThat(second).isFalse();
         assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
@@ -76,7 +112,8 @@ abstract class StoreContractTest {
     @Test
     void a_move_outside_the_transition_table_is_refused_before_any_write() {
         long id = newInstance("k1");
-        assertThatThrownBy(() -> store.tx(tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SUCCESS))))
+        assertThatThrownBy(() -> store.tx(
+                        tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SUCCESS))))
                 .isInstanceOf(IllegalTransitionException.class);
         assertThat(row(id).state()).isEqualTo(InstanceState.READY);
     }
@@ -86,34 +123,52 @@ abstract class StoreContractTest {
         TaskDefinition first = draft("echo first");
         TaskDefinition second = draft("echo second");
         assertThatThrownBy(() -> store.tx(tx -> {
-            int v = store.tasks().appendDraft(tx, task.id(), first, "test");
-            assertThat(store.tasks().definition(tx, task.id(), v)).isEqualTo(first);
-            throw new IllegalStateException("crash after the write");
-        })).isInstanceOf(IllegalStateException.class);
+                    int v = store.tasks().appendDraft(tx, task.id(), first, "test");
+                    assertThat(store.tasks().definition(tx, task.id(), v)).isEqualTo(first);
+                    throw new IllegalStateException("crash after the write");
+                }))
+                .isInstanceOf(IllegalStateException.class);
         int version = store.tx(tx -> store.tasks().appendDraft(tx, task.id(), second, "test"));
         assertThat(version).isEqualTo(-1); // the number the rolled-back draft had taken
         TaskDefinition served = store.tx(tx -> store.tasks().definition(tx, task.id(), version));
         assertThat(served).isEqualTo(second);
         // An edit: the row read after it, and the version read by number, both give the new text.
         TaskDefinition edited = draft("echo edited");
-        TaskRow row = store.tx(tx -> store.tasks().update(tx, store.tasks().lockById(tx, task.id()).orElseThrow(), edited, null, "test"));
-        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id())).orElseThrow().definition()).isEqualTo(edited);
+        TaskRow row = store.tx(tx ->
+                store.tasks().update(tx, store.tasks().lockById(tx, task.id()).orElseThrow(), edited, null, "test"));
+        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id()))
+                        .orElseThrow()
+                        .definition())
+                .isEqualTo(edited);
         TaskDefinition byVersion = store.tx(tx -> store.tasks().definition(tx, task.id(), row.version()));
         assertThat(byVersion).isEqualTo(edited);
     }
 
     private static TaskDefinition draft(String command) {
-        return TaskDefinitionCodec.parse(Map.of("taskName", "t", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", command)), Set.of()).definition();
+        return TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "t",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", command)),
+                        Set.of())
+                .definition();
     }
 
     @Test
     void a_state_change_and_its_event_commit_or_roll_back_together() {
         long id = newInstance("k1");
         assertThatThrownBy(() -> store.tx(tx -> {
-            store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.CANCELED).event(EventType.CANCELED, "op", "n1", null));
-            throw new IllegalStateException("crash after the write");
-        })).isInstanceOf(IllegalStateException.class);
+                    store.instances()
+                            .move(
+                                    tx,
+                                    Move.of(id, InstanceState.READY, InstanceState.CANCELED)
+                                            .event(EventType.CANCELED, "op", "n1", null));
+                    throw new IllegalStateException("crash after the write");
+                }))
+                .isInstanceOf(IllegalStateException.class);
         assertThat(row(id).state()).isEqualTo(InstanceState.READY);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
         assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
@@ -122,15 +177,46 @@ abstract class StoreContractTest {
     @Test
     void one_instance_per_task_and_fire_key() {
         newInstance("2026-11-29T02:00:00Z");
-        Optional<Long> again = store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.CRON,
-                "2026-11-29T02:00:00Z", Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default",
-                "other-node", "n2", null, null, null)));
+        Optional<Long> again = store.tx(tx -> store.instances()
+                .create(
+                        tx,
+                        new NewInstance(
+                                task.id(),
+                                "t",
+                                1,
+                                Cause.CRON,
+                                "2026-11-29T02:00:00Z",
+                                Instant.parse("2026-11-29T02:00:00Z"),
+                                Map.of(),
+                                InstanceState.READY,
+                                1,
+                                "default",
+                                "other-node",
+                                "n2",
+                                null,
+                                null,
+                                null)));
         assertThat(again).isEmpty();
     }
 
     NewInstance slot(String fireKey, InstanceState state, String message) {
-        return new NewInstance(task.id(), "t", 1, Cause.CRON, fireKey, Instant.parse(fireKey), Map.of("x", 1), state, 3, "default",
-                "scheduler", "n1", null, null, message, LocalDate.parse(fireKey.substring(0, 10)));
+        return new NewInstance(
+                task.id(),
+                "t",
+                1,
+                Cause.CRON,
+                fireKey,
+                Instant.parse(fireKey),
+                Map.of("x", 1),
+                state,
+                3,
+                "default",
+                "scheduler",
+                "n1",
+                null,
+                null,
+                message,
+                LocalDate.parse(fireKey.substring(0, 10)));
     }
 
     List<EventRow> eventsOf(long id) {
@@ -138,26 +224,43 @@ abstract class StoreContractTest {
     }
 
     LocalDate businessDate(long id) {
-        return store.tx(tx -> tx.queryOne("SELECT business_date FROM ax_instance WHERE id = ?",
-                r -> r.str("business_date") == null ? null : LocalDate.parse(r.str("business_date")), id)).orElseThrow();
+        return store.tx(tx -> tx.queryOne(
+                        "SELECT business_date FROM ax_instance WHERE id = ?",
+                        r -> r.str("business_date") == null ? null : LocalDate.parse(r.str("business_date")),
+                        id))
+                .orElseThrow();
     }
 
     @Test
     void create_all_writes_the_rows_and_created_events_that_create_writes_one_by_one() {
-        long alone = store.tx(tx -> store.instances().create(tx, slot("2026-11-28T02:00:00Z", InstanceState.READY, "on time"))).orElseThrow();
-        List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, List.of(
-                slot("2026-11-29T02:00:00Z", InstanceState.READY, "on time"),
-                slot("2026-11-30T02:00:00Z", InstanceState.READY, "missed slot 2026-11-30T02:00:00Z fired 5s late"),
-                slot("2026-12-01T02:00:00Z", InstanceState.SKIPPED, null))));
+        long alone = store.tx(tx ->
+                        store.instances().create(tx, slot("2026-11-28T02:00:00Z", InstanceState.READY, "on time")))
+                .orElseThrow();
+        List<Optional<Long>> ids = store.tx(tx -> store.runBatches()
+                .createAll(
+                        tx,
+                        List.of(
+                                slot("2026-11-29T02:00:00Z", InstanceState.READY, "on time"),
+                                slot(
+                                        "2026-11-30T02:00:00Z",
+                                        InstanceState.READY,
+                                        "missed slot 2026-11-30T02:00:00Z fired 5s late"),
+                                slot("2026-12-01T02:00:00Z", InstanceState.SKIPPED, null))));
         assertThat(ids).allSatisfy(id -> assertThat(id).isPresent());
         long together = ids.get(0).orElseThrow();
-        assertThat(row(together)).usingRecursiveComparison().ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
+        assertThat(row(together))
+                .usingRecursiveComparison()
+                .ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
                 .isEqualTo(row(alone));
         assertThat(row(together).readyAt()).isEqualTo(Instant.parse("2026-11-29T02:00:00Z"));
         assertThat(businessDate(together)).isEqualTo(LocalDate.parse("2026-11-29"));
-        assertThat(eventsOf(together)).singleElement().usingRecursiveComparison().ignoringFields("id", "instanceId", "at", "data")
+        assertThat(eventsOf(together))
+                .singleElement()
+                .usingRecursiveComparison()
+                .ignoringFields("id", "instanceId", "at", "data")
                 .isEqualTo(eventsOf(alone).getFirst());
-        assertThat(eventsOf(together).getFirst().data()).isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
+        assertThat(eventsOf(together).getFirst().data())
+                .isEqualTo(Map.of("cause", "cron", "fireKey", "2026-11-29T02:00:00Z"));
         // Each run's own message and fire key, not the first one's.
         long late = ids.get(1).orElseThrow();
         assertThat(eventsOf(late)).singleElement().satisfies(e -> {
@@ -177,21 +280,35 @@ abstract class StoreContractTest {
 
     @Test
     void create_all_creates_nothing_for_a_taken_slot_and_the_rest_around_it() {
-        long taken = store.tx(tx -> store.instances().create(tx, slot("2026-11-29T02:00:00Z", InstanceState.READY, "first"))).orElseThrow();
-        List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, List.of(
-                slot("2026-11-28T02:00:00Z", InstanceState.READY, "new before"),
-                slot("2026-11-29T02:00:00Z", InstanceState.READY, "second"),
-                slot("2026-11-30T02:00:00Z", InstanceState.READY, "new after"),
-                slot("2026-11-30T02:00:00Z", InstanceState.READY, "same slot again"))));
+        long taken = store.tx(
+                        tx -> store.instances().create(tx, slot("2026-11-29T02:00:00Z", InstanceState.READY, "first")))
+                .orElseThrow();
+        List<Optional<Long>> ids = store.tx(tx -> store.runBatches()
+                .createAll(
+                        tx,
+                        List.of(
+                                slot("2026-11-28T02:00:00Z", InstanceState.READY, "new before"),
+                                slot("2026-11-29T02:00:00Z", InstanceState.READY, "second"),
+                                slot("2026-11-30T02:00:00Z", InstanceState.READY, "new after"),
+                                slot("2026-11-30T02:00:00Z", InstanceState.READY, "same slot again"))));
         assertThat(ids.get(1)).isEmpty();
         assertThat(ids.get(3)).as("a slot an earlier entry took").isEmpty();
-        assertThat(eventsOf(taken)).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("first"));
-        assertThat(eventsOf(ids.get(0).orElseThrow())).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("new before"));
-        assertThat(eventsOf(ids.get(2).orElseThrow())).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("new after"));
-        List<InstanceRow> all = store.tx(tx -> store.instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 10));
-        assertThat(all).extracting(InstanceRow::fireKey)
+        assertThat(eventsOf(taken))
+                .singleElement()
+                .satisfies(e -> assertThat(e.message()).isEqualTo("first"));
+        assertThat(eventsOf(ids.get(0).orElseThrow()))
+                .singleElement()
+                .satisfies(e -> assertThat(e.message()).isEqualTo("new before"));
+        assertThat(eventsOf(ids.get(2).orElseThrow()))
+                .singleElement()
+                .satisfies(e -> assertThat(e.message()).isEqualTo("new after"));
+        List<InstanceRow> all =
+                store.tx(tx -> store.instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 10));
+        assertThat(all)
+                .extracting(InstanceRow::fireKey)
                 .containsExactlyInAnyOrder("2026-11-28T02:00:00Z", "2026-11-29T02:00:00Z", "2026-11-30T02:00:00Z");
-        long events = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_event WHERE type = 'CREATED'", r -> r.lng("n"), new Object[0]))
+        long events = store.tx(tx -> tx.queryOne(
+                        "SELECT COUNT(*) AS n FROM ax_event WHERE type = 'CREATED'", r -> r.lng("n"), new Object[0]))
                 .orElseThrow();
         assertThat(events).isEqualTo(3);
         List<Optional<Long>> none = store.tx(tx -> store.runBatches().createAll(tx, List.of()));
@@ -211,27 +328,58 @@ abstract class StoreContractTest {
         assertThat(ids.stream().map(Optional::orElseThrow).distinct()).hasSize(n);
         long last = ids.getLast().orElseThrow();
         assertThat(row(last).fireKey()).isEqualTo(first.plusSeconds(n - 1).toString());
-        assertThat(eventsOf(last)).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("run " + (n - 1)));
+        assertThat(eventsOf(last))
+                .singleElement()
+                .satisfies(e -> assertThat(e.message()).isEqualTo("run " + (n - 1)));
     }
 
     @Test
     void advance_all_moves_every_task_whose_version_is_unchanged_and_names_the_others() {
-        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "u", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "u",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         TaskRow other = store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
-        TaskDefinition endingDef = TaskDefinitionCodec.parse(Map.of("taskName", "w", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition endingDef = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "w",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         TaskRow ending = store.tx(tx -> store.tasks().insert(tx, endingDef, null, "test"));
         Instant next = Instant.parse("2026-11-29T02:00:00.250Z");
         setNext(ending.id(), next, false);
-        List<TaskStore.Advance> stale = store.tx(tx -> store.tasks().advanceAll(tx, List.of(
-                new TaskStore.Advance(task.id(), task.version(), next),
-                new TaskStore.Advance(other.id(), other.version() + 1, next),
-                new TaskStore.Advance(ending.id(), ending.version(), null))));
+        List<TaskStore.Advance> stale = store.tx(tx -> store.tasks()
+                .advanceAll(
+                        tx,
+                        List.of(
+                                new TaskStore.Advance(task.id(), task.version(), next),
+                                new TaskStore.Advance(other.id(), other.version() + 1, next),
+                                new TaskStore.Advance(ending.id(), ending.version(), null))));
         assertThat(stale).extracting(TaskStore.Advance::id).containsExactly(other.id());
-        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id())).orElseThrow().nextFireAt()).isEqualTo(next);
-        assertThat(store.tx(tx -> store.tasks().findById(tx, other.id())).orElseThrow().nextFireAt()).isNull();
-        assertThat(store.tx(tx -> store.tasks().findById(tx, ending.id())).orElseThrow().nextFireAt()).as("no slot any more").isNull();
+        assertThat(store.tx(tx -> store.tasks().findById(tx, task.id()))
+                        .orElseThrow()
+                        .nextFireAt())
+                .isEqualTo(next);
+        assertThat(store.tx(tx -> store.tasks().findById(tx, other.id()))
+                        .orElseThrow()
+                        .nextFireAt())
+                .isNull();
+        assertThat(store.tx(tx -> store.tasks().findById(tx, ending.id()))
+                        .orElseThrow()
+                        .nextFireAt())
+                .as("no slot any more")
+                .isNull();
     }
 
     @Test
@@ -239,17 +387,29 @@ abstract class StoreContractTest {
         long ahead = 500;
         Optional<Instant> none = store.tx(tx -> store.tasks().earliestNextFire(tx, ahead));
         assertThat(none).as("no task has a next slot").isEmpty();
-        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", "u", "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                "u",
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         long other = store.tx(tx -> store.tasks().insert(tx, def, null, "test")).id();
         Instant t = Instant.parse("2026-11-29T02:00:00Z");
         setNext(task.id(), t, false);
 
         setNext(other, t.plusMillis(300), true);
-        assertThat(wakeUp(ahead)).as("fires ahead, due within the lead of the earliest").isEqualTo(t.minusMillis(200));
+        assertThat(wakeUp(ahead))
+                .as("fires ahead, due within the lead of the earliest")
+                .isEqualTo(t.minusMillis(200));
         assertThat(wakeUp(0)).as("no lead").isEqualTo(t);
         setNext(other, t.plusMillis(600), true);
-        assertThat(wakeUp(ahead)).as("fires ahead, due after the earliest's slot less the lead").isEqualTo(t);
+        assertThat(wakeUp(ahead))
+                .as("fires ahead, due after the earliest's slot less the lead")
+                .isEqualTo(t);
         setNext(other, t, true);
         assertThat(wakeUp(ahead)).as("a tie").isEqualTo(t.minusMillis(ahead));
         setNext(other, t.minusMillis(100), true);
@@ -261,7 +421,8 @@ abstract class StoreContractTest {
     }
 
     void setNext(long taskId, Instant next, boolean firesAhead) {
-        store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ?, fires_ahead = ? WHERE id = ?", next, firesAhead, taskId));
+        store.tx(tx -> tx.update(
+                "UPDATE ax_task SET next_fire_at = ?, fires_ahead = ? WHERE id = ?", next, firesAhead, taskId));
     }
 
     Instant wakeUp(long aheadMillis) {
@@ -271,7 +432,8 @@ abstract class StoreContractTest {
     @Test
     void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
         long id = newInstance("k1");
-        List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        List<InstanceRow> claimed =
+                store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
         assertThat(claimed).singleElement().satisfies(r -> {
             assertThat(r.id()).isEqualTo(id);
             assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
@@ -280,7 +442,8 @@ abstract class StoreContractTest {
             assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
             assertThat(r.params()).containsEntry("x", 1);
         });
-        List<InstanceRow> none = store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), 10, 30_000, "n1"));
+        List<InstanceRow> none =
+                store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), 10, 30_000, "n1"));
         assertThat(none).isEmpty();
         boolean holds = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e1"));
         boolean stranger = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e2"));
@@ -299,21 +462,30 @@ abstract class StoreContractTest {
         store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot, atSlot)
                 + tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot.plusSeconds(1), after));
 
-        List<InstanceRow> now = store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1"));
-        assertThat(now).as("a claim without a slot takes only what is due").extracting(InstanceRow::id).containsExactly(due);
+        List<InstanceRow> now =
+                store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1"));
+        assertThat(now)
+                .as("a claim without a slot takes only what is due")
+                .extracting(InstanceRow::id)
+                .containsExactly(due);
         long dueMeanwhile = newInstance("k-due-2");
-        List<InstanceRow> ahead = store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
+        List<InstanceRow> ahead = store.tx(
+                tx -> store.instances().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
         assertThat(ahead).extracting(InstanceRow::id).containsExactly(dueMeanwhile, atSlot);
         assertThat(ahead).as("started when they are handed out: at the slot").allSatisfy(r -> {
             assertThat(r.startedAt()).isEqualTo(slot);
             assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
         });
-        assertThat(eventsOf(atSlot)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+        assertThat(eventsOf(atSlot))
+                .filteredOn(e -> e.type() == EventType.CLAIMED)
+                .singleElement()
                 .satisfies(e -> {
                     assertThat(e.at()).as("claimed before the slot").isBefore(slot);
                     assertThat(e.message()).isEqualTo("claimed ahead of its slot; handed out at the slot");
                 });
-        assertThat(eventsOf(due)).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+        assertThat(eventsOf(due))
+                .filteredOn(e -> e.type() == EventType.CLAIMED)
+                .singleElement()
                 .satisfies(e -> assertThat(e.message()).isNull());
         assertThat(row(after).state()).as("a run due after the slot stays").isEqualTo(InstanceState.READY);
         assertThat(row(due).startedAt()).isBefore(slot);
@@ -324,7 +496,8 @@ abstract class StoreContractTest {
             store.shards().create(tx, due, 2, "default", null, Instant.parse("2026-01-01T00:00:00Z"));
             return null;
         });
-        List<ShardStore.Candidate> claimable = store.tx(tx -> store.shards().claimable(tx, List.of("default"), List.of(), 10, 0));
+        List<ShardStore.Candidate> claimable =
+                store.tx(tx -> store.shards().claimable(tx, List.of("default"), List.of(), 10, 0));
         assertThat(claimable).extracting(c -> c.shard().instanceId()).containsExactly(due, due);
     }
 
@@ -334,14 +507,27 @@ abstract class StoreContractTest {
         for (int i = 0; i < 5; i++) {
             ids.add(newInstance("k" + i));
         }
-        List<List<InstanceRow>> got = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e1", 2),
-                new InstanceStore.Claimant("e2", 0), new InstanceStore.Claimant("e3", 2), new InstanceStore.Claimant("e1", 2)),
-                List.of("default"), List.of(), 30_000, "n1", null));
+        List<List<InstanceRow>> got = store.tx(tx -> store.instances()
+                .claimEach(
+                        tx,
+                        List.of(
+                                new InstanceStore.Claimant("e1", 2),
+                                new InstanceStore.Claimant("e2", 0),
+                                new InstanceStore.Claimant("e3", 2),
+                                new InstanceStore.Claimant("e1", 2)),
+                        List.of("default"),
+                        List.of(),
+                        30_000,
+                        "n1",
+                        null));
         assertThat(got).hasSize(4);
         assertThat(got.get(0)).extracting(InstanceRow::id).containsExactly(ids.get(0), ids.get(1));
         assertThat(got.get(1)).as("a claimant that asks for none").isEmpty();
         assertThat(got.get(2)).extracting(InstanceRow::id).containsExactly(ids.get(2), ids.get(3));
-        assertThat(got.get(3)).as("the same executor again gets a share of its own").extracting(InstanceRow::id).containsExactly(ids.get(4));
+        assertThat(got.get(3))
+                .as("the same executor again gets a share of its own")
+                .extracting(InstanceRow::id)
+                .containsExactly(ids.get(4));
         assertThat(got.get(2)).allSatisfy(r -> {
             assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
             assertThat(r.attempt()).isEqualTo(1);
@@ -349,18 +535,30 @@ abstract class StoreContractTest {
             assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
         });
         assertThat(row(ids.get(3)).executorId()).isEqualTo("e3");
-        assertThat(eventsOf(ids.get(3))).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement().satisfies(e -> {
-            assertThat(e.actor()).isEqualTo("executor:e3");
-            assertThat(e.data()).containsEntry("executor", "e3");
-            assertThat(e.from()).isEqualTo(InstanceState.READY);
-            assertThat(e.to()).isEqualTo(InstanceState.RUNNING);
-            assertThat(e.attempt()).isEqualTo(1);
-            assertThat(e.nodeId()).isEqualTo("n1");
-        });
-        assertThat(eventsOf(ids.get(0))).filteredOn(e -> e.type() == EventType.CLAIMED).singleElement()
+        assertThat(eventsOf(ids.get(3)))
+                .filteredOn(e -> e.type() == EventType.CLAIMED)
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.actor()).isEqualTo("executor:e3");
+                    assertThat(e.data()).containsEntry("executor", "e3");
+                    assertThat(e.from()).isEqualTo(InstanceState.READY);
+                    assertThat(e.to()).isEqualTo(InstanceState.RUNNING);
+                    assertThat(e.attempt()).isEqualTo(1);
+                    assertThat(e.nodeId()).isEqualTo("n1");
+                });
+        assertThat(eventsOf(ids.get(0)))
+                .filteredOn(e -> e.type() == EventType.CLAIMED)
+                .singleElement()
                 .satisfies(e -> assertThat(e.actor()).isEqualTo("executor:e1"));
-        List<List<InstanceRow>> none = store.tx(tx -> store.instances().claimEach(tx, List.of(new InstanceStore.Claimant("e4", 10)),
-                List.of("default"), List.of(), 30_000, "n1", null));
+        List<List<InstanceRow>> none = store.tx(tx -> store.instances()
+                .claimEach(
+                        tx,
+                        List.of(new InstanceStore.Claimant("e4", 10)),
+                        List.of("default"),
+                        List.of(),
+                        30_000,
+                        "n1",
+                        null));
         assertThat(none).singleElement().satisfies(l -> assertThat(l).isEmpty());
     }
 
@@ -373,11 +571,16 @@ abstract class StoreContractTest {
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
         // d is not RUNNING any more when the successes arrive: a lost race, left out like a move that finds no row.
         terminateByHand(d);
-        Set<Long> moved = store.tx(tx -> store.runBatches().succeedAll(tx, List.of(
-                new RunBatches.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
-                new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
-                new RunBatches.Success(b, 2, "e1", 0, null, "executor:e1", "exit 0"),        // a stale attempt: fenced out
-                new RunBatches.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        Set<Long> moved = store.tx(tx -> store.runBatches()
+                .succeedAll(
+                        tx,
+                        List.of(
+                                new RunBatches.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
+                                new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
+                                new RunBatches.Success(
+                                        b, 2, "e1", 0, null, "executor:e1", "exit 0"), // a stale attempt: fenced out
+                                new RunBatches.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")),
+                        "n1"));
         assertThat(moved).containsExactlyInAnyOrder(a, c);
         assertThat(row(a)).satisfies(r -> {
             assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
@@ -389,7 +592,9 @@ abstract class StoreContractTest {
         assertThat(row(b).state()).isEqualTo(InstanceState.RUNNING);
         assertThat(row(d).state()).isEqualTo(InstanceState.TERMINATED);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
-        assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
+        assertThat(events)
+                .extracting(EventRow::type)
+                .containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
         assertThat(events.getLast()).satisfies(e -> {
             assertThat(e.from()).isEqualTo(InstanceState.RUNNING);
             assertThat(e.to()).isEqualTo(InstanceState.SUCCESS);
@@ -407,24 +612,49 @@ abstract class StoreContractTest {
 
     @Test
     void a_task_timeline_holds_the_task_events_and_what_its_runs_did_beyond_their_routine() {
-        long a = store.tx(tx -> store.instances().create(tx, new NewInstance(task.id(), "t", 1, Cause.CRON, "2026-11-29T02:00:00Z",
-                Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", EventStore.SCHEDULER_ACTOR, "n1",
-                null, null, null))).orElseThrow();
+        long a = store.tx(tx -> store.instances()
+                        .create(
+                                tx,
+                                new NewInstance(
+                                        task.id(),
+                                        "t",
+                                        1,
+                                        Cause.CRON,
+                                        "2026-11-29T02:00:00Z",
+                                        Instant.parse("2026-11-29T02:00:00Z"),
+                                        Map.of(),
+                                        InstanceState.READY,
+                                        1,
+                                        "default",
+                                        EventStore.SCHEDULER_ACTOR,
+                                        "n1",
+                                        null,
+                                        null,
+                                        null)))
+                .orElseThrow();
         long b = newInstance("b"); // triggered by "test"
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
-        store.tx(tx -> store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        store.tx(tx -> store.runBatches()
+                .succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
         terminateByHand(b);
         store.tx(tx -> {
-            store.events().append(tx, new NewEvent(task.id(), "t", EventType.TASK_PAUSED, "olga", "n1", "paused", Map.of()));
+            store.events()
+                    .append(tx, new NewEvent(task.id(), "t", EventType.TASK_PAUSED, "olga", "n1", "paused", Map.of()));
             return null;
         });
         List<EventRow> timeline = store.tx(tx -> store.events().forTask(tx, task.id(), Long.MAX_VALUE, 10));
-        assertThat(timeline).extracting(EventRow::type).containsExactly(EventType.TASK_PAUSED, EventType.TERMINATED, EventType.CREATED);
-        assertThat(timeline.subList(1, 3)).allSatisfy(e -> assertThat(e.instanceId()).isEqualTo(b));
+        assertThat(timeline)
+                .extracting(EventRow::type)
+                .containsExactly(EventType.TASK_PAUSED, EventType.TERMINATED, EventType.CREATED);
+        assertThat(timeline.subList(1, 3))
+                .allSatisfy(e -> assertThat(e.instanceId()).isEqualTo(b));
         assertThat(timeline.get(2).actor()).isEqualTo("test");
         // Each run keeps its whole story.
-        assertThat(eventsOf(a)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
-        List<EventRow> older = store.tx(tx -> store.events().forTask(tx, task.id(), timeline.getFirst().id(), 10));
+        assertThat(eventsOf(a))
+                .extracting(EventRow::type)
+                .containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
+        List<EventRow> older = store.tx(
+                tx -> store.events().forTask(tx, task.id(), timeline.getFirst().id(), 10));
         assertThat(older).extracting(EventRow::type).containsExactly(EventType.TERMINATED, EventType.CREATED);
     }
 
@@ -436,14 +666,20 @@ abstract class StoreContractTest {
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
         terminateByHand(c);
         Instant leaseOfA = row(a).leaseExpiresAt();
-        List<RunRef> lost = store.tx(tx -> store.instances().renewLeases(tx, "e1", List.of(
-                new RunRef(c, 1),              // ended meanwhile
-                new RunRef(b, 2),              // an attempt it does not hold
-                new RunRef(a, 1),              // still held: renewed
-                new RunRef(999_999, 1)), 60_000)); // no such run
+        List<RunRef> lost = store.tx(tx -> store.instances()
+                .renewLeases(
+                        tx,
+                        "e1",
+                        List.of(
+                                new RunRef(c, 1), // ended meanwhile
+                                new RunRef(b, 2), // an attempt it does not hold
+                                new RunRef(a, 1), // still held: renewed
+                                new RunRef(999_999, 1)),
+                        60_000)); // no such run
         assertThat(lost).containsExactlyInAnyOrder(new RunRef(c, 1), new RunRef(b, 2), new RunRef(999_999, 1));
         assertThat(row(a).leaseExpiresAt()).isAfter(leaseOfA);
-        List<RunRef> ofStranger = store.tx(tx -> store.instances().renewLeases(tx, "e2", List.of(new RunRef(a, 1)), 60_000));
+        List<RunRef> ofStranger =
+                store.tx(tx -> store.instances().renewLeases(tx, "e2", List.of(new RunRef(a, 1)), 60_000));
         assertThat(ofStranger).containsExactly(new RunRef(a, 1));
     }
 
@@ -452,9 +688,13 @@ abstract class StoreContractTest {
         long a = newInstance("a");
         long b = newInstance("b");
         store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
-        Set<Long> recorded = store.tx(tx -> store.runBatches().recordStartedAll(tx, List.of(
-                new RunBatches.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
-                new RunBatches.Start(new RunRef(a, 1), "e2", 43, "executor:e2")), "n1"));   // e2 does not hold a
+        Set<Long> recorded = store.tx(tx -> store.runBatches()
+                .recordStartedAll(
+                        tx,
+                        List.of(
+                                new RunBatches.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
+                                new RunBatches.Start(new RunRef(a, 1), "e2", 43, "executor:e2")),
+                        "n1")); // e2 does not hold a
         assertThat(recorded).containsExactly(b);
         assertThat(row(b).pid()).isEqualTo(42L);
         assertThat(row(a).pid()).isNull();
@@ -475,18 +715,40 @@ abstract class StoreContractTest {
         long canceled = newInstance("k2");
         long succeeded = newInstance("k3");
         long waiting = newInstance("k4");
-        store.tx(tx -> store.instances().move(tx, Move.of(canceled, InstanceState.READY, InstanceState.CANCELED).finished()
-                .event(EventType.CANCELED, "op", "n1", "by hand")));
+        store.tx(tx -> store.instances()
+                .move(
+                        tx,
+                        Move.of(canceled, InstanceState.READY, InstanceState.CANCELED)
+                                .finished()
+                                .event(EventType.CANCELED, "op", "n1", "by hand")));
         store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'SUCCESS' WHERE id = ?", succeeded));
         store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'WAITING_APPROVAL' WHERE id = ?", waiting));
-        Map<InstanceState, Long> counts = store.tx(tx -> store.instances().countInStates(tx, List.of(InstanceState.READY,
-                InstanceState.RUNNING, InstanceState.CANCELED, InstanceState.WAITING_APPROVAL, InstanceState.SUCCESS)));
-        assertThat(counts).containsExactlyInAnyOrderEntriesOf(Map.of(InstanceState.READY, 1L, InstanceState.RUNNING, 0L,
-                InstanceState.CANCELED, 1L, InstanceState.WAITING_APPROVAL, 1L, InstanceState.SUCCESS, 1L));
-        for (Map.Entry<InstanceState, Long> e : Map.of(InstanceState.READY, ready, InstanceState.CANCELED, canceled,
-                InstanceState.SUCCESS, succeeded).entrySet()) {
-            List<InstanceRow> listed = store.tx(tx -> store.instances().list(tx,
-                    new InstanceStore.InstanceFilter(null, e.getKey(), null, null), Long.MAX_VALUE, 10));
+        Map<InstanceState, Long> counts = store.tx(tx -> store.instances()
+                .countInStates(
+                        tx,
+                        List.of(
+                                InstanceState.READY,
+                                InstanceState.RUNNING,
+                                InstanceState.CANCELED,
+                                InstanceState.WAITING_APPROVAL,
+                                InstanceState.SUCCESS)));
+        assertThat(counts)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        InstanceState.READY,
+                        1L,
+                        InstanceState.RUNNING,
+                        0L,
+                        InstanceState.CANCELED,
+                        1L,
+                        InstanceState.WAITING_APPROVAL,
+                        1L,
+                        InstanceState.SUCCESS,
+                        1L));
+        for (Map.Entry<InstanceState, Long> e : Map.of(
+                        InstanceState.READY, ready, InstanceState.CANCELED, canceled, InstanceState.SUCCESS, succeeded)
+                .entrySet()) {
+            List<InstanceRow> listed = store.tx(tx -> store.instances()
+                    .list(tx, new InstanceStore.InstanceFilter(null, e.getKey(), null, null), Long.MAX_VALUE, 10));
             assertThat(listed).as(e.getKey().name()).extracting(InstanceRow::id).containsExactly(e.getValue());
         }
     }
@@ -509,7 +771,8 @@ abstract class StoreContractTest {
         store.tx(tx -> tx.update("ALTER TABLE ax_instance DROP CONSTRAINT ax_instance_slot_uq"));
         assertThatThrownBy(() -> SchemaGuard.check(store.db()))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("ax_instance").hasMessageContaining("refusing to start");
+                .hasMessageContaining("ax_instance")
+                .hasMessageContaining("refusing to start");
     }
 
     @Test

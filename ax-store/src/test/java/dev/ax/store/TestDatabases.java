@@ -33,20 +33,24 @@ public final class TestDatabases {
         Runtime.getRuntime().addShutdownHook(new Thread(TestDatabases::dropCreated, "ax-test-db-cleanup"));
     }
 
-    private TestDatabases() {
-    }
+    private TestDatabases() {}
 
     /** A fresh, empty in-memory H2 database (the embedded default's engine). */
     public static DbConfig h2() {
-        return new DbConfig("jdbc:h2:mem:ax" + H2_COUNTER.incrementAndGet()
-                + ";DB_CLOSE_DELAY=-1;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH", "ax", "", 10);
+        return new DbConfig(
+                "jdbc:h2:mem:ax" + H2_COUNTER.incrementAndGet()
+                        + ";DB_CLOSE_DELAY=-1;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+                "ax",
+                "",
+                10);
     }
 
     /** A fresh, empty PostgreSQL database. */
     public static DbConfig postgres() {
         String admin = adminUrl();
         String name = "ax_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
             CREATED.add(name);
         } catch (SQLException e) {
@@ -69,7 +73,8 @@ public final class TestDatabases {
         ConcurrentLinkedQueue<String> left = new ConcurrentLinkedQueue<>(CREATED);
         for (int i = 0; i < 6; i++) {
             pool.execute(() -> {
-                try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+                try (Connection c = DriverManager.getConnection(adminUrl);
+                        Statement s = c.createStatement()) {
                     for (String name = left.poll(); name != null; name = left.poll()) {
                         s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
                     }
@@ -95,16 +100,19 @@ public final class TestDatabases {
             try (Connection c = DriverManager.getConnection(configured)) {
                 c.isValid(5);
             } catch (SQLException e) {
-                throw new IllegalStateException(PG_URL_ENV + "=" + configured + " is set but PostgreSQL cannot be reached: "
-                        + e.getMessage(), e);
+                throw new IllegalStateException(
+                        PG_URL_ENV + "=" + configured + " is set but PostgreSQL cannot be reached: " + e.getMessage(),
+                        e);
             }
             adminUrl = configured;
         } else {
             try {
                 embedded = EmbeddedPostgres.builder().start();
             } catch (IOException e) {
-                throw new IllegalStateException("cannot start an embedded PostgreSQL (set " + PG_URL_ENV + " to use a server): "
-                        + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot start an embedded PostgreSQL (set " + PG_URL_ENV + " to use a server): "
+                                + e.getMessage(),
+                        e);
             }
             adminUrl = embedded.getJdbcUrl("postgres", "postgres");
         }

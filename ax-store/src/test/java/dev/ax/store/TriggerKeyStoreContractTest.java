@@ -41,8 +41,16 @@ abstract class TriggerKeyStoreContractTest {
     }
 
     TaskRow newTask(String name) {
-        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", name, "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                name,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         return store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
     }
 
@@ -51,9 +59,26 @@ abstract class TriggerKeyStoreContractTest {
         return store.tx(tx -> {
             Optional<TriggerKeyStore.Earlier> earlier = store.triggerKeys().claim(tx, t.id(), key, hash, window);
             if (earlier.isEmpty()) {
-                long id = store.instances().create(tx, new NewInstance(t.id(), t.name(), 1, Cause.EVENT, "event:" + UUID.randomUUID(),
-                        Instant.parse("2026-11-29T02:00:00Z"), Map.of(), InstanceState.READY, 1, "default", "test", "n1",
-                        null, null, null)).orElseThrow();
+                long id = store.instances()
+                        .create(
+                                tx,
+                                new NewInstance(
+                                        t.id(),
+                                        t.name(),
+                                        1,
+                                        Cause.EVENT,
+                                        "event:" + UUID.randomUUID(),
+                                        Instant.parse("2026-11-29T02:00:00Z"),
+                                        Map.of(),
+                                        InstanceState.READY,
+                                        1,
+                                        "default",
+                                        "test",
+                                        "n1",
+                                        null,
+                                        null,
+                                        null))
+                        .orElseThrow();
                 store.triggerKeys().bind(tx, t.id(), key, id);
             }
             return earlier;
@@ -85,7 +110,9 @@ abstract class TriggerKeyStoreContractTest {
 
         assertThat(again).get().satisfies(e -> {
             assertThat(e.instanceId()).isEqualTo(first);
-            assertThat(e.requestHash()).as("the first request's, to tell a repeat from another request").isEqualTo("hash-a");
+            assertThat(e.requestHash())
+                    .as("the first request's, to tell a repeat from another request")
+                    .isEqualTo("hash-a");
             assertThat(e.createdAt()).isNotNull();
         });
         assertThat(keys()).isEqualTo(1);
@@ -106,20 +133,26 @@ abstract class TriggerKeyStoreContractTest {
         trigger(task, "k1", "hash-a", DAY);
         long first = runOf(task, "k1");
 
-        assertThat(trigger(task, "k1", "hash-b", Duration.ZERO)).as("expired: taken over").isEmpty();
+        assertThat(trigger(task, "k1", "hash-b", Duration.ZERO))
+                .as("expired: taken over")
+                .isEmpty();
 
         TriggerKeyStore.Earlier now = find(task, "k1").orElseThrow();
         assertThat(now.instanceId()).isNotEqualTo(first);
         assertThat(now.requestHash()).isEqualTo("hash-b");
-        assertThat(trigger(task, "k1", "hash-b", DAY)).get().extracting(TriggerKeyStore.Earlier::instanceId).isEqualTo(now.instanceId());
+        assertThat(trigger(task, "k1", "hash-b", DAY))
+                .get()
+                .extracting(TriggerKeyStore.Earlier::instanceId)
+                .isEqualTo(now.instanceId());
     }
 
     @Test
     void a_claim_that_rolls_back_leaves_the_key_free() {
         assertThatThrownBy(() -> store.tx(tx -> {
-            store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY);
-            throw new IllegalArgumentException("the parameters do not render");
-        })).isInstanceOf(IllegalArgumentException.class);
+                    store.triggerKeys().claim(tx, task.id(), "k1", "h", DAY);
+                    throw new IllegalArgumentException("the parameters do not render");
+                }))
+                .isInstanceOf(IllegalArgumentException.class);
 
         assertThat(find(task, "k1")).isEmpty();
         assertThat(trigger(task, "k1", "h", DAY)).isEmpty();
@@ -130,13 +163,16 @@ abstract class TriggerKeyStoreContractTest {
         trigger(task, "k1", "h", DAY);
 
         assertThatThrownBy(() -> store.tx(tx -> {
-            store.triggerKeys().bind(tx, task.id(), "k1", 999);
-            return null;
-        })).isInstanceOf(IllegalStateException.class).hasMessageContaining("not claimed");
+                    store.triggerKeys().bind(tx, task.id(), "k1", 999);
+                    return null;
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not claimed");
         assertThatThrownBy(() -> store.tx(tx -> {
-            store.triggerKeys().bind(tx, task.id(), "never-claimed", 999);
-            return null;
-        })).isInstanceOf(IllegalStateException.class);
+                    store.triggerKeys().bind(tx, task.id(), "never-claimed", 999);
+                    return null;
+                }))
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test

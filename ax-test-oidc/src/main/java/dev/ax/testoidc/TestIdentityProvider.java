@@ -98,9 +98,8 @@ public class TestIdentityProvider {
         Config config = resolvePort(JsonMapper.builder().build().readValue(configFile.toFile(), Config.class));
         if (config.parentPid() != null) {
             // Never outlive the test JVM that started this one, even when it is killed and cannot stop us.
-            ProcessHandle.of(config.parentPid()).ifPresentOrElse(
-                    parent -> parent.onExit().thenRun(() -> System.exit(0)),
-                    () -> System.exit(0));
+            ProcessHandle.of(config.parentPid())
+                    .ifPresentOrElse(parent -> parent.onExit().thenRun(() -> System.exit(0)), () -> System.exit(0));
         }
 
         SpringApplication application = new SpringApplication(TestIdentityProvider.class);
@@ -140,14 +139,17 @@ public class TestIdentityProvider {
     @Order(1)
     SecurityFilterChain authorizationServerChain(HttpSecurity http) throws Exception {
         OAuth2AuthorizationServerConfigurer authorizationServer = new OAuth2AuthorizationServerConfigurer();
-        AuthorizationServerSettings defaults = AuthorizationServerSettings.builder().build();
+        AuthorizationServerSettings defaults =
+                AuthorizationServerSettings.builder().build();
         // A page a browser asked for, or the authorization endpoint whatever its Accept header; "*/*" alone is not a
         // browser, so /userinfo without a token answers 401.
         MediaTypeRequestMatcher html = new MediaTypeRequestMatcher(MediaType.TEXT_HTML);
         html.setIgnoredMediaTypes(Set.of(MediaType.ALL));
         http.securityMatcher(authorizationServer.getEndpointsMatcher())
-                .with(authorizationServer, server -> server
-                        .oidc(oidc -> oidc.userInfoEndpoint(userInfo -> userInfo.userInfoMapper(this::userInfo))))
+                .with(
+                        authorizationServer,
+                        server -> server.oidc(
+                                oidc -> oidc.userInfoEndpoint(userInfo -> userInfo.userInfoMapper(this::userInfo))))
                 .authorizeHttpRequests(requests -> requests.anyRequest().authenticated())
                 .exceptionHandling(exceptions -> exceptions.defaultAuthenticationEntryPointFor(
                         new LoginUrlAuthenticationEntryPoint("/login"),
@@ -174,22 +176,23 @@ public class TestIdentityProvider {
 
     @Bean
     RegisteredClientRepository registeredClients(Config config) {
-        List<RegisteredClient> clients = config.clients().stream().map(client -> RegisteredClient
-                .withId(UUID.randomUUID().toString())
-                .clientId(client.clientId())
-                .clientSecret("{noop}" + client.clientSecret())
-                .clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
-                .clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_POST)
-                .authorizationGrantType(AuthorizationGrantType.AUTHORIZATION_CODE)
-                .redirectUris(uris -> uris.addAll(client.redirectUris()))
-                .scope(OidcScopes.OPENID)
-                .scope(OidcScopes.PROFILE)
-                .scope(OidcScopes.EMAIL)
-                .clientSettings(ClientSettings.builder()
-                        .requireAuthorizationConsent(false)
-                        .requireProofKey(client.requirePkce())
+        List<RegisteredClient> clients = config.clients().stream()
+                .map(client -> RegisteredClient.withId(UUID.randomUUID().toString())
+                        .clientId(client.clientId())
+                        .clientSecret("{noop}" + client.clientSecret())
+                        .clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
+                        .clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_POST)
+                        .authorizationGrantType(AuthorizationGrantType.AUTHORIZATION_CODE)
+                        .redirectUris(uris -> uris.addAll(client.redirectUris()))
+                        .scope(OidcScopes.OPENID)
+                        .scope(OidcScopes.PROFILE)
+                        .scope(OidcScopes.EMAIL)
+                        .clientSettings(ClientSettings.builder()
+                                .requireAuthorizationConsent(false)
+                                .requireProofKey(client.requirePkce())
+                                .build())
                         .build())
-                .build()).toList();
+                .toList();
         if (clients.isEmpty()) {
             throw new IllegalArgumentException("the configuration names no client");
         }

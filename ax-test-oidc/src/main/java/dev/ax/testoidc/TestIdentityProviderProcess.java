@@ -132,14 +132,19 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
         // The class path goes in an argument file: a test class path can be longer than one argument may be.
         Path argFile = workDir.resolve("oidc-provider.args");
         List<String> jvmArgs = List.of(
-                "-cp", providerClassPath(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp",
+                providerClassPath(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
                 "-Djava.awt.headless=true",
                 TestIdentityProvider.class.getName(),
                 config.toAbsolutePath().toString());
         Files.writeString(argFile, argFileText(jvmArgs), StandardCharsets.UTF_8);
 
-        String java = ProcessHandle.current().info().command()
+        String java = ProcessHandle.current()
+                .info()
+                .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Process process = new ProcessBuilder(java, "@" + argFile.toAbsolutePath())
                 .redirectErrorStream(true)
@@ -204,18 +209,25 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
     private void awaitDiscovery() {
         URI discovery = URI.create(issuer + "/.well-known/openid-configuration");
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
-            HttpRequest request = HttpRequest.newBuilder(discovery).timeout(Duration.ofSeconds(5)).GET().build();
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            HttpRequest request = HttpRequest.newBuilder(discovery)
+                    .timeout(Duration.ofSeconds(5))
+                    .GET()
+                    .build();
             while (true) {
                 if (!process.isAlive()) {
                     String tail = logTail();
-                    String message = "the OpenID provider exited with " + process.exitValue() + " before "
-                            + discovery + " answered; end of " + logFile + ":\n" + tail;
-                    throw tail.contains("already in use") ? new PortTakenException(message)
+                    String message = "the OpenID provider exited with " + process.exitValue() + " before " + discovery
+                            + " answered; end of " + logFile + ":\n" + tail;
+                    throw tail.contains("already in use")
+                            ? new PortTakenException(message)
                             : new IllegalStateException(message);
                 }
                 try {
-                    if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    if (http.send(request, HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200) {
                         return;
                     }
                 } catch (IOException notListeningYet) {
@@ -239,9 +251,12 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
             int tailStart = Math.max(0, lines.size() - LOG_TAIL_LINES);
             // A stack trace can fill the tail: name the causes and Spring Boot's failure report from before it too.
             List<String> causes = lines.subList(0, tailStart).stream()
-                    .filter(line -> line.startsWith("Caused by:") || line.startsWith("Description:")
+                    .filter(line -> line.startsWith("Caused by:")
+                            || line.startsWith("Description:")
                             || line.contains(" ERROR "))
-                    .distinct().limit(20).toList();
+                    .distinct()
+                    .limit(20)
+                    .toList();
             String tail = String.join("\n", lines.subList(tailStart, lines.size()));
             return causes.isEmpty() ? tail : String.join("\n", causes) + "\n...\n" + tail;
         } catch (IOException | UncheckedIOException e) {
@@ -263,7 +278,9 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
         for (String artifactId : providerArtifactIds()) {
             Pattern jarName = Pattern.compile(Pattern.quote(artifactId) + "-\\d.*\\.jar");
             List<String> found = entries.stream()
-                    .filter(entry -> jarName.matcher(Path.of(entry).getFileName().toString()).matches())
+                    .filter(entry -> jarName.matcher(
+                                    Path.of(entry).getFileName().toString())
+                            .matches())
                     .toList();
             if (found.isEmpty()) {
                 missing.add(artifactId);
@@ -280,7 +297,11 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
 
     private static String ownLocation() {
         try {
-            return Path.of(TestIdentityProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            return Path.of(TestIdentityProvider.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
                     .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
@@ -321,32 +342,46 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
     /** The configuration {@link TestIdentityProvider} reads; written by hand so this class needs no JSON library. */
     static String configJson(int port, String issuer, List<Client> clients, List<User> users) {
         StringBuilder json = new StringBuilder();
-        json.append("{\n  \"port\": ").append(port)
-                .append(",\n  \"issuer\": ").append(quote(issuer))
-                .append(",\n  \"parentPid\": ").append(ProcessHandle.current().pid())
+        json.append("{\n  \"port\": ")
+                .append(port)
+                .append(",\n  \"issuer\": ")
+                .append(quote(issuer))
+                .append(",\n  \"parentPid\": ")
+                .append(ProcessHandle.current().pid())
                 .append(",\n  \"clients\": [");
         for (int i = 0; i < clients.size(); i++) {
             Client c = clients.get(i);
             json.append(i == 0 ? "\n" : ",\n")
-                    .append("    {\"clientId\": ").append(quote(c.clientId()))
-                    .append(", \"clientSecret\": ").append(quote(c.clientSecret()))
-                    .append(", \"redirectUris\": ").append(array(c.redirectUris()))
-                    .append(", \"requirePkce\": ").append(c.requirePkce()).append('}');
+                    .append("    {\"clientId\": ")
+                    .append(quote(c.clientId()))
+                    .append(", \"clientSecret\": ")
+                    .append(quote(c.clientSecret()))
+                    .append(", \"redirectUris\": ")
+                    .append(array(c.redirectUris()))
+                    .append(", \"requirePkce\": ")
+                    .append(c.requirePkce())
+                    .append('}');
         }
         json.append("\n  ],\n  \"users\": [");
         for (int i = 0; i < users.size(); i++) {
             User u = users.get(i);
             json.append(i == 0 ? "\n" : ",\n")
-                    .append("    {\"username\": ").append(quote(u.username()))
-                    .append(", \"password\": ").append(quote(u.password()))
-                    .append(", \"groups\": ").append(array(u.groups()))
-                    .append(", \"email\": ").append(u.email() == null ? "null" : quote(u.email())).append('}');
+                    .append("    {\"username\": ")
+                    .append(quote(u.username()))
+                    .append(", \"password\": ")
+                    .append(quote(u.password()))
+                    .append(", \"groups\": ")
+                    .append(array(u.groups()))
+                    .append(", \"email\": ")
+                    .append(u.email() == null ? "null" : quote(u.email()))
+                    .append('}');
         }
         return json.append("\n  ]\n}\n").toString();
     }
 
     private static String array(List<String> values) {
-        List<String> quoted = values.stream().map(TestIdentityProviderProcess::quote).toList();
+        List<String> quoted =
+                values.stream().map(TestIdentityProviderProcess::quote).toList();
         return "[" + String.join(", ", quoted) + "]";
     }
 
@@ -375,7 +410,9 @@ public final class TestIdentityProviderProcess implements AutoCloseable {
     private static String argFileText(List<String> args) {
         StringBuilder text = new StringBuilder();
         for (String arg : args) {
-            text.append('"').append(arg.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+            text.append('"')
+                    .append(arg.replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append("\"\n");
         }
         return text.toString();
     }

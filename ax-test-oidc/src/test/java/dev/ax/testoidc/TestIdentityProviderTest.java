@@ -55,9 +55,11 @@ class TestIdentityProviderTest {
     @BeforeAll
     static void startProvider() {
         long started = System.nanoTime();
-        provider = TestIdentityProviderProcess.start(workDir,
+        provider = TestIdentityProviderProcess.start(
+                workDir,
                 List.of(new Client(CLIENT_ID, CLIENT_SECRET, List.of(REDIRECT_URI), true)),
-                List.of(new User("alice", "pw-alice", List.of("data-eng", "ops"), "alice@example.com"),
+                List.of(
+                        new User("alice", "pw-alice", List.of("data-eng", "ops"), "alice@example.com"),
                         new User("bob", "pw-bob", List.of(), null)));
         startMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
         System.out.println("the OpenID provider answered " + startMillis + " ms after start at " + provider.issuer());
@@ -75,7 +77,8 @@ class TestIdentityProviderTest {
     void the_discovery_document_names_the_issuer_its_endpoints_and_what_it_supports() throws Exception {
         Map<String, Object> discovery = json(get(provider.issuer() + "/.well-known/openid-configuration"));
 
-        assertThat(discovery).containsEntry("issuer", provider.issuer())
+        assertThat(discovery)
+                .containsEntry("issuer", provider.issuer())
                 .containsEntry("authorization_endpoint", provider.issuer() + "/oauth2/authorize")
                 .containsEntry("token_endpoint", provider.issuer() + "/oauth2/token")
                 .containsEntry("jwks_uri", provider.issuer() + "/oauth2/jwks")
@@ -83,8 +86,10 @@ class TestIdentityProviderTest {
                 .containsEntry("end_session_endpoint", provider.issuer() + "/connect/logout");
         assertThat((List<Object>) discovery.get("token_endpoint_auth_methods_supported"))
                 .contains("client_secret_basic", "client_secret_post");
-        assertThat((List<Object>) discovery.get("code_challenge_methods_supported")).contains("S256");
-        assertThat((List<Object>) discovery.get("id_token_signing_alg_values_supported")).contains("RS256");
+        assertThat((List<Object>) discovery.get("code_challenge_methods_supported"))
+                .contains("S256");
+        assertThat((List<Object>) discovery.get("id_token_signing_alg_values_supported"))
+                .contains("RS256");
     }
 
     @Test
@@ -102,8 +107,11 @@ class TestIdentityProviderTest {
         SignedJWT idToken = SignedJWT.parse((String) tokens.get("id_token"));
         assertThat(idToken.getHeader().getAlgorithm()).isEqualTo(JWSAlgorithm.RS256);
         RSAKey key = JWKSet.parse(get(provider.issuer() + "/oauth2/jwks"))
-                .getKeyByKeyId(idToken.getHeader().getKeyID()).toRSAKey();
-        assertThat(idToken.verify(new RSASSAVerifier(key))).as("signature verifies against the JWKS").isTrue();
+                .getKeyByKeyId(idToken.getHeader().getKeyID())
+                .toRSAKey();
+        assertThat(idToken.verify(new RSASSAVerifier(key)))
+                .as("signature verifies against the JWKS")
+                .isTrue();
 
         JWTClaimsSet claims = idToken.getJWTClaimsSet();
         assertThat(claims.getIssuer()).isEqualTo(provider.issuer());
@@ -121,15 +129,20 @@ class TestIdentityProviderTest {
         Browser browser = new Browser();
         Pkce pkce = Pkce.create();
         String code = browser.signIn("bob", "pw-bob", "state-2", "nonce-2", pkce);
-        String accessToken = (String) json(tokenRequest(code, pkce.verifier(), true).body()).get("access_token");
+        String accessToken =
+                (String) json(tokenRequest(code, pkce.verifier(), true).body()).get("access_token");
 
-        HttpResponse<String> userInfo = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(provider.issuer() + "/userinfo"))
-                        .header("Authorization", "Bearer " + accessToken).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> userInfo = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(provider.issuer() + "/userinfo"))
+                                .header("Authorization", "Bearer " + accessToken)
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
 
         assertThat(userInfo.statusCode()).as(userInfo.body()).isEqualTo(200);
-        assertThat(json(userInfo.body())).containsEntry("sub", "bob")
+        assertThat(json(userInfo.body()))
+                .containsEntry("sub", "bob")
                 .containsEntry("preferred_username", "bob")
                 .containsEntry("groups", List.of())
                 .doesNotContainKey("email");
@@ -164,9 +177,18 @@ class TestIdentityProviderTest {
         Browser browser = new Browser();
         browser.logIn("alice", "pw-alice");
 
-        HttpResponse<String> response = browser.get(provider.issuer() + "/oauth2/authorize?" + form(Map.of(
-                "response_type", "code", "client_id", CLIENT_ID, "redirect_uri", REDIRECT_URI,
-                "scope", "openid profile email", "state", "state-5")));
+        HttpResponse<String> response = browser.get(provider.issuer() + "/oauth2/authorize?"
+                + form(Map.of(
+                        "response_type",
+                        "code",
+                        "client_id",
+                        CLIENT_ID,
+                        "redirect_uri",
+                        REDIRECT_URI,
+                        "scope",
+                        "openid profile email",
+                        "state",
+                        "state-5")));
 
         assertThat(response.statusCode()).isEqualTo(302);
         String location = response.headers().firstValue("Location").orElseThrow();
@@ -179,8 +201,9 @@ class TestIdentityProviderTest {
         Browser browser = new Browser();
         HttpResponse<String> login = browser.get(provider.issuer() + "/login");
 
-        HttpResponse<String> posted = browser.post(provider.issuer() + "/login", Map.of(
-                "username", "alice", "password", "not-her-password", "_csrf", csrfToken(login.body())));
+        HttpResponse<String> posted = browser.post(
+                provider.issuer() + "/login",
+                Map.of("username", "alice", "password", "not-her-password", "_csrf", csrfToken(login.body())));
 
         assertThat(posted.statusCode()).isEqualTo(302);
         assertThat(posted.headers().firstValue("Location")).contains(provider.issuer() + "/login?error");
@@ -188,13 +211,19 @@ class TestIdentityProviderTest {
 
     @Test
     void the_provider_runs_on_its_own_dependencies_and_not_on_the_whole_test_class_path() {
-        List<String> childClassPath = List.of(TestIdentityProviderProcess.providerClassPath().split(File.pathSeparator));
-        List<String> jarNames = childClassPath.stream().map(entry -> Path.of(entry).getFileName().toString()).toList();
+        List<String> childClassPath =
+                List.of(TestIdentityProviderProcess.providerClassPath().split(File.pathSeparator));
+        List<String> jarNames = childClassPath.stream()
+                .map(entry -> Path.of(entry).getFileName().toString())
+                .toList();
 
-        assertThat(jarNames).anyMatch(name -> name.startsWith("tomcat-embed-core-"))
+        assertThat(jarNames)
+                .anyMatch(name -> name.startsWith("tomcat-embed-core-"))
                 .anyMatch(name -> name.startsWith("spring-security-oauth2-authorization-server-"))
                 .noneMatch(name -> name.startsWith("junit-jupiter-") || name.startsWith("assertj-core-"));
-        assertThat(childClassPath).doesNotContain(Path.of("target", "test-classes").toAbsolutePath().toString());
+        assertThat(childClassPath)
+                .doesNotContain(
+                        Path.of("target", "test-classes").toAbsolutePath().toString());
     }
 
     /** What a browser does: keeps cookies, follows the provider's redirects, stops at the client's redirect URI. */
@@ -207,15 +236,24 @@ class TestIdentityProviderTest {
 
         /** Runs the front channel of the flow and returns the authorization code handed to the redirect URI. */
         String signIn(String username, String password, String state, String nonce, Pkce pkce) throws Exception {
-            String authorize = provider.issuer() + "/oauth2/authorize?" + form(Map.of(
-                    "response_type", "code",
-                    "client_id", CLIENT_ID,
-                    "redirect_uri", REDIRECT_URI,
-                    "scope", "openid profile email",
-                    "state", state,
-                    "nonce", nonce,
-                    "code_challenge", pkce.challenge(),
-                    "code_challenge_method", "S256"));
+            String authorize = provider.issuer() + "/oauth2/authorize?"
+                    + form(Map.of(
+                            "response_type",
+                            "code",
+                            "client_id",
+                            CLIENT_ID,
+                            "redirect_uri",
+                            REDIRECT_URI,
+                            "scope",
+                            "openid profile email",
+                            "state",
+                            state,
+                            "nonce",
+                            nonce,
+                            "code_challenge",
+                            pkce.challenge(),
+                            "code_challenge_method",
+                            "S256"));
             HttpResponse<String> response = get(authorize);
             assertThat(response.statusCode()).isEqualTo(302);
             String loginPage = location(response);
@@ -224,8 +262,8 @@ class TestIdentityProviderTest {
             HttpResponse<String> form = get(loginPage);
             assertThat(form.statusCode()).isEqualTo(200);
             assertThat(form.body()).contains("name=\"username\"", "name=\"password\"");
-            response = post(loginPage, Map.of(
-                    "username", username, "password", password, "_csrf", csrfToken(form.body())));
+            response = post(
+                    loginPage, Map.of("username", username, "password", password, "_csrf", csrfToken(form.body())));
 
             // Back to the authorization request, then to the client: no consent page in between.
             for (int hops = 0; hops < 5; hops++) {
@@ -244,22 +282,29 @@ class TestIdentityProviderTest {
 
         void logIn(String username, String password) throws Exception {
             HttpResponse<String> form = get(provider.issuer() + "/login");
-            HttpResponse<String> posted = post(provider.issuer() + "/login", Map.of(
-                    "username", username, "password", password, "_csrf", csrfToken(form.body())));
+            HttpResponse<String> posted = post(
+                    provider.issuer() + "/login",
+                    Map.of("username", username, "password", password, "_csrf", csrfToken(form.body())));
             assertThat(posted.statusCode()).isEqualTo(302);
             assertThat(location(posted)).doesNotContain("error").doesNotEndWith("/login");
         }
 
         HttpResponse<String> get(String uri) throws Exception {
-            return http.send(HttpRequest.newBuilder(URI.create(uri)).header("Accept", "text/html").GET().build(),
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(uri))
+                            .header("Accept", "text/html")
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
         }
 
         HttpResponse<String> post(String uri, Map<String, String> fields) throws Exception {
-            return http.send(HttpRequest.newBuilder(URI.create(uri))
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(uri))
                             .header("Content-Type", "application/x-www-form-urlencoded")
                             .header("Accept", "text/html")
-                            .POST(HttpRequest.BodyPublishers.ofString(form(fields))).build(),
+                            .POST(HttpRequest.BodyPublishers.ofString(form(fields)))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
         }
 
@@ -279,14 +324,21 @@ class TestIdentityProviderTest {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(provider.issuer() + "/oauth2/token"))
                 .header("Content-Type", "application/x-www-form-urlencoded");
         if (basic) {
-            request.header("Authorization", "Basic " + Base64.getEncoder()
-                    .encodeToString((CLIENT_ID + ":" + CLIENT_SECRET).getBytes(StandardCharsets.UTF_8)));
+            request.header(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString(
+                                            (CLIENT_ID + ":" + CLIENT_SECRET).getBytes(StandardCharsets.UTF_8)));
         } else {
             fields.put("client_id", CLIENT_ID);
             fields.put("client_secret", CLIENT_SECRET);
         }
-        return HttpClient.newHttpClient().send(request.POST(HttpRequest.BodyPublishers.ofString(form(fields))).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        request.POST(HttpRequest.BodyPublishers.ofString(form(fields)))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private record Pkce(String verifier, String challenge) {
@@ -333,7 +385,8 @@ class TestIdentityProviderTest {
             int eq = pair.indexOf('=');
             String name = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);
-            query.put(URLDecoder.decode(name, StandardCharsets.UTF_8), URLDecoder.decode(value, StandardCharsets.UTF_8));
+            query.put(
+                    URLDecoder.decode(name, StandardCharsets.UTF_8), URLDecoder.decode(value, StandardCharsets.UTF_8));
         }
         return query;
     }

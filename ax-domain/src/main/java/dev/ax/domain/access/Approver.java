@@ -41,7 +41,10 @@ public sealed interface Approver {
     static Optional<Approver> parse(String entry) {
         if (entry.startsWith("team:")) {
             Matcher m = TEAM_ROLE.matcher(entry);
-            return m.matches() ? Optional.of(new RoleInTeam(m.group(1), Role.ofToken(m.group(2)).orElseThrow())) : Optional.empty();
+            return m.matches()
+                    ? Optional.of(
+                            new RoleInTeam(m.group(1), Role.ofToken(m.group(2)).orElseThrow()))
+                    : Optional.empty();
         }
         Optional<Role> role = Role.ofToken(entry).filter(Role::isPersonRole);
         return Optional.of(role.<Approver>map(RoleForTask::new).orElseGet(() -> new Person(entry)));

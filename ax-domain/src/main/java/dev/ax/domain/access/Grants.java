@@ -45,7 +45,9 @@ public record Grants(Role role, Map<String, Role> teams, List<String> groups) {
 
     /** True when some team grant, though not the global role, admits {@code needed}: only then does the target's team matter. */
     public boolean mayDependOnTeam(Role needed) {
-        return needed != Role.EXECUTOR && !needed.admits(role) && teams.values().stream().anyMatch(needed::admits);
+        return needed != Role.EXECUTOR
+                && !needed.admits(role)
+                && teams.values().stream().anyMatch(needed::admits);
     }
 
     /** "viewer; operator in data, admin in web" or "executor for groups orders": how refusals and lists name them. */
@@ -54,7 +56,11 @@ public record Grants(Role role, Map<String, Role> teams, List<String> groups) {
         if (!groups.isEmpty()) {
             s.append(" for groups ").append(String.join(", ", groups));
         }
-        String inTeams = String.join(", ", teams.entrySet().stream().map(e -> e.getValue().wireName() + " in " + e.getKey()).toList());
+        String inTeams = String.join(
+                ", ",
+                teams.entrySet().stream()
+                        .map(e -> e.getValue().wireName() + " in " + e.getKey())
+                        .toList());
         return inTeams.isEmpty() ? s.toString() : s.append("; ").append(inTeams).toString();
     }
 

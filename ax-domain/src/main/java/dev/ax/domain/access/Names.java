@@ -10,8 +10,7 @@ public final class Names {
     /** A person's or a token's name: like a task name, and '@' and '+' for the e-mail addresses identity providers use. */
     private static final Pattern PERSON = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@+-]*");
 
-    private Names() {
-    }
+    private Names() {}
 
     /** A person's or token's name, or an error on {@code field}. */
     public static String person(JsonReader in, Object value, String field) {
@@ -24,7 +23,9 @@ public final class Names {
             return null;
         }
         if (!PERSON.matcher(s).matches()) {
-            in.error(field, "may contain only letters, digits, '_', '.', '@', '+' and '-', and must start with a letter or digit");
+            in.error(
+                    field,
+                    "may contain only letters, digits, '_', '.', '@', '+' and '-', and must start with a letter or digit");
             return null;
         }
         return s;
@@ -32,7 +33,10 @@ public final class Names {
 
     /** True when {@code s} is a valid person's or token's name. */
     public static boolean isPerson(String s) {
-        return s != null && !s.isEmpty() && s.length() <= MAX_LENGTH && PERSON.matcher(s).matches();
+        return s != null
+                && !s.isEmpty()
+                && s.length() <= MAX_LENGTH
+                && PERSON.matcher(s).matches();
     }
 
     /** A team's name: the rules of task names. */

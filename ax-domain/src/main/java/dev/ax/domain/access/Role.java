@@ -9,7 +9,11 @@ import java.util.Optional;
  * never held.
  */
 public enum Role {
-    PUBLIC, VIEWER, OPERATOR, ADMIN, EXECUTOR;
+    PUBLIC,
+    VIEWER,
+    OPERATOR,
+    ADMIN,
+    EXECUTOR;
 
     /** True if a holder of {@code held} may do what needs this role. */
     public boolean admits(Role held) {

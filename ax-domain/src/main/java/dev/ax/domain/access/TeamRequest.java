@@ -14,7 +14,8 @@ public record TeamRequest(String name, String description) {
         JsonReader in = new JsonReader();
         Map<String, Object> root = json == null ? null : in.object(json, "");
         if (root == null) {
-            throw in.hasErrors() ? new ValidationException(in.errors())
+            throw in.hasErrors()
+                    ? new ValidationException(in.errors())
                     : new ValidationException("", "send {\"name\": …} as a JSON object");
         }
         in.rejectUnknown(root, "", FIELDS);

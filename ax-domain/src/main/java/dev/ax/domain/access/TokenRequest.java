@@ -23,6 +23,7 @@ import java.util.Set;
 public record TokenRequest(String name, String owner, Grants grants, Duration expiresIn) {
     /** The longest a token may be made for: beyond that, "until revoked" says what is meant. */
     public static final Duration MAX_LIFETIME = Duration.ofDays(3660);
+
     private static final Set<String> FIELDS = Set.of("name", "owner", "role", "teams", "groups", "expiresIn");
     private static final int MAX_TEAMS = 100;
     private static final int MAX_GROUPS = 100;
@@ -32,7 +33,8 @@ public record TokenRequest(String name, String owner, Grants grants, Duration ex
         JsonReader in = new JsonReader();
         Map<String, Object> root = json == null ? null : in.object(json, "");
         if (root == null) {
-            throw in.hasErrors() ? new ValidationException(in.errors())
+            throw in.hasErrors()
+                    ? new ValidationException(in.errors())
                     : new ValidationException("", "send {\"name\": …, \"role\": …} as a JSON object");
         }
         in.rejectUnknown(root, "", FIELDS);
@@ -53,9 +55,13 @@ public record TokenRequest(String name, String owner, Grants grants, Duration ex
         if (s == null) {
             return null;
         }
-        Role role = Role.ofToken(s).filter(r -> r.isPersonRole() || (executorToo && r == Role.EXECUTOR)).orElse(null);
+        Role role = Role.ofToken(s)
+                .filter(r -> r.isPersonRole() || (executorToo && r == Role.EXECUTOR))
+                .orElse(null);
         if (role == null) {
-            in.error(field, "'" + s + "' is not a role; one of viewer, operator, admin" + (executorToo ? ", executor" : ""));
+            in.error(
+                    field,
+                    "'" + s + "' is not a role; one of viewer, operator, admin" + (executorToo ? ", executor" : ""));
         }
         return role;
     }
@@ -121,7 +127,10 @@ public record TokenRequest(String name, String owner, Grants grants, Duration ex
             return null;
         }
         if (d.isNegative() || d.isZero() || d.compareTo(MAX_LIFETIME) > 0) {
-            in.error("expiresIn", "must be more than zero and at most " + MAX_LIFETIME.toDays() + " days (leave it out for no expiry)");
+            in.error(
+                    "expiresIn",
+                    "must be more than zero and at most " + MAX_LIFETIME.toDays()
+                            + " days (leave it out for no expiry)");
             return null;
         }
         return d;

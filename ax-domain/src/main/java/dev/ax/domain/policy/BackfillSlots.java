@@ -16,8 +16,7 @@ import java.util.List;
 public final class BackfillSlots {
     public static final int MAX_SLOTS = 10_000;
 
-    private BackfillSlots() {
-    }
+    private BackfillSlots() {}
 
     /** Throws IllegalArgumentException when the range holds more than {@link #MAX_SLOTS} slots. */
     public static List<Instant> of(Schedule schedule, ZoneId zone, LocalDate from, LocalDate to, boolean newestFirst) {

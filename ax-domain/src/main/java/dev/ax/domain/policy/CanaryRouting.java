@@ -14,8 +14,7 @@ import java.security.NoSuchAlgorithmException;
  * a character or two, and a linear checksum of such keys is far from uniform mod 100.
  */
 public final class CanaryRouting {
-    private CanaryRouting() {
-    }
+    private CanaryRouting() {}
 
     /** The bucket of a fire key, 0..99. */
     public static int bucket(String fireKey) {

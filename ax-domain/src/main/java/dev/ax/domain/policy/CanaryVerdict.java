@@ -13,15 +13,28 @@ public record CanaryVerdict(boolean rollback, double canaryFailurePercent, doubl
     public static final int DEFAULT_MARGIN_POINTS = 20;
     public static final int DEFAULT_MIN_RUNS = 3;
 
-    public static CanaryVerdict decide(long canaryOk, long canaryFailed, long stableOk, long stableFailed, int marginPoints, int minRuns) {
+    public static CanaryVerdict decide(
+            long canaryOk, long canaryFailed, long stableOk, long stableFailed, int marginPoints, int minRuns) {
         long canaryDone = canaryOk + canaryFailed;
         long stableDone = stableOk + stableFailed;
         double canary = canaryDone == 0 ? 0 : 100.0 * canaryFailed / canaryDone;
         double stable = stableDone == 0 ? 0 : 100.0 * stableFailed / stableDone;
-        String numbers = String.format(Locale.ROOT, "canary %d of %d failed (%.0f%%), stable %d of %d failed (%.0f%%), margin %d points",
-                canaryFailed, canaryDone, canary, stableFailed, stableDone, stable, marginPoints);
+        String numbers = String.format(
+                Locale.ROOT,
+                "canary %d of %d failed (%.0f%%), stable %d of %d failed (%.0f%%), margin %d points",
+                canaryFailed,
+                canaryDone,
+                canary,
+                stableFailed,
+                stableDone,
+                stable,
+                marginPoints);
         if (canaryDone < minRuns) {
-            return new CanaryVerdict(false, canary, stable, "keep: " + canaryDone + " of at least " + minRuns + " canary runs ended; " + numbers);
+            return new CanaryVerdict(
+                    false,
+                    canary,
+                    stable,
+                    "keep: " + canaryDone + " of at least " + minRuns + " canary runs ended; " + numbers);
         }
         if (canary > stable + marginPoints) {
             return new CanaryVerdict(true, canary, stable, "rollback: " + numbers);

@@ -27,12 +27,10 @@ public final class Catchup {
     /** Missed slots listed one by one; the rest of a plan's skipped slots are summarised. */
     public static final int LISTED_SKIPS = 20;
 
-    private Catchup() {
-    }
+    private Catchup() {}
 
     /** One slot to fire; {@code late} when it is a missed slot fired by the misfire policy. */
-    public record Slot(Instant at, boolean late) {
-    }
+    public record Slot(Instant at, boolean late) {}
 
     /**
      * @param fire         slots to turn into runs, oldest first
@@ -42,15 +40,20 @@ public final class Catchup {
      * @param nextFireAt   the task's new {@code next_fire_at}; {@code null} when the schedule has
      *                     no further slot
      */
-    public record Plan(List<Slot> fire, List<Instant> skipped, long skippedMore,
-                       Instant skippedMoreFrom, Instant skippedMoreTo, Instant nextFireAt) {
+    public record Plan(
+            List<Slot> fire,
+            List<Instant> skipped,
+            long skippedMore,
+            Instant skippedMoreFrom,
+            Instant skippedMoreTo,
+            Instant nextFireAt) {
         public long skippedTotal() {
             return skipped.size() + skippedMore;
         }
     }
 
-    public static Plan plan(Schedule schedule, Instant firstDue, Instant now, Duration window,
-                            MisfirePolicy policy, int maxSlots) {
+    public static Plan plan(
+            Schedule schedule, Instant firstDue, Instant now, Duration window, MisfirePolicy policy, int maxSlots) {
         return plan(schedule, firstDue, now, Duration.ZERO, window, policy, maxSlots);
     }
 
@@ -59,8 +62,14 @@ public final class Catchup {
      * created early and wait for their slot ({@code ready_at}), so they start on time instead of
      * after the time it takes to create them. Lateness is still measured from {@code now}.
      */
-    public static Plan plan(Schedule schedule, Instant firstDue, Instant now, Duration ahead, Duration window,
-                            MisfirePolicy policy, int maxSlots) {
+    public static Plan plan(
+            Schedule schedule,
+            Instant firstDue,
+            Instant now,
+            Duration ahead,
+            Duration window,
+            MisfirePolicy policy,
+            int maxSlots) {
         Objects.requireNonNull(firstDue, "firstDue");
         if (ahead.isNegative()) {
             throw new IllegalArgumentException("ahead must not be negative, was " + ahead);
@@ -102,7 +111,12 @@ public final class Catchup {
 
         List<Instant> listed = notRun.subList(0, Math.min(LISTED_SKIPS, notRun.size()));
         List<Instant> rest = notRun.subList(listed.size(), notRun.size());
-        return new Plan(List.copyOf(all), List.copyOf(listed), rest.size(),
-                rest.isEmpty() ? null : rest.getFirst(), rest.isEmpty() ? null : rest.getLast(), slot);
+        return new Plan(
+                List.copyOf(all),
+                List.copyOf(listed),
+                rest.size(),
+                rest.isEmpty() ? null : rest.getFirst(),
+                rest.isEmpty() ? null : rest.getLast(),
+                slot);
     }
 }

@@ -15,8 +15,7 @@ import java.util.Set;
  * task (refused when saving), and a task's dependents in the order a cascade backfill creates them.
  */
 public final class DependencyGraph {
-    private DependencyGraph() {
-    }
+    private DependencyGraph() {}
 
     /** A cycle through {@code start}, as the path {@code start → … → start}; empty if there is none. */
     public static Optional<List<String>> cycle(String start, Map<String, List<String>> upstreams) {
@@ -25,8 +24,8 @@ public final class DependencyGraph {
         return walk(start, start, upstreams, path, new LinkedHashSet<>());
     }
 
-    private static Optional<List<String>> walk(String start, String at, Map<String, List<String>> upstreams, Deque<String> path,
-                                               Set<String> done) {
+    private static Optional<List<String>> walk(
+            String start, String at, Map<String, List<String>> upstreams, Deque<String> path, Set<String> done) {
         for (String up : upstreams.getOrDefault(at, List.of())) {
             if (up.equals(at)) {
                 continue;
@@ -69,8 +68,10 @@ public final class DependencyGraph {
         while (ordered.size() < reached.size()) {
             boolean progress = false;
             for (String t : reached) {
-                if (!placed.contains(t) && upstreams.getOrDefault(t, List.of()).stream()
-                        .filter(u -> !u.equals(t)).allMatch(u -> placed.contains(u) || !reached.contains(u))) {
+                if (!placed.contains(t)
+                        && upstreams.getOrDefault(t, List.of()).stream()
+                                .filter(u -> !u.equals(t))
+                                .allMatch(u -> placed.contains(u) || !reached.contains(u))) {
                     ordered.add(t);
                     placed.add(t);
                     progress = true;

@@ -9,8 +9,7 @@ import java.util.Collection;
  * The claim query applies the same rule in SQL; this is its statement in Java (warnings, tests).
  */
 public final class EnvironmentMatch {
-    private EnvironmentMatch() {
-    }
+    private EnvironmentMatch() {}
 
     public static boolean matches(Collection<String> required, Collection<String> executorLabels) {
         return executorLabels.containsAll(required);

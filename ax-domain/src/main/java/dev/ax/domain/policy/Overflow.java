@@ -25,7 +25,8 @@ public record Overflow(Admission admission, String reason) {
         REPLACE_ACTIVE
     }
 
-    public static Overflow decide(OverflowPolicy policy, int maxConcurrency, Integer queueLimit, int active, int waiting) {
+    public static Overflow decide(
+            OverflowPolicy policy, int maxConcurrency, Integer queueLimit, int active, int waiting) {
         if (policy == OverflowPolicy.ALLOW) {
             return new Overflow(Admission.RUN, "overflow ALLOW: no limit");
         }
@@ -35,11 +36,16 @@ public record Overflow(Admission admission, String reason) {
         }
         String busy = active + " of " + maxConcurrency + " runs active";
         return switch (policy) {
-            case QUEUE -> queueLimit != null && waiting >= queueLimit
-                    ? new Overflow(Admission.DROP_QUEUE_FULL, busy + " and " + waiting + " waiting (queueLimit " + queueLimit + ")")
-                    : new Overflow(Admission.QUEUE, busy + "; waits as number " + (waiting + 1) + " in the queue");
-            case QUEUE_ONE -> new Overflow(Admission.QUEUE_REPLACING_WAITING,
-                    busy + "; waits, replacing " + waiting + " older waiting run(s)");
+            case QUEUE ->
+                queueLimit != null && waiting >= queueLimit
+                        ? new Overflow(
+                                Admission.DROP_QUEUE_FULL,
+                                busy + " and " + waiting + " waiting (queueLimit " + queueLimit + ")")
+                        : new Overflow(Admission.QUEUE, busy + "; waits as number " + (waiting + 1) + " in the queue");
+            case QUEUE_ONE ->
+                new Overflow(
+                        Admission.QUEUE_REPLACING_WAITING,
+                        busy + "; waits, replacing " + waiting + " older waiting run(s)");
             case SKIP -> new Overflow(Admission.SKIP, busy + "; overflow SKIP");
             case REPLACE -> new Overflow(Admission.REPLACE_ACTIVE, busy + "; overflow REPLACE stops them");
             case ALLOW -> throw new IllegalStateException("handled above");

@@ -53,13 +53,13 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
             if (state == null) {
                 return what + ": no run yet";
             }
-            return what + ": " + (failed() ? "ended " : "") + state + (instanceId == null ? "" : ", instance " + instanceId);
+            return what + ": " + (failed() ? "ended " : "") + state
+                    + (instanceId == null ? "" : ", instance " + instanceId);
         }
     }
 
     /** One upstream run that may decide a dependency. */
-    public record Run(long id, InstanceState state) {
-    }
+    public record Run(long id, InstanceState state) {}
 
     /**
      * Which of the upstream runs matching a dependency (same date, same window, a slot and its
@@ -83,20 +83,28 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
     public static Readiness decide(List<Upstream> upstreams, OnUpstreamFailure onFailure, boolean deadlinePassed) {
         List<Upstream> unmet = upstreams.stream().filter(u -> !u.met()).toList();
         if (unmet.isEmpty()) {
-            return new Readiness(Verdict.READY, "dependencies met: " + String.join("; ", upstreams.stream().map(Upstream::describe).toList()),
+            return new Readiness(
+                    Verdict.READY,
+                    "dependencies met: "
+                            + String.join(
+                                    "; ",
+                                    upstreams.stream().map(Upstream::describe).toList()),
                     List.of());
         }
         List<Upstream> failed = unmet.stream().filter(Upstream::failed).toList();
-        String failures = String.join("; ", failed.stream().map(Upstream::describe).toList());
+        String failures =
+                String.join("; ", failed.stream().map(Upstream::describe).toList());
         if (!failed.isEmpty() && onFailure == OnUpstreamFailure.SKIP) {
             return new Readiness(Verdict.SKIP, "upstream failed (onUpstreamFailure SKIP): " + failures, unmet);
         }
         if (!failed.isEmpty() && onFailure == OnUpstreamFailure.FAIL) {
             return new Readiness(Verdict.FAIL, "upstream failed (onUpstreamFailure FAIL): " + failures, unmet);
         }
-        String waiting = String.join("; ", unmet.stream().map(Upstream::describe).toList());
+        String waiting =
+                String.join("; ", unmet.stream().map(Upstream::describe).toList());
         if (deadlinePassed) {
-            return new Readiness(Verdict.DEADLINE, "dependency wait deadline passed; still waiting for " + waiting, unmet);
+            return new Readiness(
+                    Verdict.DEADLINE, "dependency wait deadline passed; still waiting for " + waiting, unmet);
         }
         return new Readiness(Verdict.WAIT, "waiting for " + waiting, unmet);
     }

@@ -17,16 +17,19 @@ public record RetryDecision(boolean retry, Duration delay, String reason) {
         return decide(policy, attempt, kind, exitCode, 0.5);
     }
 
-    public static RetryDecision decide(Policy policy, int attempt, FailureKind kind, Integer exitCode, double unitRandom) {
+    public static RetryDecision decide(
+            Policy policy, int attempt, FailureKind kind, Integer exitCode, double unitRandom) {
         if (!policy.retryable().isRetryable(kind, exitCode)) {
-            return new RetryDecision(false, Duration.ZERO, kind + (exitCode == null ? "" : " " + exitCode) + " is not retryable");
+            return new RetryDecision(
+                    false, Duration.ZERO, kind + (exitCode == null ? "" : " " + exitCode) + " is not retryable");
         }
         if (attempt >= policy.maxAttempts()) {
-            return new RetryDecision(false, Duration.ZERO, "attempt " + attempt + " of " + policy.maxAttempts() + ": retries exhausted");
+            return new RetryDecision(
+                    false, Duration.ZERO, "attempt " + attempt + " of " + policy.maxAttempts() + ": retries exhausted");
         }
         Duration delay = delay(policy.retryIntervalSeconds(), policy.backoff(), attempt, unitRandom);
-        return new RetryDecision(true, delay,
-                "attempt " + (attempt + 1) + " of " + policy.maxAttempts() + " in " + seconds(delay));
+        return new RetryDecision(
+                true, delay, "attempt " + (attempt + 1) + " of " + policy.maxAttempts() + " in " + seconds(delay));
     }
 
     /** The wait after failed attempt {@code attempt} (1-based). */
@@ -45,6 +48,8 @@ public record RetryDecision(boolean retry, Duration delay, String reason) {
     }
 
     private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+        return d.toMillis() % 1000 == 0
+                ? d.toSeconds() + "s"
+                : String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
     }
 }

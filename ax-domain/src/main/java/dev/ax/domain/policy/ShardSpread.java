@@ -30,8 +30,8 @@ public record ShardSpread(boolean take, String reason) {
      * @param others            RUNNING shards of the instance on each other live executor of the group (0 for an idle one)
      * @param waitedPastGrace   the shard has been claimable for longer than the spread grace
      */
-    public static ShardSpread decide(int running, Integer maxParallelShards, int mine, Collection<Integer> others,
-                                     boolean waitedPastGrace) {
+    public static ShardSpread decide(
+            int running, Integer maxParallelShards, int mine, Collection<Integer> others, boolean waitedPastGrace) {
         if (maxParallelShards != null && running >= maxParallelShards) {
             return new ShardSpread(false, "maxParallelShards " + maxParallelShards + " shards are running");
         }

@@ -15,20 +15,34 @@ import java.util.List;
  *                    stores them in the transaction that records the outcome (so a short run's log and its end
  *                    cost one commit, not two), and not at all when it refuses the completion. Empty when there are none.
  */
-public record Completion(String executorId, RunRef run, boolean success, FailureKind failureKind,
-                         Integer exitCode, String message, Long pid, List<LogChunk> tail) {
+public record Completion(
+        String executorId,
+        RunRef run,
+        boolean success,
+        FailureKind failureKind,
+        Integer exitCode,
+        String message,
+        Long pid,
+        List<LogChunk> tail) {
     public Completion {
         tail = tail == null ? List.of() : List.copyOf(tail);
     }
 
     /** A completion that carries no output and no start. */
-    public Completion(String executorId, RunRef run, boolean success, FailureKind failureKind, Integer exitCode, String message) {
+    public Completion(
+            String executorId, RunRef run, boolean success, FailureKind failureKind, Integer exitCode, String message) {
         this(executorId, run, success, failureKind, exitCode, message, null, List.of());
     }
 
     /** A completion that carries output. */
-    public Completion(String executorId, RunRef run, boolean success, FailureKind failureKind, Integer exitCode, String message,
-                      List<LogChunk> tail) {
+    public Completion(
+            String executorId,
+            RunRef run,
+            boolean success,
+            FailureKind failureKind,
+            Integer exitCode,
+            String message,
+            List<LogChunk> tail) {
         this(executorId, run, success, failureKind, exitCode, message, null, tail);
     }
 

@@ -8,8 +8,15 @@ import java.util.List;
  * the runs the executor still has: after a restart it is empty, and the server fails the runs
  * it thought this executor held instead of waiting for their leases to expire.
  */
-public record Register(String executorId, String session, List<String> groups, String host, long pid,
-                       String version, List<RunRef> held, List<String> labels) {
+public record Register(
+        String executorId,
+        String session,
+        List<String> groups,
+        String host,
+        long pid,
+        String version,
+        List<RunRef> held,
+        List<String> labels) {
     public Register {
         groups = List.copyOf(groups);
         held = held == null ? List.of() : List.copyOf(held);
@@ -18,7 +25,14 @@ public record Register(String executorId, String session, List<String> groups, S
     }
 
     /** An executor without environment labels (it runs only tasks that name none). */
-    public Register(String executorId, String session, List<String> groups, String host, long pid, String version, List<RunRef> held) {
+    public Register(
+            String executorId,
+            String session,
+            List<String> groups,
+            String host,
+            long pid,
+            String version,
+            List<RunRef> held) {
         this(executorId, session, groups, host, pid, version, held, List.of());
     }
 }

@@ -22,10 +22,25 @@ import java.util.Map;
  * @param masks          the values of the secrets this work carries: the executor writes {@code ***} for each
  *                       wherever it reports text (output, messages), so a job that prints one shows no secret
  */
-public record WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
-                       Instant scheduledAt, String actionType, String command, Map<String, String> env,
-                       String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
-                       Map<String, Object> params, Integer shardIndex, Integer shardTotal, List<String> masks) {
+public record WorkItem(
+        long instanceId,
+        int attempt,
+        String taskName,
+        int taskVersion,
+        String requestId,
+        Instant scheduledAt,
+        String actionType,
+        String command,
+        Map<String, String> env,
+        String workingDir,
+        Long timeoutSeconds,
+        long leaseMillis,
+        HttpCall http,
+        String handler,
+        Map<String, Object> params,
+        Integer shardIndex,
+        Integer shardTotal,
+        List<String> masks) {
     public WorkItem {
         env = env == null ? Map.of() : Map.copyOf(env);
         params = params == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(params));
@@ -33,27 +48,103 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
     }
 
     /** A work item that carries no secrets. */
-    public WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
-                    Instant scheduledAt, String actionType, String command, Map<String, String> env,
-                    String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
-                    Map<String, Object> params, Integer shardIndex, Integer shardTotal) {
-        this(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env, workingDir,
-                timeoutSeconds, leaseMillis, http, handler, params, shardIndex, shardTotal, List.of());
+    public WorkItem(
+            long instanceId,
+            int attempt,
+            String taskName,
+            int taskVersion,
+            String requestId,
+            Instant scheduledAt,
+            String actionType,
+            String command,
+            Map<String, String> env,
+            String workingDir,
+            Long timeoutSeconds,
+            long leaseMillis,
+            HttpCall http,
+            String handler,
+            Map<String, Object> params,
+            Integer shardIndex,
+            Integer shardTotal) {
+        this(
+                instanceId,
+                attempt,
+                taskName,
+                taskVersion,
+                requestId,
+                scheduledAt,
+                actionType,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds,
+                leaseMillis,
+                http,
+                handler,
+                params,
+                shardIndex,
+                shardTotal,
+                List.of());
     }
 
     /** This item carrying the values of the secrets it holds, to be masked in what the executor reports. */
     public WorkItem withMasks(List<String> values) {
-        return new WorkItem(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env,
-                workingDir, timeoutSeconds, leaseMillis, http, handler, params, shardIndex, shardTotal, values);
+        return new WorkItem(
+                instanceId,
+                attempt,
+                taskName,
+                taskVersion,
+                requestId,
+                scheduledAt,
+                actionType,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds,
+                leaseMillis,
+                http,
+                handler,
+                params,
+                shardIndex,
+                shardTotal,
+                values);
     }
 
     /** A work item of a run that is not sharded. */
-    public WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId,
-                    Instant scheduledAt, String actionType, String command, Map<String, String> env,
-                    String workingDir, Long timeoutSeconds, long leaseMillis, HttpCall http, String handler,
-                    Map<String, Object> params) {
-        this(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env, workingDir,
-                timeoutSeconds, leaseMillis, http, handler, params, null, null);
+    public WorkItem(
+            long instanceId,
+            int attempt,
+            String taskName,
+            int taskVersion,
+            String requestId,
+            Instant scheduledAt,
+            String actionType,
+            String command,
+            Map<String, String> env,
+            String workingDir,
+            Long timeoutSeconds,
+            long leaseMillis,
+            HttpCall http,
+            String handler,
+            Map<String, Object> params) {
+        this(
+                instanceId,
+                attempt,
+                taskName,
+                taskVersion,
+                requestId,
+                scheduledAt,
+                actionType,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds,
+                leaseMillis,
+                http,
+                handler,
+                params,
+                null,
+                null);
     }
 
     /** This item as one shard of a sharded run: its own attempt, index and total, and AX_SHARD_* in the environment. */
@@ -65,17 +156,57 @@ public record WorkItem(long instanceId, int attempt, String taskName, int taskVe
         if (shardRequestId != null) {
             shardEnv.put("AX_REQUEST_ID", shardRequestId);
         }
-        return new WorkItem(instanceId, shardAttempt, taskName, taskVersion, shardRequestId, scheduledAt, actionType, command,
-                "shell".equals(actionType) ? shardEnv : env, workingDir, timeoutSeconds, leaseMillis, http, handler, params,
-                index, total, masks);
+        return new WorkItem(
+                instanceId,
+                shardAttempt,
+                taskName,
+                taskVersion,
+                shardRequestId,
+                scheduledAt,
+                actionType,
+                command,
+                "shell".equals(actionType) ? shardEnv : env,
+                workingDir,
+                timeoutSeconds,
+                leaseMillis,
+                http,
+                handler,
+                params,
+                index,
+                total,
+                masks);
     }
 
     /** A shell work item. */
-    public WorkItem(long instanceId, int attempt, String taskName, int taskVersion, String requestId, Instant scheduledAt,
-                    String actionType, String command, Map<String, String> env, String workingDir, Long timeoutSeconds,
-                    long leaseMillis) {
-        this(instanceId, attempt, taskName, taskVersion, requestId, scheduledAt, actionType, command, env, workingDir,
-                timeoutSeconds, leaseMillis, null, null, Map.of());
+    public WorkItem(
+            long instanceId,
+            int attempt,
+            String taskName,
+            int taskVersion,
+            String requestId,
+            Instant scheduledAt,
+            String actionType,
+            String command,
+            Map<String, String> env,
+            String workingDir,
+            Long timeoutSeconds,
+            long leaseMillis) {
+        this(
+                instanceId,
+                attempt,
+                taskName,
+                taskVersion,
+                requestId,
+                scheduledAt,
+                actionType,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds,
+                leaseMillis,
+                null,
+                null,
+                Map.of());
     }
 
     public RunRef ref() {

@@ -4,7 +4,14 @@ import java.util.Locale;
 
 /** Why an instance exists. Written on the instance and at the root of its trigger chain. */
 public enum Cause {
-    CRON, INTERVAL, EVENT, MANUAL, RETRY, BACKFILL, DEPENDENCY, COMPENSATION,
+    CRON,
+    INTERVAL,
+    EVENT,
+    MANUAL,
+    RETRY,
+    BACKFILL,
+    DEPENDENCY,
+    COMPENSATION,
     /** Runs a task's approval preview action; its output goes with the approval request of its parent. */
     PREVIEW,
     /** Runs a node of a workflow run (its {@code workflow_run_id} says which). */

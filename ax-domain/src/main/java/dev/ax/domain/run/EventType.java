@@ -6,33 +6,76 @@ package dev.ax.domain.run;
  */
 public enum EventType {
     // instance life
-    CREATED, CLAIMED, STARTED, SUCCEEDED, FAILED, RETRY_SCHEDULED, RETRY_READY,
-    TIMED_OUT, EXECUTOR_LOST, CANCELED, TERMINATED, SKIPPED, REPORT_REFUSED, LOG_TRUNCATED,
+    CREATED,
+    CLAIMED,
+    STARTED,
+    SUCCEEDED,
+    FAILED,
+    RETRY_SCHEDULED,
+    RETRY_READY,
+    TIMED_OUT,
+    EXECUTOR_LOST,
+    CANCELED,
+    TERMINATED,
+    SKIPPED,
+    REPORT_REFUSED,
+    LOG_TRUNCATED,
     // concurrency (policy.maxConcurrency / policy.overflow)
-    OVERLAP_SKIPPED, QUEUE_DROPPED, UNBLOCKED, REPLACED,
+    OVERLAP_SKIPPED,
+    QUEUE_DROPPED,
+    UNBLOCKED,
+    REPLACED,
     // idempotency (policy.idempotencyKey): a run whose key is already done is not run again
     DEDUPLICATED,
     // after a final failure (policy.onFailedActions)
-    FOLLOW_UP_DONE, FOLLOW_UP_FAILED,
+    FOLLOW_UP_DONE,
+    FOLLOW_UP_FAILED,
     // approval gates (policy.approval)
-    APPROVAL_REQUESTED, APPROVED, REJECTED, APPROVAL_EXPIRED,
+    APPROVAL_REQUESTED,
+    APPROVED,
+    REJECTED,
+    APPROVAL_EXPIRED,
     // task dependencies (dependsOn): released, or the wait deadline passed (an alert)
-    DEPENDENCY_MET, DEPENDENCY_DEADLINE,
+    DEPENDENCY_MET,
+    DEPENDENCY_DEADLINE,
     // sharded runs (policy.sharding): the fan-out, then each shard's story; data.shard is the shard index
-    SHARDED, SHARD_CLAIMED, SHARD_STARTED, SHARD_SUCCEEDED, SHARD_FAILED, SHARD_RETRY_SCHEDULED, SHARD_LOST, SHARD_STOPPED,
+    SHARDED,
+    SHARD_CLAIMED,
+    SHARD_STARTED,
+    SHARD_SUCCEEDED,
+    SHARD_FAILED,
+    SHARD_RETRY_SCHEDULED,
+    SHARD_LOST,
+    SHARD_STOPPED,
     // slots
-    MISFIRE_SKIPPED, MISFIRE_CAUGHT_UP,
+    MISFIRE_SKIPPED,
+    MISFIRE_CAUGHT_UP,
     // alert delivery (ax-alerts): on the instance or task the alert is about
-    ALERT_SENT, ALERT_FAILED,
+    ALERT_SENT,
+    ALERT_FAILED,
     // task life
-    TASK_CREATED, TASK_UPDATED, TASK_DELETED, TASK_PAUSED, TASK_RESUMED,
+    TASK_CREATED,
+    TASK_UPDATED,
+    TASK_DELETED,
+    TASK_PAUSED,
+    TASK_RESUMED,
     // workflows (no task, no instance: the workflow and its run are named in data)
-    WORKFLOW_CREATED, WORKFLOW_UPDATED, WORKFLOW_DELETED, WORKFLOW_RUN_STARTED, WORKFLOW_NODE_SKIPPED,
-    WORKFLOW_RUN_FINISHED, WORKFLOW_RERUN,
+    WORKFLOW_CREATED,
+    WORKFLOW_UPDATED,
+    WORKFLOW_DELETED,
+    WORKFLOW_RUN_STARTED,
+    WORKFLOW_NODE_SKIPPED,
+    WORKFLOW_RUN_FINISHED,
+    WORKFLOW_RERUN,
     // canary rollout of a task change (PUT /api/tasks/{name}?rollout=canary)
-    CANARY_STARTED, CANARY_PROMOTED, CANARY_ROLLED_BACK,
+    CANARY_STARTED,
+    CANARY_PROMOTED,
+    CANARY_ROLLED_BACK,
     // a draft definition run once as a test
     TEST_RUN,
     // secrets (no task, no instance: data.name is the secret, never its value)
-    SECRET_CREATED, SECRET_UPDATED, SECRET_DELETED, SECRET_KEY_ROTATED
+    SECRET_CREATED,
+    SECRET_UPDATED,
+    SECRET_DELETED,
+    SECRET_KEY_ROTATED
 }

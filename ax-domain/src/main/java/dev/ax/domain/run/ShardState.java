@@ -18,7 +18,12 @@ import java.util.Set;
  * </pre>
  */
 public enum ShardState {
-    READY, RUNNING, RETRYING, SUCCESS, FAILED, STOPPED;
+    READY,
+    RUNNING,
+    RETRYING,
+    SUCCESS,
+    FAILED,
+    STOPPED;
 
     private static final Map<ShardState, Set<ShardState>> ALLOWED = Map.of(
             READY, EnumSet.of(RUNNING, STOPPED),

@@ -16,7 +16,8 @@ public final class Transitions {
     private static final Map<InstanceState, Set<InstanceState>> ALLOWED = new EnumMap<>(InstanceState.class);
 
     /** States an instance may be created in. */
-    private static final Set<InstanceState> INITIAL = EnumSet.of(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY);
+    private static final Set<InstanceState> INITIAL =
+            EnumSet.of(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY);
 
     static {
         ALLOWED.put(READY, EnumSet.of(RUNNING, BLOCKED, WAITING_APPROVAL, CANCELED, SKIPPED));
@@ -37,8 +38,7 @@ public final class Transitions {
         }
     }
 
-    private Transitions() {
-    }
+    private Transitions() {}
 
     public static boolean isAllowed(InstanceState from, InstanceState to) {
         return ALLOWED.get(from).contains(to);

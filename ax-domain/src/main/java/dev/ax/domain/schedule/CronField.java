@@ -13,8 +13,12 @@ enum CronField {
     MINUTE("minute", 0, 59, List.of(), 0),
     HOUR("hour", 0, 23, List.of(), 0),
     DAY_OF_MONTH("day-of-month", 1, 31, List.of(), 0),
-    MONTH("month", 1, 12,
-            List.of("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1),
+    MONTH(
+            "month",
+            1,
+            12,
+            List.of("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"),
+            1),
     DAY_OF_WEEK("day-of-week", 0, 7, List.of("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"), 0);
 
     /**
@@ -22,8 +26,7 @@ enum CronField {
      * {@code ?}): Vixie cron decides the day-of-month/day-of-week OR rule on that, not on the
      * resulting set, so {@code *}{@code /2} counts as unrestricted there.
      */
-    record Values(long bits, boolean lastDayOfMonth, long lastWeekdays, boolean star) {
-    }
+    record Values(long bits, boolean lastDayOfMonth, long lastWeekdays, boolean star) {}
 
     private final String label;
     private final int min;
@@ -97,8 +100,8 @@ enum CronField {
                 hi = 7; // SAT-SUN reads naturally; Sunday is also 7
             } else if (hi < lo) {
                 int top = this == DAY_OF_WEEK ? 6 : max;
-                throw error("range " + base + " goes backwards; cron ranges do not wrap, write "
-                        + lo + "-" + top + "," + min + "-" + hi);
+                throw error("range " + base + " goes backwards; cron ranges do not wrap, write " + lo + "-" + top + ","
+                        + min + "-" + hi);
             }
         } else {
             lo = value(base, item);
@@ -157,11 +160,12 @@ enum CronField {
         if (index >= 0) {
             return firstNameValue + index;
         }
-        throw error(switch (this) {
-            case MONTH -> "'" + token + "' is not a month (1-12 or JAN-DEC)";
-            case DAY_OF_WEEK -> "'" + token + "' is not a day of the week (0-7 or SUN-SAT)";
-            default -> "'" + token + "' is not a number";
-        });
+        throw error(
+                switch (this) {
+                    case MONTH -> "'" + token + "' is not a month (1-12 or JAN-DEC)";
+                    case DAY_OF_WEEK -> "'" + token + "' is not a day of the week (0-7 or SUN-SAT)";
+                    default -> "'" + token + "' is not a number";
+                });
     }
 
     private static boolean isDigits(String s) {

@@ -75,8 +75,9 @@ final class CronPattern {
         int shift = hasSeconds ? 0 : 1;
         CronField.Values[] f = new CronField.Values[6];
         f[0] = hasSeconds ? CronField.SECOND.parse(tokens[0]) : CronField.SECOND.parse("0");
-        CronField[] rest = {CronField.MINUTE, CronField.HOUR, CronField.DAY_OF_MONTH, CronField.MONTH,
-                CronField.DAY_OF_WEEK};
+        CronField[] rest = {
+            CronField.MINUTE, CronField.HOUR, CronField.DAY_OF_MONTH, CronField.MONTH, CronField.DAY_OF_WEEK
+        };
         for (int i = 0; i < rest.length; i++) {
             f[i + 1] = rest[i].parse(tokens[i + 1 - shift]);
         }

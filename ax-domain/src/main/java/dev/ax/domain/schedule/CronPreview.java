@@ -11,8 +11,7 @@ public final class CronPreview {
     /** A preview is for reading; the cap keeps one request from asking for a million slots. */
     public static final int MAX_COUNT = 100;
 
-    private CronPreview() {
-    }
+    private CronPreview() {}
 
     /**
      * The next {@code count} slots strictly after {@code after}, fewer if the schedule runs out.

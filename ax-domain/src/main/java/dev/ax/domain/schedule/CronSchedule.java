@@ -47,10 +47,11 @@ import java.util.Optional;
  */
 public final class CronSchedule implements Schedule {
     // Below and above these, LocalDateTime cannot hold a wall time plus the search horizon.
-    private static final long FIRST_SEARCHABLE = LocalDateTime.of(Year.MIN_VALUE + 2, 1, 1, 0, 0)
+    private static final long FIRST_SEARCHABLE =
+            LocalDateTime.of(Year.MIN_VALUE + 2, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC);
+    private static final long LAST_SEARCHABLE = LocalDateTime.of(
+                    Year.MAX_VALUE - 2 * CronPattern.HORIZON_YEARS, 1, 1, 0, 0)
             .toEpochSecond(ZoneOffset.UTC);
-    private static final long LAST_SEARCHABLE = LocalDateTime.of(Year.MAX_VALUE - 2 * CronPattern.HORIZON_YEARS,
-            1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC);
     private static final long NONE = Long.MAX_VALUE;
 
     private final String expression;
@@ -122,7 +123,9 @@ public final class CronSchedule implements Schedule {
         long wallStart = from + offset;
         if (previous != null && previous.isOverlap() && !pattern.periodic()) {
             // The repeated wall times already fired at their first occurrence, before the transition.
-            wallStart = Math.max(wallStart, previous.toEpochSecond() + previous.getOffsetBefore().getTotalSeconds());
+            wallStart = Math.max(
+                    wallStart,
+                    previous.toEpochSecond() + previous.getOffsetBefore().getTotalSeconds());
         }
         LocalDateTime wall = pattern.firstAtOrAfter(wall(wallStart));
         if (wall == null) {

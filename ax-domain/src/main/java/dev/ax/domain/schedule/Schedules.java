@@ -4,8 +4,7 @@ import dev.ax.domain.task.Trigger;
 
 /** The schedule of a trigger. Event triggers have no slots. */
 public final class Schedules {
-    private Schedules() {
-    }
+    private Schedules() {}
 
     public static Schedule of(Trigger trigger) {
         return switch (trigger) {

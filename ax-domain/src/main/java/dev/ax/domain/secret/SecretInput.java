@@ -11,14 +11,15 @@ public final class SecretInput {
     public static final int MAX_VALUE_BYTES = 64 * 1024;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_NAME_LENGTH + "}");
 
-    private SecretInput() {
-    }
+    private SecretInput() {}
 
     /** A name as {@code {{secret.NAME}}} can spell it: letters, digits, '_', '.' and '-', at most 100. */
     public static String name(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new ValidationException("name", "a secret's name is 1 to " + MAX_NAME_LENGTH
-                    + " letters, digits, '_', '.' or '-' (as {{secret.NAME}} spells it)");
+            throw new ValidationException(
+                    "name",
+                    "a secret's name is 1 to " + MAX_NAME_LENGTH
+                            + " letters, digits, '_', '.' or '-' (as {{secret.NAME}} spells it)");
         }
         return name;
     }
@@ -36,16 +37,20 @@ public final class SecretInput {
             throw new ValidationException("value", "must be a string");
         }
         if (s.indexOf('\0') >= 0) {
-            throw new ValidationException("value", "holds a NUL character, which no environment variable or header can carry");
+            throw new ValidationException(
+                    "value", "holds a NUL character, which no environment variable or header can carry");
         }
         int bytes = s.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_VALUE_BYTES) {
-            throw new ValidationException("value", "is " + bytes + " bytes; a secret holds at most " + MAX_VALUE_BYTES + " (64 KiB)");
+            throw new ValidationException(
+                    "value", "is " + bytes + " bytes; a secret holds at most " + MAX_VALUE_BYTES + " (64 KiB)");
         }
         if (SecretMask.of(List.of(s)).isEmpty()) {
-            throw new ValidationException("value", "must be at least " + SecretMask.MIN_LENGTH + " characters (on one line at least):"
-                    + " a value is masked as *** wherever AX shows output, and a shorter one could not be masked without"
-                    + " masking those characters everywhere");
+            throw new ValidationException(
+                    "value",
+                    "must be at least " + SecretMask.MIN_LENGTH + " characters (on one line at least):"
+                            + " a value is masked as *** wherever AX shows output, and a shorter one could not be masked without"
+                            + " masking those characters everywhere");
         }
         return s;
     }

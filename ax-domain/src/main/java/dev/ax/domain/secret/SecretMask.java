@@ -21,6 +21,7 @@ public final class SecretMask {
     public static final String MASK = "***";
     /** The shortest value (or line of a multi-line value) that is masked; shorter secrets are refused when set. */
     public static final int MIN_LENGTH = 4;
+
     public static final SecretMask NONE = new SecretMask(List.of());
 
     private final List<String> patterns;

@@ -35,7 +35,8 @@ public sealed interface Action {
      * @param body    a template string, or a JSON object/array sent as JSON; {@code null} = none
      * @param async   the service answers 202 and reports later to {@code POST /api/instances/{id}/complete}
      */
-    record Http(String method, String url, Map<String, String> headers, Object body, boolean async, String group) implements Action {
+    record Http(String method, String url, Map<String, String> headers, Object body, boolean async, String group)
+            implements Action {
         public Http {
             headers = headers == null ? Map.of() : Map.copyOf(headers);
             group = group == null ? DEFAULT_GROUP : group;

@@ -22,14 +22,15 @@ final class ActionCodec {
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     /** The executor sets AX_TASK_NAME, AX_INSTANCE_ID, ... itself; a task must not shadow them. */
     private static final String RESERVED_ENV_PREFIX = "AX_";
+
     private static final Set<String> SHELL_FIELDS = Set.of("type", "command", "env", "workingDir", "group");
     /** Action types that later versions add: named so that users learn to upgrade, not that they typed wrong. */
     private static final Set<String> HTTP_FIELDS = Set.of("type", "method", "url", "headers", "body", "async", "group");
+
     private static final Set<String> SDK_FIELDS = Set.of("type", "handler", "group");
     private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
 
-    private ActionCodec() {
-    }
+    private ActionCodec() {}
 
     static Action read(JsonReader in, Object value, String field) {
         if (value == null) {
@@ -72,7 +73,8 @@ final class ActionCodec {
             }
         }
         Map<String, String> headers = new LinkedHashMap<>();
-        Map<String, Object> rawHeaders = a.get("headers") == null ? null : in.object(a.get("headers"), field + ".headers");
+        Map<String, Object> rawHeaders =
+                a.get("headers") == null ? null : in.object(a.get("headers"), field + ".headers");
         if (rawHeaders != null) {
             rawHeaders.forEach((k, v) -> {
                 String h = in.string(v, path(field + ".headers", k));
@@ -91,14 +93,19 @@ final class ActionCodec {
             in.error(field + ".body", "must be a string (a template) or a JSON object or array");
         }
         Boolean async = in.bool(a.get("async"), field + ".async");
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
-        return new Action.Http(method, url, headers, body == null ? null : JsonReader.freeze(body), async != null && async, group);
+        String group = a.get("group") == null
+                ? Action.DEFAULT_GROUP
+                : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
+        return new Action.Http(
+                method, url, headers, body == null ? null : JsonReader.freeze(body), async != null && async, group);
     }
 
     private static Action.Sdk sdk(JsonReader in, Map<String, Object> a, String field) {
         in.rejectUnknown(a, field, SDK_FIELDS);
         String handler = TaskDefinitionCodec.name(in, in.required(a, field, "handler"), field + ".handler");
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
+        String group = a.get("group") == null
+                ? Action.DEFAULT_GROUP
+                : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
         return new Action.Sdk(handler, group);
     }
 
@@ -107,8 +114,10 @@ final class ActionCodec {
         String command = in.nonBlank(in.required(a, field, "command"), field + ".command");
         if (command != null) {
             if (command.getBytes(StandardCharsets.UTF_8).length > TaskDefinitionCodec.MAX_COMMAND_BYTES) {
-                in.error(field + ".command", "must be at most " + TaskDefinitionCodec.MAX_COMMAND_BYTES
-                        + " bytes (64 KiB); put a longer script in a file and run that");
+                in.error(
+                        field + ".command",
+                        "must be at most " + TaskDefinitionCodec.MAX_COMMAND_BYTES
+                                + " bytes (64 KiB); put a longer script in a file and run that");
             }
             templates(in, command, field + ".command", Target.COMMAND);
         }
@@ -117,7 +126,9 @@ final class ActionCodec {
         if (workingDir != null) {
             templates(in, workingDir, field + ".workingDir", Target.PATH);
         }
-        String group = a.get("group") == null ? Action.DEFAULT_GROUP : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
+        String group = a.get("group") == null
+                ? Action.DEFAULT_GROUP
+                : TaskDefinitionCodec.name(in, a.get("group"), field + ".group");
         return new Action.Shell(command, env, workingDir, group);
     }
 
@@ -192,7 +203,7 @@ final class ActionCodec {
                     bodyTemplates(in, l.get(i), field + "[" + i + "]");
                 }
             }
-            case null, default -> { }
+            case null, default -> {}
         }
     }
 }

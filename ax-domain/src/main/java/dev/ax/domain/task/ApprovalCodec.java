@@ -16,8 +16,7 @@ final class ApprovalCodec {
     static final long MAX_TIMEOUT_SECONDS = 30L * 86_400;
     private static final Set<String> FIELDS = Set.of("required", "approvers", "timeoutSeconds", "fourEyes", "preview");
 
-    private ApprovalCodec() {
-    }
+    private ApprovalCodec() {}
 
     static Approval read(JsonReader in, Object value) {
         if (value == null) {
@@ -37,7 +36,9 @@ final class ApprovalCodec {
                 String entry = in.string(raw.get(i), field);
                 if (entry != null && entry.startsWith("team:")) {
                     if (Approver.parse(entry).isEmpty()) {
-                        in.error(field, "'" + entry + "' must be team:<team>/<role>, the role viewer, operator or admin");
+                        in.error(
+                                field,
+                                "'" + entry + "' must be team:<team>/<role>, the role viewer, operator or admin");
                     } else {
                         approvers.add(entry);
                     }
@@ -48,9 +49,12 @@ final class ApprovalCodec {
         }
         Long timeout = in.integer(m.get("timeoutSeconds"), path(FIELD, "timeoutSeconds"), 1, MAX_TIMEOUT_SECONDS);
         Boolean fourEyes = in.bool(m.get("fourEyes"), path(FIELD, "fourEyes"));
-        Action preview = m.get("preview") == null ? null : ActionCodec.read(in, m.get("preview"), path(FIELD, "preview"));
+        Action preview =
+                m.get("preview") == null ? null : ActionCodec.read(in, m.get("preview"), path(FIELD, "preview"));
         // "required": false keeps the settings written down but switches the gate off.
-        return required != null && !required ? null : new Approval(approvers, timeout, fourEyes != null && fourEyes, preview);
+        return required != null && !required
+                ? null
+                : new Approval(approvers, timeout, fourEyes != null && fourEyes, preview);
     }
 
     static Object toJson(Approval a) {

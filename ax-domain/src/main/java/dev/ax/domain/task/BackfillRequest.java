@@ -17,11 +17,19 @@ import java.util.Set;
  * @param cascade     also backfill the tasks that depend on this one ({@code dependsOn}, transitively), for the same
  *                    dates; their runs wait for the same-date upstream runs like scheduled ones do
  */
-public record BackfillRequest(LocalDate from, LocalDate to, int parallelism, String reprocess, boolean newestFirst,
-                              Map<String, Object> params, boolean dryRun, boolean cascade) {
+public record BackfillRequest(
+        LocalDate from,
+        LocalDate to,
+        int parallelism,
+        String reprocess,
+        boolean newestFirst,
+        Map<String, Object> params,
+        boolean dryRun,
+        boolean cascade) {
     public static final int DEFAULT_PARALLELISM = 1;
     public static final int MAX_PARALLELISM = 100;
-    static final Set<String> FIELDS = Set.of("from", "to", "parallelism", "reprocess", "order", "params", "dryRun", "cascade");
+    static final Set<String> FIELDS =
+            Set.of("from", "to", "parallelism", "reprocess", "order", "params", "dryRun", "cascade");
     static final List<String> REPROCESS = List.of("none", "failed", "all");
 
     public BackfillRequest {
@@ -31,7 +39,9 @@ public record BackfillRequest(LocalDate from, LocalDate to, int parallelism, Str
     @SuppressWarnings("unchecked")
     public static BackfillRequest parse(Map<String, Object> body) {
         List<FieldError> errors = new ArrayList<>();
-        body.keySet().stream().filter(k -> !FIELDS.contains(k)).forEach(k -> errors.add(new FieldError(k, "unknown field")));
+        body.keySet().stream()
+                .filter(k -> !FIELDS.contains(k))
+                .forEach(k -> errors.add(new FieldError(k, "unknown field")));
         LocalDate from = date(body.get("from"), "from", errors);
         LocalDate to = date(body.get("to"), "to", errors);
         if (from != null && to != null && to.isBefore(from)) {
@@ -69,8 +79,14 @@ public record BackfillRequest(LocalDate from, LocalDate to, int parallelism, Str
         if (!errors.isEmpty()) {
             throw new ValidationException(errors);
         }
-        return new BackfillRequest(from, to, parallelism, reprocess, order.equals("newest"),
-                params == null ? Map.of() : new LinkedHashMap<>((Map<String, Object>) params), Boolean.TRUE.equals(dryRun),
+        return new BackfillRequest(
+                from,
+                to,
+                parallelism,
+                reprocess,
+                order.equals("newest"),
+                params == null ? Map.of() : new LinkedHashMap<>((Map<String, Object>) params),
+                Boolean.TRUE.equals(dryRun),
                 Boolean.TRUE.equals(cascade));
     }
 

@@ -31,8 +31,7 @@ final class DependencyCodec {
     private static final Set<String> ENTRY_FIELDS = Set.of("task", "scope", "window");
     private static final Set<String> POLICY_FIELDS = Set.of("onUpstreamFailure", "waitDeadline");
 
-    private DependencyCodec() {
-    }
+    private DependencyCodec() {}
 
     static DependencyPolicy read(JsonReader in, String self, Object dependsOnValue, Object policyValue) {
         List<Object> entries = in.array(dependsOnValue, "dependsOn");
@@ -45,7 +44,10 @@ final class DependencyCodec {
             for (int i = 0; i < entries.size(); i++) {
                 Dependency d = entry(in, self, entries.get(i), path("dependsOn", i));
                 if (d != null && !seen.add(d.task() + "/" + d.scope())) {
-                    in.error(path("dependsOn", i), "repeats the dependency on " + d.task() + " with scope " + d.scope().wireName());
+                    in.error(
+                            path("dependsOn", i),
+                            "repeats the dependency on " + d.task() + " with scope "
+                                    + d.scope().wireName());
                 } else if (d != null) {
                     deps.add(d);
                 }
@@ -84,15 +86,20 @@ final class DependencyCodec {
             return null;
         }
         in.rejectUnknown(e, field, ENTRY_FIELDS);
-        String scopeText = e.get("scope") == null ? Scope.SAME_DATE.wireName() : in.string(e.get("scope"), path(field, "scope"));
+        String scopeText =
+                e.get("scope") == null ? Scope.SAME_DATE.wireName() : in.string(e.get("scope"), path(field, "scope"));
         Scope scope = scopeText == null ? null : Scope.fromWire(scopeText);
         if (scopeText != null && scope == null) {
-            in.error(path(field, "scope"), "unknown scope '" + scopeText + "'; expected sameDate, latest or previousSlot");
+            in.error(
+                    path(field, "scope"),
+                    "unknown scope '" + scopeText + "'; expected sameDate, latest or previousSlot");
         }
         String task = e.get("task") == null ? null : TaskDefinitionCodec.name(in, e.get("task"), path(field, "task"));
         if (scope == Scope.PREVIOUS_SLOT) {
             if (task != null && self != null && !task.equals(self)) {
-                in.error(path(field, "task"), "previousSlot means this task's own previous run; leave task out or name " + self);
+                in.error(
+                        path(field, "task"),
+                        "previousSlot means this task's own previous run; leave task out or name " + self);
                 return null;
             }
             task = self;

@@ -16,9 +16,14 @@ import java.util.Objects;
 public record DependencyPolicy(List<Dependency> dependsOn, OnUpstreamFailure onUpstreamFailure, Duration waitDeadline) {
     public static final Duration DEFAULT_WAIT_DEADLINE = Duration.ofHours(24);
     public static final OnUpstreamFailure DEFAULT_ON_UPSTREAM_FAILURE = OnUpstreamFailure.WAIT;
-    public static final DependencyPolicy NONE = new DependencyPolicy(List.of(), DEFAULT_ON_UPSTREAM_FAILURE, DEFAULT_WAIT_DEADLINE);
+    public static final DependencyPolicy NONE =
+            new DependencyPolicy(List.of(), DEFAULT_ON_UPSTREAM_FAILURE, DEFAULT_WAIT_DEADLINE);
 
-    public enum OnUpstreamFailure { WAIT, SKIP, FAIL }
+    public enum OnUpstreamFailure {
+        WAIT,
+        SKIP,
+        FAIL
+    }
 
     public DependencyPolicy {
         dependsOn = dependsOn == null ? List.of() : List.copyOf(dependsOn);
@@ -32,7 +37,8 @@ public record DependencyPolicy(List<Dependency> dependsOn, OnUpstreamFailure onU
 
     /** True if a run ending of {@code upstreamTask} can change whether a run of {@code self} may start. */
     public boolean waitsOn(String self, String upstreamTask) {
-        return dependsOn.stream().anyMatch(d -> d.task().equals(upstreamTask)
-                && (d.scope() == Dependency.Scope.PREVIOUS_SLOT || !upstreamTask.equals(self)));
+        return dependsOn.stream()
+                .anyMatch(d -> d.task().equals(upstreamTask)
+                        && (d.scope() == Dependency.Scope.PREVIOUS_SLOT || !upstreamTask.equals(self)));
     }
 }

@@ -1,5 +1,4 @@
 package dev.ax.domain.task;
 
 /** One thing wrong with an input: where ({@code policy.timeoutSeconds}) and why. */
-public record FieldError(String field, String reason) {
-}
+public record FieldError(String field, String reason) {}

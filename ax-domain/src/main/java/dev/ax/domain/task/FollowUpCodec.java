@@ -16,8 +16,7 @@ final class FollowUpCodec {
     static final String FIELD = "policy.onFailedActions";
     static final int MAX_FOLLOW_UPS = 20;
 
-    private FollowUpCodec() {
-    }
+    private FollowUpCodec() {}
 
     static List<FollowUp> read(JsonReader in, Object value) {
         List<FollowUp> out = new ArrayList<>();
@@ -80,7 +79,9 @@ final class FollowUpCodec {
                 yield url == null ? null : new FollowUp.Webhook(url, headers);
             }
             default -> {
-                in.error(path(field, "type"), "unknown follow-up type '" + type + "'; expected trigger, pause or webhook");
+                in.error(
+                        path(field, "type"),
+                        "unknown follow-up type '" + type + "'; expected trigger, pause or webhook");
                 yield null;
             }
         };

@@ -18,12 +18,26 @@ import java.util.Objects;
  * @param max          the greatest number, or the greatest length of a string or list; {@code null} = none
  * @param items        what each element of an {@code array} is ({@code type}, {@code enum}, {@code pattern})
  */
-public record ParamSpec(Type type, boolean required, Object defaultValue, List<Object> allowed, String pattern,
-                        BigDecimal min, BigDecimal max, String description, ParamSpec items) {
+public record ParamSpec(
+        Type type,
+        boolean required,
+        Object defaultValue,
+        List<Object> allowed,
+        String pattern,
+        BigDecimal min,
+        BigDecimal max,
+        String description,
+        ParamSpec items) {
 
     /** The types a parameter can have, by their JSON names. */
     public enum Type {
-        STRING, INTEGER, NUMBER, BOOLEAN, DATE, DATETIME, ARRAY;
+        STRING,
+        INTEGER,
+        NUMBER,
+        BOOLEAN,
+        DATE,
+        DATETIME,
+        ARRAY;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);
@@ -55,6 +69,8 @@ public record ParamSpec(Type type, boolean required, Object defaultValue, List<O
 
     /** The longest string or list allowed. */
     int maxLength() {
-        return max == null ? DEFAULT_MAX_LENGTH : max.min(BigDecimal.valueOf(Integer.MAX_VALUE)).intValue();
+        return max == null
+                ? DEFAULT_MAX_LENGTH
+                : max.min(BigDecimal.valueOf(Integer.MAX_VALUE)).intValue();
     }
 }

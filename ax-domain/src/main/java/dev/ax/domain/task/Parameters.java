@@ -46,7 +46,8 @@ public record Parameters(Map<String, ParamSpec> specs) {
         given.forEach((name, value) -> {
             ParamSpec spec = specs.get(name);
             if (spec == null) {
-                errors.add(new FieldError("params." + name, "is not declared; this task takes " + String.join(", ", specs.keySet())));
+                errors.add(new FieldError(
+                        "params." + name, "is not declared; this task takes " + String.join(", ", specs.keySet())));
             } else if (value == null) {
                 errors.add(new FieldError("params." + name, "must have a value (leave it out for the default)"));
             } else {
@@ -59,7 +60,9 @@ public record Parameters(Map<String, ParamSpec> specs) {
         specs.forEach((name, spec) -> {
             if (!given.containsKey(name)) {
                 if (spec.required()) {
-                    errors.add(new FieldError("params." + name, "is required" + (spec.description() == null ? "" : ": " + spec.description())));
+                    errors.add(new FieldError(
+                            "params." + name,
+                            "is required" + (spec.description() == null ? "" : ": " + spec.description())));
                 } else if (spec.defaultValue() != null) {
                     out.put(name, spec.defaultValue());
                 }
@@ -93,7 +96,9 @@ public record Parameters(Map<String, ParamSpec> specs) {
         String problem = problem(spec, v);
         if (problem == null && spec.type() == Type.ARRAY) {
             List<?> list = (List<?>) v;
-            ParamSpec items = spec.items() == null ? new ParamSpec(Type.STRING, false, null, null, null, null, null, null, null) : spec.items();
+            ParamSpec items = spec.items() == null
+                    ? new ParamSpec(Type.STRING, false, null, null, null, null, null, null, null)
+                    : spec.items();
             List<Object> checked = new ArrayList<>(list.size());
             int before = errors.size();
             for (int i = 0; i < list.size(); i++) {
@@ -125,7 +130,10 @@ public record Parameters(Map<String, ParamSpec> specs) {
                 yield i.bitLength() < 64 ? (Object) i.longValue() : null;
             }
             case NUMBER -> decimal(raw);
-            case BOOLEAN -> raw instanceof Boolean ? raw : "true".equals(raw) ? Boolean.TRUE : "false".equals(raw) ? Boolean.FALSE : null;
+            case BOOLEAN ->
+                raw instanceof Boolean
+                        ? raw
+                        : "true".equals(raw) ? Boolean.TRUE : "false".equals(raw) ? Boolean.FALSE : null;
             case DATE -> {
                 try {
                     yield raw instanceof String s ? LocalDate.parse(s).toString() : null;
@@ -147,7 +155,9 @@ public record Parameters(Map<String, ParamSpec> specs) {
     /** What is wrong with a value already of the spec's type, or null. */
     private static String problem(ParamSpec spec, Object v) {
         if (!spec.allowed().isEmpty() && spec.allowed().stream().noneMatch(a -> same(a, v))) {
-            return "must be one of " + String.join(", ", spec.allowed().stream().map(Parameters::text).toList());
+            return "must be one of "
+                    + String.join(
+                            ", ", spec.allowed().stream().map(Parameters::text).toList());
         }
         switch (v) {
             case String s -> {
@@ -157,7 +167,8 @@ public record Parameters(Map<String, ParamSpec> specs) {
                 if (spec.min() != null && s.length() < spec.min().intValue()) {
                     return "must be at least " + spec.min().toPlainString() + " characters long";
                 }
-                if (spec.pattern() != null && !Pattern.compile(spec.pattern()).matcher(s).matches()) {
+                if (spec.pattern() != null
+                        && !Pattern.compile(spec.pattern()).matcher(s).matches()) {
                     return "must match " + spec.pattern();
                 }
             }
@@ -178,7 +189,7 @@ public record Parameters(Map<String, ParamSpec> specs) {
                     return "must be at most " + spec.max().toPlainString();
                 }
             }
-            default -> { }
+            default -> {}
         }
         return null;
     }

@@ -22,11 +22,12 @@ import java.util.regex.PatternSyntaxException;
 final class ParametersCodec {
     /** More than this many parameters is a form nobody fills in. */
     static final int MAX_PARAMS = 50;
-    private static final Set<String> FIELDS = Set.of("type", "required", "default", "enum", "pattern", "min", "max", "description", "items");
+
+    private static final Set<String> FIELDS =
+            Set.of("type", "required", "default", "enum", "pattern", "min", "max", "description", "items");
     private static final Set<String> ITEM_FIELDS = Set.of("type", "enum", "pattern", "min", "max");
 
-    private ParametersCodec() {
-    }
+    private ParametersCodec() {}
 
     static Parameters read(JsonReader in, Object value) {
         if (value == null) {
@@ -95,11 +96,15 @@ final class ParametersCodec {
                 in.error(path(field, "default"), "a required parameter has no default: drop one or the other");
             }
             List<FieldError> problems = new ArrayList<>();
-            defaultValue = Parameters.value(path(field, "default"),
-                    new ParamSpec(type, false, null, allowed, pattern, min, max, description, items), m.get("default"), problems);
+            defaultValue = Parameters.value(
+                    path(field, "default"),
+                    new ParamSpec(type, false, null, allowed, pattern, min, max, description, items),
+                    m.get("default"),
+                    problems);
             problems.forEach(p -> in.error(p.field(), p.reason()));
         }
-        return in.errors().size() > before ? null
+        return in.errors().size() > before
+                ? null
                 : new ParamSpec(type, required, defaultValue, allowed, pattern, min, max, description, items);
     }
 
@@ -116,8 +121,12 @@ final class ParametersCodec {
                 return t;
             }
         }
-        in.error(field, "unknown type '" + name + "'; expected one of "
-                + String.join(", ", Arrays.stream(Type.values()).map(Type::wireName).toList()));
+        in.error(
+                field,
+                "unknown type '" + name + "'; expected one of "
+                        + String.join(
+                                ", ",
+                                Arrays.stream(Type.values()).map(Type::wireName).toList()));
         return null;
     }
 
@@ -147,7 +156,11 @@ final class ParametersCodec {
         switch (type) {
             case INTEGER, NUMBER -> {
                 List<FieldError> problems = new ArrayList<>();
-                Object v = Parameters.value(field, new ParamSpec(Type.NUMBER, false, null, null, null, null, null, null, null), value, problems);
+                Object v = Parameters.value(
+                        field,
+                        new ParamSpec(Type.NUMBER, false, null, null, null, null, null, null, null),
+                        value,
+                        problems);
                 problems.forEach(p -> in.error(p.field(), p.reason()));
                 return (BigDecimal) v;
             }
@@ -201,23 +214,29 @@ final class ParametersCodec {
     static void checkUses(JsonReader in, Parameters params, Trigger trigger) {
         if (params.declared()) {
             Set<String> optional = new TreeSet<>();
-            in.parameterUses().forEach((field, names) -> names.forEach(n -> {
-                ParamSpec spec = params.specs().get(n);
-                if (spec == null) {
-                    in.error(field, "uses {{params." + n + "}}, which \"params\" does not declare; declared: "
-                            + String.join(", ", params.specs().keySet()));
-                } else if (!spec.required() && spec.defaultValue() == null) {
-                    optional.add(n);
-                }
-            }));
-            optional.forEach(n -> in.warn("params." + n + " is used in a template but has neither a default nor \"required\":"
-                    + " a run that does not give it is refused"));
+            in.parameterUses()
+                    .forEach((field, names) -> names.forEach(n -> {
+                        ParamSpec spec = params.specs().get(n);
+                        if (spec == null) {
+                            in.error(
+                                    field,
+                                    "uses {{params." + n + "}}, which \"params\" does not declare; declared: "
+                                            + String.join(", ", params.specs().keySet()));
+                        } else if (!spec.required() && spec.defaultValue() == null) {
+                            optional.add(n);
+                        }
+                    }));
+            optional.forEach(
+                    n -> in.warn("params." + n + " is used in a template but has neither a default nor \"required\":"
+                            + " a run that does not give it is refused"));
         }
         if (trigger != null && trigger.isScheduled()) {
             params.specs().forEach((name, spec) -> {
                 if (spec.required()) {
-                    in.error("params." + name + ".required", "a " + trigger.type() + " task's scheduled runs have no caller to give it;"
-                            + " give it a default instead");
+                    in.error(
+                            "params." + name + ".required",
+                            "a " + trigger.type() + " task's scheduled runs have no caller to give it;"
+                                    + " give it a default instead");
                 }
             });
         }

@@ -37,22 +37,75 @@ public record Policy(
 
     public static final OverflowPolicy DEFAULT_OVERFLOW = OverflowPolicy.QUEUE;
 
-    public static final Policy DEFAULT = new Policy(DEFAULT_MAX_RETRIES, DEFAULT_RETRY_INTERVAL_SECONDS, null,
-            MisfirePolicy.FIRE_ONCE, DEFAULT_MAX_CONCURRENCY, RetryRules.ALL, List.of(), null);
+    public static final Policy DEFAULT = new Policy(
+            DEFAULT_MAX_RETRIES,
+            DEFAULT_RETRY_INTERVAL_SECONDS,
+            null,
+            MisfirePolicy.FIRE_ONCE,
+            DEFAULT_MAX_CONCURRENCY,
+            RetryRules.ALL,
+            List.of(),
+            null);
 
     /** A policy with the default overflow and backoff. */
-    public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
-                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey) {
-        this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, DEFAULT_OVERFLOW, null, RetryBackoff.FIXED, List.of(), null, SuccessNotice.NEVER);
+    public Policy(
+            int maxRetries,
+            long retryIntervalSeconds,
+            Long timeoutSeconds,
+            MisfirePolicy misfire,
+            int maxConcurrency,
+            RetryRules retryable,
+            List<String> notifyOnFailure,
+            String idempotencyKey) {
+        this(
+                maxRetries,
+                retryIntervalSeconds,
+                timeoutSeconds,
+                misfire,
+                maxConcurrency,
+                retryable,
+                notifyOnFailure,
+                idempotencyKey,
+                DEFAULT_OVERFLOW,
+                null,
+                RetryBackoff.FIXED,
+                List.of(),
+                null,
+                SuccessNotice.NEVER);
     }
 
     /** A policy without sharding. */
-    public Policy(int maxRetries, long retryIntervalSeconds, Long timeoutSeconds, MisfirePolicy misfire, int maxConcurrency,
-                  RetryRules retryable, List<String> notifyOnFailure, String idempotencyKey, OverflowPolicy overflow, Integer queueLimit, RetryBackoff backoff, List<FollowUp> onFailed, Approval approval,
-                  SuccessNotice notifyOnSuccess) {
-        this(maxRetries, retryIntervalSeconds, timeoutSeconds, misfire, maxConcurrency, retryable, notifyOnFailure,
-                idempotencyKey, overflow, queueLimit, backoff, onFailed, approval, notifyOnSuccess, null);
+    public Policy(
+            int maxRetries,
+            long retryIntervalSeconds,
+            Long timeoutSeconds,
+            MisfirePolicy misfire,
+            int maxConcurrency,
+            RetryRules retryable,
+            List<String> notifyOnFailure,
+            String idempotencyKey,
+            OverflowPolicy overflow,
+            Integer queueLimit,
+            RetryBackoff backoff,
+            List<FollowUp> onFailed,
+            Approval approval,
+            SuccessNotice notifyOnSuccess) {
+        this(
+                maxRetries,
+                retryIntervalSeconds,
+                timeoutSeconds,
+                misfire,
+                maxConcurrency,
+                retryable,
+                notifyOnFailure,
+                idempotencyKey,
+                overflow,
+                queueLimit,
+                backoff,
+                onFailed,
+                approval,
+                notifyOnSuccess,
+                null);
     }
 
     public Policy {

@@ -21,13 +21,27 @@ final class PolicyCodec {
 
     static final List<String> OVERFLOW_VALUES = List.of("QUEUE", "QUEUE_ONE", "SKIP", "REPLACE", "ALLOW");
 
-    private static final Set<String> FIELDS = Set.of("maxRetries", "retryIntervalSeconds", "timeoutSeconds",
-            "misfire", "maxConcurrency", "retryable", "notifyOnFailure", "idempotencyKey", "overflow", "queueLimit",
-            "retryBackoff", "retryMaxIntervalSeconds", "retryJitter", "onFailedActions", "approval", "notifyOnSuccess", "sharding");
+    private static final Set<String> FIELDS = Set.of(
+            "maxRetries",
+            "retryIntervalSeconds",
+            "timeoutSeconds",
+            "misfire",
+            "maxConcurrency",
+            "retryable",
+            "notifyOnFailure",
+            "idempotencyKey",
+            "overflow",
+            "queueLimit",
+            "retryBackoff",
+            "retryMaxIntervalSeconds",
+            "retryJitter",
+            "onFailedActions",
+            "approval",
+            "notifyOnSuccess",
+            "sharding");
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost", "httpStatuses");
 
-    private PolicyCodec() {
-    }
+    private PolicyCodec() {}
 
     static Policy read(JsonReader in, Object value, Set<String> configuredChannels) {
         if (value == null) {
@@ -40,8 +54,8 @@ final class PolicyCodec {
         in.rejectUnknown(p, "policy", FIELDS);
         // A field with an error falls back to its default here; parse throws before it is used.
         Integer maxRetries = in.int32(p.get("maxRetries"), "policy.maxRetries", 0, MAX_RETRIES);
-        Long retryInterval = in.integer(p.get("retryIntervalSeconds"), "policy.retryIntervalSeconds",
-                0, MAX_RETRY_INTERVAL_SECONDS);
+        Long retryInterval =
+                in.integer(p.get("retryIntervalSeconds"), "policy.retryIntervalSeconds", 0, MAX_RETRY_INTERVAL_SECONDS);
         Long timeout = in.integer(p.get("timeoutSeconds"), "policy.timeoutSeconds", 1, MAX_TIMEOUT_SECONDS);
         MisfirePolicy misfire = misfire(in, p.get("misfire"));
         Integer maxConcurrency = in.int32(p.get("maxConcurrency"), "policy.maxConcurrency", 1, MAX_CONCURRENCY);
@@ -109,8 +123,14 @@ final class PolicyCodec {
         try {
             return MisfirePolicy.valueOf(s.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            in.error("policy.misfire", "must be one of " + String.join(", ",
-                    Arrays.stream(MisfirePolicy.values()).map(Enum::name).toList()));
+            in.error(
+                    "policy.misfire",
+                    "must be one of "
+                            + String.join(
+                                    ", ",
+                                    Arrays.stream(MisfirePolicy.values())
+                                            .map(Enum::name)
+                                            .toList()));
             return MisfirePolicy.FIRE_ONCE;
         }
     }
@@ -158,7 +178,8 @@ final class PolicyCodec {
         }
         Boolean timeout = in.bool(r.get("timeout"), "policy.retryable.timeout");
         Boolean executorLost = in.bool(r.get("executorLost"), "policy.retryable.executorLost");
-        return new RetryRules(true, exitCodes, timeout == null || timeout, executorLost == null || executorLost, httpStatuses);
+        return new RetryRules(
+                true, exitCodes, timeout == null || timeout, executorLost == null || executorLost, httpStatuses);
     }
 
     /** {@code true} and {@code false} for the two common rule sets, the object form otherwise. */
@@ -239,12 +260,15 @@ final class PolicyCodec {
                 default -> in.error("policy.retryBackoff", "must be one of FIXED, EXPONENTIAL");
             }
         }
-        Long max = in.integer(p.get("retryMaxIntervalSeconds"), "policy.retryMaxIntervalSeconds", 1, MAX_RETRY_INTERVAL_SECONDS);
+        Long max = in.integer(
+                p.get("retryMaxIntervalSeconds"), "policy.retryMaxIntervalSeconds", 1, MAX_RETRY_INTERVAL_SECONDS);
         double jitter = 0;
         Object j = p.get("retryJitter");
         if (j != null) {
-            if (j instanceof Number n && !(j instanceof Double d && (d.isNaN() || d.isInfinite()))
-                    && n.doubleValue() >= 0 && n.doubleValue() <= 1) {
+            if (j instanceof Number n
+                    && !(j instanceof Double d && (d.isNaN() || d.isInfinite()))
+                    && n.doubleValue() >= 0
+                    && n.doubleValue() <= 1) {
                 jitter = n.doubleValue();
             } else {
                 in.error("policy.retryJitter", "must be a number between 0 and 1 (a fraction of the wait)");

@@ -10,7 +10,8 @@ import java.util.Set;
  * empty or absent {@code exitCodes} means every non-zero exit code, and an empty or absent
  * {@code httpStatuses} means 429 and every 5xx (other statuses are not worth another try).
  */
-public record RetryRules(boolean enabled, Set<Integer> exitCodes, boolean timeout, boolean executorLost, Set<Integer> httpStatuses) {
+public record RetryRules(
+        boolean enabled, Set<Integer> exitCodes, boolean timeout, boolean executorLost, Set<Integer> httpStatuses) {
     public static final RetryRules ALL = new RetryRules(true, Set.of(), true, true, Set.of());
     public static final RetryRules NONE = new RetryRules(false, Set.of(), false, false, Set.of());
 
@@ -32,7 +33,11 @@ public record RetryRules(boolean enabled, Set<Integer> exitCodes, boolean timeou
             case TIMEOUT -> timeout;
             case EXECUTOR_LOST -> executorLost;
             case START_ERROR, FATAL -> false;
-            case HTTP_STATUS -> exitCode != null && (httpStatuses.isEmpty() ? exitCode == 429 || exitCode >= 500 : httpStatuses.contains(exitCode));
+            case HTTP_STATUS ->
+                exitCode != null
+                        && (httpStatuses.isEmpty()
+                                ? exitCode == 429 || exitCode >= 500
+                                : httpStatuses.contains(exitCode));
             case CONNECTION -> true;
         };
     }

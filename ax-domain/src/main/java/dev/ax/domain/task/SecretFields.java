@@ -15,17 +15,16 @@ import java.util.regex.Pattern;
  * saved, with a warning.
  */
 public final class SecretFields {
-    private static final List<String> SECRET_WORDS = List.of("PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "CREDENTIAL");
+    private static final List<String> SECRET_WORDS =
+            List.of("PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "CREDENTIAL");
     private static final Pattern REFERENCE = Pattern.compile("\\{\\{\\s*secret\\.[A-Za-z0-9_.-]+\\s*}}");
     /** What may stand beside a reference in a value that is still wholly secret: an authorization scheme ("Bearer"). */
     private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
 
     /** One use of a secret: the field it stands in ({@code action.env.DB_PASSWORD}) and the secret's name. */
-    public record Use(String field, String name) {
-    }
+    public record Use(String field, String name) {}
 
-    private SecretFields() {
-    }
+    private SecretFields() {}
 
     /** Every secret {@code def} uses, with its field, in the action and in the approval's preview action. */
     public static List<Use> uses(TaskDefinition def) {
@@ -47,7 +46,7 @@ public final class SecretFields {
                 http.headers().forEach((k, v) -> add(uses, JsonReader.path(field + ".headers", k), v));
                 body(uses, field + ".body", http.body());
             }
-            case Action.Sdk sdk -> { }
+            case Action.Sdk sdk -> {}
         }
         return uses;
     }
@@ -65,7 +64,7 @@ public final class SecretFields {
                     body(uses, JsonReader.path(field, i), l.get(i));
                 }
             }
-            case null, default -> { }
+            case null, default -> {}
         }
     }
 
@@ -82,7 +81,8 @@ public final class SecretFields {
      */
     public static boolean isWhollySecret(String value) {
         String rest = REFERENCE.matcher(value).replaceAll(" ").strip();
-        return !rest.equals(value.strip()) && (rest.isEmpty() || SCHEME.matcher(rest).matches());
+        return !rest.equals(value.strip())
+                && (rest.isEmpty() || SCHEME.matcher(rest).matches());
     }
 
     /** A warning for each field of {@code def} that looks secret and keeps a plain value. */
@@ -98,10 +98,17 @@ public final class SecretFields {
     private static List<String> warnings(Action action, String field) {
         List<String> warnings = new ArrayList<>();
         switch (action) {
-            case Action.Shell shell -> shell.env().forEach((k, v) -> warn(warnings, JsonReader.path(field + ".env", k), k, v, ""));
-            case Action.Http http -> http.headers().forEach((k, v) -> warn(warnings, JsonReader.path(field + ".headers", k), k, v,
-                    k.equalsIgnoreCase("Authorization") ? "Bearer " : ""));
-            case Action.Sdk sdk -> { }
+            case Action.Shell shell ->
+                shell.env().forEach((k, v) -> warn(warnings, JsonReader.path(field + ".env", k), k, v, ""));
+            case Action.Http http ->
+                http.headers()
+                        .forEach((k, v) -> warn(
+                                warnings,
+                                JsonReader.path(field + ".headers", k),
+                                k,
+                                v,
+                                k.equalsIgnoreCase("Authorization") ? "Bearer " : ""));
+            case Action.Sdk sdk -> {}
         }
         return warnings;
     }
@@ -112,6 +119,7 @@ public final class SecretFields {
         }
         String name = key.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]", "_");
         warnings.add(field + " holds a plain value, which is stored with every version of the task and shown with it:"
-                + " keep it as a secret (ax secret set " + name + ") and write \"" + scheme + "{{secret." + name + "}}\" here");
+                + " keep it as a secret (ax secret set " + name + ") and write \"" + scheme + "{{secret." + name
+                + "}}\" here");
     }
 }

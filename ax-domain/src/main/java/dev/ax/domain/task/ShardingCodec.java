@@ -9,8 +9,7 @@ import java.util.Set;
 final class ShardingCodec {
     private static final Set<String> FIELDS = Set.of("shards", "mode", "maxParallelShards");
 
-    private ShardingCodec() {
-    }
+    private ShardingCodec() {}
 
     static Sharding read(JsonReader in, Object value) {
         if (value == null) {
@@ -22,7 +21,8 @@ final class ShardingCodec {
         }
         in.rejectUnknown(s, "policy.sharding", FIELDS);
         Integer shards = in.int32(s.get("shards"), "policy.sharding.shards", 1, Sharding.MAX_SHARDS);
-        Integer maxParallel = in.int32(s.get("maxParallelShards"), "policy.sharding.maxParallelShards", 1, Integer.MAX_VALUE);
+        Integer maxParallel =
+                in.int32(s.get("maxParallelShards"), "policy.sharding.maxParallelShards", 1, Integer.MAX_VALUE);
         String mode = in.string(s.get("mode"), "policy.sharding.mode");
         boolean broadcast = false;
         if (mode != null) {
@@ -33,12 +33,16 @@ final class ShardingCodec {
             broadcast = true;
         }
         if (broadcast && s.get("shards") != null) {
-            in.error("policy.sharding.shards", "must not be set with mode \"broadcast\" (the shard count is the number of live executors)");
+            in.error(
+                    "policy.sharding.shards",
+                    "must not be set with mode \"broadcast\" (the shard count is the number of live executors)");
             return null;
         }
         if (!broadcast && s.get("shards") == null) {
-            in.error("policy.sharding.shards", "is required: a number of shards between 1 and " + Sharding.MAX_SHARDS
-                    + ", or set \"mode\": \"broadcast\"");
+            in.error(
+                    "policy.sharding.shards",
+                    "is required: a number of shards between 1 and " + Sharding.MAX_SHARDS
+                            + ", or set \"mode\": \"broadcast\"");
             return null;
         }
         if ((!broadcast && shards == null) || (s.get("maxParallelShards") != null && maxParallel == null)) {

@@ -35,31 +35,59 @@ public record TaskDefinition(
     }
 
     /** A definition of no team. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
-                          DependencyPolicy dependencies, List<String> environment, Parameters params) {
+    public TaskDefinition(
+            String taskName,
+            String description,
+            String owner,
+            Trigger trigger,
+            Action action,
+            Policy policy,
+            DependencyPolicy dependencies,
+            List<String> environment,
+            Parameters params) {
         this(taskName, description, owner, trigger, action, policy, dependencies, environment, params, null);
     }
 
     /** A definition that declares no parameters. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
-                          DependencyPolicy dependencies, List<String> environment) {
+    public TaskDefinition(
+            String taskName,
+            String description,
+            String owner,
+            Trigger trigger,
+            Action action,
+            Policy policy,
+            DependencyPolicy dependencies,
+            List<String> environment) {
         this(taskName, description, owner, trigger, action, policy, dependencies, environment, Parameters.NONE);
     }
 
     /** A definition without {@code dependsOn} and without environment labels. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
+    public TaskDefinition(
+            String taskName, String description, String owner, Trigger trigger, Action action, Policy policy) {
         this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE, List.of());
     }
 
     /** A definition without environment labels: it runs on any executor of its group. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
-                          DependencyPolicy dependencies) {
+    public TaskDefinition(
+            String taskName,
+            String description,
+            String owner,
+            Trigger trigger,
+            Action action,
+            Policy policy,
+            DependencyPolicy dependencies) {
         this(taskName, description, owner, trigger, action, policy, dependencies, List.of());
     }
 
     /** A definition without {@code dependsOn}. */
-    public TaskDefinition(String taskName, String description, String owner, Trigger trigger, Action action, Policy policy,
-                          List<String> environment) {
+    public TaskDefinition(
+            String taskName,
+            String description,
+            String owner,
+            Trigger trigger,
+            Action action,
+            Policy policy,
+            List<String> environment) {
         this(taskName, description, owner, trigger, action, policy, DependencyPolicy.NONE, environment);
     }
 
@@ -78,6 +106,9 @@ public record TaskDefinition(
      * run before the next); the scheduler adds that condition, the task row holds it.
      */
     public boolean admitsBySlotAlone() {
-        return policy.unlimited() && policy.approval() == null && policy.idempotencyKey() == null && dependencies.isEmpty();
+        return policy.unlimited()
+                && policy.approval() == null
+                && policy.idempotencyKey() == null
+                && dependencies.isEmpty();
     }
 }

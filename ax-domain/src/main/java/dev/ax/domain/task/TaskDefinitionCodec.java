@@ -33,16 +33,26 @@ public final class TaskDefinitionCodec {
     /** Task and group names: they end up in URLs, metrics labels and file names, so keep them plain. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
 
-    private static final Set<String> ROOT_FIELDS = Set.of("taskName", "description", "owner", "trigger", "action", "policy",
-            "dependsOn", "dependencyPolicy", "environment", "params", "team");
+    private static final Set<String> ROOT_FIELDS = Set.of(
+            "taskName",
+            "description",
+            "owner",
+            "trigger",
+            "action",
+            "policy",
+            "dependsOn",
+            "dependencyPolicy",
+            "environment",
+            "params",
+            "team");
     /** At most this many environment labels per task. */
     public static final int MAX_ENVIRONMENT_LABELS = 10;
+
     private static final Set<String> CRON_FIELDS = Set.of("type", "expression", "timezone");
     private static final Set<String> INTERVAL_FIELDS = Set.of("type", "intervalSeconds", "startAt", "timezone");
     private static final Set<String> EVENT_FIELDS = Set.of("type", "timezone");
 
-    private TaskDefinitionCodec() {
-    }
+    private TaskDefinitionCodec() {}
 
     /**
      * Validates a JSON tree and builds the definition.
@@ -69,15 +79,18 @@ public final class TaskDefinitionCodec {
         String team = root.get("team") == null ? null : name(in, root.get("team"), "team");
         Trigger trigger = trigger(in, root.get("trigger"));
         Action action = ActionCodec.read(in, root.get("action"), "action");
-        Policy policy = PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
-        DependencyPolicy dependencies = DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
+        Policy policy =
+                PolicyCodec.read(in, root.get("policy"), configuredChannels == null ? Set.of() : configuredChannels);
+        DependencyPolicy dependencies =
+                DependencyCodec.read(in, taskName, root.get("dependsOn"), root.get("dependencyPolicy"));
         List<String> environment = environment(in, root.get("environment"));
         Parameters params = ParametersCodec.read(in, root.get("params"));
         ParametersCodec.checkUses(in, params, trigger);
         if (in.hasErrors()) {
             throw new ValidationException(in.errors());
         }
-        TaskDefinition def = new TaskDefinition(taskName, description, owner, trigger, action, policy, dependencies, environment, params, team);
+        TaskDefinition def = new TaskDefinition(
+                taskName, description, owner, trigger, action, policy, dependencies, environment, params, team);
         List<String> warnings = new ArrayList<>(in.warnings());
         warnings.addAll(SecretFields.warnings(def));
         return new ParsedTask(def, warnings);
@@ -203,8 +216,11 @@ public final class TaskDefinitionCodec {
             }
             case "interval" -> {
                 in.rejectUnknown(t, "trigger", INTERVAL_FIELDS);
-                Long seconds = in.integer(in.required(t, "trigger", "intervalSeconds"), "trigger.intervalSeconds",
-                        1, MAX_INTERVAL_SECONDS);
+                Long seconds = in.integer(
+                        in.required(t, "trigger", "intervalSeconds"),
+                        "trigger.intervalSeconds",
+                        1,
+                        MAX_INTERVAL_SECONDS);
                 Instant startAt = instant(in, t.get("startAt"), "trigger.startAt");
                 return seconds == null || zone == null ? null : new Trigger.Interval(seconds, startAt, zone);
             }
@@ -231,7 +247,9 @@ public final class TaskDefinitionCodec {
         try {
             return ZoneId.of(id);
         } catch (DateTimeException e) {
-            in.error("trigger.timezone", "unknown time zone '" + id + "'; use an IANA zone id such as Asia/Shanghai or UTC");
+            in.error(
+                    "trigger.timezone",
+                    "unknown time zone '" + id + "'; use an IANA zone id such as Asia/Shanghai or UTC");
             return null;
         }
     }
@@ -258,8 +276,7 @@ public final class TaskDefinitionCodec {
                 t.put("intervalSeconds", i.intervalSeconds());
                 t.put("startAt", i.startAt() == null ? null : i.startAt().toString());
             }
-            case Trigger.Event e -> {
-            }
+            case Trigger.Event e -> {}
         }
         t.put("timezone", trigger.timezone().getId());
         return t;
@@ -279,7 +296,8 @@ public final class TaskDefinitionCodec {
             return null;
         }
         if (!NAME.matcher(s).matches()) {
-            in.error(field, "may contain only letters, digits, '_', '.' and '-', and must start with a letter or digit");
+            in.error(
+                    field, "may contain only letters, digits, '_', '.' and '-', and must start with a letter or digit");
             return null;
         }
         return s;

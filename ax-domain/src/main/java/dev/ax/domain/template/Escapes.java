@@ -28,8 +28,7 @@ final class Escapes {
         XML
     }
 
-    private Escapes() {
-    }
+    private Escapes() {}
 
     /**
      * True for a character that means nothing to sh, dash or bash anywhere in a word. Left out on purpose:
@@ -37,8 +36,17 @@ final class Escapes {
      * brace expansion) and {@code ~} (tilde expansion), besides every quote, operator, glob and expansion character.
      */
     static boolean isPlainShellChar(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '@' || c == '%' || c == '+' || c == ':' || c == '.' || c == '/' || c == '_' || c == '-';
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || c == '@'
+                || c == '%'
+                || c == '+'
+                || c == ':'
+                || c == '.'
+                || c == '/'
+                || c == '_'
+                || c == '-';
     }
 
     static String shellWord(String v) {
@@ -73,11 +81,17 @@ final class Escapes {
         StringBuilder out = new StringBuilder(v.length() + 16);
         for (byte b : v.getBytes(StandardCharsets.UTF_8)) {
             char c = (char) (b & 0xff);
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
+            if ((c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~') {
                 out.append(c);
             } else {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                out.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
                         .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
             }
         }
@@ -120,7 +134,9 @@ final class Escapes {
                 }
                 yield out.append(']').toString();
             }
-            default -> throw new IllegalArgumentException("not a JSON scalar or list: " + v.getClass().getSimpleName());
+            default ->
+                throw new IllegalArgumentException(
+                        "not a JSON scalar or list: " + v.getClass().getSimpleName());
         };
     }
 

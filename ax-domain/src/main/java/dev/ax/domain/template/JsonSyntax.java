@@ -11,8 +11,7 @@ import java.util.List;
  * escaped as string content) or outside (its value is written as a whole JSON value).
  */
 final class JsonSyntax {
-    private JsonSyntax() {
-    }
+    private JsonSyntax() {}
 
     static List<Slot> slots(String body, List<Placeholder> placeholders) {
         List<Slot> slots = new ArrayList<>(placeholders.size());
@@ -28,7 +27,9 @@ final class JsonSyntax {
             char c = body.charAt(i);
             if (inString && c == '\\') {
                 if (next < placeholders.size() && placeholders.get(next).start() == i + 1) {
-                    slots.add(Slot.refused("right after a backslash in a JSON string, which would escape the value's first character"));
+                    slots.add(
+                            Slot.refused(
+                                    "right after a backslash in a JSON string, which would escape the value's first character"));
                     i = placeholders.get(next++).end();
                     continue;
                 }

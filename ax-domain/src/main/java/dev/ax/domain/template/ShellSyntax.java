@@ -24,7 +24,16 @@ import java.util.List;
  */
 final class ShellSyntax {
     /** Plain shell text ({@code TOP}, or {@code SUB}: a {@code $( )} that ends at its closing parenthesis) and the quotes. */
-    private enum Mode { TOP, SUB, DOUBLE, SINGLE, ANSI, BACKQUOTE, PARAM, ARITH }
+    private enum Mode {
+        TOP,
+        SUB,
+        DOUBLE,
+        SINGLE,
+        ANSI,
+        BACKQUOTE,
+        PARAM,
+        ARITH
+    }
 
     private static final class Frame {
         final Mode mode;
@@ -35,8 +44,7 @@ final class ShellSyntax {
         }
     }
 
-    private record HereDoc(String delimiter, boolean stripTabs) {
-    }
+    private record HereDoc(String delimiter, boolean stripTabs) {}
 
     private final String s;
     private final List<Placeholder> placeholders;
@@ -126,8 +134,11 @@ final class ShellSyntax {
                 case SINGLE -> new Slot(Encoding.SHELL_SINGLE, false, null);
                 case ANSI -> Slot.refused("inside $'…', where backslashes in a value would be read as escapes");
                 // After a '~' even a plain value is quoted: unquoted, "~" + "root" would be root's home directory.
-                default -> new Slot(i > 0 && s.charAt(i - 1) == '~' ? Encoding.SHELL_QUOTED : Encoding.SHELL_WORD,
-                        wordStart && endsWord(p.end()), null);
+                default ->
+                    new Slot(
+                            i > 0 && s.charAt(i - 1) == '~' ? Encoding.SHELL_QUOTED : Encoding.SHELL_WORD,
+                            wordStart && endsWord(p.end()),
+                            null);
             };
         }
         slots[next++] = slot;
@@ -343,7 +354,8 @@ final class ShellSyntax {
                 if (doc.stripTabs()) {
                     line = line.replaceFirst("^\t+", "");
                 }
-                refuseUpTo(end, "inside a here-document, whose text is expanded (or, quoted, could be ended by a value)");
+                refuseUpTo(
+                        end, "inside a here-document, whose text is expanded (or, quoted, could be ended by a value)");
                 i = Math.min(s.length(), end + 1);
                 if (line.equals(doc.delimiter())) {
                     break;
@@ -387,7 +399,8 @@ final class ShellSyntax {
     /** A word ends: is it the {@code case} keyword inside a {@code $( )}? */
     private void endWord() {
         if (lostAt == null && stack.peek().mode == Mode.SUB && word.toString().equals("case")) {
-            lostAt = "after a 'case' inside $( ), whose patterns' ')' hide where the substitution ends; move it into a script";
+            lostAt =
+                    "after a 'case' inside $( ), whose patterns' ')' hide where the substitution ends; move it into a script";
         }
         word.setLength(0);
         wordStart = true;

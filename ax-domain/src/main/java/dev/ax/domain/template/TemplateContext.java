@@ -39,8 +39,14 @@ public record TemplateContext(
     }
 
     /** A context without secrets: a {@code {{secret.NAME}}} in what it renders fails as not set. */
-    public TemplateContext(String taskName, Instant scheduledAt, ZoneId zone, Map<String, Object> params, long instanceId,
-                           int attempt, String requestId) {
+    public TemplateContext(
+            String taskName,
+            Instant scheduledAt,
+            ZoneId zone,
+            Map<String, Object> params,
+            long instanceId,
+            int attempt,
+            String requestId) {
         this(taskName, scheduledAt, zone, params, instanceId, attempt, requestId, Map.of());
     }
 

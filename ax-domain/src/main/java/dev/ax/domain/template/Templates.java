@@ -30,24 +30,42 @@ import java.util.Set;
  */
 public final class Templates {
     /** The variables in the order error messages list them. */
-    public static final List<String> VARIABLES = List.of("date", "yesterday", "tomorrow", "dateCompact",
-            "scheduledAt", "scheduledEpoch", "taskName", "instanceId", "attempt", "requestId", "params.NAME", "secret.NAME");
+    public static final List<String> VARIABLES = List.of(
+            "date",
+            "yesterday",
+            "tomorrow",
+            "dateCompact",
+            "scheduledAt",
+            "scheduledEpoch",
+            "taskName",
+            "instanceId",
+            "attempt",
+            "requestId",
+            "params.NAME",
+            "secret.NAME");
 
     private static final Set<String> PLAIN = Set.copyOf(VARIABLES.subList(0, VARIABLES.size() - 2));
     /** The variables whose values AX makes itself, of letters, digits and {@code _.:+-} only (not the request id: a key may hold parameters). */
-    private static final Set<String> OWN = Set.of("date", "yesterday", "tomorrow", "dateCompact", "scheduledAt", "scheduledEpoch",
-            "taskName", "instanceId", "attempt");
+    private static final Set<String> OWN = Set.of(
+            "date",
+            "yesterday",
+            "tomorrow",
+            "dateCompact",
+            "scheduledAt",
+            "scheduledEpoch",
+            "taskName",
+            "instanceId",
+            "attempt");
+
     static final String PARAMS = "params.";
     static final String SECRET = "secret.";
     private static final String OPEN = "{{";
     private static final String CLOSE = "}}";
 
-    private Templates() {
-    }
+    private Templates() {}
 
     /** One {@code {{…}}}: from its first brace to after its last, and the name inside, stripped. */
-    record Placeholder(int start, int end, String name) {
-    }
+    record Placeholder(int start, int end, String name) {}
 
     /**
      * How a placeholder's value is written, or why it may not stand where it is. A refusal holds for
@@ -74,8 +92,7 @@ public final class Templates {
     }
 
     /** The placeholders of a template, and what is wrong with its braces. */
-    private record Scan(List<Placeholder> placeholders, List<String> problems) {
-    }
+    private record Scan(List<Placeholder> placeholders, List<String> problems) {}
 
     private static Scan scan(String template) {
         List<Placeholder> found = new ArrayList<>();
@@ -102,12 +119,18 @@ public final class Templates {
         List<Slot> read = switch (target) {
             case COMMAND -> ShellSyntax.slots(template, placeholders);
             case JSON -> JsonSyntax.slots(template, placeholders);
-            default -> placeholders.stream().map(p -> new Slot(switch (target) {
-                case URL -> p.name().startsWith(SECRET) ? Encoding.RAW : Encoding.PERCENT;
-                case FORM -> Encoding.PERCENT;
-                case XML -> Encoding.XML;
-                default -> Encoding.RAW;
-            }, false, null)).toList();
+            default ->
+                placeholders.stream()
+                        .map(p -> new Slot(
+                                switch (target) {
+                                    case URL -> p.name().startsWith(SECRET) ? Encoding.RAW : Encoding.PERCENT;
+                                    case FORM -> Encoding.PERCENT;
+                                    case XML -> Encoding.XML;
+                                    default -> Encoding.RAW;
+                                },
+                                false,
+                                null))
+                        .toList();
         };
         List<Slot> slots = new ArrayList<>(read.size());
         for (int i = 0; i < read.size(); i++) {
@@ -174,7 +197,9 @@ public final class Templates {
                 problems.add(refusedReason(p, slots.get(i)));
             }
         }
-        if (target == Target.URL && !placeholders.isEmpty() && placeholders.getFirst().start() == 0
+        if (target == Target.URL
+                && !placeholders.isEmpty()
+                && placeholders.getFirst().start() == 0
                 && !placeholders.getFirst().name().startsWith(SECRET)) {
             problems.add("{{" + placeholders.getFirst().name() + "}} cannot start a URL: its value is percent-encoded;"
                     + " start with http:// or https://, or with a {{secret.NAME}} that holds the address");
@@ -248,7 +273,8 @@ public final class Templates {
     }
 
     static boolean isKnown(String name) {
-        return PLAIN.contains(name) || (name.startsWith(PARAMS) && isName(name, PARAMS.length()))
+        return PLAIN.contains(name)
+                || (name.startsWith(PARAMS) && isName(name, PARAMS.length()))
                 || (name.startsWith(SECRET) && isName(name, SECRET.length()));
     }
 
@@ -259,8 +285,12 @@ public final class Templates {
         }
         for (int i = from; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '_' || c == '.' || c == '-';
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '_'
+                    || c == '.'
+                    || c == '-';
             if (!ok) {
                 return false;
             }
@@ -286,7 +316,8 @@ public final class Templates {
         String reason = "{{" + p.name() + "}} at position " + p.start() + " stands " + slot.refused();
         if (p.name().startsWith(PARAMS) && isName(p.name(), PARAMS.length())) {
             String env = "AX_PARAM_" + envName(p.name().substring(PARAMS.length()));
-            return reason + "; write \"$" + env + "\" there instead: the shell expands a variable without reading it as code";
+            return reason + "; write \"$" + env
+                    + "\" there instead: the shell expands a variable without reading it as code";
         }
         return reason;
     }
@@ -298,10 +329,12 @@ public final class Templates {
 
     private static String secretRefused(String name, Target target) {
         return switch (target) {
-            case COMMAND -> "{{" + name + "}} may not appear in a command, which is shown and logged: set it in \"env\""
-                    + " (e.g. \"env\":{\"DB_PASSWORD\":\"{{" + name + "}}\"}) and use $DB_PASSWORD";
-            default -> "{{" + name + "}} may not appear here: secrets go only in env, headers, URLs and bodies,"
-                    + " never in what is stored or shown with a run";
+            case COMMAND ->
+                "{{" + name + "}} may not appear in a command, which is shown and logged: set it in \"env\""
+                        + " (e.g. \"env\":{\"DB_PASSWORD\":\"{{" + name + "}}\"}) and use $DB_PASSWORD";
+            default ->
+                "{{" + name + "}} may not appear here: secrets go only in env, headers, URLs and bodies,"
+                        + " never in what is stored or shown with a run";
         };
     }
 
@@ -315,16 +348,15 @@ public final class Templates {
 
     /** Looking up and writing one value: kept apart so that the template walk above stays short. */
     private static final class Values {
-        private Values() {
-        }
+        private Values() {}
 
         static Object of(String name, TemplateContext ctx) {
             if (name.startsWith(PARAMS) && isName(name, PARAMS.length())) {
                 String key = name.substring(PARAMS.length());
                 Object v = ctx.params().get(key);
                 if (v == null) {
-                    throw new TemplateException("template variable params." + key
-                            + " has no value: pass it as a trigger parameter", key);
+                    throw new TemplateException(
+                            "template variable params." + key + " has no value: pass it as a trigger parameter", key);
                 }
                 return v;
             }
@@ -342,8 +374,11 @@ public final class Templates {
         static String write(String name, Object value, Slot slot, Target target) {
             String param = name.startsWith(PARAMS) ? name.substring(PARAMS.length()) : null;
             return switch (value) {
-                case Map<?, ?> m -> throw new TemplateException("template variable " + name
-                        + " is a JSON object; only strings, numbers, booleans and lists can be rendered", param);
+                case Map<?, ?> m ->
+                    throw new TemplateException(
+                            "template variable " + name
+                                    + " is a JSON object; only strings, numbers, booleans and lists can be rendered",
+                            param);
                 case List<?> list -> list(name, param, list, slot);
                 default -> scalar(name, param, value, slot, target);
             };
@@ -352,37 +387,50 @@ public final class Templates {
         private static String list(String name, String param, List<?> list, Slot slot) {
             for (Object item : list) {
                 if (item == null || item instanceof Map<?, ?> || item instanceof List<?>) {
-                    throw new TemplateException("template variable " + name
-                            + " is a list holding a null, an object or a list; only lists of strings, numbers and booleans render", param);
+                    throw new TemplateException(
+                            "template variable " + name
+                                    + " is a list holding a null, an object or a list; only lists of strings, numbers and booleans render",
+                            param);
                 }
                 checkChars(name, param, text(item), null);
             }
             if (slot.encoding() == Encoding.JSON_VALUE) {
                 return Escapes.jsonValue(list);
             }
-            if ((slot.encoding() == Encoding.SHELL_WORD || slot.encoding() == Encoding.SHELL_QUOTED) && slot.wholeWord()) {
-                List<String> words = list.stream().map(item -> Escapes.write(text(item), slot.encoding())).toList();
+            if ((slot.encoding() == Encoding.SHELL_WORD || slot.encoding() == Encoding.SHELL_QUOTED)
+                    && slot.wholeWord()) {
+                List<String> words = list.stream()
+                        .map(item -> Escapes.write(text(item), slot.encoding()))
+                        .toList();
                 return String.join(" ", words);
             }
-            throw new TemplateException("template variable " + name + " is a list, which renders only as whole shell words"
-                    + " (cmd {{" + name + "}}) or as a JSON value", param);
+            throw new TemplateException(
+                    "template variable " + name + " is a list, which renders only as whole shell words" + " (cmd {{"
+                            + name + "}}) or as a JSON value",
+                    param);
         }
 
         private static String scalar(String name, String param, Object value, Slot slot, Target target) {
             String text = text(value);
             checkChars(name, param, text, target);
-            return slot.encoding() == Encoding.JSON_VALUE ? Escapes.jsonValue(value) : Escapes.write(text, slot.encoding());
+            return slot.encoding() == Encoding.JSON_VALUE
+                    ? Escapes.jsonValue(value)
+                    : Escapes.write(text, slot.encoding());
         }
 
         /** NUL can be carried by no argument, variable or header; CR and LF in a header would start another one. */
         private static void checkChars(String name, String param, String text, Target target) {
             if (text.indexOf('\0') >= 0) {
-                throw new TemplateException("template variable " + name + " holds a NUL character, which no command,"
-                        + " environment or request can carry", param);
+                throw new TemplateException(
+                        "template variable " + name + " holds a NUL character, which no command,"
+                                + " environment or request can carry",
+                        param);
             }
             if (target == Target.HEADER && (text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0)) {
-                throw new TemplateException("template variable " + name + " holds a line break, which may not appear"
-                        + " in an HTTP header", param);
+                throw new TemplateException(
+                        "template variable " + name + " holds a line break, which may not appear"
+                                + " in an HTTP header",
+                        param);
             }
         }
     }

@@ -8,10 +8,13 @@ import java.util.Map;
  * the reason names the first culprit.
  */
 public final class NodeRule {
-    private NodeRule() {
-    }
+    private NodeRule() {}
 
-    public enum Verdict { RUN, WAIT, SKIP }
+    public enum Verdict {
+        RUN,
+        WAIT,
+        SKIP
+    }
 
     public record Decision(Verdict verdict, String reason) {
         static Decision run(String reason) {
@@ -37,7 +40,9 @@ public final class NodeRule {
                 if (skipped != null) {
                     yield Decision.skip("upstream " + skipped + " was skipped");
                 }
-                yield allFinal ? Decision.run(upstream.isEmpty() ? "a first node" : "every upstream node succeeded") : Decision.WAIT;
+                yield allFinal
+                        ? Decision.run(upstream.isEmpty() ? "a first node" : "every upstream node succeeded")
+                        : Decision.WAIT;
             }
             case ALL_DONE -> allFinal ? Decision.run("every upstream node is done") : Decision.WAIT;
             case ONE_FAILED -> {
@@ -50,6 +55,10 @@ public final class NodeRule {
     }
 
     private static String first(Map<String, NodeState> upstream, NodeState state) {
-        return upstream.entrySet().stream().filter(e -> e.getValue() == state).map(Map.Entry::getKey).findFirst().orElse(null);
+        return upstream.entrySet().stream()
+                .filter(e -> e.getValue() == state)
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElse(null);
     }
 }

@@ -8,7 +8,11 @@ import dev.ax.domain.run.InstanceState;
  * instance is.
  */
 public enum NodeState {
-    PENDING, RUNNING, SUCCESS, FAILED, SKIPPED;
+    PENDING,
+    RUNNING,
+    SUCCESS,
+    FAILED,
+    SKIPPED;
 
     public boolean isFinal() {
         return this == SUCCESS || this == FAILED || this == SKIPPED;

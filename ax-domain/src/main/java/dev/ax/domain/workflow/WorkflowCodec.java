@@ -39,8 +39,7 @@ public final class WorkflowCodec {
     private static final Set<String> NODE_FIELDS = Set.of("name", "task", "triggerRule");
     private static final Set<String> EDGE_FIELDS = Set.of("from", "to");
 
-    private WorkflowCodec() {
-    }
+    private WorkflowCodec() {}
 
     /** @param taskExists whether a task of that name exists (nodes may only name existing tasks) */
     public static WorkflowDefinition parse(Object json, Predicate<String> taskExists) {
@@ -49,8 +48,11 @@ public final class WorkflowCodec {
             throw new ValidationException("", "a workflow is a JSON object with name, nodes and edges");
         }
         Map<String, Object> root = strings(raw);
-        root.keySet().stream().filter(k -> !ROOT_FIELDS.contains(k)).sorted()
-                .forEach(k -> errors.add(new FieldError(k, "unknown field; expected one of name, description, team, trigger, nodes, edges")));
+        root.keySet().stream()
+                .filter(k -> !ROOT_FIELDS.contains(k))
+                .sorted()
+                .forEach(k -> errors.add(new FieldError(
+                        k, "unknown field; expected one of name, description, team, trigger, nodes, edges")));
         String name = name(root.get("name"), "name", errors);
         Object d = root.get("description");
         if (d != null && !(d instanceof String)) {
@@ -79,7 +81,9 @@ public final class WorkflowCodec {
             for (int i = 0; i < nodes.size(); i++) {
                 WorkflowDefinition.Node n = nodes.get(i);
                 if (n.rule() == TriggerRule.ONE_FAILED && edges.stream().noneMatch(e -> e.to().equals(n.name()))) {
-                    errors.add(new FieldError("nodes[" + i + "].triggerRule", "oneFailed needs upstream nodes to watch; " + n.name() + " has none"));
+                    errors.add(new FieldError(
+                            "nodes[" + i + "].triggerRule",
+                            "oneFailed needs upstream nodes to watch; " + n.name() + " has none"));
                 }
             }
         }
@@ -89,10 +93,13 @@ public final class WorkflowCodec {
         return new WorkflowDefinition(name, (String) d, trigger, nodes, edges, team);
     }
 
-    private static List<WorkflowDefinition.Node> nodes(Object value, Predicate<String> taskExists, List<FieldError> errors) {
+    private static List<WorkflowDefinition.Node> nodes(
+            Object value, Predicate<String> taskExists, List<FieldError> errors) {
         List<WorkflowDefinition.Node> nodes = new ArrayList<>();
         if (!(value instanceof List<?> list) || list.isEmpty()) {
-            errors.add(new FieldError("nodes", value == null ? "is required: a list of {name, task, triggerRule}" : "must be a non-empty list"));
+            errors.add(new FieldError(
+                    "nodes",
+                    value == null ? "is required: a list of {name, task, triggerRule}" : "must be a non-empty list"));
             return nodes;
         }
         if (list.size() > MAX_NODES) {
@@ -107,8 +114,11 @@ public final class WorkflowCodec {
                 continue;
             }
             Map<String, Object> n = strings(raw);
-            n.keySet().stream().filter(k -> !NODE_FIELDS.contains(k)).sorted()
-                    .forEach(k -> errors.add(new FieldError(field + "." + k, "unknown field; expected name, task, triggerRule")));
+            n.keySet().stream()
+                    .filter(k -> !NODE_FIELDS.contains(k))
+                    .sorted()
+                    .forEach(k -> errors.add(
+                            new FieldError(field + "." + k, "unknown field; expected name, task, triggerRule")));
             String name = name(n.get("name"), field + ".name", errors);
             if (name != null && !seen.add(name)) {
                 errors.add(new FieldError(field + ".name", "duplicate node name '" + name + "'"));
@@ -135,7 +145,8 @@ public final class WorkflowCodec {
         return nodes;
     }
 
-    private static List<WorkflowDefinition.Edge> edges(Object value, List<WorkflowDefinition.Node> nodes, List<FieldError> errors) {
+    private static List<WorkflowDefinition.Edge> edges(
+            Object value, List<WorkflowDefinition.Node> nodes, List<FieldError> errors) {
         List<WorkflowDefinition.Edge> edges = new ArrayList<>();
         if (value == null) {
             return edges;
@@ -144,7 +155,8 @@ public final class WorkflowCodec {
             errors.add(new FieldError("edges", "must be a list of {from, to}"));
             return edges;
         }
-        Set<String> names = new HashSet<>(nodes.stream().map(WorkflowDefinition.Node::name).toList());
+        Set<String> names =
+                new HashSet<>(nodes.stream().map(WorkflowDefinition.Node::name).toList());
         Set<WorkflowDefinition.Edge> seen = new HashSet<>();
         for (int i = 0; i < list.size(); i++) {
             String field = "edges[" + i + "]";
@@ -153,7 +165,9 @@ public final class WorkflowCodec {
                 continue;
             }
             Map<String, Object> e = strings(raw);
-            e.keySet().stream().filter(k -> !EDGE_FIELDS.contains(k)).sorted()
+            e.keySet().stream()
+                    .filter(k -> !EDGE_FIELDS.contains(k))
+                    .sorted()
                     .forEach(k -> errors.add(new FieldError(field + "." + k, "unknown field; expected from, to")));
             String from = endpoint(e.get("from"), field + ".from", names, errors);
             String to = endpoint(e.get("to"), field + ".to", names, errors);
@@ -186,7 +200,8 @@ public final class WorkflowCodec {
             return null;
         }
         if (!NAME.matcher(s).matches()) {
-            errors.add(new FieldError(field, "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"));
+            errors.add(new FieldError(
+                    field, "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"));
             return null;
         }
         return s;

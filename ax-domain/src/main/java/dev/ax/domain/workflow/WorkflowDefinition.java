@@ -1,8 +1,8 @@
 package dev.ax.domain.workflow;
 
 import dev.ax.domain.task.Trigger;
-import java.util.ArrayList;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
@@ -21,13 +21,12 @@ import java.util.Set;
  *
  * @param trigger when the workflow runs by itself; an {@code event} trigger means only by hand
  */
-public record WorkflowDefinition(String name, String description, Trigger trigger, List<Node> nodes, List<Edge> edges, String team) {
+public record WorkflowDefinition(
+        String name, String description, Trigger trigger, List<Node> nodes, List<Edge> edges, String team) {
     /** A node runs one task; its name is unique in the workflow (one task may appear under two names). */
-    public record Node(String name, String task, TriggerRule rule) {
-    }
+    public record Node(String name, String task, TriggerRule rule) {}
 
-    public record Edge(String from, String to) {
-    }
+    public record Edge(String from, String to) {}
 
     public WorkflowDefinition {
         nodes = List.copyOf(nodes);
@@ -40,7 +39,9 @@ public record WorkflowDefinition(String name, String description, Trigger trigge
     }
 
     public Node node(String name) {
-        return nodes.stream().filter(n -> n.name().equals(name)).findFirst()
+        return nodes.stream()
+                .filter(n -> n.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no node " + name + " in workflow " + this.name));
     }
 
@@ -50,11 +51,19 @@ public record WorkflowDefinition(String name, String description, Trigger trigge
 
     /** The nodes with an edge into {@code node}, in edge order. */
     public List<String> upstream(String node) {
-        return edges.stream().filter(e -> e.to().equals(node)).map(Edge::from).distinct().toList();
+        return edges.stream()
+                .filter(e -> e.to().equals(node))
+                .map(Edge::from)
+                .distinct()
+                .toList();
     }
 
     public List<String> downstream(String node) {
-        return edges.stream().filter(e -> e.from().equals(node)).map(Edge::to).distinct().toList();
+        return edges.stream()
+                .filter(e -> e.from().equals(node))
+                .map(Edge::to)
+                .distinct()
+                .toList();
     }
 
     /** The given nodes and everything reachable from them, in topological order. */

@@ -13,8 +13,7 @@ import java.util.Optional;
  * skip cascades down the graph in one pass (d skipped because c failed lets e decide at once).
  */
 public final class WorkflowPlan {
-    private WorkflowPlan() {
-    }
+    private WorkflowPlan() {}
 
     /**
      * @param start    nodes to give an instance now, in topological order
@@ -49,12 +48,14 @@ public final class WorkflowPlan {
                     skip.put(node, d.reason());
                     work.put(node, NodeState.SKIPPED);
                 }
-                case WAIT -> { }
+                case WAIT -> {}
             }
         }
         Optional<WorkflowRunState> outcome = Optional.empty();
-        if (def.nodes().stream().allMatch(n -> work.getOrDefault(n.name(), NodeState.PENDING).isFinal())) {
-            outcome = Optional.of(work.containsValue(NodeState.FAILED) ? WorkflowRunState.FAILED : WorkflowRunState.SUCCESS);
+        if (def.nodes().stream()
+                .allMatch(n -> work.getOrDefault(n.name(), NodeState.PENDING).isFinal())) {
+            outcome = Optional.of(
+                    work.containsValue(NodeState.FAILED) ? WorkflowRunState.FAILED : WorkflowRunState.SUCCESS);
         }
         return new Plan(List.copyOf(start), skip, outcome);
     }

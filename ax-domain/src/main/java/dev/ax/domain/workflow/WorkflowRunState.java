@@ -7,7 +7,10 @@ package dev.ax.domain.workflow;
  * RUNNING again.
  */
 public enum WorkflowRunState {
-    RUNNING, SUCCESS, FAILED, CANCELED;
+    RUNNING,
+    SUCCESS,
+    FAILED,
+    CANCELED;
 
     public boolean isFinished() {
         return this != RUNNING;

@@ -8,12 +8,24 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RoleTest {
     @ParameterizedTest(name = "route {0}, token {1} -> {2}")
     @CsvSource({
-            "PUBLIC, PUBLIC, true",
-            "VIEWER, VIEWER, true", "VIEWER, OPERATOR, true", "VIEWER, ADMIN, true", "VIEWER, EXECUTOR, false",
-            "OPERATOR, VIEWER, false", "OPERATOR, OPERATOR, true", "OPERATOR, ADMIN, true", "OPERATOR, EXECUTOR, false",
-            "ADMIN, OPERATOR, false", "ADMIN, ADMIN, true", "ADMIN, EXECUTOR, false",
-            "EXECUTOR, EXECUTOR, true", "EXECUTOR, ADMIN, true", "EXECUTOR, OPERATOR, false", "EXECUTOR, VIEWER, false",
-            "VIEWER, PUBLIC, false"})
+        "PUBLIC, PUBLIC, true",
+        "VIEWER, VIEWER, true",
+        "VIEWER, OPERATOR, true",
+        "VIEWER, ADMIN, true",
+        "VIEWER, EXECUTOR, false",
+        "OPERATOR, VIEWER, false",
+        "OPERATOR, OPERATOR, true",
+        "OPERATOR, ADMIN, true",
+        "OPERATOR, EXECUTOR, false",
+        "ADMIN, OPERATOR, false",
+        "ADMIN, ADMIN, true",
+        "ADMIN, EXECUTOR, false",
+        "EXECUTOR, EXECUTOR, true",
+        "EXECUTOR, ADMIN, true",
+        "EXECUTOR, OPERATOR, false",
+        "EXECUTOR, VIEWER, false",
+        "VIEWER, PUBLIC, false"
+    })
     void admits_by_the_role_table(Role route, Role token, boolean admitted) {
         assertThat(route.admits(token)).isEqualTo(admitted);
     }

@@ -14,9 +14,9 @@ class CanaryRoutingTest {
     /** Pinned buckets: a change of the hash would move running canaries' slots to another version. */
     @ParameterizedTest(name = "{0} -> bucket {1}")
     @CsvSource({
-            "2026-11-29T02:00:00Z, 42",
-            "2026-11-29T02:01:00Z, 96",
-            "manual:0b1c, 92",
+        "2026-11-29T02:00:00Z, 42",
+        "2026-11-29T02:01:00Z, 96",
+        "manual:0b1c, 92",
     })
     void buckets_are_pinned(String key, String bucket) {
         assertThat(CanaryRouting.bucket(key)).isEqualTo(Integer.parseInt(bucket));
@@ -59,7 +59,9 @@ class CanaryRoutingTest {
 
     @Test
     void by_count_the_next_n_runs_go_to_the_canary() {
-        assertThat(IntStream.range(0, 6).mapToObj(i -> CanaryRouting.pickByCount(i, 3)).toList())
+        assertThat(IntStream.range(0, 6)
+                        .mapToObj(i -> CanaryRouting.pickByCount(i, 3))
+                        .toList())
                 .containsExactly(true, true, true, false, false, false);
     }
 
@@ -68,13 +70,17 @@ class CanaryRoutingTest {
         assertThat(EnvironmentMatch.matches(List.of("prod"), List.of("prod"))).isTrue();
         assertThat(EnvironmentMatch.matches(List.of("prod"), List.of("test"))).isFalse();
         assertThat(EnvironmentMatch.matches(List.of("prod"), List.of())).isFalse();
-        assertThat(EnvironmentMatch.matches(List.of("prod", "eu"), List.of("prod"))).isFalse();
-        assertThat(EnvironmentMatch.matches(List.of("prod", "eu"), List.of("eu", "prod", "big"))).isTrue();
+        assertThat(EnvironmentMatch.matches(List.of("prod", "eu"), List.of("prod")))
+                .isFalse();
+        assertThat(EnvironmentMatch.matches(List.of("prod", "eu"), List.of("eu", "prod", "big")))
+                .isTrue();
         assertThat(EnvironmentMatch.matches(List.of(), List.of("test"))).isTrue();
         assertThat(EnvironmentMatch.matches(List.of(), List.of())).isTrue();
     }
 
     static List<String> slots(Instant from, int n) {
-        return IntStream.range(0, n).mapToObj(i -> from.plus(Duration.ofMinutes(i)).toString()).toList();
+        return IntStream.range(0, n)
+                .mapToObj(i -> from.plus(Duration.ofMinutes(i)).toString())
+                .toList();
     }
 }

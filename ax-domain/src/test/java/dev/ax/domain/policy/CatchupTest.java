@@ -46,41 +46,69 @@ class CatchupTest {
     @Test
     void a_slot_within_the_lookahead_fires_early_and_on_time_one_beyond_it_waits() {
         // NOW is 10:00:30; the 10:01:00 slot is 30 s ahead.
-        Catchup.Plan inside = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T10:01:00Z"), NOW, Duration.ofSeconds(30), WINDOW,
-                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        Catchup.Plan inside = Catchup.plan(
+                EVERY_MINUTE,
+                Instant.parse("2026-11-29T10:01:00Z"),
+                NOW,
+                Duration.ofSeconds(30),
+                WINDOW,
+                MisfirePolicy.SKIP,
+                Catchup.DEFAULT_MAX_SLOTS);
         assertThat(fired(inside)).containsExactly(Instant.parse("2026-11-29T10:01:00Z"));
         assertThat(inside.fire().getFirst().late()).isFalse();
         assertThat(inside.nextFireAt()).isEqualTo(Instant.parse("2026-11-29T10:02:00Z"));
-        Catchup.Plan beyond = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T10:01:00Z"), NOW, Duration.ofSeconds(29), WINDOW,
-                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        Catchup.Plan beyond = Catchup.plan(
+                EVERY_MINUTE,
+                Instant.parse("2026-11-29T10:01:00Z"),
+                NOW,
+                Duration.ofSeconds(29),
+                WINDOW,
+                MisfirePolicy.SKIP,
+                Catchup.DEFAULT_MAX_SLOTS);
         assertThat(beyond.fire()).isEmpty();
         assertThat(beyond.nextFireAt()).isEqualTo(Instant.parse("2026-11-29T10:01:00Z"));
     }
 
     @Test
     void lateness_is_measured_from_now_not_from_the_lookahead() {
-        Catchup.Plan p = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-29T09:59:00Z"), NOW, Duration.ofSeconds(30), WINDOW,
-                MisfirePolicy.SKIP, Catchup.DEFAULT_MAX_SLOTS);
+        Catchup.Plan p = Catchup.plan(
+                EVERY_MINUTE,
+                Instant.parse("2026-11-29T09:59:00Z"),
+                NOW,
+                Duration.ofSeconds(30),
+                WINDOW,
+                MisfirePolicy.SKIP,
+                Catchup.DEFAULT_MAX_SLOTS);
         // 09:59:00 is 90 s before NOW (missed, skipped by the policy); 10:00 is on time; 10:01 is within the lookahead.
         assertThat(p.skipped()).containsExactly(Instant.parse("2026-11-29T09:59:00Z"));
-        assertThat(fired(p)).containsExactly(Instant.parse("2026-11-29T10:00:00Z"), Instant.parse("2026-11-29T10:01:00Z"));
+        assertThat(fired(p))
+                .containsExactly(Instant.parse("2026-11-29T10:00:00Z"), Instant.parse("2026-11-29T10:01:00Z"));
     }
 
     @Test
     void fire_once_runs_only_the_latest_missed_slot() {
         Catchup.Plan p = plan(Instant.parse("2026-11-29T09:55:00Z"), MisfirePolicy.FIRE_ONCE);
         // 09:55 .. 09:59 are older than the 60 s window; 10:00 is on time.
-        assertThat(fired(p)).containsExactly(Instant.parse("2026-11-29T09:59:00Z"), Instant.parse("2026-11-29T10:00:00Z"));
+        assertThat(fired(p))
+                .containsExactly(Instant.parse("2026-11-29T09:59:00Z"), Instant.parse("2026-11-29T10:00:00Z"));
         assertThat(p.fire().getFirst().late()).isTrue();
-        assertThat(p.skipped()).containsExactly(Instant.parse("2026-11-29T09:55:00Z"), Instant.parse("2026-11-29T09:56:00Z"),
-                Instant.parse("2026-11-29T09:57:00Z"), Instant.parse("2026-11-29T09:58:00Z"));
+        assertThat(p.skipped())
+                .containsExactly(
+                        Instant.parse("2026-11-29T09:55:00Z"),
+                        Instant.parse("2026-11-29T09:56:00Z"),
+                        Instant.parse("2026-11-29T09:57:00Z"),
+                        Instant.parse("2026-11-29T09:58:00Z"));
     }
 
     @Test
     void fire_all_runs_every_missed_slot_oldest_first() {
         Catchup.Plan p = plan(Instant.parse("2026-11-29T09:57:00Z"), MisfirePolicy.FIRE_ALL);
-        assertThat(fired(p)).containsExactly(Instant.parse("2026-11-29T09:57:00Z"), Instant.parse("2026-11-29T09:58:00Z"),
-                Instant.parse("2026-11-29T09:59:00Z"), Instant.parse("2026-11-29T10:00:00Z"));
+        assertThat(fired(p))
+                .containsExactly(
+                        Instant.parse("2026-11-29T09:57:00Z"),
+                        Instant.parse("2026-11-29T09:58:00Z"),
+                        Instant.parse("2026-11-29T09:59:00Z"),
+                        Instant.parse("2026-11-29T10:00:00Z"));
         assertThat(p.skippedTotal()).isZero();
     }
 
@@ -101,7 +129,8 @@ class CatchupTest {
 
     @Test
     void the_slot_cap_stops_a_tick_and_fire_once_waits_for_the_end_of_the_missed_region() {
-        Catchup.Plan p = Catchup.plan(EVERY_MINUTE, Instant.parse("2026-11-28T10:00:00Z"), NOW, WINDOW, MisfirePolicy.FIRE_ONCE, 100);
+        Catchup.Plan p = Catchup.plan(
+                EVERY_MINUTE, Instant.parse("2026-11-28T10:00:00Z"), NOW, WINDOW, MisfirePolicy.FIRE_ONCE, 100);
         assertThat(p.fire()).isEmpty();
         assertThat(p.skippedTotal()).isEqualTo(100);
         assertThat(p.nextFireAt()).isEqualTo(Instant.parse("2026-11-28T11:40:00Z"));
@@ -110,8 +139,10 @@ class CatchupTest {
     @Test
     void a_schedule_with_no_further_slot_ends_with_no_next_fire() {
         Schedule once = after -> after.isBefore(Instant.parse("2026-11-29T10:00:00Z"))
-                ? Optional.of(Instant.parse("2026-11-29T10:00:00Z")) : Optional.empty();
-        Catchup.Plan p = Catchup.plan(once, Instant.parse("2026-11-29T10:00:00Z"), NOW, WINDOW, MisfirePolicy.FIRE_ONCE, 10);
+                ? Optional.of(Instant.parse("2026-11-29T10:00:00Z"))
+                : Optional.empty();
+        Catchup.Plan p =
+                Catchup.plan(once, Instant.parse("2026-11-29T10:00:00Z"), NOW, WINDOW, MisfirePolicy.FIRE_ONCE, 10);
         assertThat(fired(p)).hasSize(1);
         assertThat(p.nextFireAt()).isNull();
     }

@@ -24,10 +24,12 @@ class DependencyGraphTest {
 
     @Test
     void names_the_cycle() {
-        Map<String, List<String>> g = Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of("a"), "x", List.of("a"));
+        Map<String, List<String>> g =
+                Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of("a"), "x", List.of("a"));
         assertThat(DependencyGraph.cycle("a", g)).contains(List.of("a", "b", "c", "a"));
         assertThat(DependencyGraph.cycle("x", g)).isEmpty();
-        assertThat(DependencyGraph.cycle("a", Map.of("a", List.of("a2"), "a2", List.of("a")))).contains(List.of("a", "a2", "a"));
+        assertThat(DependencyGraph.cycle("a", Map.of("a", List.of("a2"), "a2", List.of("a"))))
+                .contains(List.of("a", "a2", "a"));
     }
 
     @Test

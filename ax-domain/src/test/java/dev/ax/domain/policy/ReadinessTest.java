@@ -21,31 +21,39 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ReadinessTest {
 
     @ParameterizedTest(name = "layer1 {0}, layer2 {1}, {2}, deadline passed {3} -> {4}")
-    @CsvSource(nullValues = "-", value = {
-            // all met
-            "SUCCESS,  SUCCESS,    WAIT, false, READY",
-            "SUCCESS,  SUCCESS,    FAIL, true,  READY",
-            // not yet, or still going: wait whatever the failure policy
-            "SUCCESS,  -,          WAIT, false, WAIT",
-            "SUCCESS,  -,          SKIP, false, WAIT",
-            "SUCCESS,  -,          FAIL, false, WAIT",
-            "RUNNING,  RETRYING,   FAIL, false, WAIT",
-            "SUCCESS,  WAITING_DEPENDENCY, SKIP, false, WAIT",
-            "SUCCESS,  BLOCKED,    SKIP, false, WAIT",
-            // an upstream failed
-            "SUCCESS,  FAILED,     WAIT, false, WAIT",
-            "SUCCESS,  FAILED,     SKIP, false, SKIP",
-            "SUCCESS,  FAILED,     FAIL, false, FAIL",
-            "SUCCESS,  TERMINATED, FAIL, false, FAIL",
-            "SUCCESS,  CANCELED,   SKIP, false, SKIP",
-            "SUCCESS,  SKIPPED,    SKIP, false, SKIP",
-            "RUNNING,  FAILED,     SKIP, false, SKIP",
-            // the deadline ends a wait, but a policy verdict on a failure comes first
-            "SUCCESS,  FAILED,     WAIT, true,  DEADLINE",
-            "SUCCESS,  -,          WAIT, true,  DEADLINE",
-            "SUCCESS,  RUNNING,    SKIP, true,  DEADLINE",
-            "SUCCESS,  FAILED,     SKIP, true,  SKIP"})
-    void decides(InstanceState layer1, InstanceState layer2, OnUpstreamFailure policy, boolean deadlinePassed, Verdict expected) {
+    @CsvSource(
+            nullValues = "-",
+            value = {
+                // all met
+                "SUCCESS,  SUCCESS,    WAIT, false, READY",
+                "SUCCESS,  SUCCESS,    FAIL, true,  READY",
+                // not yet, or still going: wait whatever the failure policy
+                "SUCCESS,  -,          WAIT, false, WAIT",
+                "SUCCESS,  -,          SKIP, false, WAIT",
+                "SUCCESS,  -,          FAIL, false, WAIT",
+                "RUNNING,  RETRYING,   FAIL, false, WAIT",
+                "SUCCESS,  WAITING_DEPENDENCY, SKIP, false, WAIT",
+                "SUCCESS,  BLOCKED,    SKIP, false, WAIT",
+                // an upstream failed
+                "SUCCESS,  FAILED,     WAIT, false, WAIT",
+                "SUCCESS,  FAILED,     SKIP, false, SKIP",
+                "SUCCESS,  FAILED,     FAIL, false, FAIL",
+                "SUCCESS,  TERMINATED, FAIL, false, FAIL",
+                "SUCCESS,  CANCELED,   SKIP, false, SKIP",
+                "SUCCESS,  SKIPPED,    SKIP, false, SKIP",
+                "RUNNING,  FAILED,     SKIP, false, SKIP",
+                // the deadline ends a wait, but a policy verdict on a failure comes first
+                "SUCCESS,  FAILED,     WAIT, true,  DEADLINE",
+                "SUCCESS,  -,          WAIT, true,  DEADLINE",
+                "SUCCESS,  RUNNING,    SKIP, true,  DEADLINE",
+                "SUCCESS,  FAILED,     SKIP, true,  SKIP"
+            })
+    void decides(
+            InstanceState layer1,
+            InstanceState layer2,
+            OnUpstreamFailure policy,
+            boolean deadlinePassed,
+            Verdict expected) {
         List<Upstream> ups = new ArrayList<>();
         ups.add(upstream("layer1", layer1));
         ups.add(upstream("layer2", layer2));
@@ -63,32 +71,40 @@ class ReadinessTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(nullValues = "-", value = {
-            "-,          sync_layer2 (sameDate 2026-10-01): no run yet",
-            "RUNNING,    'sync_layer2 (sameDate 2026-10-01): RUNNING, instance 7'",
-            "FAILED,     'sync_layer2 (sameDate 2026-10-01): ended FAILED, instance 7'"})
+    @CsvSource(
+            nullValues = "-",
+            value = {
+                "-,          sync_layer2 (sameDate 2026-10-01): no run yet",
+                "RUNNING,    'sync_layer2 (sameDate 2026-10-01): RUNNING, instance 7'",
+                "FAILED,     'sync_layer2 (sameDate 2026-10-01): ended FAILED, instance 7'"
+            })
     void describes_the_upstream(InstanceState state, String expected) {
-        Upstream u = new Upstream(new Dependency("sync_layer2", Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 7L, state);
+        Upstream u = new Upstream(
+                new Dependency("sync_layer2", Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 7L, state);
         assertThat(u.describe()).isEqualTo(expected);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', nullValues = "-", value = {
-            // newest first; the id of the run that decides
-            "SUCCESS                     | 1",
-            "FAILED                      | 1",
-            "-                           | -",
-            // a retry (newer) succeeded after a failure
-            "SUCCESS, FAILED             | 1",
-            // a re-run is going: wait for it, not for the old success
-            "RUNNING, SUCCESS            | 1",
-            // the newest was skipped because the task was busy with an older run: that run decides
-            "SKIPPED, RUNNING            | 2",
-            "SKIPPED, RUNNING, FAILED    | 2",
-            // a failed re-run does not undo an earlier success
-            "FAILED, SUCCESS             | 2",
-            // nothing succeeded, nothing going: the newest failure
-            "CANCELED, FAILED            | 1"})
+    @CsvSource(
+            delimiter = '|',
+            nullValues = "-",
+            value = {
+                // newest first; the id of the run that decides
+                "SUCCESS                     | 1",
+                "FAILED                      | 1",
+                "-                           | -",
+                // a retry (newer) succeeded after a failure
+                "SUCCESS, FAILED             | 1",
+                // a re-run is going: wait for it, not for the old success
+                "RUNNING, SUCCESS            | 1",
+                // the newest was skipped because the task was busy with an older run: that run decides
+                "SKIPPED, RUNNING            | 2",
+                "SKIPPED, RUNNING, FAILED    | 2",
+                // a failed re-run does not undo an earlier success
+                "FAILED, SUCCESS             | 2",
+                // nothing succeeded, nothing going: the newest failure
+                "CANCELED, FAILED            | 1"
+            })
     void the_decisive_upstream_run(String states, Long expected) {
         List<Readiness.Run> runs = new ArrayList<>();
         if (states != null) {
@@ -102,10 +118,12 @@ class ReadinessTest {
 
     @org.junit.jupiter.api.Test
     void no_dependencies_is_ready() {
-        assertThat(Readiness.decide(List.of(), OnUpstreamFailure.FAIL, true).verdict()).isEqualTo(Verdict.READY);
+        assertThat(Readiness.decide(List.of(), OnUpstreamFailure.FAIL, true).verdict())
+                .isEqualTo(Verdict.READY);
     }
 
     private static Upstream upstream(String task, InstanceState state) {
-        return new Upstream(new Dependency(task, Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 1L, state);
+        return new Upstream(
+                new Dependency(task, Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 1L, state);
     }
 }

@@ -20,15 +20,16 @@ class RetryDecisionTest {
 
     @ParameterizedTest(name = "attempt {0} of maxRetries {1}, {2} exit {3} -> retry {4}")
     @CsvSource({
-            "1, 2, EXIT_CODE, 1, true",
-            "2, 2, EXIT_CODE, 1, true",
-            "3, 2, EXIT_CODE, 1, false",
-            "1, 0, EXIT_CODE, 1, false",
-            "1, 2, TIMEOUT, , true",
-            "1, 2, EXECUTOR_LOST, , true",
-            "1, 2, START_ERROR, , false"})
-    void default_rules_retry_every_failure_until_attempts_run_out(int attempt, int maxRetries, FailureKind kind, Integer exit,
-                                                                 boolean retry) {
+        "1, 2, EXIT_CODE, 1, true",
+        "2, 2, EXIT_CODE, 1, true",
+        "3, 2, EXIT_CODE, 1, false",
+        "1, 0, EXIT_CODE, 1, false",
+        "1, 2, TIMEOUT, , true",
+        "1, 2, EXECUTOR_LOST, , true",
+        "1, 2, START_ERROR, , false"
+    })
+    void default_rules_retry_every_failure_until_attempts_run_out(
+            int attempt, int maxRetries, FailureKind kind, Integer exit, boolean retry) {
         RetryDecision d = RetryDecision.decide(policy(maxRetries, RetryRules.ALL), attempt, kind, exit);
         assertThat(d.retry()).isEqualTo(retry);
         assertThat(d.delay()).isEqualTo(retry ? Duration.ofSeconds(300) : Duration.ZERO);
@@ -39,7 +40,9 @@ class RetryDecisionTest {
     @CsvSource({"75, true", "1, false", "2, false"})
     void exit_code_rules_retry_only_the_listed_codes(int exit, boolean retry) {
         RetryRules rules = new RetryRules(true, Set.of(75), true, true);
-        assertThat(RetryDecision.decide(policy(3, rules), 1, FailureKind.EXIT_CODE, exit).retry()).isEqualTo(retry);
+        assertThat(RetryDecision.decide(policy(3, rules), 1, FailureKind.EXIT_CODE, exit)
+                        .retry())
+                .isEqualTo(retry);
     }
 
     @ParameterizedTest(name = "exponential from 10s capped at 60s: after attempt {0} wait {1}s")
@@ -59,6 +62,7 @@ class RetryDecisionTest {
     @ParameterizedTest
     @CsvSource({"EXIT_CODE", "TIMEOUT", "EXECUTOR_LOST"})
     void retryable_false_never_retries(FailureKind kind) {
-        assertThat(RetryDecision.decide(policy(5, RetryRules.NONE), 1, kind, 1).retry()).isFalse();
+        assertThat(RetryDecision.decide(policy(5, RetryRules.NONE), 1, kind, 1).retry())
+                .isFalse();
     }
 }

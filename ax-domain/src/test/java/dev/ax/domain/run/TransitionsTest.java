@@ -14,41 +14,72 @@ class TransitionsTest {
 
     @ParameterizedTest(name = "{0} -> {1} is allowed")
     @CsvSource({
-            "READY, RUNNING", "READY, BLOCKED", "READY, WAITING_APPROVAL", "READY, CANCELED", "READY, SKIPPED",
-            "RUNNING, SUCCESS", "RUNNING, RETRYING", "RUNNING, FAILED", "RUNNING, TERMINATED", "RUNNING, WAITING_APPROVAL",
-            "RETRYING, READY", "RETRYING, CANCELED",
-            "BLOCKED, READY", "BLOCKED, WAITING_APPROVAL", "BLOCKED, CANCELED", "BLOCKED, SKIPPED",
-            "WAITING_APPROVAL, READY", "WAITING_APPROVAL, RUNNING", "WAITING_APPROVAL, CANCELED",
-            "WAITING_DEPENDENCY, BLOCKED", "WAITING_DEPENDENCY, READY", "WAITING_DEPENDENCY, SKIPPED", "WAITING_DEPENDENCY, FAILED",
-            "WAITING_DEPENDENCY, CANCELED"})
+        "READY, RUNNING",
+        "READY, BLOCKED",
+        "READY, WAITING_APPROVAL",
+        "READY, CANCELED",
+        "READY, SKIPPED",
+        "RUNNING, SUCCESS",
+        "RUNNING, RETRYING",
+        "RUNNING, FAILED",
+        "RUNNING, TERMINATED",
+        "RUNNING, WAITING_APPROVAL",
+        "RETRYING, READY",
+        "RETRYING, CANCELED",
+        "BLOCKED, READY",
+        "BLOCKED, WAITING_APPROVAL",
+        "BLOCKED, CANCELED",
+        "BLOCKED, SKIPPED",
+        "WAITING_APPROVAL, READY",
+        "WAITING_APPROVAL, RUNNING",
+        "WAITING_APPROVAL, CANCELED",
+        "WAITING_DEPENDENCY, BLOCKED",
+        "WAITING_DEPENDENCY, READY",
+        "WAITING_DEPENDENCY, SKIPPED",
+        "WAITING_DEPENDENCY, FAILED",
+        "WAITING_DEPENDENCY, CANCELED"
+    })
     void the_moves_of_the_design_are_allowed(InstanceState from, InstanceState to) {
         assertThat(Transitions.isAllowed(from, to)).isTrue();
     }
 
     @ParameterizedTest(name = "{0} -> {1} is refused")
     @CsvSource({
-            "READY, SUCCESS", "READY, FAILED", "READY, RETRYING",
-            "RUNNING, READY", "RUNNING, CANCELED", "RUNNING, SKIPPED",
-            "RETRYING, RUNNING", "RETRYING, SUCCESS",
-            "BLOCKED, RUNNING", "WAITING_APPROVAL, SUCCESS", "WAITING_DEPENDENCY, RUNNING"})
+        "READY, SUCCESS",
+        "READY, FAILED",
+        "READY, RETRYING",
+        "RUNNING, READY",
+        "RUNNING, CANCELED",
+        "RUNNING, SKIPPED",
+        "RETRYING, RUNNING",
+        "RETRYING, SUCCESS",
+        "BLOCKED, RUNNING",
+        "WAITING_APPROVAL, SUCCESS",
+        "WAITING_DEPENDENCY, RUNNING"
+    })
     void shortcuts_are_refused_with_a_typed_exception(InstanceState from, InstanceState to) {
         assertThat(Transitions.isAllowed(from, to)).isFalse();
         assertThatThrownBy(() -> Transitions.check(from, to))
                 .isInstanceOf(IllegalTransitionException.class)
-                .hasMessageContaining(from.name()).hasMessageContaining(to.name());
+                .hasMessageContaining(from.name())
+                .hasMessageContaining(to.name());
     }
 
     @ParameterizedTest
-    @EnumSource(value = InstanceState.class, names = {"SUCCESS", "FAILED", "TERMINATED", "CANCELED", "SKIPPED"})
+    @EnumSource(
+            value = InstanceState.class,
+            names = {"SUCCESS", "FAILED", "TERMINATED", "CANCELED", "SKIPPED"})
     void terminal_states_are_final(InstanceState terminal) {
         assertThat(terminal.isTerminal()).isTrue();
         assertThat(Transitions.allowedFrom(terminal)).isEmpty();
-        Arrays.stream(InstanceState.values()).forEach(to -> assertThat(Transitions.isAllowed(terminal, to)).isFalse());
+        Arrays.stream(InstanceState.values())
+                .forEach(to -> assertThat(Transitions.isAllowed(terminal, to)).isFalse());
     }
 
     @Test
     void only_success_is_successful() {
-        assertThat(Arrays.stream(InstanceState.values()).filter(InstanceState::isSuccessful)).containsExactly(SUCCESS);
+        assertThat(Arrays.stream(InstanceState.values()).filter(InstanceState::isSuccessful))
+                .containsExactly(SUCCESS);
     }
 
     @Test
@@ -59,7 +90,9 @@ class TransitionsTest {
 
     @Test
     void every_non_terminal_state_has_a_way_out() {
-        Arrays.stream(InstanceState.values()).filter(s -> !s.isTerminal())
-                .forEach(s -> assertThat(Transitions.allowedFrom(s)).as(s.name()).isNotEmpty());
+        Arrays.stream(InstanceState.values())
+                .filter(s -> !s.isTerminal())
+                .forEach(
+                        s -> assertThat(Transitions.allowedFrom(s)).as(s.name()).isNotEmpty());
     }
 }

@@ -77,11 +77,13 @@ class CronDstTest {
 
         // The day is 25 hours long. Minute 0 is periodic (hour field *), so, as in Vixie cron,
         // it fires at 01:00 EDT and again at 01:00 EST: every elapsed hour, none twice.
-        assertThat(slots).hasSize(25).startsWith(
-                Instant.parse("2026-11-01T04:00:00Z"),
-                Instant.parse("2026-11-01T05:00:00Z"),
-                Instant.parse("2026-11-01T06:00:00Z"),
-                Instant.parse("2026-11-01T07:00:00Z"));
+        assertThat(slots)
+                .hasSize(25)
+                .startsWith(
+                        Instant.parse("2026-11-01T04:00:00Z"),
+                        Instant.parse("2026-11-01T05:00:00Z"),
+                        Instant.parse("2026-11-01T06:00:00Z"),
+                        Instant.parse("2026-11-01T07:00:00Z"));
         assertEvenlySpaced(slots, Duration.ofHours(1));
     }
 
@@ -90,11 +92,13 @@ class CronDstTest {
         List<Instant> slots = slotsOnLocalDay("0 * * * *", ZoneId.of("America/New_York"), LocalDate.of(2026, 3, 8));
 
         // The day is 23 hours long; 02:00 shifted to 03:00 EDT merges with the 03:00 slot.
-        assertThat(slots).hasSize(23).startsWith(
-                Instant.parse("2026-03-08T05:00:00Z"),
-                Instant.parse("2026-03-08T06:00:00Z"),
-                Instant.parse("2026-03-08T07:00:00Z"),
-                Instant.parse("2026-03-08T08:00:00Z"));
+        assertThat(slots)
+                .hasSize(23)
+                .startsWith(
+                        Instant.parse("2026-03-08T05:00:00Z"),
+                        Instant.parse("2026-03-08T06:00:00Z"),
+                        Instant.parse("2026-03-08T07:00:00Z"),
+                        Instant.parse("2026-03-08T08:00:00Z"));
         assertEvenlySpaced(slots, Duration.ofHours(1));
     }
 
@@ -119,7 +123,9 @@ class CronDstTest {
     @Test
     void periodic_minutes_within_a_fixed_hour_also_repeat_in_the_overlap() {
         // The minute field starts with *, which Vixie cron counts as periodic, whatever the hour.
-        CronScheduleTest.assertSlots("*/30 1 * * *", ZoneId.of("America/New_York"),
+        CronScheduleTest.assertSlots(
+                "*/30 1 * * *",
+                ZoneId.of("America/New_York"),
                 Instant.parse("2026-11-01T04:00:00Z"),
                 "2026-11-01T05:00:00Z 2026-11-01T05:30:00Z 2026-11-01T06:00:00Z 2026-11-01T06:30:00Z"
                         + " 2026-11-02T06:00:00Z");
@@ -130,7 +136,8 @@ class CronDstTest {
         // The gap rule is the same for every slot: 02:00-02:59 EST become 03:00-03:59 EDT.
         List<Instant> slots = slotsOnLocalDay("* 2 * * *", ZoneId.of("America/New_York"), LocalDate.of(2026, 3, 8));
 
-        assertThat(slots).hasSize(60)
+        assertThat(slots)
+                .hasSize(60)
                 .startsWith(Instant.parse("2026-03-08T07:00:00Z"))
                 .endsWith(Instant.parse("2026-03-08T07:59:00Z"));
     }
@@ -139,10 +146,11 @@ class CronDstTest {
     void a_daily_job_in_shanghai_fires_365_times_in_2027() {
         ZoneId shanghai = ZoneId.of("Asia/Shanghai");
 
-        List<Instant> slots = slotsBetween("0 2 * * *", shanghai,
-                Instant.parse("2026-12-31T16:00:00Z"), Instant.parse("2027-12-31T16:00:00Z"));
+        List<Instant> slots = slotsBetween(
+                "0 2 * * *", shanghai, Instant.parse("2026-12-31T16:00:00Z"), Instant.parse("2027-12-31T16:00:00Z"));
 
-        assertThat(slots).hasSize(365)
+        assertThat(slots)
+                .hasSize(365)
                 .startsWith(Instant.parse("2026-12-31T18:00:00Z"))
                 .endsWith(Instant.parse("2027-12-30T18:00:00Z"));
         assertEvenlySpaced(slots, Duration.ofDays(1));
@@ -152,15 +160,19 @@ class CronDstTest {
     void a_daily_job_in_new_york_fires_365_times_in_2027_despite_two_changes() {
         ZoneId newYork = ZoneId.of("America/New_York");
 
-        List<Instant> slots = slotsBetween("30 2 * * *", newYork,
-                Instant.parse("2027-01-01T05:00:00Z"), Instant.parse("2028-01-01T05:00:00Z"));
+        List<Instant> slots = slotsBetween(
+                "30 2 * * *", newYork, Instant.parse("2027-01-01T05:00:00Z"), Instant.parse("2028-01-01T05:00:00Z"));
 
         assertThat(slots).hasSize(365);
-        assertThat(slots.stream().map(s -> s.atZone(newYork).toLocalDate()).distinct()).hasSize(365);
+        assertThat(slots.stream().map(s -> s.atZone(newYork).toLocalDate()).distinct())
+                .hasSize(365);
     }
 
     static List<Instant> slotsOnLocalDay(String expression, ZoneId zone, LocalDate day) {
-        return slotsBetween(expression, zone, day.atStartOfDay(zone).toInstant(),
+        return slotsBetween(
+                expression,
+                zone,
+                day.atStartOfDay(zone).toInstant(),
                 day.plusDays(1).atStartOfDay(zone).toInstant());
     }
 
@@ -182,7 +194,9 @@ class CronDstTest {
 
     private static void assertEvenlySpaced(List<Instant> slots, Duration step) {
         for (int i = 1; i < slots.size(); i++) {
-            assertThat(Duration.between(slots.get(i - 1), slots.get(i))).as("gap before slot %d", i).isEqualTo(step);
+            assertThat(Duration.between(slots.get(i - 1), slots.get(i)))
+                    .as("gap before slot %d", i)
+                    .isEqualTo(step);
         }
     }
 }

@@ -35,14 +35,32 @@ class CronOracleTest {
     private static final CronParser SIX = new CronParser(definition(true));
 
     private static final List<String> EXPRESSIONS = List.of(
-            "* * * * *", "*/15 * * * *", "0 * * * *", "30 * * * *", "0 */2 * * *", "30 2 * * *",
-            "30 1 * * *", "0 2,3 * * *", "* 2 * * *", "*/30 1 * * *", "0,30 1-3 * * *", "15 0-4 * * *",
-            "45 23 * * *", "0-59/7 0-5 * * *", "5/20 * * * *", "0 0 * * 0", "0 2 L * *", "0 2 * * 0L",
-            "0 2 1,15 * 0", "0 1-3 * * SUN", "*/10 * 1-3 * * *", "30 30 2 * * *", "0 0 * * * *");
+            "* * * * *",
+            "*/15 * * * *",
+            "0 * * * *",
+            "30 * * * *",
+            "0 */2 * * *",
+            "30 2 * * *",
+            "30 1 * * *",
+            "0 2,3 * * *",
+            "* 2 * * *",
+            "*/30 1 * * *",
+            "0,30 1-3 * * *",
+            "15 0-4 * * *",
+            "45 23 * * *",
+            "0-59/7 0-5 * * *",
+            "5/20 * * * *",
+            "0 0 * * 0",
+            "0 2 L * *",
+            "0 2 * * 0L",
+            "0 2 1,15 * 0",
+            "0 1-3 * * SUN",
+            "*/10 * 1-3 * * *",
+            "30 30 2 * * *",
+            "0 0 * * * *");
     private static final List<String> ZONES = List.of(
             // Lord Howe moves its clock by 30 minutes, so gaps and overlaps are not always an hour.
-            "America/New_York", "Europe/Berlin", "Australia/Sydney", "Australia/Lord_Howe",
-            "Asia/Shanghai", "UTC");
+            "America/New_York", "Europe/Berlin", "Australia/Sydney", "Australia/Lord_Howe", "Asia/Shanghai", "UTC");
 
     static Stream<Arguments> two_days_around_each_2026_transition() {
         List<Arguments> cases = new ArrayList<>();
@@ -63,10 +81,18 @@ class CronOracleTest {
     }
 
     static Stream<Arguments> ten_years_of_sparse_schedules() {
-        return Stream.of("0 0 L * *", "0 0 29 2 *", "0 0 13 * 5", "0 0 * * 5L", "0 12 1,15 * 1",
-                        "0 9 * JAN-MAR MON-FRI", "0 2 1 */3 *", "30 2 * * 0", "0 0 L * 1", "0 0 31 * *")
-                .flatMap(e -> Stream.of("Europe/Berlin", "America/New_York")
-                        .map(z -> Arguments.of(e, z)));
+        return Stream.of(
+                        "0 0 L * *",
+                        "0 0 29 2 *",
+                        "0 0 13 * 5",
+                        "0 0 * * 5L",
+                        "0 12 1,15 * 1",
+                        "0 9 * JAN-MAR MON-FRI",
+                        "0 2 1 */3 *",
+                        "30 2 * * 0",
+                        "0 0 L * 1",
+                        "0 0 31 * *")
+                .flatMap(e -> Stream.of("Europe/Berlin", "America/New_York").map(z -> Arguments.of(e, z)));
     }
 
     @ParameterizedTest(name = "{0} in {1}")
@@ -111,7 +137,8 @@ class CronOracleTest {
         Instant cursor = Instant.parse("2026-01-01T00:00:00Z");
         Instant end = Instant.parse("2027-01-01T00:00:00Z");
         ZoneOffsetTransition t;
-        while ((t = zone.getRules().nextTransition(cursor)) != null && t.getInstant().isBefore(end)) {
+        while ((t = zone.getRules().nextTransition(cursor)) != null
+                && t.getInstant().isBefore(end)) {
             result.add(t.getInstant());
             cursor = t.getInstant();
         }
@@ -125,12 +152,27 @@ class CronOracleTest {
         if (withSeconds) {
             builder = builder.withSeconds().withStrictRange().and();
         }
-        return builder.withMinutes().withStrictRange().and()
-                .withHours().withStrictRange().and()
-                .withDayOfMonth().supportsL().withValidRange(1, 31).withStrictRange().and()
-                .withMonth().withStrictRange().and()
-                .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0)
-                .supportsL().withStrictRange().and()
+        return builder.withMinutes()
+                .withStrictRange()
+                .and()
+                .withHours()
+                .withStrictRange()
+                .and()
+                .withDayOfMonth()
+                .supportsL()
+                .withValidRange(1, 31)
+                .withStrictRange()
+                .and()
+                .withMonth()
+                .withStrictRange()
+                .and()
+                .withDayOfWeek()
+                .withValidRange(0, 7)
+                .withMondayDoWValue(1)
+                .withIntMapping(7, 0)
+                .supportsL()
+                .withStrictRange()
+                .and()
                 .instance();
     }
 }

@@ -17,10 +17,11 @@ class CronPreviewTest {
     void lists_the_next_slots_in_order_strictly_after_the_start() {
         CronSchedule schedule = CronSchedule.parse("0 2 * * *", ZoneId.of("Asia/Shanghai"));
 
-        assertThat(CronPreview.preview(schedule, Instant.parse("2026-11-29T10:00:00Z"), 3)).containsExactly(
-                Instant.parse("2026-11-29T18:00:00Z"),
-                Instant.parse("2026-11-30T18:00:00Z"),
-                Instant.parse("2026-12-01T18:00:00Z"));
+        assertThat(CronPreview.preview(schedule, Instant.parse("2026-11-29T10:00:00Z"), 3))
+                .containsExactly(
+                        Instant.parse("2026-11-29T18:00:00Z"),
+                        Instant.parse("2026-11-30T18:00:00Z"),
+                        Instant.parse("2026-12-01T18:00:00Z"));
     }
 
     @ParameterizedTest(name = "count {0}")
@@ -42,14 +43,14 @@ class CronPreviewTest {
 
     @Test
     void a_schedule_that_never_fires_previews_nothing() {
-        assertThat(CronPreview.preview(CronSchedule.parse("0 0 30 2 *", ZoneId.of("UTC")), NEW_YEAR, 5)).isEmpty();
+        assertThat(CronPreview.preview(CronSchedule.parse("0 0 30 2 *", ZoneId.of("UTC")), NEW_YEAR, 5))
+                .isEmpty();
     }
 
     @Test
     void stops_early_when_the_schedule_runs_out() {
         Instant last = NEW_YEAR.plusSeconds(120);
-        Schedule twoSlots = after -> after.isBefore(last)
-                ? Optional.of(after.plusSeconds(60)) : Optional.empty();
+        Schedule twoSlots = after -> after.isBefore(last) ? Optional.of(after.plusSeconds(60)) : Optional.empty();
 
         assertThat(CronPreview.preview(twoSlots, NEW_YEAR, 10))
                 .containsExactly(NEW_YEAR.plusSeconds(60), NEW_YEAR.plusSeconds(120));

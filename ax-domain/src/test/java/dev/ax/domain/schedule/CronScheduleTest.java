@@ -184,7 +184,8 @@ class CronScheduleTest {
         assertThat(schedule.expression()).isEqualTo(" @daily ");
         assertThat(schedule).hasToString(" @daily ");
         assertThat(schedule.zone()).isEqualTo(berlin);
-        assertThat(schedule).isEqualTo(CronSchedule.parse(" @daily ", berlin))
+        assertThat(schedule)
+                .isEqualTo(CronSchedule.parse(" @daily ", berlin))
                 .hasSameHashCodeAs(CronSchedule.parse(" @daily ", berlin))
                 .isNotEqualTo(CronSchedule.parse(" @daily ", UTC));
     }
@@ -211,7 +212,8 @@ class CronScheduleTest {
     }
 
     static void assertSlots(String expression, ZoneId zone, Instant after, String expected) {
-        List<Instant> want = Arrays.stream(expected.trim().split("\\s+")).map(Instant::parse).toList();
+        List<Instant> want =
+                Arrays.stream(expected.trim().split("\\s+")).map(Instant::parse).toList();
 
         assertThat(CronPreview.preview(CronSchedule.parse(expression, zone), after, want.size()))
                 .as("%s in %s after %s", expression, zone, after)

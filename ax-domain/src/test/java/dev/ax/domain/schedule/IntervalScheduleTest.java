@@ -28,7 +28,8 @@ class IntervalScheduleTest {
             """)
     void the_next_slot_is_the_first_anchor_multiple_strictly_after(
             long intervalSeconds, Instant anchor, Instant after, Instant expected) {
-        assertThat(new IntervalSchedule(intervalSeconds, anchor).nextAfter(after)).contains(expected);
+        assertThat(new IntervalSchedule(intervalSeconds, anchor).nextAfter(after))
+                .contains(expected);
     }
 
     @Test
@@ -55,7 +56,8 @@ class IntervalScheduleTest {
     @Test
     void past_the_last_representable_instant_there_is_no_slot_rather_than_an_exception() {
         assertThat(new IntervalSchedule(60, null).nextAfter(Instant.MAX)).isEmpty();
-        assertThat(new IntervalSchedule(Long.MAX_VALUE, null).nextAfter(Instant.EPOCH)).isEmpty();
+        assertThat(new IntervalSchedule(Long.MAX_VALUE, null).nextAfter(Instant.EPOCH))
+                .isEmpty();
     }
 
     @Test

@@ -14,8 +14,13 @@ class SecretInputTest {
         assertThat(SecretInput.name("prod.api-token_2")).isEqualTo("prod.api-token_2");
         assertThat(SecretInput.name("x".repeat(100))).hasSize(100);
         for (String bad : new String[] {"", "has space", "semi;colon", "x".repeat(101), "ümlaut", "a/b"}) {
-            assertThatThrownBy(() -> SecretInput.name(bad)).as(bad).isInstanceOfSatisfying(ValidationException.class,
-                    e -> assertThat(e.errors()).singleElement().satisfies(f -> assertThat(f.field()).isEqualTo("name")));
+            assertThatThrownBy(() -> SecretInput.name(bad))
+                    .as(bad)
+                    .isInstanceOfSatisfying(
+                            ValidationException.class,
+                            e -> assertThat(e.errors())
+                                    .singleElement()
+                                    .satisfies(f -> assertThat(f.field()).isEqualTo("name")));
         }
         assertThatThrownBy(() -> SecretInput.name(null)).isInstanceOf(ValidationException.class);
     }
@@ -36,10 +41,12 @@ class SecretInputTest {
     }
 
     private static void assertRefused(Object value, String reason) {
-        assertThatThrownBy(() -> SecretInput.value(value)).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors()).singleElement().satisfies(f -> {
-                    assertThat(f.field()).isEqualTo("value");
-                    assertThat(f.reason()).contains(reason);
-                }));
+        assertThatThrownBy(() -> SecretInput.value(value))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors()).singleElement().satisfies(f -> {
+                            assertThat(f.field()).isEqualTo("value");
+                            assertThat(f.reason()).contains(reason);
+                        }));
     }
 }

@@ -26,11 +26,17 @@ class SecretMaskTest {
 
     @Test
     void a_multi_line_value_is_masked_line_by_line_as_output_arrives() {
-        String pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\nBKcwggSjAgEAAoIBAQC7\n=\n-----END PRIVATE KEY-----\n";
+        String pem =
+                "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\nBKcwggSjAgEAAoIBAQC7\n=\n-----END PRIVATE KEY-----\n";
         SecretMask mask = SecretMask.of(List.of(pem));
 
-        assertThat(mask.apply(List.of("-----BEGIN PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7", "=",
-                "-----END PRIVATE KEY-----"))).containsExactly("***", "***", "***", "=", "***");
+        assertThat(mask.apply(List.of(
+                        "-----BEGIN PRIVATE KEY-----",
+                        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+                        "BKcwggSjAgEAAoIBAQC7",
+                        "=",
+                        "-----END PRIVATE KEY-----")))
+                .containsExactly("***", "***", "***", "=", "***");
         assertThat(mask.apply(pem)).isEqualTo("***\n***\r\n***\n=\n***\n");
         assertThat(mask.longest()).isEqualTo("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC".length());
     }
@@ -55,6 +61,8 @@ class SecretMaskTest {
 
     @Test
     void says_how_many_values_it_masks_never_which() {
-        assertThat(SecretMask.of(List.of("hunter22")).toString()).isEqualTo("SecretMask[1 values]").doesNotContain("hunter");
+        assertThat(SecretMask.of(List.of("hunter22")).toString())
+                .isEqualTo("SecretMask[1 values]")
+                .doesNotContain("hunter");
     }
 }

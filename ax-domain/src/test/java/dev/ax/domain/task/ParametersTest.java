@@ -38,7 +38,9 @@ class ParametersTest {
     }
 
     private static Parameters declared() {
-        return TaskDefinitionCodec.parse(task(DECLARED, "{\"type\":\"event\"}"), Set.of()).definition().params();
+        return TaskDefinitionCodec.parse(task(DECLARED, "{\"type\":\"event\"}"), Set.of())
+                .definition()
+                .params();
     }
 
     @Test
@@ -48,8 +50,13 @@ class ParametersTest {
         given.put("region", "cn");
         given.put("limit", "250"); // a form or the CLI sends text
         given.put("files", List.of("a.csv", "b.csv"));
-        assertThat(declared().check(given)).containsExactly(Map.entry("date", "2026-11-30"), Map.entry("region", "cn"),
-                Map.entry("limit", 250L), Map.entry("files", List.of("a.csv", "b.csv")), Map.entry("dryRun", false));
+        assertThat(declared().check(given))
+                .containsExactly(
+                        Map.entry("date", "2026-11-30"),
+                        Map.entry("region", "cn"),
+                        Map.entry("limit", 250L),
+                        Map.entry("files", List.of("a.csv", "b.csv")),
+                        Map.entry("dryRun", false));
     }
 
     static Stream<Arguments> refusals() {
@@ -61,22 +68,30 @@ class ParametersTest {
                 Arguments.of(Map.of("date", "2026-11-30", "limit", 2.5), "params.limit", "must be an integer"),
                 Arguments.of(Map.of("date", "2026-11-30", "limit", "1e3x"), "params.limit", "must be an integer"),
                 Arguments.of(Map.of("date", "2026-11-30", "note", "x; rm -rf /"), "params.note", "must match"),
-                Arguments.of(Map.of("date", "2026-11-30", "files", List.of("a.csv", "../etc/passwd")), "params.files[1]", "must match"),
-                Arguments.of(Map.of("date", "2026-11-30", "files", List.of("a.csv", "b.csv", "c.csv", "d.csv")), "params.files",
+                Arguments.of(
+                        Map.of("date", "2026-11-30", "files", List.of("a.csv", "../etc/passwd")),
+                        "params.files[1]",
+                        "must match"),
+                Arguments.of(
+                        Map.of("date", "2026-11-30", "files", List.of("a.csv", "b.csv", "c.csv", "d.csv")),
+                        "params.files",
                         "at most 3 elements"),
                 Arguments.of(Map.of("date", "2026-11-30", "dryRun", "yes"), "params.dryRun", "must be true or false"),
-                Arguments.of(Map.of("date", "2026-11-30", "who", "x"), "params.who", "is not declared; this task takes date, region"));
+                Arguments.of(
+                        Map.of("date", "2026-11-30", "who", "x"),
+                        "params.who",
+                        "is not declared; this task takes date, region"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusals")
     void a_wrong_value_is_refused_naming_the_parameter(Map<String, Object> given, String field, String reason) {
-        assertThatThrownBy(() -> declared().check(given)).isInstanceOf(ValidationException.class)
-                .satisfies(e -> assertThat(((ValidationException) e).errors())
-                        .anySatisfy(f -> {
-                            assertThat(f.field()).isEqualTo(field);
-                            assertThat(f.reason()).contains(reason);
-                        }));
+        assertThatThrownBy(() -> declared().check(given))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(((ValidationException) e).errors()).anySatisfy(f -> {
+                    assertThat(f.field()).isEqualTo(field);
+                    assertThat(f.reason()).contains(reason);
+                }));
     }
 
     @Test
@@ -86,19 +101,31 @@ class ParametersTest {
 
     @Test
     void defaults_complete_a_stored_runs_values_without_checking_them() {
-        assertThat(declared().withDefaults(Map.of("date", "x"))).containsEntry("limit", 100L).containsEntry("dryRun", false)
+        assertThat(declared().withDefaults(Map.of("date", "x")))
+                .containsEntry("limit", 100L)
+                .containsEntry("dryRun", false)
                 .containsEntry("date", "x");
     }
 
     static Stream<Arguments> badDeclarations() {
         return Stream.of(
                 Arguments.of("{\"a\": {\"type\": \"uuid\"}}", "params.a.type", "unknown type 'uuid'"),
-                Arguments.of("{\"a\": {\"type\": \"integer\", \"default\": \"x\"}}", "params.a.default", "must be an integer"),
-                Arguments.of("{\"a\": {\"enum\": [\"x\"], \"default\": \"y\"}}", "params.a.default", "must be one of x"),
-                Arguments.of("{\"a\": {\"required\": true, \"default\": \"y\"}}", "params.a.default", "a required parameter has no default"),
+                Arguments.of(
+                        "{\"a\": {\"type\": \"integer\", \"default\": \"x\"}}",
+                        "params.a.default",
+                        "must be an integer"),
+                Arguments.of(
+                        "{\"a\": {\"enum\": [\"x\"], \"default\": \"y\"}}", "params.a.default", "must be one of x"),
+                Arguments.of(
+                        "{\"a\": {\"required\": true, \"default\": \"y\"}}",
+                        "params.a.default",
+                        "a required parameter has no default"),
                 Arguments.of("{\"a\": {\"pattern\": \"(\"}}", "params.a.pattern", "not a regular expression"),
                 Arguments.of("{\"a\": {\"type\": \"boolean\", \"min\": 1}}", "params.a.min", "applies to numbers"),
-                Arguments.of("{\"a\": {\"type\": \"integer\", \"min\": 5, \"max\": 1}}", "params.a.max", "must not be less than min"),
+                Arguments.of(
+                        "{\"a\": {\"type\": \"integer\", \"min\": 5, \"max\": 1}}",
+                        "params.a.max",
+                        "must not be less than min"),
                 Arguments.of("{\"a\": {\"enum\": [\"x\", \"x\"]}}", "params.a.enum[1]", "is listed twice"),
                 Arguments.of("{\"a b\": {}}", "params.a b", "may hold only letters"),
                 Arguments.of("{\"a\": {\"colour\": \"red\"}}", "params.a.colour", "unknown field"));
@@ -109,7 +136,8 @@ class ParametersTest {
     void a_bad_declaration_is_refused_when_the_task_is_saved(String params, String field, String reason) {
         Map<String, Object> json = task(map(params), "{\"type\":\"event\"}");
         json.put("action", Map.of("type", "shell", "command", "true"));
-        assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of())).isInstanceOf(ValidationException.class)
+        assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of()))
+                .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(((ValidationException) e).errors()).anySatisfy(f -> {
                     assertThat(f.field()).isEqualTo(field);
                     assertThat(f.reason()).contains(reason);
@@ -120,26 +148,33 @@ class ParametersTest {
     void a_template_may_use_only_declared_parameters() {
         Map<String, Object> json = task(map("{\"day\": {\"type\": \"date\"}}"), "{\"type\":\"event\"}");
         assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of()))
-                .satisfies(e -> assertThat(((ValidationException) e).errors()).singleElement().satisfies(f -> {
-                    assertThat(f.field()).isEqualTo("action.command");
-                    assertThat(f.reason()).contains("uses {{params.date}}, which \"params\" does not declare; declared: day");
-                }));
+                .satisfies(e -> assertThat(((ValidationException) e).errors())
+                        .singleElement()
+                        .satisfies(f -> {
+                            assertThat(f.field()).isEqualTo("action.command");
+                            assertThat(f.reason())
+                                    .contains("uses {{params.date}}, which \"params\" does not declare; declared: day");
+                        }));
     }
 
     @Test
     void a_scheduled_task_cannot_require_a_parameter() {
-        Map<String, Object> json = task(map("{\"date\": {\"type\": \"date\", \"required\": true}}"),
+        Map<String, Object> json = task(
+                map("{\"date\": {\"type\": \"date\", \"required\": true}}"),
                 "{\"type\":\"cron\",\"expression\":\"0 2 * * *\"}");
         assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of()))
-                .satisfies(e -> assertThat(((ValidationException) e).errors()).singleElement()
+                .satisfies(e -> assertThat(((ValidationException) e).errors())
+                        .singleElement()
                         .satisfies(f -> assertThat(f.field()).isEqualTo("params.date.required")));
     }
 
     @Test
     void declarations_round_trip_through_their_json() {
-        TaskDefinition def = TaskDefinitionCodec.parse(task(DECLARED, "{\"type\":\"event\"}"), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(task(DECLARED, "{\"type\":\"event\"}"), Set.of())
+                .definition();
         Map<String, Object> json = TaskDefinitionCodec.toJson(def);
-        TaskDefinition again = TaskDefinitionCodec.parse(Json.parse(Json.write(json)), Set.of()).definition();
+        TaskDefinition again = TaskDefinitionCodec.parse(Json.parse(Json.write(json)), Set.of())
+                .definition();
         assertThat(again).isEqualTo(def);
         assertThat(again.params().specs().get("limit").max()).isEqualByComparingTo(new BigDecimal("1000"));
     }

@@ -30,26 +30,42 @@ class TaskDefinitionCodecCronTest {
     void theSeedIsAcceptedVerbatim() {
         ParsedTask parsed = TaskDefinitionCodec.parse(Json.parse(SEED), Set.of());
 
-        assertThat(parsed.definition()).isEqualTo(new TaskDefinition("daily_report", null, null,
-                new Trigger.Cron("0 2 * * *", ZoneId.of("Asia/Shanghai")),
-                new Action.Shell("python /data/scripts/gen_report.py --date {{yesterday}}", Map.of(), null, "default"),
-                new Policy(2, 300, 1200L, MisfirePolicy.FIRE_ONCE, 1, RetryRules.ALL, List.of("dingtalk", "email"),
-                        null)));
-        assertThat(parsed.warnings()).containsExactly(
-                "policy.notifyOnFailure[0]: channel 'dingtalk' is not configured on this server;"
-                        + " no alert will be sent through it until it is",
-                "policy.notifyOnFailure[1]: channel 'email' is not configured on this server;"
-                        + " no alert will be sent through it until it is");
+        assertThat(parsed.definition())
+                .isEqualTo(new TaskDefinition(
+                        "daily_report",
+                        null,
+                        null,
+                        new Trigger.Cron("0 2 * * *", ZoneId.of("Asia/Shanghai")),
+                        new Action.Shell(
+                                "python /data/scripts/gen_report.py --date {{yesterday}}", Map.of(), null, "default"),
+                        new Policy(
+                                2,
+                                300,
+                                1200L,
+                                MisfirePolicy.FIRE_ONCE,
+                                1,
+                                RetryRules.ALL,
+                                List.of("dingtalk", "email"),
+                                null)));
+        assertThat(parsed.warnings())
+                .containsExactly(
+                        "policy.notifyOnFailure[0]: channel 'dingtalk' is not configured on this server;"
+                                + " no alert will be sent through it until it is",
+                        "policy.notifyOnFailure[1]: channel 'email' is not configured on this server;"
+                                + " no alert will be sent through it until it is");
     }
 
     @Test
     void theSeedHasNoWarningsWhenItsChannelsAreConfigured() {
-        assertThat(TaskDefinitionCodec.parse(Json.parse(SEED), Set.of("email", "dingtalk", "slack")).warnings()).isEmpty();
+        assertThat(TaskDefinitionCodec.parse(Json.parse(SEED), Set.of("email", "dingtalk", "slack"))
+                        .warnings())
+                .isEmpty();
     }
 
     @Test
     void theSeedRoundTrips() {
-        TaskDefinitionCodecRoundTripTest.assertRoundTrips(TaskDefinitionCodec.parse(Json.parse(SEED), Set.of()).definition());
+        TaskDefinitionCodecRoundTripTest.assertRoundTrips(
+                TaskDefinitionCodec.parse(Json.parse(SEED), Set.of()).definition());
     }
 
     @Test
@@ -67,8 +83,12 @@ class TaskDefinitionCodecCronTest {
         TaskDefinition d = parsed.definition();
         assertThat(d.description()).isEqualTo("optional");
         assertThat(d.owner()).isEqualTo("optional");
-        assertThat(d.action()).isEqualTo(new Action.Shell(
-                "python /data/scripts/gen_report.py --date {{yesterday}}", Map.of("K", "v"), "/tmp", "default"));
+        assertThat(d.action())
+                .isEqualTo(new Action.Shell(
+                        "python /data/scripts/gen_report.py --date {{yesterday}}",
+                        Map.of("K", "v"),
+                        "/tmp",
+                        "default"));
         assertThat(parsed.warnings()).isEmpty();
         TaskDefinitionCodecRoundTripTest.assertRoundTrips(d);
     }
@@ -76,8 +96,9 @@ class TaskDefinitionCodecCronTest {
     @ParameterizedTest
     @ValueSource(strings = {"0 2 * * *", "*/5 * * * *", "0 0 2 * * *", "@daily", "0 9 * * MON-FRI", "  30 1 1 * *  "})
     void validExpressionsAreAcceptedAndRoundTrip(String expression) {
-        TaskDefinition d = TaskDefinitionCodec.parse(Json.with(Json.parse(SEED), "trigger.expression",
-                Json.write(expression)), Set.of()).definition();
+        TaskDefinition d = TaskDefinitionCodec.parse(
+                        Json.with(Json.parse(SEED), "trigger.expression", Json.write(expression)), Set.of())
+                .definition();
 
         assertThat(d.trigger()).isEqualTo(new Trigger.Cron(expression.strip(), ZoneId.of("Asia/Shanghai")));
         TaskDefinitionCodecRoundTripTest.assertRoundTrips(d);
@@ -86,8 +107,9 @@ class TaskDefinitionCodecCronTest {
     @ParameterizedTest
     @ValueSource(strings = {"61 * * * *", "0 2 * *", "0 2 * * * * * *", "every day", "@fortnightly"})
     void aBadExpressionIsReportedWithTheCronParsersReason(String expression) {
-        String reason = catchThrowableOfType(IllegalArgumentException.class,
-                () -> CronSchedule.parse(expression, ZoneOffset.UTC)).getMessage();
+        String reason = catchThrowableOfType(
+                        IllegalArgumentException.class, () -> CronSchedule.parse(expression, ZoneOffset.UTC))
+                .getMessage();
 
         List<FieldError> errors = TaskDefinitionCodecErrorsTest.errors(
                 Json.with(Json.parse(SEED), "trigger.expression", Json.write(expression)));
@@ -109,10 +131,13 @@ class TaskDefinitionCodecCronTest {
 
     @Test
     void aBadZoneAndABadExpressionAreBothReported() {
-        Object json = Json.with(Json.with(Json.parse(SEED), "trigger.timezone", "\"Mars/Base\""),
-                "trigger.expression", "\"61 * * * *\"");
+        Object json = Json.with(
+                Json.with(Json.parse(SEED), "trigger.timezone", "\"Mars/Base\""),
+                "trigger.expression",
+                "\"61 * * * *\"");
 
-        assertThat(TaskDefinitionCodecErrorsTest.errors(json)).extracting(FieldError::field)
+        assertThat(TaskDefinitionCodecErrorsTest.errors(json))
+                .extracting(FieldError::field)
                 .containsExactly("trigger.timezone", "trigger.expression");
     }
 }

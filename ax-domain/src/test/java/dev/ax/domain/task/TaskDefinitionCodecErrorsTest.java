@@ -46,43 +46,79 @@ class TaskDefinitionCodecErrorsTest {
                 broken("trigger", "\"every 5 minutes\"", "trigger", "must be an object"),
                 broken("trigger.type", ABSENT, "trigger.type", "is required"),
                 broken("trigger.type", "1", "trigger.type", "must be a string"),
-                broken("trigger.type", "\"weekly\"", "trigger.type", "unknown trigger type 'weekly'", "cron, interval or event"),
+                broken(
+                        "trigger.type",
+                        "\"weekly\"",
+                        "trigger.type",
+                        "unknown trigger type 'weekly'",
+                        "cron, interval or event"),
                 broken("trigger.timezone", "\"Mars/Base\"", "trigger.timezone", "unknown time zone 'Mars/Base'"),
                 broken("trigger.timezone", "8", "trigger.timezone", "must be a string"),
                 broken("trigger.intervalSeconds", ABSENT, "trigger.intervalSeconds", "is required"),
                 broken("trigger.intervalSeconds", "0", "trigger.intervalSeconds", "between 1 and 31536000"),
                 broken("trigger.intervalSeconds", "31536001", "trigger.intervalSeconds", "between 1 and 31536000"),
                 broken("trigger.intervalSeconds", "1e30", "trigger.intervalSeconds", "between 1 and 31536000"),
-                broken("trigger.intervalSeconds", "99999999999999999999999", "trigger.intervalSeconds", "between 1 and 31536000"),
+                broken(
+                        "trigger.intervalSeconds",
+                        "99999999999999999999999",
+                        "trigger.intervalSeconds",
+                        "between 1 and 31536000"),
                 broken("trigger.intervalSeconds", "\"60\"", "trigger.intervalSeconds", "must be an integer"),
                 broken("trigger.intervalSeconds", "1.5", "trigger.intervalSeconds", "must be an integer"),
                 broken("trigger.intervalSeconds", "true", "trigger.intervalSeconds", "must be an integer"),
                 broken("trigger.startAt", "\"tomorrow\"", "trigger.startAt", "ISO-8601 instant"),
                 broken("trigger.startAt", "\"2026-01-01\"", "trigger.startAt", "ISO-8601 instant"),
                 broken("trigger.expression", "\"0 2 * * *\"", "trigger.expression", "unknown field"),
-                broken("trigger", "{\"type\": \"event\", \"intervalSeconds\": 5}", "trigger.intervalSeconds", "unknown field"),
+                broken(
+                        "trigger",
+                        "{\"type\": \"event\", \"intervalSeconds\": 5}",
+                        "trigger.intervalSeconds",
+                        "unknown field"),
                 // action
                 broken("action", ABSENT, "action", "is required"),
                 broken("action", "\"echo hi\"", "action", "must be an object"),
                 broken("action.type", ABSENT, "action.type", "is required"),
                 broken("action", "{\"type\":\"http\"}", "action.url", "is required"),
                 broken("action", "{\"type\":\"http\",\"url\":\"ftp://x\"}", "action.url", "must start with http"),
-                broken("action", "{\"type\":\"http\",\"url\":\"http://x\",\"method\":\"FETCH\"}", "action.method", "GET, POST"),
-                broken("action", "{\"type\":\"http\",\"url\":\"http://x/{{nope}}\"}", "action.url", "unknown template variable 'nope'"),
+                broken(
+                        "action",
+                        "{\"type\":\"http\",\"url\":\"http://x\",\"method\":\"FETCH\"}",
+                        "action.method",
+                        "GET, POST"),
+                broken(
+                        "action",
+                        "{\"type\":\"http\",\"url\":\"http://x/{{nope}}\"}",
+                        "action.url",
+                        "unknown template variable 'nope'"),
                 broken("action", "{\"type\":\"http\",\"url\":\"http://x\",\"body\":5}", "action.body", "string"),
                 broken("action", "{\"type\":\"sdk\"}", "action.handler", "is required"),
-                broken("action", "{\"type\":\"sdk\",\"handler\":\"h\",\"command\":\"x\"}", "action.command", "unknown field"),
-                broken("action.type", "\"ftp\"", "action.type", "unknown action type 'ftp'; expected shell, http or sdk"),
+                broken(
+                        "action",
+                        "{\"type\":\"sdk\",\"handler\":\"h\",\"command\":\"x\"}",
+                        "action.command",
+                        "unknown field"),
+                broken(
+                        "action.type",
+                        "\"ftp\"",
+                        "action.type",
+                        "unknown action type 'ftp'; expected shell, http or sdk"),
                 broken("action.command", ABSENT, "action.command", "is required"),
                 broken("action.command", "\"  \"", "action.command", "must not be blank"),
                 broken("action.command", "7", "action.command", "must be a string"),
                 broken("action.command", "\"" + "x".repeat(64 * 1024 + 1) + "\"", "action.command", "64 KiB"),
                 broken("action.command", "\"" + "é".repeat(32 * 1024 + 1) + "\"", "action.command", "64 KiB"),
-                broken("action.command", "\"echo {{foo}}\"", "action.command",
+                broken(
+                        "action.command",
+                        "\"echo {{foo}}\"",
+                        "action.command",
                         "unknown template variable 'foo'; known: date, yesterday"),
                 broken("action.command", "\"echo {{date\"", "action.command", "unclosed '{{'"),
                 broken("action.command", "\"echo {{ }}\"", "action.command", "empty template variable"),
-                broken("action.command", "\"echo {{params.}}\"", "action.command", "unknown template variable 'params.'"),
+                broken(
+                        "action.command",
+                        "\"echo {{params.}}\"",
+                        "action.command",
+                        "unknown template variable 'params.'"),
                 broken("action.retries", "3", "action.retries", "unknown field"),
                 broken("action.env", "\"FOO=1\"", "action.env", "must be an object"),
                 broken("action.env", "{\"1BAD\": \"v\"}", "action.env.1BAD", "[A-Za-z_][A-Za-z0-9_]*"),
@@ -91,7 +127,11 @@ class TaskDefinitionCodecErrorsTest {
                 broken("action.env", "{\"FOO\": null}", "action.env.FOO", "must be a string"),
                 broken("action.env", "{\"FOO\": \"{{nope}}\"}", "action.env.FOO", "unknown template variable 'nope'"),
                 broken("action.workingDir", "\"\"", "action.workingDir", "must not be blank"),
-                broken("action.workingDir", "\"/data/{{bad}}\"", "action.workingDir", "unknown template variable 'bad'"),
+                broken(
+                        "action.workingDir",
+                        "\"/data/{{bad}}\"",
+                        "action.workingDir",
+                        "unknown template variable 'bad'"),
                 broken("action.group", "\"gpu hosts\"", "action.group", "letters, digits"),
                 broken("action.group", "3", "action.group", "must be a string"),
                 // policy
@@ -110,30 +150,81 @@ class TaskDefinitionCodecErrorsTest {
                 broken("policy.maxConcurrency", "0", "policy.maxConcurrency", "between 1 and 1000"),
                 broken("policy.maxConcurrency", "1001", "policy.maxConcurrency", "between 1 and 1000"),
                 broken("policy.retryable", "\"yes\"", "policy.retryable", "true, false or an object"),
-                broken("policy.retryable", "{\"exitCodes\": [0]}", "policy.retryable.exitCodes[0]", "between 1 and 255"),
-                broken("policy.retryable", "{\"exitCodes\": [1, 256]}", "policy.retryable.exitCodes[1]", "between 1 and 255"),
-                broken("policy.retryable", "{\"exitCodes\": [null]}", "policy.retryable.exitCodes[0]", "must be an integer"),
+                broken(
+                        "policy.retryable",
+                        "{\"exitCodes\": [0]}",
+                        "policy.retryable.exitCodes[0]",
+                        "between 1 and 255"),
+                broken(
+                        "policy.retryable",
+                        "{\"exitCodes\": [1, 256]}",
+                        "policy.retryable.exitCodes[1]",
+                        "between 1 and 255"),
+                broken(
+                        "policy.retryable",
+                        "{\"exitCodes\": [null]}",
+                        "policy.retryable.exitCodes[0]",
+                        "must be an integer"),
                 broken("policy.retryable", "{\"exitCodes\": \"1\"}", "policy.retryable.exitCodes", "must be an array"),
-                broken("policy.retryable", "{\"timeout\": \"no\"}", "policy.retryable.timeout", "must be true or false"),
+                broken(
+                        "policy.retryable",
+                        "{\"timeout\": \"no\"}",
+                        "policy.retryable.timeout",
+                        "must be true or false"),
                 broken("policy.retryable", "{\"signals\": []}", "policy.retryable.signals", "unknown field"),
                 broken("policy.notifyOnFailure", "\"email\"", "policy.notifyOnFailure", "must be an array"),
-                broken("policy.notifyOnFailure", "[\"email\", \" \"]", "policy.notifyOnFailure[1]", "must not be blank"),
+                broken(
+                        "policy.notifyOnFailure",
+                        "[\"email\", \" \"]",
+                        "policy.notifyOnFailure[1]",
+                        "must not be blank"),
                 broken("policy.notifyOnFailure", "[\"email\", 3]", "policy.notifyOnFailure[1]", "must be a string"),
                 broken("policy.notifyOnFailure", "[null]", "policy.notifyOnFailure[0]", "must be a string"),
-                broken("policy.idempotencyKey", "\"{{bogus}}\"", "policy.idempotencyKey", "unknown template variable 'bogus'"),
+                broken(
+                        "policy.idempotencyKey",
+                        "\"{{bogus}}\"",
+                        "policy.idempotencyKey",
+                        "unknown template variable 'bogus'"),
                 broken("policy.idempotencyKey", "\"\"", "policy.idempotencyKey", "must not be blank"),
                 broken("policy.approval", "\"yes\"", "policy.approval", "must be an object"),
-                broken("policy.approval", "{\"approvers\":[\"bad name\"]}", "policy.approval.approvers[0]", "may contain only"),
+                broken(
+                        "policy.approval",
+                        "{\"approvers\":[\"bad name\"]}",
+                        "policy.approval.approvers[0]",
+                        "may contain only"),
                 broken("policy.approval", "{\"timeoutSeconds\":0}", "policy.approval.timeoutSeconds", "between 1"),
-                broken("policy.approval", "{\"preview\":{\"type\":\"shell\"}}", "policy.approval.preview.command", "required"),
+                broken(
+                        "policy.approval",
+                        "{\"preview\":{\"type\":\"shell\"}}",
+                        "policy.approval.preview.command",
+                        "required"),
                 broken("policy.approval", "{\"quorum\":2}", "policy.approval.quorum", "unknown field"),
                 broken("policy.onFailedActions", "{}", "policy.onFailedActions", "must be an array"),
-                broken("policy.onFailedActions", "[{\"type\":\"email\"}]", "policy.onFailedActions[0].type", "trigger, pause or webhook"),
-                broken("policy.onFailedActions", "[{\"type\":\"trigger\"}]", "policy.onFailedActions[0].taskName", "required"),
-                broken("policy.onFailedActions", "[{\"type\":\"trigger\",\"taskName\":\"c\",\"params\":{\"d\":\"{{nope}}\"}}]",
-                        "policy.onFailedActions[0].params.d", "unknown template variable 'nope'"),
-                broken("policy.onFailedActions", "[{\"type\":\"pause\",\"tasks\":[]}]", "policy.onFailedActions[0].tasks", "at least one"),
-                broken("policy.onFailedActions", "[{\"type\":\"webhook\",\"url\":\"ftp://x\"}]", "policy.onFailedActions[0].url", "http"),
+                broken(
+                        "policy.onFailedActions",
+                        "[{\"type\":\"email\"}]",
+                        "policy.onFailedActions[0].type",
+                        "trigger, pause or webhook"),
+                broken(
+                        "policy.onFailedActions",
+                        "[{\"type\":\"trigger\"}]",
+                        "policy.onFailedActions[0].taskName",
+                        "required"),
+                broken(
+                        "policy.onFailedActions",
+                        "[{\"type\":\"trigger\",\"taskName\":\"c\",\"params\":{\"d\":\"{{nope}}\"}}]",
+                        "policy.onFailedActions[0].params.d",
+                        "unknown template variable 'nope'"),
+                broken(
+                        "policy.onFailedActions",
+                        "[{\"type\":\"pause\",\"tasks\":[]}]",
+                        "policy.onFailedActions[0].tasks",
+                        "at least one"),
+                broken(
+                        "policy.onFailedActions",
+                        "[{\"type\":\"webhook\",\"url\":\"ftp://x\"}]",
+                        "policy.onFailedActions[0].url",
+                        "http"),
                 broken("policy.overflow", "\"DROP\"", "policy.overflow", "QUEUE, QUEUE_ONE, SKIP, REPLACE, ALLOW"),
                 broken("policy.queueLimit", "-1", "policy.queueLimit", "0 or more"),
                 broken("policy.retryBackoff", "\"linear\"", "policy.retryBackoff", "FIXED, EXPONENTIAL"),
@@ -145,8 +236,16 @@ class TaskDefinitionCodecErrorsTest {
                 broken("policy.sharding", "{\"shards\":0}", "policy.sharding.shards", "between 1 and 1000"),
                 broken("policy.sharding", "{\"shards\":1001}", "policy.sharding.shards", "between 1 and 1000"),
                 broken("policy.sharding", "{\"mode\":\"all\"}", "policy.sharding.mode", "broadcast"),
-                broken("policy.sharding", "{\"mode\":\"broadcast\",\"shards\":2}", "policy.sharding.shards", "must not be set"),
-                broken("policy.sharding", "{\"shards\":2,\"maxParallelShards\":0}", "policy.sharding.maxParallelShards", "1 or more"),
+                broken(
+                        "policy.sharding",
+                        "{\"mode\":\"broadcast\",\"shards\":2}",
+                        "policy.sharding.shards",
+                        "must not be set"),
+                broken(
+                        "policy.sharding",
+                        "{\"shards\":2,\"maxParallelShards\":0}",
+                        "policy.sharding.maxParallelShards",
+                        "1 or more"),
                 broken("policy.sharding", "{\"shards\":2,\"every\":1}", "policy.sharding.every", "unknown field"));
     }
 
@@ -189,17 +288,27 @@ class TaskDefinitionCodecErrorsTest {
 
         var e = catchThrowableOfType(ValidationException.class, () -> TaskDefinitionCodec.parse(json, Set.of("email")));
 
-        assertThat(e.errors()).extracting(FieldError::field).containsExactly(
-                "taskName", "trigger.timezone", "trigger.intervalSeconds", "action.type",
-                "policy.retries", "policy.timeoutSeconds", "policy.misfire", "policy.notifyOnFailure[1]");
+        assertThat(e.errors())
+                .extracting(FieldError::field)
+                .containsExactly(
+                        "taskName",
+                        "trigger.timezone",
+                        "trigger.intervalSeconds",
+                        "action.type",
+                        "policy.retries",
+                        "policy.timeoutSeconds",
+                        "policy.misfire",
+                        "policy.notifyOnFailure[1]");
         assertThat(e.getMessage()).contains("taskName: ", "action.type: unknown action type 'ftp'");
     }
 
     @Test
     void aBadZoneDoesNotHideOtherTriggerErrors() {
-        Object json = Json.with(BASE, "trigger", "{\"type\": \"interval\", \"timezone\": \"Nowhere\", \"startAt\": \"soon\"}");
+        Object json = Json.with(
+                BASE, "trigger", "{\"type\": \"interval\", \"timezone\": \"Nowhere\", \"startAt\": \"soon\"}");
 
-        assertThat(errors(json)).extracting(FieldError::field)
+        assertThat(errors(json))
+                .extracting(FieldError::field)
                 .containsExactly("trigger.timezone", "trigger.intervalSeconds", "trigger.startAt");
     }
 
@@ -208,7 +317,8 @@ class TaskDefinitionCodecErrorsTest {
         Object json = Json.with(BASE, "action.command", "\"cp {{foo}} /out/{{bar}}\"");
 
         assertThat(errors(json)).extracting(FieldError::field).containsExactly("action.command", "action.command");
-        assertThat(errors(json)).extracting(FieldError::reason)
+        assertThat(errors(json))
+                .extracting(FieldError::reason)
                 .anySatisfy(r -> assertThat(r).contains("'foo'"))
                 .anySatisfy(r -> assertThat(r).contains("'bar'"));
     }
@@ -221,7 +331,10 @@ class TaskDefinitionCodecErrorsTest {
             Map<String, Object> policy = (Map<String, Object>) json.get("policy");
             policy.put("maxRetries", tooBig);
 
-            assertThat(errors(json)).as("%s", tooBig).extracting(FieldError::field).containsExactly("policy.maxRetries");
+            assertThat(errors(json))
+                    .as("%s", tooBig)
+                    .extracting(FieldError::field)
+                    .containsExactly("policy.maxRetries");
         }
     }
 

@@ -29,8 +29,14 @@ class TaskDefinitionCodecTest {
                 { "taskName": "t1", "trigger": { "type": "event" }, "action": { "type": "shell", "command": "true" } }
                 """));
 
-        assertThat(d).isEqualTo(new TaskDefinition("t1", null, null, new Trigger.Event(ZoneId.of("UTC")),
-                new Action.Shell("true", Map.of(), null, "default"), Policy.DEFAULT));
+        assertThat(d)
+                .isEqualTo(new TaskDefinition(
+                        "t1",
+                        null,
+                        null,
+                        new Trigger.Event(ZoneId.of("UTC")),
+                        new Action.Shell("true", Map.of(), null, "default"),
+                        Policy.DEFAULT));
     }
 
     @Test
@@ -50,17 +56,43 @@ class TaskDefinitionCodecTest {
         Function<TaskDefinition, Object> policy = TaskDefinition::policy;
         return Stream.of(
                 accepted("taskName", "\"a\"", TaskDefinition::taskName, "a"),
-                accepted("taskName", "\"" + "9".repeat(100) + "\"", d -> d.taskName().length(), 100),
+                accepted(
+                        "taskName",
+                        "\"" + "9".repeat(100) + "\"",
+                        d -> d.taskName().length(),
+                        100),
                 accepted("taskName", "\"etl.orders-v2_daily\"", TaskDefinition::taskName, "etl.orders-v2_daily"),
-                accepted("trigger.timezone", "\"Asia/Shanghai\"", d -> d.trigger().timezone(), ZoneId.of("Asia/Shanghai")),
-                accepted("trigger.startAt", "\"2026-01-01T08:00:00+08:00\"", d -> ((Trigger.Interval) d.trigger()).startAt(),
+                accepted(
+                        "trigger.timezone",
+                        "\"Asia/Shanghai\"",
+                        d -> d.trigger().timezone(),
+                        ZoneId.of("Asia/Shanghai")),
+                accepted(
+                        "trigger.startAt",
+                        "\"2026-01-01T08:00:00+08:00\"",
+                        d -> ((Trigger.Interval) d.trigger()).startAt(),
                         Instant.parse("2026-01-01T00:00:00Z")),
-                accepted("trigger.intervalSeconds", "31536000", d -> ((Trigger.Interval) d.trigger()).intervalSeconds(), 31_536_000L),
-                accepted("trigger.intervalSeconds", "60.0", d -> ((Trigger.Interval) d.trigger()).intervalSeconds(), 60L),
+                accepted(
+                        "trigger.intervalSeconds",
+                        "31536000",
+                        d -> ((Trigger.Interval) d.trigger()).intervalSeconds(),
+                        31_536_000L),
+                accepted(
+                        "trigger.intervalSeconds",
+                        "60.0",
+                        d -> ((Trigger.Interval) d.trigger()).intervalSeconds(),
+                        60L),
                 accepted("action.group", "\"gpu-hosts\"", TaskDefinition::group, "gpu-hosts"),
-                accepted("action.env", "{\"_X\": \"{{params.x}}\", \"ax_lower\": \"\"}", d -> ((Action.Shell) d.action()).env(),
+                accepted(
+                        "action.env",
+                        "{\"_X\": \"{{params.x}}\", \"ax_lower\": \"\"}",
+                        d -> ((Action.Shell) d.action()).env(),
                         Map.of("_X", "{{params.x}}", "ax_lower", "")),
-                accepted("action.workingDir", "\"/data/{{date}}\"", d -> ((Action.Shell) d.action()).workingDir(), "/data/{{date}}"),
+                accepted(
+                        "action.workingDir",
+                        "\"/data/{{date}}\"",
+                        d -> ((Action.Shell) d.action()).workingDir(),
+                        "/data/{{date}}"),
                 accepted("policy.misfire", "\"fire_all\"", d -> d.policy().misfire(), MisfirePolicy.FIRE_ALL),
                 accepted("policy.misfire", "\"Skip\"", d -> d.policy().misfire(), MisfirePolicy.SKIP),
                 accepted("policy.timeoutSeconds", "null", d -> d.policy().timeoutSeconds(), null),
@@ -70,20 +102,34 @@ class TaskDefinitionCodecTest {
                 accepted("policy.retryable", "true", d -> d.policy().retryable(), RetryRules.ALL),
                 accepted("policy.retryable", "false", d -> d.policy().retryable(), RetryRules.NONE),
                 accepted("policy.retryable", "{}", d -> d.policy().retryable(), RetryRules.ALL),
-                accepted("policy.retryable", "{\"exitCodes\": [75, 1, 75]}", d -> d.policy().retryable(),
+                accepted(
+                        "policy.retryable",
+                        "{\"exitCodes\": [75, 1, 75]}",
+                        d -> d.policy().retryable(),
                         new RetryRules(true, Set.of(1, 75), true, true)),
-                accepted("policy.retryable", "{\"timeout\": false, \"executorLost\": false}", d -> d.policy().retryable(),
+                accepted(
+                        "policy.retryable",
+                        "{\"timeout\": false, \"executorLost\": false}",
+                        d -> d.policy().retryable(),
                         new RetryRules(true, Set.of(), false, false)),
-                accepted("policy.idempotencyKey", "\"{{taskName}}-{{date}}\"", d -> d.policy().idempotencyKey(),
+                accepted(
+                        "policy.idempotencyKey",
+                        "\"{{taskName}}-{{date}}\"",
+                        d -> d.policy().idempotencyKey(),
                         "{{taskName}}-{{date}}"),
                 accepted("policy.overflow", "\"queue_one\"", d -> d.policy().overflow(), OverflowPolicy.QUEUE_ONE),
                 accepted("policy.queueLimit", "0", d -> d.policy().queueLimit(), 0),
-                accepted("policy.retryBackoff", "\"exponential\"", d -> d.policy().backoff().exponential(), true),
+                accepted(
+                        "policy.retryBackoff",
+                        "\"exponential\"",
+                        d -> d.policy().backoff().exponential(),
+                        true),
                 accepted("policy.retryJitter", "0.3", d -> d.policy().backoff().jitter(), 0.3),
                 accepted("policy", "{}", policy, Policy.DEFAULT));
     }
 
-    private static Arguments accepted(String path, String json, Function<TaskDefinition, Object> part, Object expected) {
+    private static Arguments accepted(
+            String path, String json, Function<TaskDefinition, Object> part, Object expected) {
         return Arguments.of(path, json, part, expected);
     }
 
@@ -101,7 +147,9 @@ class TaskDefinitionCodecTest {
             Map<String, Object> policy = (Map<String, Object>) json.get("policy");
             policy.put("maxRetries", five);
 
-            assertThat(parse(json).policy().maxRetries()).as("%s", five.getClass()).isEqualTo(5);
+            assertThat(parse(json).policy().maxRetries())
+                    .as("%s", five.getClass())
+                    .isEqualTo(5);
         }
     }
 
@@ -112,24 +160,29 @@ class TaskDefinitionCodecTest {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, Set.of("email"));
 
         assertThat(parsed.definition().policy().notifyOnFailure()).containsExactly("dingtalk", "email", "ops-webhook");
-        assertThat(parsed.warnings()).containsExactly(
-                "policy.notifyOnFailure[0]: channel 'dingtalk' is not configured on this server;"
-                        + " no alert will be sent through it until it is",
-                "policy.notifyOnFailure[2]: channel 'ops-webhook' is not configured on this server;"
-                        + " no alert will be sent through it until it is");
+        assertThat(parsed.warnings())
+                .containsExactly(
+                        "policy.notifyOnFailure[0]: channel 'dingtalk' is not configured on this server;"
+                                + " no alert will be sent through it until it is",
+                        "policy.notifyOnFailure[2]: channel 'ops-webhook' is not configured on this server;"
+                                + " no alert will be sent through it until it is");
     }
 
     @Test
     void shardingIsReadAsAFixedCountOrBroadcast() {
-        Policy fixed = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"shards\": 4, \"maxParallelShards\": 2 } }")).policy();
-        Policy broadcast = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"Broadcast\" } }")).policy();
+        Policy fixed = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"shards\": 4, \"maxParallelShards\": 2 } }"))
+                .policy();
+        Policy broadcast = parse(Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"Broadcast\" } }"))
+                .policy();
 
         assertThat(fixed.sharding()).isEqualTo(new Sharding(4, false, 2));
         assertThat(broadcast.sharding()).isEqualTo(new Sharding(null, true, null));
         assertThat(parse(BASE).policy().sharding()).isNull();
         @SuppressWarnings("unchecked")
-        Map<String, Object> written = (Map<String, Object>) ((Map<?, ?>) TaskDefinitionCodec.toJson(parse(
-                Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"broadcast\" } }"))).get("policy")).get("sharding");
+        Map<String, Object> written = (Map<String, Object>) ((Map<?, ?>) TaskDefinitionCodec.toJson(
+                                parse(Json.with(BASE, "policy", "{ \"sharding\": { \"mode\": \"broadcast\" } }")))
+                        .get("policy"))
+                .get("sharding");
         assertThat(written).containsEntry("mode", "broadcast").doesNotContainKey("shards");
     }
 }

@@ -24,7 +24,8 @@ class TaskDefinitionEnvironmentTest {
 
     @Test
     void labels_are_read_and_written_back() {
-        TaskDefinition def = TaskDefinitionCodec.parse(task(List.of("prod", "eu")), Set.of()).definition();
+        TaskDefinition def =
+                TaskDefinitionCodec.parse(task(List.of("prod", "eu")), Set.of()).definition();
         assertThat(def.environment()).containsExactly("prod", "eu");
         Map<String, Object> json = TaskDefinitionCodec.toJson(def);
         assertThat(json.get("environment")).isEqualTo(List.of("prod", "eu"));
@@ -47,7 +48,10 @@ class TaskDefinitionEnvironmentTest {
     }
 
     static void assertField(Map<String, Object> json, String field) {
-        assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of())).isInstanceOfSatisfying(ValidationException.class,
-                e -> assertThat(e.errors()).anySatisfy(f -> assertThat(f.field()).isEqualTo(field)));
+        assertThatThrownBy(() -> TaskDefinitionCodec.parse(json, Set.of()))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .anySatisfy(f -> assertThat(f.field()).isEqualTo(field)));
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** How values land in shell commands: one literal word in the quoting context they stand in, or a refusal at save time. */
 class CommandTemplatesTest {
     private static TemplateContext with(Object v) {
-        return new TemplateContext("t", Instant.parse("2026-11-30T02:00:00Z"), ZoneId.of("UTC"), Map.of("v", v), 7, 1, "req");
+        return new TemplateContext(
+                "t", Instant.parse("2026-11-30T02:00:00Z"), ZoneId.of("UTC"), Map.of("v", v), 7, 1, "req");
     }
 
     private static String render(String command, Object v) {
@@ -41,7 +42,8 @@ class CommandTemplatesTest {
                 Arguments.of("echo {{params.v}}", 42, "echo 42"),
                 Arguments.of("echo {{params.v}}", true, "echo true"),
                 // double quotes: the four characters that still mean something there are escaped
-                Arguments.of("echo \"hello {{params.v}}\"", "$(id) `id` \\ \"", "echo \"hello \\$(id) \\`id\\` \\\\ \\\"\""),
+                Arguments.of(
+                        "echo \"hello {{params.v}}\"", "$(id) `id` \\ \"", "echo \"hello \\$(id) \\`id\\` \\\\ \\\"\""),
                 Arguments.of("echo \"{{params.v}}\"", "a'b", "echo \"a'b\""),
                 // single quotes: a quote in the value closes, writes a quoted quote, and reopens
                 Arguments.of("echo 'x {{params.v}} y'", ";id;", "echo 'x ;id; y'"),
@@ -89,16 +91,22 @@ class CommandTemplatesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("refused")
-    void variables_where_no_quoting_makes_a_value_data_are_refused_at_save_and_at_render(String command, String reason) {
-        assertThat(Templates.problems(command, Target.COMMAND)).anySatisfy(p -> assertThat(p).contains(reason));
-        assertThatThrownBy(() -> render(command, "x")).isInstanceOf(TemplateException.class).hasMessageContaining(reason);
+    void variables_where_no_quoting_makes_a_value_data_are_refused_at_save_and_at_render(
+            String command, String reason) {
+        assertThat(Templates.problems(command, Target.COMMAND))
+                .anySatisfy(p -> assertThat(p).contains(reason));
+        assertThatThrownBy(() -> render(command, "x"))
+                .isInstanceOf(TemplateException.class)
+                .hasMessageContaining(reason);
     }
 
     @Test
     void a_list_is_refused_where_it_is_not_a_whole_word() {
         assertThatThrownBy(() -> render("echo x{{params.v}}", List.of("a")))
-                .isInstanceOf(TemplateException.class).hasMessageContaining("renders only as whole shell words")
-                .extracting(e -> ((TemplateException) e).parameter()).isEqualTo("v");
+                .isInstanceOf(TemplateException.class)
+                .hasMessageContaining("renders only as whole shell words")
+                .extracting(e -> ((TemplateException) e).parameter())
+                .isEqualTo("v");
         assertThatThrownBy(() -> render("echo \"{{params.v}}\"", List.of("a")))
                 .hasMessageContaining("renders only as whole shell words");
     }
@@ -106,23 +114,33 @@ class CommandTemplatesTest {
     @Test
     void a_nul_character_is_refused_and_names_the_parameter() {
         assertThatThrownBy(() -> render("echo {{params.v}}", "a\0b"))
-                .isInstanceOf(TemplateException.class).hasMessageContaining("NUL")
-                .extracting(e -> ((TemplateException) e).parameter()).isEqualTo("v");
+                .isInstanceOf(TemplateException.class)
+                .hasMessageContaining("NUL")
+                .extracting(e -> ((TemplateException) e).parameter())
+                .isEqualTo("v");
     }
 
     @Test
     void axs_own_values_may_stand_where_outside_values_may_not() {
-        assertThat(Templates.problems("cat <<EOF\nreport for {{date}} run {{attempt}}\nEOF\necho $(( {{attempt}} + 1 )) `echo {{taskName}}`",
-                Target.COMMAND)).isEmpty();
+        assertThat(Templates.problems(
+                        "cat <<EOF\nreport for {{date}} run {{attempt}}\nEOF\necho $(( {{attempt}} + 1 )) `echo {{taskName}}`",
+                        Target.COMMAND))
+                .isEmpty();
         assertThat(render("cat <<EOF\nfor {{date}}\nEOF", "x")).isEqualTo("cat <<EOF\nfor 2026-11-30\nEOF");
-        assertThat(Templates.problems("cat <<EOF\n{{requestId}}\nEOF", Target.COMMAND)).hasSize(1);
-        assertThat(Templates.problems("echo ${{attempt}}", Target.COMMAND)).singleElement().asString().contains("right after a '$'");
+        assertThat(Templates.problems("cat <<EOF\n{{requestId}}\nEOF", Target.COMMAND))
+                .hasSize(1);
+        assertThat(Templates.problems("echo ${{attempt}}", Target.COMMAND))
+                .singleElement()
+                .asString()
+                .contains("right after a '$'");
     }
 
     @Test
     void a_refusal_points_to_the_parameters_environment_variable() {
         assertThat(Templates.problems("cat <<EOF\n{{params.order-id}}\nEOF", Target.COMMAND))
-                .singleElement().asString().contains("write \"$AX_PARAM_ORDER_ID\" there instead");
+                .singleElement()
+                .asString()
+                .contains("write \"$AX_PARAM_ORDER_ID\" there instead");
     }
 
     @Test

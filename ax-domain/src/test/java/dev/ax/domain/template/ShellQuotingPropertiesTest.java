@@ -32,8 +32,7 @@ import net.jqwik.api.statistics.Statistics;
  */
 class ShellQuotingPropertiesTest {
     /** Shapes a task author writes, each with the words it must pass for a value v. */
-    private record Shape(String template, Function<String, List<String>> words) {
-    }
+    private record Shape(String template, Function<String, List<String>> words) {}
 
     private static final String PRINT = "printf '%s\\0' ";
 
@@ -48,7 +47,9 @@ class ShellQuotingPropertiesTest {
             new Shape("case {{params.v}} in *) " + PRINT + "{{params.v}};; esac", List::of),
             // command substitution drops trailing newlines: that is the shell, not the value escaping
             new Shape(PRINT + "\"$(printf '%s' {{params.v}})\"", v -> List.of(v.replaceAll("\n+$", ""))),
-            new Shape(PRINT + "\"a$(printf '%s' \"{{params.v}}\")b\"", v -> List.of("a" + v.replaceAll("\n+$", "") + "b")),
+            new Shape(
+                    PRINT + "\"a$(printf '%s' \"{{params.v}}\")b\"",
+                    v -> List.of("a" + v.replaceAll("\n+$", "") + "b")),
             new Shape("cat >/dev/null <<'EOF'\nignored {{date}}\nEOF\n" + PRINT + "{{params.v}} >&2", List::of));
 
     @Provide
@@ -58,9 +59,28 @@ class ShellQuotingPropertiesTest {
                 .withCharRange('a', 'f')
                 .withCharRange('\u00e0', '\u00ff')
                 .ofMaxLength(24);
-        Arbitrary<String> attacks = Arbitraries.of("x; id", "$(id)", "`id`", "'; id; '", "\"; id; \"", "a\nid", "--help",
-                "LD_PRELOAD=x", "${IFS}id", "$((1+1))", "\\", "'", "\"", "", " ", "*", "~", "{a,b}", "EOF\nid\nEOF");
-        return Arbitraries.oneOf(meta, attacks, Arbitraries.strings().ofMaxLength(12).filter(s -> s.indexOf('\0') < 0));
+        Arbitrary<String> attacks = Arbitraries.of(
+                "x; id",
+                "$(id)",
+                "`id`",
+                "'; id; '",
+                "\"; id; \"",
+                "a\nid",
+                "--help",
+                "LD_PRELOAD=x",
+                "${IFS}id",
+                "$((1+1))",
+                "\\",
+                "'",
+                "\"",
+                "",
+                " ",
+                "*",
+                "~",
+                "{a,b}",
+                "EOF\nid\nEOF");
+        return Arbitraries.oneOf(
+                meta, attacks, Arbitraries.strings().ofMaxLength(12).filter(s -> s.indexOf('\0') < 0));
     }
 
     @Property(tries = 40)
@@ -75,7 +95,8 @@ class ShellQuotingPropertiesTest {
 
     @Property(tries = 25)
     void a_list_becomes_one_word_per_element(@ForAll("lists") List<String> values) throws Exception {
-        String command = Templates.render("for a in {{params.v}}; do " + PRINT + "\"$a\"; done", Target.COMMAND, ctx(values));
+        String command =
+                Templates.render("for a in {{params.v}}; do " + PRINT + "\"$a\"; done", Target.COMMAND, ctx(values));
         for (String shell : List.of("/bin/dash", "/bin/bash")) {
             assertThat(run(shell, command)).as(shell + ": " + command).isEqualTo(values);
         }
@@ -95,29 +116,79 @@ class ShellQuotingPropertiesTest {
         for (String attack : ATTACKS) {
             String command = Templates.render(template, Target.COMMAND, ctx(attack));
             for (String shell : List.of("/bin/dash", "/bin/bash")) {
-                assertThat(ranCode(shell, command)).as(shell + " ran a value as code in: " + command).isFalse();
+                assertThat(ranCode(shell, command))
+                        .as(shell + " ran a value as code in: " + command)
+                        .isFalse();
             }
         }
     }
 
     /** Each escapes one kind of context: a bare word, quotes of either kind, a comment or here-document line, a brace, a paren. */
-    private static final List<String> ATTACKS = List.of(";touch pwned;", "'$(touch pwned)'", "\"`touch pwned`\"",
-            "EOF\ntouch pwned\nE\n", "\\';touch pwned;'", "${x:-$(touch pwned)}", ")$(touch pwned)(", "a}$((`touch pwned`)){");
+    private static final List<String> ATTACKS = List.of(
+            ";touch pwned;",
+            "'$(touch pwned)'",
+            "\"`touch pwned`\"",
+            "EOF\ntouch pwned\nE\n",
+            "\\';touch pwned;'",
+            "${x:-$(touch pwned)}",
+            ")$(touch pwned)(",
+            "a}$((`touch pwned`)){");
 
     @Provide
     Arbitrary<String> commands() {
-        return Arbitraries.of("echo ", "printf '%s' ", "\"", "'", "$(", ")", "(", "`", "${X:-", "}", "#", "\n", "<<EOF\n", "<<'EOF'\n",
-                        "EOF\n", "\\", " ", ";", "|", "&&", "x", "=", "{{params.v}}", "{{params.v}}", "{{params.v}}", "{{date}}", "$",
-                        "$((", "))", "case x in x) ", ";; esac", "<<-E\n", "\tE\n", "$'", "~", "{a,", "X=")
-                .list().ofMinSize(1).ofMaxSize(14).map(parts -> String.join("", parts));
+        return Arbitraries.of(
+                        "echo ",
+                        "printf '%s' ",
+                        "\"",
+                        "'",
+                        "$(",
+                        ")",
+                        "(",
+                        "`",
+                        "${X:-",
+                        "}",
+                        "#",
+                        "\n",
+                        "<<EOF\n",
+                        "<<'EOF'\n",
+                        "EOF\n",
+                        "\\",
+                        " ",
+                        ";",
+                        "|",
+                        "&&",
+                        "x",
+                        "=",
+                        "{{params.v}}",
+                        "{{params.v}}",
+                        "{{params.v}}",
+                        "{{date}}",
+                        "$",
+                        "$((",
+                        "))",
+                        "case x in x) ",
+                        ";; esac",
+                        "<<-E\n",
+                        "\tE\n",
+                        "$'",
+                        "~",
+                        "{a,",
+                        "X=")
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(14)
+                .map(parts -> String.join("", parts));
     }
 
     /** Runs a command that may be broken shell; true if it created the file a value asks for. */
     private static boolean ranCode(String shell, String command) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("ax-quoting");
         try {
-            Process p = new ProcessBuilder(shell, "-s").directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(shell, "-s")
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             try (var stdin = p.getOutputStream()) {
                 stdin.write(command.getBytes(StandardCharsets.UTF_8));
             }
@@ -147,7 +218,8 @@ class ShellQuotingPropertiesTest {
     }
 
     private static TemplateContext ctx(Object value) {
-        return new TemplateContext("t", Instant.parse("2026-11-30T02:00:00Z"), ZoneId.of("UTC"), Map.of("v", value), 1, 1, null);
+        return new TemplateContext(
+                "t", Instant.parse("2026-11-30T02:00:00Z"), ZoneId.of("UTC"), Map.of("v", value), 1, 1, null);
     }
 
     /** The NUL-separated words the command printed (on stdout or stderr), after it exited 0. */
@@ -155,13 +227,18 @@ class ShellQuotingPropertiesTest {
         Path dir = Files.createTempDirectory("ax-quoting");
         try {
             // The script on standard input, as UTF-8 bytes: arguments would go through the JVM's locale encoding.
-            Process p = new ProcessBuilder(shell, "-s").directory(dir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(shell, "-s")
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             try (var stdin = p.getOutputStream()) {
                 stdin.write(command.getBytes(StandardCharsets.UTF_8));
             }
             byte[] out = readAll(p.getInputStream());
             assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("exited").isTrue();
-            assertThat(p.exitValue()).as("exit code of " + command + "; output: " + new String(out, StandardCharsets.UTF_8)).isZero();
+            assertThat(p.exitValue())
+                    .as("exit code of " + command + "; output: " + new String(out, StandardCharsets.UTF_8))
+                    .isZero();
             try (var files = Files.list(dir)) {
                 assertThat(files.toList()).as("files the command created").isEmpty();
             }

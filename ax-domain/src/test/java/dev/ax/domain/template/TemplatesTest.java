@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TemplatesTest {
     /** The 02:00 Shanghai slot: still the 29th in UTC, which is exactly what must not leak in. */
     private static final Instant SLOT = Instant.parse("2026-11-29T18:00:00Z");
+
     private static final ZoneId SHANGHAI = ZoneId.of("Asia/Shanghai");
 
     private static TemplateContext ctx() {
@@ -49,7 +50,8 @@ class TemplatesTest {
                 Arguments.of("{{  params.a.b-c_d\t}}", "dotted"),
                 // A value is not scanned again: parameters cannot smuggle in variables.
                 Arguments.of("{{params.nested}}", "{{date}}"),
-                Arguments.of("python /data/scripts/gen_report.py --date {{yesterday}}",
+                Arguments.of(
+                        "python /data/scripts/gen_report.py --date {{yesterday}}",
                         "python /data/scripts/gen_report.py --date 2026-11-29"),
                 Arguments.of("/out/{{dateCompact}}/{{taskName}}-{{attempt}}.csv", "/out/20261130/daily_report-2.csv"),
                 Arguments.of("{{date}}{{date}}", "2026-11-302026-11-30"),
@@ -71,8 +73,10 @@ class TemplatesTest {
         var berlin = new TemplateContext("t", slot, ZoneId.of("Europe/Berlin"), Map.of(), 1, 1, null);
         var utc = new TemplateContext("t", slot, ZoneId.of("UTC"), Map.of(), 1, 1, null);
 
-        assertThat(Templates.render("{{yesterday}} {{date}} {{tomorrow}}", berlin)).isEqualTo("2025-12-31 2026-01-01 2026-01-02");
-        assertThat(Templates.render("{{yesterday}} {{date}} {{tomorrow}}", utc)).isEqualTo("2025-12-30 2025-12-31 2026-01-01");
+        assertThat(Templates.render("{{yesterday}} {{date}} {{tomorrow}}", berlin))
+                .isEqualTo("2025-12-31 2026-01-01 2026-01-02");
+        assertThat(Templates.render("{{yesterday}} {{date}} {{tomorrow}}", utc))
+                .isEqualTo("2025-12-30 2025-12-31 2026-01-01");
         assertThat(Templates.render("{{scheduledAt}}", utc)).isEqualTo("2025-12-31T23:30:00Z");
     }
 
@@ -91,7 +95,9 @@ class TemplatesTest {
     static Stream<Arguments> renderFailures() {
         return Stream.of(
                 Arguments.of("echo {{foo}}", "unknown template variable 'foo'; known: date, yesterday, tomorrow"),
-                Arguments.of("{{params.missing}}", "template variable params.missing has no value: pass it as a trigger parameter"),
+                Arguments.of(
+                        "{{params.missing}}",
+                        "template variable params.missing has no value: pass it as a trigger parameter"),
                 Arguments.of("{{params.nothing}}", "template variable params.nothing has no value"),
                 Arguments.of("{{params.obj}}", "is a JSON object"),
                 Arguments.of("{{secret.db}}", "secret db is not set"),
@@ -131,7 +137,9 @@ class TemplatesTest {
         for (String name : Templates.VARIABLES) {
             String template = "{{" + name.replace("NAME", "region") + "}}";
             assertThat(Templates.problems(template)).as(template).isEmpty();
-            assertThat(Templates.render(template, ctx().withSecrets(Map.of("region", "s3cr3t")))).as(template).isNotEmpty();
+            assertThat(Templates.render(template, ctx().withSecrets(Map.of("region", "s3cr3t"))))
+                    .as(template)
+                    .isNotEmpty();
         }
         assertThat(Templates.VARIABLES).startsWith("date", "yesterday");
         assertThat(List.copyOf(Templates.VARIABLES)).doesNotHaveDuplicates();

@@ -29,20 +29,40 @@ class NodeRuleTest {
         return Stream.of(
                 // rule, upstream, verdict, reason
                 Arguments.of(TriggerRule.ALL_SUCCESS, up(), Verdict.RUN, "a first node"),
-                Arguments.of(TriggerRule.ALL_SUCCESS, up("a", SUCCESS, "b", SUCCESS), Verdict.RUN, "every upstream node succeeded"),
+                Arguments.of(
+                        TriggerRule.ALL_SUCCESS,
+                        up("a", SUCCESS, "b", SUCCESS),
+                        Verdict.RUN,
+                        "every upstream node succeeded"),
                 Arguments.of(TriggerRule.ALL_SUCCESS, up("a", SUCCESS, "b", RUNNING), Verdict.WAIT, null),
                 Arguments.of(TriggerRule.ALL_SUCCESS, up("a", PENDING, "b", SUCCESS), Verdict.WAIT, null),
                 Arguments.of(TriggerRule.ALL_SUCCESS, up("a", SUCCESS, "c", FAILED), Verdict.SKIP, "upstream c failed"),
                 // a failure decides at once, even while another upstream node still runs
                 Arguments.of(TriggerRule.ALL_SUCCESS, up("b", RUNNING, "c", FAILED), Verdict.SKIP, "upstream c failed"),
-                Arguments.of(TriggerRule.ALL_SUCCESS, up("b", SUCCESS, "d", SKIPPED), Verdict.SKIP, "upstream d was skipped"),
-                Arguments.of(TriggerRule.ALL_DONE, up("a", SUCCESS, "b", FAILED, "c", SKIPPED), Verdict.RUN, "every upstream node is done"),
+                Arguments.of(
+                        TriggerRule.ALL_SUCCESS,
+                        up("b", SUCCESS, "d", SKIPPED),
+                        Verdict.SKIP,
+                        "upstream d was skipped"),
+                Arguments.of(
+                        TriggerRule.ALL_DONE,
+                        up("a", SUCCESS, "b", FAILED, "c", SKIPPED),
+                        Verdict.RUN,
+                        "every upstream node is done"),
                 Arguments.of(TriggerRule.ALL_DONE, up("a", FAILED, "b", RUNNING), Verdict.WAIT, null),
                 Arguments.of(TriggerRule.ONE_FAILED, up("b", SUCCESS, "c", FAILED), Verdict.RUN, "upstream c failed"),
                 Arguments.of(TriggerRule.ONE_FAILED, up("b", RUNNING, "c", FAILED), Verdict.RUN, "upstream c failed"),
                 Arguments.of(TriggerRule.ONE_FAILED, up("b", SUCCESS, "c", RUNNING), Verdict.WAIT, null),
-                Arguments.of(TriggerRule.ONE_FAILED, up("b", SUCCESS, "c", SUCCESS), Verdict.SKIP, "no upstream node failed"),
-                Arguments.of(TriggerRule.ONE_FAILED, up("b", SKIPPED, "c", SUCCESS), Verdict.SKIP, "no upstream node failed"));
+                Arguments.of(
+                        TriggerRule.ONE_FAILED,
+                        up("b", SUCCESS, "c", SUCCESS),
+                        Verdict.SKIP,
+                        "no upstream node failed"),
+                Arguments.of(
+                        TriggerRule.ONE_FAILED,
+                        up("b", SKIPPED, "c", SUCCESS),
+                        Verdict.SKIP,
+                        "no upstream node failed"));
     }
 
     @ParameterizedTest

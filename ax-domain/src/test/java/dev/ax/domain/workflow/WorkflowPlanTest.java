@@ -15,9 +15,26 @@ import org.junit.jupiter.api.Test;
 
 /** a → {b, c} → d, and a cleanup node e (oneFailed) watching b and c: a graph with a cleanup node. */
 class WorkflowPlanTest {
-    static final WorkflowDefinition DEF = WorkflowCodec.parse(Map.of("name", "wf",
-            "nodes", List.of(node("a"), node("b"), node("c"), node("d"), Map.of("name", "e", "task", "t", "triggerRule", "oneFailed")),
-            "edges", List.of(edge("a", "b"), edge("a", "c"), edge("b", "d"), edge("c", "d"), edge("b", "e"), edge("c", "e"))), t -> true);
+    static final WorkflowDefinition DEF = WorkflowCodec.parse(
+            Map.of(
+                    "name",
+                    "wf",
+                    "nodes",
+                    List.of(
+                            node("a"),
+                            node("b"),
+                            node("c"),
+                            node("d"),
+                            Map.of("name", "e", "task", "t", "triggerRule", "oneFailed")),
+                    "edges",
+                    List.of(
+                            edge("a", "b"),
+                            edge("a", "c"),
+                            edge("b", "d"),
+                            edge("c", "d"),
+                            edge("b", "e"),
+                            edge("c", "e"))),
+            t -> true);
 
     static Map<String, Object> node(String name) {
         return Map.of("name", name, "task", "t");
@@ -71,15 +88,20 @@ class WorkflowPlanTest {
         var plan = WorkflowPlan.next(DEF, states(SUCCESS, SUCCESS, SUCCESS, RUNNING, PENDING));
         assertThat(plan.skip()).containsExactly(Map.entry("e", "no upstream node failed"));
         assertThat(plan.outcome()).isEmpty();
-        assertThat(WorkflowPlan.next(DEF, states(SUCCESS, SUCCESS, SUCCESS, SUCCESS, SKIPPED)).outcome())
+        assertThat(WorkflowPlan.next(DEF, states(SUCCESS, SUCCESS, SUCCESS, SUCCESS, SKIPPED))
+                        .outcome())
                 .contains(WorkflowRunState.SUCCESS);
     }
 
     @Test
     void a_failed_first_node_skips_everything_below_in_one_pass() {
         var plan = WorkflowPlan.next(DEF, states(FAILED, PENDING, PENDING, PENDING, PENDING));
-        assertThat(plan.skip()).containsExactly(Map.entry("b", "upstream a failed"), Map.entry("c", "upstream a failed"),
-                Map.entry("d", "upstream b was skipped"), Map.entry("e", "no upstream node failed"));
+        assertThat(plan.skip())
+                .containsExactly(
+                        Map.entry("b", "upstream a failed"),
+                        Map.entry("c", "upstream a failed"),
+                        Map.entry("d", "upstream b was skipped"),
+                        Map.entry("e", "no upstream node failed"));
         assertThat(plan.outcome()).isEqualTo(Optional.of(WorkflowRunState.FAILED));
     }
 
@@ -87,6 +109,10 @@ class WorkflowPlanTest {
     void descendants_of_a_rerun_node_are_the_node_and_everything_below_it() {
         assertThat(DEF.withDescendants(List.of("c"))).containsExactly("c", "d", "e");
         assertThat(DEF.withDescendants(List.of("a"))).containsExactly("a", "b", "c", "d", "e");
-        assertThat(DEF.depths()).containsEntry("a", 0).containsEntry("b", 1).containsEntry("d", 2).containsEntry("e", 2);
+        assertThat(DEF.depths())
+                .containsEntry("a", 0)
+                .containsEntry("b", 1)
+                .containsEntry("d", 2)
+                .containsEntry("e", 2);
     }
 }

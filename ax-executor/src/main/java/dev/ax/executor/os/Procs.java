@@ -19,8 +19,7 @@ public final class Procs {
     private static final Path PROC = Path.of("/proc");
     private static final String KILL = firstExecutable("/usr/bin/kill", "/bin/kill");
 
-    private Procs() {
-    }
+    private Procs() {}
 
     /** What {@code /proc/<pid>/stat} says about a process. */
     public record Stat(long pid, char state, long ppid, long pgid, long sid) {
@@ -32,8 +31,9 @@ public final class Procs {
 
     public static Optional<Stat> stat(long pid) {
         try {
-            return Optional.ofNullable(parse(pid, Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"),
-                    StandardCharsets.ISO_8859_1)));
+            return Optional.ofNullable(parse(
+                    pid,
+                    Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.ISO_8859_1)));
         } catch (IOException | RuntimeException e) {
             return Optional.empty(); // gone (or never existed)
         }
@@ -83,7 +83,8 @@ public final class Procs {
         for (int i = 0; i <= env.length; i++) {
             if (i == env.length || env[i] == 0) {
                 if (i - start >= key.length && regionEquals(env, start, key)) {
-                    return Optional.of(new String(env, start + key.length, i - start - key.length, StandardCharsets.UTF_8));
+                    return Optional.of(
+                            new String(env, start + key.length, i - start - key.length, StandardCharsets.UTF_8));
                 }
                 start = i + 1;
             }

@@ -39,11 +39,16 @@ public final class Reaper implements AutoCloseable {
     /** The environment variable that marks a run's processes: "{@code session run executorId}". */
     public static final String MARKER_ENV = "AX_EXECUTOR_RUN";
     /** The reaper's JVM: no JIT beyond C1, a tiny heap, one GC thread; it sleeps nearly all the time. */
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx16m", "-Xss256k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-XX:CICompilerCount=1", "-XX:-UsePerfData", "-Xshare:auto");
+    private static final List<String> JVM_OPTIONS = List.of(
+            "-Xmx16m",
+            "-Xss256k",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1",
+            "-XX:-UsePerfData",
+            "-Xshare:auto");
 
-    private record Tracked(long pgid, long deadlineNanos) {
-    }
+    private record Tracked(long pgid, long deadlineNanos) {}
 
     private final String executorId;
     private final String session;
@@ -51,12 +56,14 @@ public final class Reaper implements AutoCloseable {
     private final Map<String, Tracked> tracked = new LinkedHashMap<>(); // guarded by this
     /** Runs the reaper said it killed, until their shells' end is seen here. */
     private final Set<String> killedHere = ConcurrentHashMap.newKeySet();
+
     private final Map<String, CompletableFuture<Boolean>> releases = new ConcurrentHashMap<>();
     /** How long a run's end waits for the reaper's word on it: a local pipe, normally well under a millisecond. */
     private static final Duration RELEASE_WAIT = Duration.ofSeconds(2);
-    private Process process;   // guarded by this
-    private Writer to;         // guarded by this
-    private boolean closed;    // guarded by this
+
+    private Process process; // guarded by this
+    private Writer to; // guarded by this
+    private boolean closed; // guarded by this
 
     private Reaper(String executorId, String session, Consumer<RunRef> onKilled) {
         this.executorId = executorId;
@@ -160,7 +167,10 @@ public final class Reaper implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String java = ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> argv = new ArrayList<>();
         // Its own session: a Ctrl-C or a signal to the executor's process group must not take the reaper with it.
         String setsid = Procs.firstExecutable("/usr/bin/setsid", "/bin/setsid");
@@ -169,14 +179,17 @@ public final class Reaper implements AutoCloseable {
         }
         argv.add(java);
         argv.addAll(JVM_OPTIONS);
-        argv.addAll(List.of("-cp", System.getProperty("java.class.path"), ReaperMain.class.getName(), executorId, session));
-        Process p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        argv.addAll(
+                List.of("-cp", System.getProperty("java.class.path"), ReaperMain.class.getName(), executorId, session));
+        Process p = new ProcessBuilder(argv)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         BufferedReader from = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String first = from.readLine();
         if (!"ready".equals(first)) {
             p.destroyForcibly();
-            throw new IOException("the reaper process did not start (it said " + first + ", exit " + (p.isAlive() ? "-" : p.exitValue())
-                    + "): " + String.join(" ", argv));
+            throw new IOException("the reaper process did not start (it said " + first + ", exit "
+                    + (p.isAlive() ? "-" : p.exitValue()) + "): " + String.join(" ", argv));
         }
         process = p;
         to = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
@@ -212,11 +225,16 @@ public final class Reaper implements AutoCloseable {
             if (closed || process != p) {
                 return;
             }
-            log.error("the reaper process {} died (exit {}); starting another", p.pid(), p.isAlive() ? "-" : p.exitValue());
+            log.error(
+                    "the reaper process {} died (exit {}); starting another",
+                    p.pid(),
+                    p.isAlive() ? "-" : p.exitValue());
             try {
                 launch();
             } catch (IOException e) {
-                log.error("cannot restart the reaper: {}; runs are not guarded against this executor's death", e.getMessage());
+                log.error(
+                        "cannot restart the reaper: {}; runs are not guarded against this executor's death",
+                        e.getMessage());
             }
         }
     }

@@ -40,8 +40,7 @@ final class ReaperLoop {
     /** How often deadlines are looked at: the reaper kills at most this late. */
     static final long TICK_MILLIS = 100;
 
-    private record Tracked(long pgid, long deadlineNanos) {
-    }
+    private record Tracked(long pgid, long deadlineNanos) {}
 
     private final String executorId;
     private final String session;
@@ -102,10 +101,13 @@ final class ReaperLoop {
                 }
                 case "L" -> {
                     Set<String> lost = Set.of(Arrays.copyOfRange(f, 1, f.length));
-                    int killed = killMarked(m -> m.executorId().equals(executorId) && !m.session().equals(session) && lost.contains(m.run()));
+                    int killed = killMarked(m -> m.executorId().equals(executorId)
+                            && !m.session().equals(session)
+                            && lost.contains(m.run()));
                     if (killed > 0) {
-                        System.err.println("ax reaper: killed " + killed + " processes of runs an earlier life of executor " + executorId
-                                + " held: " + String.join(" ", lost));
+                        System.err.println(
+                                "ax reaper: killed " + killed + " processes of runs an earlier life of executor "
+                                        + executorId + " held: " + String.join(" ", lost));
                     }
                 }
                 default -> System.err.println("ax reaper: unknown line ignored: " + line);
@@ -162,8 +164,13 @@ final class ReaperLoop {
         try {
             boolean ours = false;
             for (long pid : Procs.pids()) {
-                ours |= Procs.stat(pid).filter(s -> s.pgid() == pgid && s.running()).isPresent()
-                        && Marker.of(pid).filter(m -> m.session().equals(session) && m.run().equals(run)).isPresent();
+                ours |= Procs.stat(pid)
+                                .filter(s -> s.pgid() == pgid && s.running())
+                                .isPresent()
+                        && Marker.of(pid)
+                                .filter(m ->
+                                        m.session().equals(session) && m.run().equals(run))
+                                .isPresent();
             }
             if (ours) {
                 Procs.signalGroup(pgid, "KILL");
@@ -180,7 +187,8 @@ final class ReaperLoop {
         List<ProcessHandle> doomed = new ArrayList<>();
         try {
             for (long pid : Procs.pids()) {
-                if (pid != ProcessHandle.current().pid() && Marker.of(pid).filter(which).isPresent()) {
+                if (pid != ProcessHandle.current().pid()
+                        && Marker.of(pid).filter(which).isPresent()) {
                     ProcessHandle.of(pid).ifPresent(doomed::add);
                 }
             }
@@ -199,7 +207,9 @@ final class ReaperLoop {
     /** A job's marker: which executor's life and which run started it. */
     record Marker(String session, String run, String executorId) {
         static Optional<Marker> of(long pid) {
-            return Procs.environ(pid, Reaper.MARKER_ENV).map(v -> v.split(" ", 3)).filter(f -> f.length == 3)
+            return Procs.environ(pid, Reaper.MARKER_ENV)
+                    .map(v -> v.split(" ", 3))
+                    .filter(f -> f.length == 3)
                     .map(f -> new Marker(f[0], f[1], f[2]));
         }
     }

@@ -16,8 +16,7 @@ import java.nio.charset.StandardCharsets;
  * executor left running (a life whose reaper died with it). It loads no logging and no library: a few megabytes.
  */
 public final class ReaperMain {
-    private ReaperMain() {
-    }
+    private ReaperMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {

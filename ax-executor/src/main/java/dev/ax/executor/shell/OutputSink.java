@@ -11,21 +11,24 @@ package dev.ax.executor.shell;
  */
 public interface OutputSink {
 
-  void line(Stream stream, String line);
+    void line(Stream stream, String line);
 
-  /**
-   * A piece of a line longer than 64 KiB: the line goes on in the next call for this stream (another piece, or
-   * {@link #line} with its end). A sink that looks at whole lines (masking secrets) joins them; by default a piece is
-   * delivered as a line of its own.
-   */
-  default void piece(Stream stream, String piece) {
-    line(stream, piece);
-  }
+    /**
+     * A piece of a line longer than 64 KiB: the line goes on in the next call for this stream (another piece, or
+     * {@link #line} with its end). A sink that looks at whole lines (masking secrets) joins them; by default a piece is
+     * delivered as a line of its own.
+     */
+    default void piece(Stream stream, String piece) {
+        line(stream, piece);
+    }
 
-  enum Stream { STDOUT, STDERR }
+    enum Stream {
+        STDOUT,
+        STDERR
+    }
 
-  /** A sink that drops everything. */
-  static OutputSink discard() {
-    return (stream, line) -> { };
-  }
+    /** A sink that drops everything. */
+    static OutputSink discard() {
+        return (stream, line) -> {};
+    }
 }

@@ -15,16 +15,16 @@ import java.util.Objects;
  */
 public record ShellCommand(String command, Map<String, String> env, Path workingDir, Duration timeout) {
 
-  public ShellCommand {
-    Objects.requireNonNull(command, "command");
-    env = env == null ? Map.of() : Map.copyOf(env);
-    if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
-      throw new IllegalArgumentException("timeout must be positive: " + timeout);
+    public ShellCommand {
+        Objects.requireNonNull(command, "command");
+        env = env == null ? Map.of() : Map.copyOf(env);
+        if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
+            throw new IllegalArgumentException("timeout must be positive: " + timeout);
+        }
     }
-  }
 
-  /** A command with no extra environment, inherited working directory and no timeout. */
-  public static ShellCommand of(String command) {
-    return new ShellCommand(command, Map.of(), null, null);
-  }
+    /** A command with no extra environment, inherited working directory and no timeout. */
+    public static ShellCommand of(String command) {
+        return new ShellCommand(command, Map.of(), null, null);
+    }
 }

@@ -17,25 +17,25 @@ import java.util.Objects;
  */
 public record ShellResult(Outcome outcome, Integer exitCode, long pid, Duration duration, String message) {
 
-  public enum Outcome {
-    /** The shell exited by itself (any exit code, including 128+signal for a signal sent from outside). */
-    EXITED,
-    /** The timeout expired and the runner killed the process tree. */
-    TIMED_OUT,
-    /** {@link RunningShell#cancel(String)} killed the process tree. */
-    KILLED,
-    /** The process could not be started (bad working directory, missing binary, ...). */
-    START_FAILED
-  }
+    public enum Outcome {
+        /** The shell exited by itself (any exit code, including 128+signal for a signal sent from outside). */
+        EXITED,
+        /** The timeout expired and the runner killed the process tree. */
+        TIMED_OUT,
+        /** {@link RunningShell#cancel(String)} killed the process tree. */
+        KILLED,
+        /** The process could not be started (bad working directory, missing binary, ...). */
+        START_FAILED
+    }
 
-  public ShellResult {
-    Objects.requireNonNull(outcome, "outcome");
-    Objects.requireNonNull(duration, "duration");
-    Objects.requireNonNull(message, "message");
-  }
+    public ShellResult {
+        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(duration, "duration");
+        Objects.requireNonNull(message, "message");
+    }
 
-  /** True only for EXITED with code 0. */
-  public boolean succeeded() {
-    return outcome == Outcome.EXITED && exitCode != null && exitCode == 0;
-  }
+    /** True only for EXITED with code 0. */
+    public boolean succeeded() {
+        return outcome == Outcome.EXITED && exitCode != null && exitCode == 0;
+    }
 }

@@ -47,116 +47,119 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShellRunner {
 
-  private static final Logger log = LoggerFactory.getLogger(ShellRunner.class);
+    private static final Logger log = LoggerFactory.getLogger(ShellRunner.class);
 
-  /** Time between SIGTERM and SIGKILL. */
-  public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
-  /** After the shell exited, stop reading a stream that has been quiet this long. */
-  public static final Duration DEFAULT_DRAIN_QUIET = Duration.ofSeconds(2);
-  /** After the shell exited, stop reading after this long no matter what. */
-  public static final Duration DEFAULT_MAX_DRAIN = Duration.ofSeconds(10);
-  /** Longest line handed to the sink; longer lines are split. */
-  public static final int MAX_LINE_BYTES = 64 * 1024;
+    /** Time between SIGTERM and SIGKILL. */
+    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
+    /** After the shell exited, stop reading a stream that has been quiet this long. */
+    public static final Duration DEFAULT_DRAIN_QUIET = Duration.ofSeconds(2);
+    /** After the shell exited, stop reading after this long no matter what. */
+    public static final Duration DEFAULT_MAX_DRAIN = Duration.ofSeconds(10);
+    /** Longest line handed to the sink; longer lines are split. */
+    public static final int MAX_LINE_BYTES = 64 * 1024;
 
-  static final String SHELL = "/bin/sh";
+    static final String SHELL = "/bin/sh";
 
-  private final Duration killGrace;
-  private final Duration drainQuiet;
-  private final Duration maxDrain;
-  private final List<String> launcher;
+    private final Duration killGrace;
+    private final Duration drainQuiet;
+    private final Duration maxDrain;
+    private final List<String> launcher;
 
-  public ShellRunner() {
-    this(DEFAULT_KILL_GRACE);
-  }
-
-  public ShellRunner(Duration killGrace) {
-    this(killGrace, DEFAULT_DRAIN_QUIET, DEFAULT_MAX_DRAIN, defaultLauncher());
-  }
-
-  /** For tests: drain times and the launcher prefix (null = setsid not available). */
-  ShellRunner(Duration killGrace, Duration drainQuiet, Duration maxDrain, List<String> launcher) {
-    this.killGrace = requireNonNegative(killGrace, "killGrace");
-    this.drainQuiet = requireNonNegative(drainQuiet, "drainQuiet");
-    this.maxDrain = requireNonNegative(maxDrain, "maxDrain");
-    this.launcher = launcher == null ? null : List.copyOf(launcher);
-  }
-
-  static List<String> defaultLauncher() {
-    String setsid = Procs.firstExecutable("/usr/bin/setsid", "/bin/setsid");
-    return setsid == null ? null : List.of(setsid, "-w");
-  }
-
-  /**
-   * Starts the command. Never throws for a command that cannot run: the returned shell's await() then gives
-   * START_FAILED at once.
-   */
-  public RunningShell start(ShellCommand cmd, OutputSink sink) {
-    Objects.requireNonNull(cmd, "cmd");
-    OutputSink out = sink == null ? OutputSink.discard() : sink;
-    long t0 = System.nanoTime(); // for durations only, not wall time
-    if (launcher == null) {
-      return failed(t0, "cannot start: setsid (util-linux) not found in /usr/bin or /bin; "
-          + "it is needed to run the command in its own process group");
-    }
-    if (cmd.workingDir() != null && !Files.isDirectory(cmd.workingDir())) {
-      return failed(t0, "cannot start: working directory " + cmd.workingDir() + " does not exist or is not a directory");
-    }
-    List<String> argv = new ArrayList<>(launcher);
-    argv.add(SHELL);
-    argv.add("-c");
-    argv.add(cmd.command());
-    ProcessBuilder pb = new ProcessBuilder(argv)
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    if (cmd.workingDir() != null) {
-      pb.directory(cmd.workingDir().toFile());
-    }
-    pb.environment().putAll(cmd.env());
-    Process process;
-    try {
-      process = pb.start();
-    } catch (IOException | RuntimeException e) {
-      return failed(t0, "cannot start: " + e.getMessage());
-    }
-    ShellProcess shell = new ShellProcess(process, cmd, out, killGrace, drainQuiet, maxDrain, t0);
-    shell.begin();
-    log.debug("started shell {}: {}", shell.pid(), cmd.command());
-    return shell;
-  }
-
-  private static RunningShell failed(long t0, String message) {
-    log.warn("shell command not started: {}", message);
-    return new Failed(new ShellResult(Outcome.START_FAILED, null, -1, Duration.ofNanos(System.nanoTime() - t0),
-        message));
-  }
-
-  private static Duration requireNonNegative(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative: " + d);
-    }
-    return d;
-  }
-
-  /** A command that never started. */
-  private record Failed(ShellResult result) implements RunningShell {
-    @Override
-    public long pid() {
-      return -1;
+    public ShellRunner() {
+        this(DEFAULT_KILL_GRACE);
     }
 
-    @Override
-    public ShellResult await() {
-      return result;
+    public ShellRunner(Duration killGrace) {
+        this(killGrace, DEFAULT_DRAIN_QUIET, DEFAULT_MAX_DRAIN, defaultLauncher());
     }
 
-    @Override
-    public Optional<ShellResult> await(Duration max) {
-      return Optional.of(result);
+    /** For tests: drain times and the launcher prefix (null = setsid not available). */
+    ShellRunner(Duration killGrace, Duration drainQuiet, Duration maxDrain, List<String> launcher) {
+        this.killGrace = requireNonNegative(killGrace, "killGrace");
+        this.drainQuiet = requireNonNegative(drainQuiet, "drainQuiet");
+        this.maxDrain = requireNonNegative(maxDrain, "maxDrain");
+        this.launcher = launcher == null ? null : List.copyOf(launcher);
     }
 
-    @Override
-    public void cancel(String reason) {
-      // nothing runs
+    static List<String> defaultLauncher() {
+        String setsid = Procs.firstExecutable("/usr/bin/setsid", "/bin/setsid");
+        return setsid == null ? null : List.of(setsid, "-w");
     }
-  }
+
+    /**
+     * Starts the command. Never throws for a command that cannot run: the returned shell's await() then gives
+     * START_FAILED at once.
+     */
+    public RunningShell start(ShellCommand cmd, OutputSink sink) {
+        Objects.requireNonNull(cmd, "cmd");
+        OutputSink out = sink == null ? OutputSink.discard() : sink;
+        long t0 = System.nanoTime(); // for durations only, not wall time
+        if (launcher == null) {
+            return failed(
+                    t0,
+                    "cannot start: setsid (util-linux) not found in /usr/bin or /bin; "
+                            + "it is needed to run the command in its own process group");
+        }
+        if (cmd.workingDir() != null && !Files.isDirectory(cmd.workingDir())) {
+            return failed(
+                    t0,
+                    "cannot start: working directory " + cmd.workingDir() + " does not exist or is not a directory");
+        }
+        List<String> argv = new ArrayList<>(launcher);
+        argv.add(SHELL);
+        argv.add("-c");
+        argv.add(cmd.command());
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        if (cmd.workingDir() != null) {
+            pb.directory(cmd.workingDir().toFile());
+        }
+        pb.environment().putAll(cmd.env());
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException | RuntimeException e) {
+            return failed(t0, "cannot start: " + e.getMessage());
+        }
+        ShellProcess shell = new ShellProcess(process, cmd, out, killGrace, drainQuiet, maxDrain, t0);
+        shell.begin();
+        log.debug("started shell {}: {}", shell.pid(), cmd.command());
+        return shell;
+    }
+
+    private static RunningShell failed(long t0, String message) {
+        log.warn("shell command not started: {}", message);
+        return new Failed(
+                new ShellResult(Outcome.START_FAILED, null, -1, Duration.ofNanos(System.nanoTime() - t0), message));
+    }
+
+    private static Duration requireNonNegative(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative: " + d);
+        }
+        return d;
+    }
+
+    /** A command that never started. */
+    private record Failed(ShellResult result) implements RunningShell {
+        @Override
+        public long pid() {
+            return -1;
+        }
+
+        @Override
+        public ShellResult await() {
+            return result;
+        }
+
+        @Override
+        public Optional<ShellResult> await(Duration max) {
+            return Optional.of(result);
+        }
+
+        @Override
+        public void cancel(String reason) {
+            // nothing runs
+        }
+    }
 }

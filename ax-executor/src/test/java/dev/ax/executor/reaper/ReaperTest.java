@@ -42,20 +42,24 @@ class ReaperTest {
     }
 
     /** A run's process tree as a shell action makes it: its own session, a child in the group and one that left it. */
-    private record Tree(long pgid, long escapee) {
-    }
+    private record Tree(long pgid, long escapee) {}
 
     private Tree tree(String marker) throws Exception {
         File pidFile = File.createTempFile("escapee", ".pid");
         pidFile.deleteOnExit();
-        ProcessBuilder pb = new ProcessBuilder("setsid", "sh", "-c",
-                "sleep 60 & setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 61' & wait")
+        ProcessBuilder pb = new ProcessBuilder(
+                        "setsid",
+                        "sh",
+                        "-c",
+                        "sleep 60 & setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 61' & wait")
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put(Reaper.MARKER_ENV, marker);
         long pgid = pb.start().pid();
         spawned.add(pgid);
-        await().atMost(Duration.ofSeconds(5)).until(() -> Files.readString(pidFile.toPath()).strip().matches("\\d+"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> Files.readString(pidFile.toPath()).strip().matches("\\d+"));
         long escapee = Long.parseLong(Files.readString(pidFile.toPath()).strip());
         spawned.add(escapee);
         return new Tree(pgid, escapee);
@@ -79,7 +83,9 @@ class ReaperTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !alive(tree.pgid()) && !alive(tree.escapee()));
         await().atMost(Duration.ofSeconds(5)).until(() -> killed.contains(run));
-        assertThat(reaper.release(run)).as("its end says it was killed, not that it ended").isTrue();
+        assertThat(reaper.release(run))
+                .as("its end says it was killed, not that it ended")
+                .isTrue();
     }
 
     @Test
@@ -103,8 +109,11 @@ class ReaperTest {
         reaper.track(run, tree.pgid(), in(Duration.ofMillis(400)));
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
         try {
-            heartbeat.scheduleAtFixedRate(() -> reaper.renew(List.of(run), in(Duration.ofMillis(400))), 100, 100, TimeUnit.MILLISECONDS);
-            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> alive(tree.pgid()) && alive(tree.escapee()));
+            heartbeat.scheduleAtFixedRate(
+                    () -> reaper.renew(List.of(run), in(Duration.ofMillis(400))), 100, 100, TimeUnit.MILLISECONDS);
+            await().during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> alive(tree.pgid()) && alive(tree.escapee()));
         } finally {
             heartbeat.shutdownNow();
         }

@@ -17,32 +17,42 @@ import java.util.Map;
  * index serves which, and which would need one at a million runs).
  */
 public final class ConsoleReads {
-    private static final String RUN_COLUMNS = "id, task_id, task_name, task_version, cause, state, attempt, max_attempts,"
-            + " scheduled_at, created_at, started_at, finished_at, executor_id, exit_code, actor";
+    private static final String RUN_COLUMNS =
+            "id, task_id, task_name, task_version, cause, state, attempt, max_attempts,"
+                    + " scheduled_at, created_at, started_at, finished_at, executor_id, exit_code, actor";
 
-    private ConsoleReads() {
-    }
+    private ConsoleReads() {}
 
     /** A run as a list shows it. */
-    public record RunRow(long id, long taskId, String taskName, int taskVersion, Cause cause, InstanceState state, int attempt,
-                  int maxAttempts, Instant scheduledAt, Instant createdAt, Instant startedAt, Instant finishedAt,
-                  String executorId, Integer exitCode, String actor) {
-    }
+    public record RunRow(
+            long id,
+            long taskId,
+            String taskName,
+            int taskVersion,
+            Cause cause,
+            InstanceState state,
+            int attempt,
+            int maxAttempts,
+            Instant scheduledAt,
+            Instant createdAt,
+            Instant startedAt,
+            Instant finishedAt,
+            String executorId,
+            Integer exitCode,
+            String actor) {}
 
     /**
      * Runs created in one UTC hour (hours since the epoch) that are now in {@code state};
      * {@code maxLagSeconds} is the largest fire lag (created − scheduled) of the scheduled ones.
      */
-    public record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {
-    }
+    public record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {}
 
     /**
      * Filters of the runs list; null = any. {@code taskIds} are the ids a task name has had (one while
      * the task exists, more if it was deleted and created again); {@code fromId} is the first run id
      * of the time filter (0 = any time).
      */
-    public record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {
-    }
+    public record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {}
 
     /**
      * The first run id created at or after {@code since}, found by bisecting the primary key
@@ -51,14 +61,18 @@ public final class ConsoleReads {
      * started earlier may be off by that transaction's length, which a dashboard can bear.
      */
     public static long firstIdSince(Tx tx, Instant since) {
-        long[] bounds = tx.queryOne("SELECT MIN(id) AS lo, MAX(id) AS hi FROM ax_instance",
-                r -> new long[] {r.lng("lo"), r.lng("hi")}).orElse(new long[] {0, 0});
+        long[] bounds = tx.queryOne("SELECT MIN(id) AS lo, MAX(id) AS hi FROM ax_instance", r ->
+                        new long[] {r.lng("lo"), r.lng("hi")})
+                .orElse(new long[] {0, 0});
         long lo = bounds[0];
         long hi = bounds[1] + 1;
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
-            Object[] first = tx.queryOne("SELECT id, created_at FROM ax_instance WHERE id >= ? ORDER BY id FETCH FIRST 1 ROWS ONLY",
-                    r -> new Object[] {r.lng("id"), r.instant("created_at")}, mid).orElse(null);
+            Object[] first = tx.queryOne(
+                            "SELECT id, created_at FROM ax_instance WHERE id >= ? ORDER BY id FETCH FIRST 1 ROWS ONLY",
+                            r -> new Object[] {r.lng("id"), r.instant("created_at")},
+                            mid)
+                    .orElse(null);
             if (first == null || !((Instant) first[1]).isBefore(since)) {
                 hi = mid;
             } else {
@@ -79,26 +93,40 @@ public final class ConsoleReads {
     /** {@link #hourly(Tx, long)} for the runs with {@code fromId <= id < toId}. */
     public static List<HourRow> hourly(Tx tx, long fromId, long toId) {
         String hour = "FLOOR(EXTRACT(EPOCH FROM created_at) / 3600)";
-        return tx.query("SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
-                + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
-                + " FROM ax_instance WHERE id >= ? AND id < ? GROUP BY " + hour + ", state ORDER BY hr", r -> {
+        return tx.query(
+                "SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
+                        + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
+                        + " FROM ax_instance WHERE id >= ? AND id < ? GROUP BY " + hour + ", state ORDER BY hr",
+                r -> {
                     String lag = r.str("lag");
-                    return new HourRow(r.lng("hr"), r.enumOf(InstanceState.class, "state"), r.lng("n"),
+                    return new HourRow(
+                            r.lng("hr"),
+                            r.enumOf(InstanceState.class, "state"),
+                            r.lng("n"),
                             lag == null ? null : Double.valueOf(lag));
-                }, fromId, toId);
+                },
+                fromId,
+                toId);
     }
 
     /** The newest runs in one state. */
     public static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
-        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + Tx.literal(state)
-                + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY", ConsoleReads::run, limit);
+        return tx.query(
+                "SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + Tx.literal(state)
+                        + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY",
+                ConsoleReads::run,
+                limit);
     }
 
     /** FAILED runs since {@code fromId} that nobody has retried, re-run or compensated yet. */
     public static List<RunRow> failedUnhandled(Tx tx, long fromId, int limit) {
-        return tx.query("SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
-                + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
-                + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY", ConsoleReads::run, fromId, limit);
+        return tx.query(
+                "SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
+                        + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
+                        + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY",
+                ConsoleReads::run,
+                fromId,
+                limit);
     }
 
     /** Runs newest first, before {@code beforeId} (the page cursor). */
@@ -125,7 +153,8 @@ public final class ConsoleReads {
 
     /** The ids a task name has had, from the version history (which outlives a deleted task). */
     public static List<Long> taskIdsNamed(Tx tx, String name) {
-        return tx.query("SELECT DISTINCT task_id FROM ax_task_version WHERE task_name = ?", r -> r.lng("task_id"), name);
+        return tx.query(
+                "SELECT DISTINCT task_id FROM ax_task_version WHERE task_name = ?", r -> r.lng("task_id"), name);
     }
 
     /**
@@ -137,11 +166,15 @@ public final class ConsoleReads {
         if (taskIds.isEmpty()) {
             return out;
         }
-        String one = "(SELECT task_id, state FROM ax_instance WHERE task_id = ? AND cause <> 'PREVIEW' ORDER BY id DESC FETCH FIRST 1 ROWS ONLY)";
-        tx.query(String.join(" UNION ALL ", Collections.nCopies(taskIds.size(), one)), r -> {
-            out.put(r.lng("task_id"), r.enumOf(InstanceState.class, "state"));
-            return null;
-        }, taskIds.toArray());
+        String one =
+                "(SELECT task_id, state FROM ax_instance WHERE task_id = ? AND cause <> 'PREVIEW' ORDER BY id DESC FETCH FIRST 1 ROWS ONLY)";
+        tx.query(
+                String.join(" UNION ALL ", Collections.nCopies(taskIds.size(), one)),
+                r -> {
+                    out.put(r.lng("task_id"), r.enumOf(InstanceState.class, "state"));
+                    return null;
+                },
+                taskIds.toArray());
         return out;
     }
 
@@ -150,9 +183,21 @@ public final class ConsoleReads {
     }
 
     private static RunRow run(Tx.Row r) throws SQLException {
-        return new RunRow(r.lng("id"), r.lng("task_id"), r.str("task_name"), r.integer("task_version"), r.enumOf(Cause.class, "cause"),
-                r.enumOf(InstanceState.class, "state"), r.integer("attempt"), r.integer("max_attempts"), r.instant("scheduled_at"),
-                r.instant("created_at"), r.instant("started_at"), r.instant("finished_at"), r.str("executor_id"),
-                r.nullableInt("exit_code"), r.str("actor"));
+        return new RunRow(
+                r.lng("id"),
+                r.lng("task_id"),
+                r.str("task_name"),
+                r.integer("task_version"),
+                r.enumOf(Cause.class, "cause"),
+                r.enumOf(InstanceState.class, "state"),
+                r.integer("attempt"),
+                r.integer("max_attempts"),
+                r.instant("scheduled_at"),
+                r.instant("created_at"),
+                r.instant("started_at"),
+                r.instant("finished_at"),
+                r.str("executor_id"),
+                r.nullableInt("exit_code"),
+                r.str("actor"));
     }
 }

@@ -10,44 +10,54 @@ import java.util.List;
  * are found by walking the primary key backwards, the backlog through the READY index.
  */
 public final class HealthReads {
-    private HealthReads() {
-    }
+    private HealthReads() {}
 
     /** The newest run; both null when there is none. */
-    public record Newest(Long id, Instant createdAt) {
-    }
+    public record Newest(Long id, Instant createdAt) {}
 
     /** How many (runs, tasks) and the oldest moment among them; {@code oldest} null when none. */
-    public record Backlog(long count, Instant oldest) {
-    }
+    public record Backlog(long count, Instant oldest) {}
 
     public static Newest newestRun(Tx tx) {
-        return tx.queryOne("SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
-                r -> new Newest(r.lng("id"), r.instant("created_at"))).orElse(new Newest(null, null));
+        return tx.queryOne(
+                        "SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                        r -> new Newest(r.lng("id"), r.instant("created_at")))
+                .orElse(new Newest(null, null));
     }
 
     /** The READY runs and the oldest of their ready times, in one pass over the READY index. */
     public static Backlog ready(Tx tx) {
-        return tx.queryOne("SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'",
-                r -> new Backlog(r.lng("n"), r.instant("oldest"))).orElse(new Backlog(0, null));
+        return tx.queryOne(
+                        "SELECT COUNT(*) AS n, MIN(ready_at) AS oldest FROM ax_instance WHERE state = 'READY'",
+                        r -> new Backlog(r.lng("n"), r.instant("oldest")))
+                .orElse(new Backlog(0, null));
     }
 
     /** The executor groups that have a run READY for longer than {@code graceMillis}. */
     public static List<String> groupsWaitingLongerThan(Tx tx, long graceMillis) {
-        return tx.query("SELECT DISTINCT executor_group FROM ax_instance WHERE state = 'READY' AND ready_at < "
-                + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY executor_group", r -> r.str("executor_group"), -graceMillis);
+        return tx.query(
+                "SELECT DISTINCT executor_group FROM ax_instance WHERE state = 'READY' AND ready_at < "
+                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " ORDER BY executor_group",
+                r -> r.str("executor_group"),
+                -graceMillis);
     }
 
     /** When the newest run a schedule (cron or interval) created was created; null if none ever was. */
     public static Instant lastScheduledRunAt(Tx tx) {
-        return tx.queryOne("SELECT created_at FROM ax_instance WHERE cause IN ('CRON', 'INTERVAL')"
-                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY", r -> r.instant("created_at")).orElse(null);
+        return tx.queryOne(
+                        "SELECT created_at FROM ax_instance WHERE cause IN ('CRON', 'INTERVAL')"
+                                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                        r -> r.instant("created_at"))
+                .orElse(null);
     }
 
     /** Enabled tasks whose next slot is older than {@code silenceMillis}, and the oldest such slot. */
     public static Backlog overdueTasks(Tx tx, long silenceMillis) {
-        return tx.queryOne("SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
-                        + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
-                r -> new Backlog(r.lng("n"), r.instant("oldest")), -silenceMillis).orElse(new Backlog(0, null));
+        return tx.queryOne(
+                        "SELECT COUNT(*) AS n, MIN(next_fire_at) AS oldest FROM ax_task WHERE enabled = TRUE"
+                                + " AND next_fire_at < " + tx.dialect().plusMillis("CURRENT_TIMESTAMP"),
+                        r -> new Backlog(r.lng("n"), r.instant("oldest")),
+                        -silenceMillis)
+                .orElse(new Backlog(0, null));
     }
 }

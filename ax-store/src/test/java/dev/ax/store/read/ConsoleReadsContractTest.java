@@ -2,9 +2,6 @@ package dev.ax.store.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ax.store.read.ConsoleReads.HourRow;
-import dev.ax.store.read.ConsoleReads.RunFilter;
-import dev.ax.store.read.ConsoleReads.RunRow;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.TaskDefinition;
@@ -13,8 +10,10 @@ import dev.ax.store.DbConfig;
 import dev.ax.store.NewInstance;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
-import dev.ax.store.TestDatabases;
 import dev.ax.store.Tx;
+import dev.ax.store.read.ConsoleReads.HourRow;
+import dev.ax.store.read.ConsoleReads.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -60,8 +59,9 @@ abstract class ConsoleReadsContractTest {
         assertThat(from).isEqualTo(in1).isGreaterThan(old2).isGreaterThan(old1);
         List<HourRow> window = store.tx(tx -> ConsoleReads.hourly(tx, from));
         assertThat(window.stream().mapToLong(HourRow::runs).sum()).isEqualTo(3);
-        assertThat(window).extracting(HourRow::state).containsExactlyInAnyOrder(InstanceState.SUCCESS, InstanceState.FAILED,
-                InstanceState.RUNNING);
+        assertThat(window)
+                .extracting(HourRow::state)
+                .containsExactlyInAnyOrder(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RUNNING);
         long none = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.plus(Duration.ofHours(1))));
         List<HourRow> empty = store.tx(tx -> ConsoleReads.hourly(tx, none));
         assertThat(empty).isEmpty();
@@ -85,8 +85,14 @@ abstract class ConsoleReadsContractTest {
         long threeAgo = Math.floorDiv(now.minus(Duration.ofHours(3)).getEpochSecond(), 3600);
         long current = Math.floorDiv(now.getEpochSecond(), 3600);
         assertThat(hours).hasSize(3);
-        HourRow ok = hours.stream().filter(h -> h.hour() == threeAgo && h.state() == InstanceState.SUCCESS).findFirst().orElseThrow();
-        HourRow failed = hours.stream().filter(h -> h.hour() == threeAgo && h.state() == InstanceState.FAILED).findFirst().orElseThrow();
+        HourRow ok = hours.stream()
+                .filter(h -> h.hour() == threeAgo && h.state() == InstanceState.SUCCESS)
+                .findFirst()
+                .orElseThrow();
+        HourRow failed = hours.stream()
+                .filter(h -> h.hour() == threeAgo && h.state() == InstanceState.FAILED)
+                .findFirst()
+                .orElseThrow();
         assertThat(ok.runs()).isEqualTo(3);
         // Manual runs have no slot to be late for: the worst lag is the cron run's 90 s, not the manual run's 500 s.
         assertThat(ok.maxLagSeconds()).isCloseTo(90.0, Offset.offset(0.01));
@@ -115,12 +121,17 @@ abstract class ConsoleReadsContractTest {
         long a2 = run(a, Cause.MANUAL, InstanceState.FAILED, Duration.ZERO);
         long a3 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
         run(b, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        List<RunRow> page1 = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
+        List<RunRow> page1 =
+                store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
         assertThat(page1).extracting(RunRow::id).containsExactly(a3, a2);
-        List<RunRow> page2 = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
+        List<RunRow> page2 =
+                store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
         assertThat(page2).extracting(RunRow::id).containsExactly(a1);
-        List<RunRow> failedCron = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
-                Long.MAX_VALUE, 10));
+        List<RunRow> failedCron = store.tx(tx -> ConsoleReads.runs(
+                tx,
+                new RunFilter(ConsoleReads.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
+                Long.MAX_VALUE,
+                10));
         assertThat(failedCron).extracting(RunRow::id).containsExactly(a3);
     }
 
@@ -129,11 +140,15 @@ abstract class ConsoleReadsContractTest {
         run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(30));
         long recent = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3));
         long newest = run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
-        List<RunRow> lastDay = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(null, null, null,
-                ConsoleReads.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))), Long.MAX_VALUE, 10));
+        List<RunRow> lastDay = store.tx(tx -> ConsoleReads.runs(
+                tx,
+                new RunFilter(
+                        null, null, null, ConsoleReads.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))),
+                Long.MAX_VALUE,
+                10));
         assertThat(lastDay).extracting(RunRow::id).containsExactly(newest, recent);
-        List<RunRow> unknownName = store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "nobody"), null, null, 0),
-                Long.MAX_VALUE, 10));
+        List<RunRow> unknownName = store.tx(tx -> ConsoleReads.runs(
+                tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "nobody"), null, null, 0), Long.MAX_VALUE, 10));
         assertThat(unknownName).isEmpty();
     }
 
@@ -144,12 +159,22 @@ abstract class ConsoleReadsContractTest {
         run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
         TaskRow idle = task("gamma");
         Map<Long, InstanceState> last = store.tx(tx -> ConsoleReads.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
-        assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
+        assertThat(last)
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
     }
 
     TaskRow task(String name) {
-        TaskDefinition def = TaskDefinitionCodec.parse(Map.of("taskName", name, "trigger", Map.of("type", "event"),
-                "action", Map.of("type", "shell", "command", "true")), Set.of()).definition();
+        TaskDefinition def = TaskDefinitionCodec.parse(
+                        Map.of(
+                                "taskName",
+                                name,
+                                "trigger",
+                                Map.of("type", "event"),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        Set.of())
+                .definition();
         return store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
     }
 
@@ -161,8 +186,26 @@ abstract class ConsoleReadsContractTest {
     long run(TaskRow t, Cause cause, InstanceState state, Duration age, Duration lag) {
         Instant created = now.minus(age);
         return store.tx(tx -> {
-            long id = store.instances().create(tx, new NewInstance(t.id(), t.name(), 1, cause, cause.wireName() + ":" + UUID.randomUUID(),
-                    created.minus(lag), Map.of(), InstanceState.READY, 1, "default", "test", "n1", null, null, null)).orElseThrow();
+            long id = store.instances()
+                    .create(
+                            tx,
+                            new NewInstance(
+                                    t.id(),
+                                    t.name(),
+                                    1,
+                                    cause,
+                                    cause.wireName() + ":" + UUID.randomUUID(),
+                                    created.minus(lag),
+                                    Map.of(),
+                                    InstanceState.READY,
+                                    1,
+                                    "default",
+                                    "test",
+                                    "n1",
+                                    null,
+                                    null,
+                                    null))
+                    .orElseThrow();
             tx.update("UPDATE ax_instance SET state = ?, created_at = ? WHERE id = ?", state, created, id);
             return id;
         });

@@ -28,8 +28,10 @@ public class OrderJobs {
     public String syncOrders(AxContext ctx) throws Exception {
         ctx.log("syncing orders for " + ctx.scheduledAt() + " (attempt " + ctx.attempt() + ")");
         String result = ctx.runOnce(tx -> {
-            jdbc.update("INSERT INTO orders (request_id, slot, source) VALUES (?, ?, ?)",
-                    ctx.requestId(), ctx.scheduledAt() == null ? null : Timestamp.from(ctx.scheduledAt()),
+            jdbc.update(
+                    "INSERT INTO orders (request_id, slot, source) VALUES (?, ?, ?)",
+                    ctx.requestId(),
+                    ctx.scheduledAt() == null ? null : Timestamp.from(ctx.scheduledAt()),
                     ctx.param("source") == null ? "shop" : ctx.param("source"));
             return "order synced for " + ctx.requestId();
         });

@@ -29,34 +29,44 @@ class OrdersApplicationTest {
 
     @Test
     void a_cron_task_runs_the_services_handler_which_inserts_one_order_per_run() {
-        try (AxServer ax = AxServer.start(new ServerConfig(0, dir, TestDatabases.h2(), List.of(), "admin-token", "node-1",
-                null, null))) {
+        try (AxServer ax = AxServer.start(
+                new ServerConfig(0, dir, TestDatabases.h2(), List.of(), "admin-token", "node-1", null, null))) {
             ax.store().tx(tx -> {
                 ax.store().tokens().add(tx, "orders-service", "orders-token", "executor", "test");
                 return null;
             });
-            try (ConfigurableApplicationContext app = new SpringApplicationBuilder(OrdersApplication.class).run(
-                    "--ax.server-url=" + ax.url(), "--ax.token=orders-token", "--ax.poll-wait=1s",
-                    "--ax.executor-id=orders-1", "--spring.main.keep-alive=false",
-                    "--spring.datasource.url=jdbc:h2:mem:orders-example;DB_CLOSE_DELAY=-1")) {
+            try (ConfigurableApplicationContext app = new SpringApplicationBuilder(OrdersApplication.class)
+                    .run(
+                            "--ax.server-url=" + ax.url(),
+                            "--ax.token=orders-token",
+                            "--ax.poll-wait=1s",
+                            "--ax.executor-id=orders-1",
+                            "--spring.main.keep-alive=false",
+                            "--spring.datasource.url=jdbc:h2:mem:orders-example;DB_CLOSE_DELAY=-1")) {
                 AxClient admin = new AxClient(ax.url(), "admin-token");
 
                 admin.apply("""
                         {"taskName":"sync_orders","trigger":{"type":"cron","expression":"* * * * * *"},
                          "action":{"type":"sdk","handler":"syncOrders","group":"orders"}}""");
 
-                await().atMost(Duration.ofSeconds(30)).until(() -> successes(admin).size() >= 2);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> successes(admin).size() >= 2);
                 admin.pause("sync_orders");
                 List<JsonNode> done = successes(admin);
                 JsonNode first = done.getFirst();
                 assertThat(first.path("executorId").asText()).isEqualTo("orders-1");
-                assertThat(first.path("message").asText()).isEqualTo("order synced for " + first.path("requestId").asText());
-                assertThat(admin.log(first.path("id").asLong())).contains("syncing orders for", "[progress] 100% order synced");
+                assertThat(first.path("message").asText())
+                        .isEqualTo("order synced for " + first.path("requestId").asText());
+                assertThat(admin.log(first.path("id").asLong()))
+                        .contains("syncing orders for", "[progress] 100% order synced");
 
                 JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
                 List<String> requestIds = jdbc.queryForList("SELECT request_id FROM orders", String.class);
-                assertThat(requestIds).doesNotHaveDuplicates()
-                        .containsAll(done.stream().map(run -> run.path("requestId").asText()).toList());
+                assertThat(requestIds)
+                        .doesNotHaveDuplicates()
+                        .containsAll(done.stream()
+                                .map(run -> run.path("requestId").asText())
+                                .toList());
                 assertThat(jdbc.queryForList("SELECT request_id FROM ax_idempotency", String.class))
                         .containsExactlyInAnyOrderElementsOf(requestIds);
                 assertThat(admin.task("sync_orders").path("paused").asBoolean()).isTrue();
