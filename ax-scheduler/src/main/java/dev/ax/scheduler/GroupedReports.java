@@ -149,7 +149,7 @@ final class GroupedReports {
                         group.stream()
                                 .filter(c -> applied.contains(c.run().instanceId())
                                         && stored.add(c.run().instanceId()))
-                                .flatMap(c -> Dispatcher.tail(c).stream())
+                                .flatMap(c -> Reports.tail(c).stream())
                                 .toList());
         return answered(group, answers, applied, c -> c.run().instanceId());
     }

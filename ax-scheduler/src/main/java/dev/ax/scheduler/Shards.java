@@ -280,7 +280,7 @@ final class Shards {
             if (!applied) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
-            ctx.store().logs().appendAll(tx, Dispatcher.tail(c));
+            ctx.store().logs().appendAll(tx, Reports.tail(c));
             return ReportAnswer.OK;
         });
         if (retrying[0] || answer.accepted()) {

@@ -8,7 +8,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
-import dev.ax.store.InstanceStore;
+import dev.ax.store.ClaimStore;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,12 +83,12 @@ abstract class EnvironmentContractTest {
         // Work only a prod executor may take is not "ready" for the test executor: its long poll waits instead of
         // spinning.
         trigger("deploy_prod");
-        var forTest = store.tx(tx -> store.instances()
+        var forTest = store.tx(tx -> store.claims()
                 .nextReady(tx, List.of("default"), List.of("test"))
-                .map(InstanceStore.NextReady::until));
-        var forProd = store.tx(tx -> store.instances()
+                .map(ClaimStore.NextReady::until));
+        var forProd = store.tx(tx -> store.claims()
                 .nextReady(tx, List.of("default"), List.of("prod"))
-                .map(InstanceStore.NextReady::until));
+                .map(ClaimStore.NextReady::until));
         assertThat(forTest).isEmpty();
         assertThat(forProd).hasValue(Duration.ZERO);
         boolean prodLive =

@@ -72,7 +72,7 @@ class PostgresGroupCapacityTest {
         int first = poll(a, "e1", List.of("reports"), 5).size();
         int second = poll(b, "e2", List.of("reports"), 5).size();
         assertThat(first + second).isEqualTo(2);
-        int running = storeA.tx(tx -> storeA.instances().countRunning(tx, "reports"));
+        int running = storeA.tx(tx -> storeA.claims().countRunning(tx, "reports"));
         assertThat(running).isEqualTo(2);
     }
 

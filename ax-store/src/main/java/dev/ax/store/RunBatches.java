@@ -25,9 +25,11 @@ import java.util.function.Function;
  */
 public final class RunBatches {
     private final InstanceStore instances;
+    private final LeaseStore leases;
 
-    RunBatches(InstanceStore instances) {
+    RunBatches(InstanceStore instances, LeaseStore leases) {
         this.instances = instances;
+        this.leases = leases;
     }
 
     /** Runs per statement in {@link #createAll}: one statement's work (and its locks) stay bounded whatever the batch. */
@@ -223,7 +225,7 @@ public final class RunBatches {
                 .toList();
         if (!tx.dialect().writesInWith()) {
             for (Start s : sorted) {
-                if (instances.recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
+                if (leases.recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
                     recorded.add(s.run().instanceId());
                 }
             }
@@ -236,7 +238,7 @@ public final class RunBatches {
                         + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                         + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
                         + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND "
-                        + InstanceStore.held("i.")
+                        + LeaseStore.held("i.")
                         + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
                         + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
                         + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
@@ -247,8 +249,8 @@ public final class RunBatches {
                 strings(sorted, Start::executorId),
                 longs(sorted, Start::pid),
                 strings(sorted, Start::actor),
-                strings(sorted, st -> InstanceStore.startedMessage(st.executorId(), st.pid())),
-                strings(sorted, st -> EventStore.dataJson(InstanceStore.startedData(st.executorId(), st.pid()))),
+                strings(sorted, st -> LeaseStore.startedMessage(st.executorId(), st.pid())),
+                strings(sorted, st -> EventStore.dataJson(LeaseStore.startedData(st.executorId(), st.pid()))),
                 nodeId));
         return recorded;
     }

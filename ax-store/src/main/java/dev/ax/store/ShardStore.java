@@ -89,7 +89,7 @@ public final class ShardStore {
                         + in + ")"
                         + " AND ready_at <= CURRENT_TIMESTAMP"
                         + " AND EXISTS (SELECT 1 FROM ax_instance i WHERE i.id = s.instance_id AND i.state = 'RUNNING'"
-                        + InstanceStore.labelsAllow("i", labels) + ")"
+                        + ClaimStore.labelsAllow("i", labels) + ")"
                         + " ORDER BY ready_at, instance_id, shard_index LIMIT ?"
                         + tx.dialect().forUpdateSkipLocked(),
                 r -> new Candidate(map(r), r.integer("waited") == 1),
@@ -305,7 +305,7 @@ public final class ShardStore {
                                 + in + ")"
                                 + " AND ready_at <= CURRENT_TIMESTAMP"
                                 + " AND EXISTS (SELECT 1 FROM ax_instance i WHERE i.id = s.instance_id"
-                                + InstanceStore.labelsAllow("i", labels) + ")"
+                                + ClaimStore.labelsAllow("i", labels) + ")"
                                 + " AND (max_parallel IS NULL OR max_parallel > (SELECT COUNT(*) FROM ax_shard r"
                                 + " WHERE r.instance_id = s.instance_id AND r.state = 'RUNNING'))"
                                 + " AND (NOT EXISTS (SELECT 1 FROM ax_shard m WHERE m.instance_id = s.instance_id AND m.state = 'RUNNING'"

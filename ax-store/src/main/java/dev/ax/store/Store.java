@@ -6,7 +6,9 @@ public final class Store implements AutoCloseable {
     private final TaskStore tasks = new TaskStore();
     private final EventStore events = new EventStore();
     private final InstanceStore instances = new InstanceStore(events);
-    private final RunBatches runBatches = new RunBatches(instances);
+    private final ClaimStore claims = new ClaimStore(events);
+    private final LeaseStore leases = new LeaseStore(events);
+    private final RunBatches runBatches = new RunBatches(instances, leases);
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
@@ -48,6 +50,16 @@ public final class Store implements AutoCloseable {
 
     public InstanceStore instances() {
         return instances;
+    }
+
+    /** Executors claiming READY runs. */
+    public ClaimStore claims() {
+        return claims;
+    }
+
+    /** Who holds which attempt: heartbeats, the fence of reports, expired leases. */
+    public LeaseStore leases() {
+        return leases;
     }
 
     /** Many runs written at once: firing batches and grouped reports. */

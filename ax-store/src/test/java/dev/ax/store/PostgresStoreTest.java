@@ -38,7 +38,7 @@ class PostgresStoreTest extends StoreContractTest {
     void a_heartbeat_skips_a_run_another_transaction_holds_without_calling_it_lost() throws Exception {
         long a = newInstance("a");
         long b = newInstance("b");
-        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         Instant leaseOfA = row(a).leaseExpiresAt();
         Instant leaseOfB = row(b).leaseExpiresAt();
         List<RunRef> both = List.of(new RunRef(b, 1), new RunRef(a, 1));
@@ -52,11 +52,11 @@ class PostgresStoreTest extends StoreContractTest {
                 return null;
             }));
             assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
-            InstanceStore.Renewal renewal;
+            LeaseStore.Renewal renewal;
             try {
                 renewal = store.tx(tx -> {
                     tx.update("SET LOCAL lock_timeout = '5s'");
-                    return store.instances().renew(tx, "e1", both, 60_000);
+                    return store.leases().renew(tx, "e1", both, 60_000);
                 });
             } finally {
                 release.complete(null);
@@ -68,7 +68,7 @@ class PostgresStoreTest extends StoreContractTest {
             assertThat(row(b).leaseExpiresAt()).isAfter(leaseOfB);
             assertThat(row(a).leaseExpiresAt()).isEqualTo(leaseOfA);
         }
-        List<RunRef> lostOnceFree = store.tx(tx -> store.instances().renewLeases(tx, "e1", both, 60_000));
+        List<RunRef> lostOnceFree = store.tx(tx -> store.leases().renewLeases(tx, "e1", both, 60_000));
         assertThat(lostOnceFree).isEmpty();
         assertThat(row(a).leaseExpiresAt()).isAfter(leaseOfA);
     }
@@ -152,7 +152,7 @@ class PostgresStoreTest extends StoreContractTest {
             return null;
         });
         store.tx(tx -> {
-            assertThat(store.instances().expiredLeases(tx, 100)).isEmpty();
+            assertThat(store.leases().expiredLeases(tx, 100)).isEmpty();
             assertThat(tx.queryOne("SELECT current_setting('enable_bitmapscan') AS s", r -> r.str("s"))
                             .orElseThrow())
                     .isEqualTo("off");
@@ -388,7 +388,7 @@ class PostgresStoreTest extends StoreContractTest {
     }
 
     private static String plan(Tx tx, String explain) {
-        return String.join("\n", tx.query(explain + " " + InstanceStore.EXPIRED_LEASES, r -> r.str("QUERY PLAN"), 100));
+        return String.join("\n", tx.query(explain + " " + LeaseStore.EXPIRED_LEASES, r -> r.str("QUERY PLAN"), 100));
     }
 
     /** Buffers the whole statement touched: the first "Buffers:" line of the plan, hits and reads. */

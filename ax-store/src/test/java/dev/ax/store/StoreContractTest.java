@@ -433,7 +433,7 @@ abstract class StoreContractTest {
     void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
         long id = newInstance("k1");
         List<InstanceRow> claimed =
-                store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+                store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(claimed).singleElement().satisfies(r -> {
             assertThat(r.id()).isEqualTo(id);
             assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
@@ -443,11 +443,11 @@ abstract class StoreContractTest {
             assertThat(r.params()).containsEntry("x", 1);
         });
         List<InstanceRow> none =
-                store.tx(tx -> store.instances().claim(tx, "e2", List.of("default"), 10, 30_000, "n1"));
+                store.tx(tx -> store.claims().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(none).isEmpty();
-        boolean holds = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e1"));
-        boolean stranger = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 1), "e2"));
-        boolean stale = store.tx(tx -> store.instances().holds(tx, new RunRef(id, 0), "e1"));
+        boolean holds = store.tx(tx -> store.leases().holds(tx, new RunRef(id, 1), "e1"));
+        boolean stranger = store.tx(tx -> store.leases().holds(tx, new RunRef(id, 1), "e2"));
+        boolean stale = store.tx(tx -> store.leases().holds(tx, new RunRef(id, 0), "e1"));
         assertThat(holds).isTrue();
         assertThat(stranger).isFalse();
         assertThat(stale).isFalse();
@@ -463,14 +463,14 @@ abstract class StoreContractTest {
                 + tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot.plusSeconds(1), after));
 
         List<InstanceRow> now =
-                store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1"));
+                store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(now)
                 .as("a claim without a slot takes only what is due")
                 .extracting(InstanceRow::id)
                 .containsExactly(due);
         long dueMeanwhile = newInstance("k-due-2");
-        List<InstanceRow> ahead = store.tx(
-                tx -> store.instances().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
+        List<InstanceRow> ahead =
+                store.tx(tx -> store.claims().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
         assertThat(ahead).extracting(InstanceRow::id).containsExactly(dueMeanwhile, atSlot);
         assertThat(ahead).as("started when they are handed out: at the slot").allSatisfy(r -> {
             assertThat(r.startedAt()).isEqualTo(slot);
@@ -507,14 +507,14 @@ abstract class StoreContractTest {
         for (int i = 0; i < 5; i++) {
             ids.add(newInstance("k" + i));
         }
-        List<List<InstanceRow>> got = store.tx(tx -> store.instances()
+        List<List<InstanceRow>> got = store.tx(tx -> store.claims()
                 .claimEach(
                         tx,
                         List.of(
-                                new InstanceStore.Claimant("e1", 2),
-                                new InstanceStore.Claimant("e2", 0),
-                                new InstanceStore.Claimant("e3", 2),
-                                new InstanceStore.Claimant("e1", 2)),
+                                new ClaimStore.Claimant("e1", 2),
+                                new ClaimStore.Claimant("e2", 0),
+                                new ClaimStore.Claimant("e3", 2),
+                                new ClaimStore.Claimant("e1", 2)),
                         List.of("default"),
                         List.of(),
                         30_000,
@@ -550,10 +550,10 @@ abstract class StoreContractTest {
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
                 .satisfies(e -> assertThat(e.actor()).isEqualTo("executor:e1"));
-        List<List<InstanceRow>> none = store.tx(tx -> store.instances()
+        List<List<InstanceRow>> none = store.tx(tx -> store.claims()
                 .claimEach(
                         tx,
-                        List.of(new InstanceStore.Claimant("e4", 10)),
+                        List.of(new ClaimStore.Claimant("e4", 10)),
                         List.of("default"),
                         List.of(),
                         30_000,
@@ -568,7 +568,7 @@ abstract class StoreContractTest {
         long b = newInstance("b");
         long c = newInstance("c");
         long d = newInstance("d");
-        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         // d is not RUNNING any more when the successes arrive: a lost race, left out like a move that finds no row.
         terminateByHand(d);
         Set<Long> moved = store.tx(tx -> store.runBatches()
@@ -633,7 +633,7 @@ abstract class StoreContractTest {
                                         null)))
                 .orElseThrow();
         long b = newInstance("b"); // triggered by "test"
-        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         store.tx(tx -> store.runBatches()
                 .succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
         terminateByHand(b);
@@ -663,10 +663,10 @@ abstract class StoreContractTest {
         long a = newInstance("a");
         long b = newInstance("b");
         long c = newInstance("c");
-        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         terminateByHand(c);
         Instant leaseOfA = row(a).leaseExpiresAt();
-        List<RunRef> lost = store.tx(tx -> store.instances()
+        List<RunRef> lost = store.tx(tx -> store.leases()
                 .renewLeases(
                         tx,
                         "e1",
@@ -679,7 +679,7 @@ abstract class StoreContractTest {
         assertThat(lost).containsExactlyInAnyOrder(new RunRef(c, 1), new RunRef(b, 2), new RunRef(999_999, 1));
         assertThat(row(a).leaseExpiresAt()).isAfter(leaseOfA);
         List<RunRef> ofStranger =
-                store.tx(tx -> store.instances().renewLeases(tx, "e2", List.of(new RunRef(a, 1)), 60_000));
+                store.tx(tx -> store.leases().renewLeases(tx, "e2", List.of(new RunRef(a, 1)), 60_000));
         assertThat(ofStranger).containsExactly(new RunRef(a, 1));
     }
 
@@ -687,7 +687,7 @@ abstract class StoreContractTest {
     void many_starts_record_each_pid_with_its_event_fenced_like_one() {
         long a = newInstance("a");
         long b = newInstance("b");
-        store.tx(tx -> store.instances().claim(tx, "e1", List.of("default"), 10, 30_000, "n1"));
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         Set<Long> recorded = store.tx(tx -> store.runBatches()
                 .recordStartedAll(
                         tx,
@@ -756,7 +756,8 @@ abstract class StoreContractTest {
     @Test
     void other_groups_do_not_see_the_run() {
         newInstance("k1");
-        List<InstanceRow> claimed = store.tx(tx -> store.instances().claim(tx, "e1", List.of("gpu"), 10, 30_000, "n1"));
+        List<InstanceRow> claimed =
+                store.tx(tx -> store.claims().claim(tx, "e1", List.of("gpu"), List.of(), 10, 30_000, "n1", null));
         assertThat(claimed).isEmpty();
     }
 
