@@ -3,13 +3,12 @@ package dev.ax.cli;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.ExecutorConfig;
+import dev.ax.executor.Hosts;
 import dev.ax.executor.HttpExecutorChannel;
 import dev.ax.executor.TlsTrust;
 import dev.ax.executor.shell.ShellRunner;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,23 +168,6 @@ final class ExecutorCommand implements Callable<Integer> {
      * other's runs for lost ones), and without --id nothing says which earlier process this one replaces.
      */
     static String defaultId() {
-        return hostName() + "-" + ProcessHandle.current().pid();
-    }
-
-    /** The host name. The kernel's name first: InetAddress may wait for DNS. */
-    static String hostName() {
-        try {
-            Path kernel = Path.of("/proc/sys/kernel/hostname");
-            if (Files.isReadable(kernel)) {
-                String name = Files.readString(kernel).strip();
-                if (!name.isEmpty()) {
-                    return name;
-                }
-            }
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            String env = System.getenv("HOSTNAME");
-            return env == null || env.isBlank() ? "executor" : env;
-        }
+        return Hosts.name() + "-" + ProcessHandle.current().pid();
     }
 }

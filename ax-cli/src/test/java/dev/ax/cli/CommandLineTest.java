@@ -2,6 +2,7 @@ package dev.ax.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ax.executor.Hosts;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -18,8 +19,7 @@ class CommandLineTest {
     @Test
     void an_executor_without_an_id_is_named_by_its_host_and_process_so_two_on_one_host_never_share_a_name() {
         assertThat(ExecutorCommand.defaultId())
-                .isEqualTo(ExecutorCommand.hostName() + "-"
-                        + ProcessHandle.current().pid());
+                .isEqualTo(Hosts.name() + "-" + ProcessHandle.current().pid());
     }
 
     @Test

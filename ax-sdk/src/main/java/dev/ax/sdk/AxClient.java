@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.ax.executor.Backoff;
 import dev.ax.executor.TlsTrust;
 import java.io.IOException;
 import java.net.URI;

@@ -2,6 +2,7 @@ package dev.ax.sdk;
 
 import dev.ax.executor.ExecutorChannel;
 import dev.ax.executor.ExecutorConfig;
+import dev.ax.executor.Hosts;
 import dev.ax.executor.HttpExecutorChannel;
 import dev.ax.executor.TlsTrust;
 import java.net.URI;

@@ -6,6 +6,7 @@ import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.secret.SecretMask;
+import dev.ax.executor.Backoff;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import java.time.Duration;
 import java.util.Optional;

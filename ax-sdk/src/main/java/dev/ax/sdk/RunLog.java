@@ -4,6 +4,7 @@ import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.secret.SecretMask;
+import dev.ax.executor.Backoff;
 import dev.ax.executor.ExecutorChannel;
 import dev.ax.executor.ExecutorChannel.ChannelException;
 import dev.ax.executor.LogLines;

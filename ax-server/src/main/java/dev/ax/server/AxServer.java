@@ -12,13 +12,13 @@ import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.executor.ExecutorAgent;
 import dev.ax.executor.ExecutorConfig;
+import dev.ax.executor.Hosts;
 import dev.ax.scheduler.Keyring;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -268,26 +268,6 @@ public final class AxServer implements AutoCloseable {
 
     /** host-pid: unique per process, readable in events ("fired by node build-01-4242"). */
     static String defaultNodeId() {
-        return hostName() + "-" + ProcessHandle.current().pid();
-    }
-
-    private static String hostName() {
-        // The kernel's name first: InetAddress may wait for DNS, and start-up must stay fast.
-        try {
-            Path kernel = Path.of("/proc/sys/kernel/hostname");
-            if (Files.isReadable(kernel)) {
-                String name = Files.readString(kernel).strip();
-                if (!name.isEmpty()) {
-                    return name;
-                }
-            }
-        } catch (IOException e) {
-            // fall through
-        }
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "ax";
-        }
+        return Hosts.name() + "-" + ProcessHandle.current().pid();
     }
 }

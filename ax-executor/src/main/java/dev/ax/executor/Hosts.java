@@ -1,16 +1,16 @@
-package dev.ax.sdk;
+package dev.ax.executor;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** This machine's name, for the executor list ("which host ran it"). */
-final class Hosts {
+/** This machine's name, as executors and nodes show it ("which host ran it"). */
+public final class Hosts {
     private Hosts() {}
 
-    static String name() {
-        // The kernel's name first: InetAddress may wait for DNS, and a service's start-up must stay fast.
+    public static String name() {
+        // The kernel's name first: InetAddress may wait for DNS, and a start-up must stay fast.
         try {
             Path kernel = Path.of("/proc/sys/kernel/hostname");
             if (Files.isReadable(kernel)) {
