@@ -1,7 +1,7 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.alert.AlertState;
 import dev.ax.store.AlertStore;
-import dev.ax.store.AlertStore.State;
 import dev.ax.store.Tx;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,7 +28,7 @@ final class Outbox {
             String taskName,
             Long instanceId,
             AlertContent content,
-            State state,
+            AlertState state,
             int attempts,
             String lastError,
             Instant createdAt,
@@ -72,12 +72,12 @@ final class Outbox {
                 continue;
             }
             Long summaryId = null;
-            State state = State.PENDING;
+            AlertState state = AlertState.PENDING;
             if (a.kind() != AlertKind.STORM_SUMMARY
                     && rows.recentCount(tx, channel, AlertKind.STORM_SUMMARY.name(), STORM_WINDOW.toMillis())
                             >= stormLimit) {
                 summaryId = stormSummary(tx, channel);
-                state = State.COLLAPSED;
+                state = AlertState.COLLAPSED;
             }
             if (rows.insert(tx, row(channel, a, state, summaryId, null))) {
                 written++;
@@ -97,13 +97,13 @@ final class Outbox {
                 row(
                         channel,
                         new NewAlert(AlertKind.STORM_SUMMARY, key, null, null, null, placeholder),
-                        State.PENDING,
+                        AlertState.PENDING,
                         null,
                         minute.plus(STORM_WINDOW)));
         return rows.idOf(tx, channel, key).orElseThrow();
     }
 
-    private static AlertStore.NewRow row(String channel, NewAlert a, State state, Long summaryId, Instant nextAt) {
+    private static AlertStore.NewRow row(String channel, NewAlert a, AlertState state, Long summaryId, Instant nextAt) {
         return new AlertStore.NewRow(
                 channel,
                 a.dedupeKey(),

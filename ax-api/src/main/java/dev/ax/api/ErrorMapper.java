@@ -1,7 +1,7 @@
 package dev.ax.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.ax.domain.run.IllegalTransitionException;
+import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;

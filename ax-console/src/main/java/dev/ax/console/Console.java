@@ -2,7 +2,7 @@ package dev.ax.console;
 
 import dev.ax.console.Permissions.Action;
 import dev.ax.console.Session.Who;
-import dev.ax.domain.run.IllegalTransitionException;
+import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;
 import dev.ax.scheduler.ForbiddenException;

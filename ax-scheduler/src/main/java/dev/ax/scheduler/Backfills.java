@@ -2,6 +2,7 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.policy.BackfillSlots;
 import dev.ax.domain.policy.DependencyGraph;
+import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
@@ -10,7 +11,6 @@ import dev.ax.domain.task.BackfillRequest;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.BackfillStore.BackfillRow;
-import dev.ax.store.BackfillStore.State;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.NewInstance;
@@ -159,11 +159,11 @@ public final class Backfills {
     }
 
     public Progress pause(long id) {
-        return change(id, State.RUNNING, State.PAUSED);
+        return change(id, BackfillState.RUNNING, BackfillState.PAUSED);
     }
 
     public Progress resume(long id) {
-        return change(id, State.PAUSED, State.RUNNING);
+        return change(id, BackfillState.PAUSED, BackfillState.RUNNING);
     }
 
     /** Cancels the backfill and its runs that have not started. */
@@ -172,10 +172,10 @@ public final class Backfills {
         store.tx(tx -> {
             BackfillRow b =
                     store.backfills().lock(tx, id).orElseThrow(() -> new NotFoundException("no backfill " + id));
-            if (b.state() == State.DONE || b.state() == State.CANCELED) {
+            if (b.state() == BackfillState.DONE || b.state() == BackfillState.CANCELED) {
                 throw new ConflictException("backfill " + id + " is " + b.state());
             }
-            store.backfills().setState(tx, id, b.state(), State.CANCELED);
+            store.backfills().setState(tx, id, b.state(), BackfillState.CANCELED);
             TaskRow task = store.tasks().lockById(tx, b.taskId()).orElse(null);
             for (InstanceRow run : store.backfills().waitingRuns(tx, id)) {
                 store.instances()
@@ -197,7 +197,7 @@ public final class Backfills {
         return progress(id);
     }
 
-    private Progress change(long id, State from, State to) {
+    private Progress change(long id, BackfillState from, BackfillState to) {
         Store store = ctx.store();
         boolean changed = store.tx(tx -> store.backfills().setState(tx, id, from, to));
         if (!changed) {
@@ -223,12 +223,12 @@ public final class Backfills {
     private int advance(Tx tx, long id) {
         Store store = ctx.store();
         BackfillRow b = store.backfills().lock(tx, id).orElse(null);
-        if (b == null || b.state() != State.RUNNING) {
+        if (b == null || b.state() != BackfillState.RUNNING) {
             return 0;
         }
         TaskRow task = store.tasks().lockById(tx, b.taskId()).orElse(null);
         if (task == null) {
-            store.backfills().setState(tx, id, State.RUNNING, State.CANCELED);
+            store.backfills().setState(tx, id, BackfillState.RUNNING, BackfillState.CANCELED);
             return 0;
         }
         Map<InstanceState, Integer> progress = store.backfills().progress(tx, id);
@@ -237,7 +237,7 @@ public final class Backfills {
         int index = b.nextIndex();
         if (index >= b.total()) {
             if (active == 0) {
-                store.backfills().setState(tx, id, State.RUNNING, State.DONE);
+                store.backfills().setState(tx, id, BackfillState.RUNNING, BackfillState.DONE);
             }
             return 0;
         }

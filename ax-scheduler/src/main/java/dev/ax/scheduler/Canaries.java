@@ -5,6 +5,7 @@ import dev.ax.domain.policy.CanaryVerdict;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.task.CanaryState;
 import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
@@ -216,7 +217,7 @@ public final class Canaries {
             CanaryRow c = activeOrConflict(tx, task, "promote");
             TaskDefinition canary = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
             TaskRow t = store.tasks().update(tx, task, canary, task.nextFireAt(), actor, "PROMOTE");
-            store.canaries().end(tx, c.id(), CanaryStore.State.PROMOTED, actor, "promoted as version " + t.version());
+            store.canaries().end(tx, c.id(), CanaryState.PROMOTED, actor, "promoted as version " + t.version());
             store.events()
                     .append(
                             tx,
@@ -354,7 +355,7 @@ public final class Canaries {
                 .active(tx, task.id())
                 .ifPresent(c -> ctx.store()
                         .canaries()
-                        .end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, "task " + task.name() + " was deleted"));
+                        .end(tx, c.id(), CanaryState.ROLLED_BACK, actor, "task " + task.name() + " was deleted"));
     }
 
     /** While a canary is in progress the task's definition is not edited otherwise: one change at a time. */
@@ -387,7 +388,7 @@ public final class Canaries {
             boolean automatic,
             Map<String, Object> numbers) {
         Store store = ctx.store();
-        if (!store.canaries().end(tx, c.id(), CanaryStore.State.ROLLED_BACK, actor, reason)) {
+        if (!store.canaries().end(tx, c.id(), CanaryState.ROLLED_BACK, actor, reason)) {
             return;
         }
         // Canary runs that have not started would still run the version just dropped.

@@ -2,6 +2,7 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.FollowUpState;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.task.FollowUp;
 import dev.ax.domain.task.TaskDefinition;
@@ -11,7 +12,6 @@ import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.Templates;
 import dev.ax.store.FollowUpStore.FollowUpRow;
-import dev.ax.store.FollowUpStore.State;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.Json;
 import dev.ax.store.NewEvent;
@@ -120,7 +120,7 @@ final class FollowUps {
                     .finish(
                             tx,
                             row.id(),
-                            outcome.ok() ? State.DONE : State.FAILED,
+                            outcome.ok() ? FollowUpState.DONE : FollowUpState.FAILED,
                             outcome.ok() ? null : outcome.message())) {
                 throw new ConflictException("follow-up " + row.id() + " was carried out by another node");
             }
@@ -245,7 +245,7 @@ final class FollowUps {
         int attempts = row.attempts() + 1;
         return ctx.store().tx(tx -> {
             if (result.delivered()) {
-                if (ctx.store().followUps().finish(tx, row.id(), State.DONE, null)) {
+                if (ctx.store().followUps().finish(tx, row.id(), FollowUpState.DONE, null)) {
                     note(
                             tx,
                             failed,
@@ -256,7 +256,7 @@ final class FollowUps {
                 return true;
             }
             if (attempts >= MAX_WEBHOOK_ATTEMPTS) {
-                if (ctx.store().followUps().finish(tx, row.id(), State.FAILED, result.detail())) {
+                if (ctx.store().followUps().finish(tx, row.id(), FollowUpState.FAILED, result.detail())) {
                     note(
                             tx,
                             failed,

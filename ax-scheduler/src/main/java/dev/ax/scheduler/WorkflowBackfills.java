@@ -4,12 +4,12 @@ import dev.ax.domain.policy.BackfillSlots;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.BackfillRequest;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.domain.workflow.WorkflowBackfillState;
 import dev.ax.domain.workflow.WorkflowDefinition;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.WorkflowRunStore.RunRow;
 import dev.ax.store.WorkflowStore.BackfillRow;
-import dev.ax.store.WorkflowStore.BackfillState;
 import dev.ax.store.WorkflowStore.WorkflowRow;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -131,14 +131,14 @@ public final class WorkflowBackfills {
         }
         WorkflowRow wf = store.workflows().findById(tx, b.workflowId()).orElse(null);
         if (wf == null) {
-            store.workflows().setBackfillState(tx, id, BackfillState.RUNNING, BackfillState.CANCELED);
+            store.workflows().setBackfillState(tx, id, WorkflowBackfillState.RUNNING, WorkflowBackfillState.CANCELED);
             return 0;
         }
         int active = store.workflowRuns().countRunningOfBackfill(tx, id);
         int index = b.nextIndex();
         if (index >= b.total()) {
             if (active == 0) {
-                store.workflows().setBackfillState(tx, id, BackfillState.RUNNING, BackfillState.DONE);
+                store.workflows().setBackfillState(tx, id, WorkflowBackfillState.RUNNING, WorkflowBackfillState.DONE);
             }
             return 0;
         }

@@ -8,13 +8,13 @@ import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
+import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.InstanceState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.store.BackfillStore;
 import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
 import dev.ax.store.InstanceRow;
@@ -552,7 +552,7 @@ abstract class DependencyContractTest {
                         .progress(started.cascaded().getFirst().backfillId())
                         .backfill()
                         .state())
-                .isEqualTo(BackfillStore.State.DONE);
+                .isEqualTo(BackfillState.DONE);
     }
 
     @Test

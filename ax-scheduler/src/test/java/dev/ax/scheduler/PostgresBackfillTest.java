@@ -3,9 +3,9 @@ package dev.ax.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.InstanceState;
-import dev.ax.store.BackfillStore;
 import dev.ax.store.InstanceRow;
 import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.Store;
@@ -70,7 +70,7 @@ class PostgresBackfillTest {
                                     .progress(started.backfillId())
                                     .backfill()
                                     .state()
-                            == BackfillStore.State.DONE);
+                            == BackfillState.DONE);
         }
         List<InstanceRow> runs = runs();
         assertThat(runs).hasSize(31).allSatisfy(r -> {
@@ -99,7 +99,7 @@ class PostgresBackfillTest {
         node.housekeeping().backfills();
         await().atMost(Duration.ofSeconds(10))
                 .until(() ->
-                        node.backfills().progress(again.backfillId()).backfill().state() == BackfillStore.State.DONE);
+                        node.backfills().progress(again.backfillId()).backfill().state() == BackfillState.DONE);
         assertThat(runs()).hasSize(31);
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.workflow.WorkflowBackfillState;
 import dev.ax.domain.workflow.WorkflowRunState;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
@@ -13,7 +14,6 @@ import dev.ax.store.TestDatabases;
 import dev.ax.store.WorkflowRunStore;
 import dev.ax.store.WorkflowRunStore.RunEvent;
 import dev.ax.store.WorkflowRunStore.RunRow;
-import dev.ax.store.WorkflowStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -128,7 +128,7 @@ class PostgresWorkflowClusterTest {
                                         .progress(started.backfillId())
                                         .backfill()
                                         .state()
-                                == WorkflowStore.BackfillState.DONE);
+                                == WorkflowBackfillState.DONE);
             }
             List<RunRow> runs = runs("daily");
             assertThat(runs).hasSize(5).allSatisfy(r -> {
@@ -185,7 +185,7 @@ class PostgresWorkflowClusterTest {
                                     .progress(again.backfillId())
                                     .backfill()
                                     .state()
-                            == WorkflowStore.BackfillState.DONE);
+                            == WorkflowBackfillState.DONE);
             assertThat(runs("daily")).hasSize(5);
             assertThat(a.loopErrors()).isZero();
         }

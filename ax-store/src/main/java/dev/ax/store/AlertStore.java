@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+import dev.ax.domain.alert.AlertState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,14 +17,6 @@ import java.util.Optional;
  * ax-alerts.
  */
 public final class AlertStore {
-    /** An outbox row's state: COLLAPSED rows are told in their channel's storm summary instead. */
-    public enum State {
-        PENDING,
-        SENT,
-        FAILED,
-        COLLAPSED
-    }
-
     /** An alert to write for one channel; {@code kind} is the alert kind's name, {@code content} its JSON form. */
     public record NewRow(
             String channel,
@@ -33,7 +26,7 @@ public final class AlertStore {
             String taskName,
             Long instanceId,
             Map<String, Object> content,
-            State state,
+            AlertState state,
             Long summaryId,
             Instant nextAt) {}
 
@@ -46,7 +39,7 @@ public final class AlertStore {
             String taskName,
             Long instanceId,
             Map<String, Object> content,
-            State state,
+            AlertState state,
             int attempts,
             String lastError,
             Instant createdAt,
@@ -111,6 +104,7 @@ public final class AlertStore {
      * re-read of the event log tried first); true if this call wrote it. Due now unless {@code nextAt}.
      */
     public boolean insert(Tx tx, NewRow a) {
+        AlertState.MACHINE.checkInitial(a.state());
         String sql =
                 "INSERT INTO ax_alert (channel, dedupe_key, kind, task_id, task_name, instance_id, content, state, attempts,"
                         + " next_at, summary_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, "
@@ -152,6 +146,7 @@ public final class AlertStore {
     }
 
     public boolean markSent(Tx tx, long id) {
+        AlertState.MACHINE.check(AlertState.PENDING, AlertState.SENT);
         return tx.update(
                         "UPDATE ax_alert SET state = 'SENT', attempts = attempts + 1, sent_at = CURRENT_TIMESTAMP, last_error = NULL"
                                 + " WHERE id = ? AND state = 'PENDING'",
@@ -170,6 +165,7 @@ public final class AlertStore {
     }
 
     public boolean markFailed(Tx tx, long id, String error) {
+        AlertState.MACHINE.check(AlertState.PENDING, AlertState.FAILED);
         return tx.update(
                         "UPDATE ax_alert SET state = 'FAILED', attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 'PENDING'",
                         error,
@@ -298,7 +294,7 @@ public final class AlertStore {
                 r.str("task_name"),
                 r.nullableLong("instance_id"),
                 Json.readMap(r.str("content")),
-                r.enumOf(State.class, "state"),
+                r.enumOf(AlertState.class, "state"),
                 r.integer("attempts"),
                 r.str("last_error"),
                 r.instant("created_at"),

@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.InstanceState;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -10,13 +11,6 @@ import java.util.Optional;
 
 /** Backfill requests and the runs they created (ax_instance.backfill_id). */
 public final class BackfillStore {
-    public enum State {
-        RUNNING,
-        PAUSED,
-        CANCELED,
-        DONE
-    }
-
     public record BackfillRow(
             long id,
             long taskId,
@@ -27,7 +21,7 @@ public final class BackfillStore {
             String reprocess,
             boolean newestFirst,
             Map<String, Object> params,
-            State state,
+            BackfillState state,
             int total,
             int nextIndex,
             String createdBy,
@@ -91,7 +85,8 @@ public final class BackfillStore {
         tx.update("UPDATE ax_backfill SET next_index = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ?", nextIndex, id);
     }
 
-    public boolean setState(Tx tx, long id, State from, State to) {
+    public boolean setState(Tx tx, long id, BackfillState from, BackfillState to) {
+        BackfillState.MACHINE.check(from, to);
         return tx.update(
                         "UPDATE ax_backfill SET state = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND state = ?",
                         to,
@@ -138,7 +133,7 @@ public final class BackfillStore {
                 r.str("reprocess"),
                 r.bool("newest_first"),
                 params == null ? Map.of() : Json.readMap(params),
-                r.enumOf(State.class, "state"),
+                r.enumOf(BackfillState.class, "state"),
                 r.integer("total"),
                 r.integer("next_index"),
                 r.str("created_by"),

@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+import dev.ax.domain.task.CanaryState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -24,18 +25,12 @@ public final class CanaryStore {
             Integer runs,
             int marginPoints,
             int minRuns,
-            State state,
+            CanaryState state,
             Instant startedAt,
             String startedBy,
             Instant endedAt,
             String endedBy,
             String endReason) {}
-
-    public enum State {
-        ACTIVE,
-        PROMOTED,
-        ROLLED_BACK
-    }
 
     /** Ended runs of one version since the rollout started (test and preview runs not counted). */
     public record Outcomes(long ok, long failed) {}
@@ -98,7 +93,8 @@ public final class CanaryStore {
     }
 
     /** Ends an ACTIVE rollout; false if it had already ended (a lost race with another node's decision). */
-    public boolean end(Tx tx, long id, State to, String actor, String reason) {
+    public boolean end(Tx tx, long id, CanaryState to, String actor, String reason) {
+        CanaryState.MACHINE.check(CanaryState.ACTIVE, to);
         boolean ended = tx.update(
                         "UPDATE ax_canary SET state = ?, ended_at = CURRENT_TIMESTAMP, ended_by = ?, end_reason = ?"
                                 + " WHERE id = ? AND state = 'ACTIVE'",
@@ -152,7 +148,7 @@ public final class CanaryStore {
                 r.nullableInt("runs"),
                 r.integer("margin_points"),
                 r.integer("min_runs"),
-                r.enumOf(State.class, "state"),
+                r.enumOf(CanaryState.class, "state"),
                 r.instant("started_at"),
                 r.str("started_by"),
                 r.instant("ended_at"),

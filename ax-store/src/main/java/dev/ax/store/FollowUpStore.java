@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+import dev.ax.domain.run.FollowUpState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -7,19 +8,13 @@ import java.util.Map;
 
 /** The follow-up outbox: written with the failure, worked off by the housekeeping loop. */
 public final class FollowUpStore {
-    public enum State {
-        PENDING,
-        DONE,
-        FAILED
-    }
-
     public record FollowUpRow(
             long id,
             long instanceId,
             long taskId,
             int position,
             Map<String, Object> action,
-            State state,
+            FollowUpState state,
             int attempts,
             Instant nextAt,
             String lastError) {}
@@ -56,7 +51,8 @@ public final class FollowUpStore {
                 id);
     }
 
-    public boolean finish(Tx tx, long id, State state, String error) {
+    public boolean finish(Tx tx, long id, FollowUpState state, String error) {
+        FollowUpState.MACHINE.check(FollowUpState.PENDING, state);
         return tx.update(
                         "UPDATE ax_follow_up SET state = ?, last_error = ?, done_at = CURRENT_TIMESTAMP WHERE id = ? AND state = 'PENDING'",
                         state,
@@ -79,7 +75,7 @@ public final class FollowUpStore {
                 r.lng("task_id"),
                 r.integer("position"),
                 Json.readMap(r.str("action")),
-                r.enumOf(State.class, "state"),
+                r.enumOf(FollowUpState.class, "state"),
                 r.integer("attempts"),
                 r.instant("next_at"),
                 r.str("last_error"));

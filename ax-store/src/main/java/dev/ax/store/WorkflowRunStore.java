@@ -159,6 +159,7 @@ public final class WorkflowRunStore {
 
     /** Moves a run from one state to another; false if it was not in {@code from}. Finishing sets finished_at, reopening clears it. */
     public boolean setState(Tx tx, long id, WorkflowRunState from, WorkflowRunState to) {
+        WorkflowRunState.MACHINE.check(from, to);
         String finished = to.isFinished() ? "CURRENT_TIMESTAMP" : "NULL";
         return tx.update(
                         "UPDATE ax_workflow_run SET state = ?, updated_at = CURRENT_TIMESTAMP, finished_at = "
@@ -208,6 +209,7 @@ public final class WorkflowRunStore {
 
     /** Sets a node's state when the run itself decides it (skip by rule, an instance created already final). */
     public boolean setNode(Tx tx, long runId, String node, NodeState from, NodeState to, String reason) {
+        NodeState.MACHINE.check(from, to);
         return tx.update(
                         "UPDATE ax_workflow_node_run SET state = ?, reason = ?, updated_at = CURRENT_TIMESTAMP"
                                 + " WHERE workflow_run_id = ? AND node_name = ? AND state = ?",
@@ -224,6 +226,7 @@ public final class WorkflowRunStore {
      * workflow loop. Zero rows for an instance that is no node's current one (the common case).
      */
     public int instanceEnded(Tx tx, long instanceId, NodeState to, String reason) {
+        NodeState.MACHINE.check(NodeState.RUNNING, to);
         return tx.update(
                 "UPDATE ax_workflow_node_run SET state = ?, reason = ?, noticed = FALSE, updated_at = CURRENT_TIMESTAMP"
                         + " WHERE instance_id = ? AND state = 'RUNNING'",

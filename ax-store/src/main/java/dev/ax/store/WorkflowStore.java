@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+import dev.ax.domain.workflow.WorkflowBackfillState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -24,12 +25,6 @@ public final class WorkflowStore {
             Instant updatedAt,
             String updatedBy) {}
 
-    public enum BackfillState {
-        RUNNING,
-        CANCELED,
-        DONE
-    }
-
     public record BackfillRow(
             long id,
             long workflowId,
@@ -39,7 +34,7 @@ public final class WorkflowStore {
             int parallelism,
             boolean newestFirst,
             Map<String, Object> params,
-            BackfillState state,
+            WorkflowBackfillState state,
             int total,
             int nextIndex,
             String createdBy,
@@ -191,7 +186,8 @@ public final class WorkflowStore {
                 id);
     }
 
-    public boolean setBackfillState(Tx tx, long id, BackfillState from, BackfillState to) {
+    public boolean setBackfillState(Tx tx, long id, WorkflowBackfillState from, WorkflowBackfillState to) {
+        WorkflowBackfillState.MACHINE.check(from, to);
         return tx.update(
                         "UPDATE ax_workflow_backfill SET state = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND state = ?",
                         to,
@@ -232,7 +228,7 @@ public final class WorkflowStore {
                 r.integer("parallelism"),
                 r.bool("newest_first"),
                 params == null ? Map.of() : Json.readMap(params),
-                r.enumOf(BackfillState.class, "state"),
+                r.enumOf(WorkflowBackfillState.class, "state"),
                 r.integer("total"),
                 r.integer("next_index"),
                 r.str("created_by"),

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.IllegalTransitionException;
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import java.time.Instant;
@@ -155,6 +156,31 @@ abstract class StoreContractTest {
                                 Map.of("type", "shell", "command", command)),
                         Set.of())
                 .definition();
+    }
+
+    @Test
+    void a_backfill_that_is_done_is_never_moved_again_and_the_refusal_changes_nothing() {
+        long id = store.tx(tx -> store.backfills()
+                .insert(
+                        tx,
+                        task.id(),
+                        "t",
+                        Instant.parse("2026-11-01T00:00:00Z"),
+                        Instant.parse("2026-11-02T00:00:00Z"),
+                        1,
+                        "skip",
+                        false,
+                        Map.of(),
+                        1,
+                        "test"));
+        boolean done = store.tx(tx -> store.backfills().setState(tx, id, BackfillState.RUNNING, BackfillState.DONE));
+        assertThat(done).isTrue();
+        assertThatThrownBy(() ->
+                        store.tx(tx -> store.backfills().setState(tx, id, BackfillState.DONE, BackfillState.RUNNING)))
+                .isInstanceOf(IllegalTransitionException.class)
+                .hasMessage("a backfill cannot move from DONE to RUNNING");
+        assertThat(store.tx(tx -> store.backfills().find(tx, id)).orElseThrow().state())
+                .isEqualTo(BackfillState.DONE);
     }
 
     @Test

@@ -1,13 +1,12 @@
 package dev.ax.domain.run;
 
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.Set;
+import dev.ax.domain.state.IllegalTransitionException;
+import dev.ax.domain.state.StateMachine;
 
 /**
  * The state of one shard of a sharded instance ({@code policy.sharding}). The instance keeps its
  * own {@link InstanceState} (RUNNING while any shard may still run); shards move through this
- * smaller machine, and only through {@link #check}.
+ * smaller machine ({@link #MACHINE}), and only through {@link #check}.
  *
  * <pre>
  * READY ──► RUNNING ──► SUCCESS
@@ -25,22 +24,20 @@ public enum ShardState {
     FAILED,
     STOPPED;
 
-    private static final Map<ShardState, Set<ShardState>> ALLOWED = Map.of(
-            READY, EnumSet.of(RUNNING, STOPPED),
-            RUNNING, EnumSet.of(SUCCESS, RETRYING, FAILED, STOPPED),
-            RETRYING, EnumSet.of(RUNNING, STOPPED),
-            SUCCESS, EnumSet.noneOf(ShardState.class),
-            FAILED, EnumSet.noneOf(ShardState.class),
-            STOPPED, EnumSet.noneOf(ShardState.class));
+    /** The table of a shard's moves. */
+    public static final StateMachine<ShardState> MACHINE = StateMachine.of("shard", ShardState.class)
+            .initial(READY)
+            .allow(READY, RUNNING, STOPPED)
+            .allow(RUNNING, SUCCESS, RETRYING, FAILED, STOPPED)
+            .allow(RETRYING, RUNNING, STOPPED)
+            .build();
 
     public boolean isTerminal() {
-        return ALLOWED.get(this).isEmpty();
+        return MACHINE.isFinal(this);
     }
 
-    /** Throws {@link IllegalStateException} for a move the table does not allow. */
+    /** Throws {@link IllegalTransitionException} for a move the table does not allow. */
     public static void check(ShardState from, ShardState to) {
-        if (!ALLOWED.get(from).contains(to)) {
-            throw new IllegalStateException("a shard cannot move from " + from + " to " + to);
-        }
+        MACHINE.check(from, to);
     }
 }

@@ -1,6 +1,7 @@
 package dev.ax.domain.workflow;
 
 import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.state.StateMachine;
 
 /**
  * The state of one node in one workflow run. A node is PENDING until its trigger rule says run
@@ -13,6 +14,21 @@ public enum NodeState {
     SUCCESS,
     FAILED,
     SKIPPED;
+
+    /**
+     * A node starts PENDING; its rule runs it (RUNNING, with an instance) or skips it, or its instance
+     * cannot be created (FAILED); an instance created already final gives the node its end at once. A
+     * running node ends with its instance, or is skipped when the run is canceled. A rerun resets a
+     * finished node to PENDING.
+     */
+    public static final StateMachine<NodeState> MACHINE = StateMachine.of("workflow node", NodeState.class)
+            .initial(PENDING)
+            .allow(PENDING, RUNNING, SKIPPED, FAILED)
+            .allow(RUNNING, SUCCESS, FAILED, SKIPPED)
+            .allow(SUCCESS, PENDING)
+            .allow(FAILED, PENDING)
+            .allow(SKIPPED, PENDING)
+            .build();
 
     public boolean isFinal() {
         return this == SUCCESS || this == FAILED || this == SKIPPED;
