@@ -2,7 +2,7 @@ package dev.ax.alerts;
 
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.SuccessNotice;
 import java.util.Optional;
 import java.util.Set;
@@ -32,28 +32,27 @@ final class AlertRules {
      * @param failureKind    the event's {@code data.failureKind}, or null
      * @param failuresBefore for SUCCEEDED: how many final failures of the task came right before this run
      */
-    static Optional<AlertKind> kindOf(EventType type, InstanceState to, String failureKind, int failuresBefore) {
+    static Optional<AlertKind> kindOf(EventType type, RunState to, String failureKind, int failuresBefore) {
         return kindOf(type, to, failureKind, failuresBefore, SuccessNotice.RECOVERY);
     }
 
     /** @param successes the task's {@code policy.notifyOnSuccess}: successes are opt-in per task */
     static Optional<AlertKind> kindOf(
-            EventType type, InstanceState to, String failureKind, int failuresBefore, SuccessNotice successes) {
+            EventType type, RunState to, String failureKind, int failuresBefore, SuccessNotice successes) {
         return switch (type) {
             case FAILED ->
-                to == InstanceState.FAILED
+                to == RunState.FAILED
                         ? Optional.of(
                                 FailureKind.TIMEOUT.name().equals(failureKind)
                                         ? AlertKind.RUN_TIMED_OUT
                                         : AlertKind.RUN_FAILED)
                         : Optional.empty();
-            case EXECUTOR_LOST ->
-                to == InstanceState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
+            case EXECUTOR_LOST -> to == RunState.FAILED ? Optional.of(AlertKind.RUN_EXECUTOR_LOST) : Optional.empty();
             case APPROVAL_REQUESTED -> Optional.of(AlertKind.APPROVAL_WAITING);
             case APPROVAL_EXPIRED -> Optional.of(AlertKind.APPROVAL_EXPIRED);
             case DEPENDENCY_DEADLINE -> Optional.of(AlertKind.DEPENDENCY_DEADLINE);
             case SUCCEEDED ->
-                to != InstanceState.SUCCESS || successes == SuccessNotice.NEVER
+                to != RunState.SUCCESS || successes == SuccessNotice.NEVER
                         ? Optional.empty()
                         : failuresBefore > 0
                                 ? Optional.of(AlertKind.RUN_RECOVERED)

@@ -176,7 +176,7 @@ final class Anomalies {
                             "DUPLICATE_EXECUTION",
                             task.id(),
                             ids.toString())) {
-                dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": instances " + ids(ids));
+                dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": runs " + ids(ids));
             }
         });
         for (SlotAudit.Run stray : found.strays()) {
@@ -188,7 +188,7 @@ final class Anomalies {
                             "DUPLICATE_EXECUTION",
                             task.id(),
                             stray.slot().toString())) {
-                dup.add("instance #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
+                dup.add("run #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
             }
         }
         if (!dup.isEmpty()) {
@@ -201,7 +201,7 @@ final class Anomalies {
                     dup,
                     from,
                     to,
-                    "Compare the runs (ax instance list --task " + task.name()
+                    "Compare the runs (ax run list --task " + task.name()
                             + "). Two runs for one slot mean the (task, slot) key"
                             + " was bypassed: another scheduler on a copy of the database, a restored backup, a changed schema."
                             + " Stop the extra scheduler; terminate the second run if it is still running.");
@@ -279,11 +279,11 @@ final class Anomalies {
                     .firstSighting(tx, "long:" + r.id() + ":" + r.attempt(), "LONG_RUN", r.taskId(), age.toString())) {
                 continue;
             }
-            var run = store.instances().find(tx, r.id()).orElseThrow();
+            var run = store.runs().find(tx, r.id()).orElseThrow();
             TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
             Map<String, String> f = new LinkedHashMap<>();
             f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
-            f.put("Instance", "#" + run.id());
+            f.put("Run", "#" + run.id());
             f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
             f.put("Started at", RunAlerts.time(run.startedAt(), def.trigger().timezone()));
             f.put("Running for", RunAlerts.human(age));
@@ -298,7 +298,7 @@ final class Anomalies {
                     f,
                     List.of(),
                     ctx.runAlerts().logTail(tx, run.id(), run.attempt()),
-                    "Look at its output (ax instance log " + run.id() + "); stop it if it hangs: ax instance terminate "
+                    "Look at its output (ax run log " + run.id() + "); stop it if it hangs: ax run terminate "
                             + run.id(),
                     ctx.runAlerts().link(run.id()));
             written += ctx.enqueue(

@@ -1,6 +1,6 @@
 package dev.ax.alerts;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -116,7 +116,7 @@ final class AxMetrics {
                 .increment();
     }
 
-    void finished(InstanceState outcome) {
+    void finished(RunState outcome) {
         Counter.builder("ax.runs.finished")
                 .description("Runs that ended, by final state")
                 .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))

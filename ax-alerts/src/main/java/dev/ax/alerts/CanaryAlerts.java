@@ -53,7 +53,7 @@ final class CanaryAlerts {
                 List.of(String.valueOf(d.get("reason"))),
                 null,
                 "New runs use v" + d.get("stableVersion")
-                        + " again. See the canary's failed runs: ax instance list --task " + e.taskName()
+                        + " again. See the canary's failed runs: ax run list --task " + e.taskName()
                         + "; fix the definition and start a new canary (PUT /api/tasks/" + e.taskName()
                         + "?rollout=canary)",
                 link);

@@ -152,7 +152,7 @@ final class Deliveries {
                 f,
                 details,
                 null,
-                "Look at the failed runs in the console or with: ax instance list --state FAILED. Alerts are sent one by one again"
+                "Look at the failed runs in the console or with: ax run list --state FAILED. Alerts are sent one by one again"
                         + " once fewer than " + ctx.config().stormLimit() + " a minute arrive.",
                 null);
     }

@@ -2,11 +2,11 @@ package dev.ax.alerts;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.AlertStore;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Tx;
 import dev.ax.store.read.RunHistoryReads;
 import dev.ax.store.read.RunHistoryReads.Slot;
@@ -89,7 +89,7 @@ final class EventTail {
         if (events.isEmpty()) {
             return Batch.NONE;
         }
-        Map<Long, InstanceRow> runs = candidateRuns(tx, events);
+        Map<Long, RunRow> runs = candidateRuns(tx, events);
         Instant now = tx.now();
         Duration gapWait = ctx.config().pipeline().gapWait();
         long last = cursor.get();
@@ -115,14 +115,14 @@ final class EventTail {
      * The runs of the events that may mean an alert, in one query: every success is one of them, and a
      * query per event was the tail's largest cost.
      */
-    private Map<Long, InstanceRow> candidateRuns(Tx tx, List<EventRow> events) {
+    private Map<Long, RunRow> candidateRuns(Tx tx, List<EventRow> events) {
         List<Long> ids = events.stream()
                 .filter(EventTail::mayAlert)
                 .map(EventRow::instanceId)
                 .distinct()
                 .toList();
-        Map<Long, InstanceRow> runs = new HashMap<>();
-        ctx.store().instances().findAll(tx, ids).forEach(run -> runs.put(run.id(), run));
+        Map<Long, RunRow> runs = new HashMap<>();
+        ctx.store().runs().findAll(tx, ids).forEach(run -> runs.put(run.id(), run));
         return runs;
     }
 
@@ -130,12 +130,12 @@ final class EventTail {
         return AlertRules.CANDIDATES.contains(e.type()) && e.instanceId() != null;
     }
 
-    private void handle(Tx tx, EventRow e, Map<Long, InstanceRow> runs) {
+    private void handle(Tx tx, EventRow e, Map<Long, RunRow> runs) {
         CanaryAlerts.handle(ctx, tx, e);
         if (!mayAlert(e)) {
             return;
         }
-        InstanceRow run = runs.get(e.instanceId());
+        RunRow run = runs.get(e.instanceId());
         if (run == null || run.cause() == Cause.TEST) {
             return; // a test run of a draft is watched by whoever started it: no alert
         }
@@ -206,7 +206,7 @@ final class EventTail {
         if (e.to() != null && e.to().isTerminal()) {
             m.finished(e.to());
         }
-        if (e.to() == InstanceState.RETRYING) {
+        if (e.to() == RunState.RETRYING) {
             m.retried();
         }
     }

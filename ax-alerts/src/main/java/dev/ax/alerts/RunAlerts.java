@@ -3,8 +3,8 @@ package dev.ax.alerts;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.read.RunHistoryReads;
@@ -42,13 +42,12 @@ final class RunAlerts {
         this.consoleUrl = consoleUrl;
     }
 
-    AlertContent compose(
-            Tx tx, AlertKind kind, EventRow event, InstanceRow run, TaskDefinition def, int failuresBefore) {
+    AlertContent compose(Tx tx, AlertKind kind, EventRow event, RunRow run, TaskDefinition def, int failuresBefore) {
         long id = run.id();
         ZoneId zone = def.trigger().timezone();
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
-        f.put("Instance", "#" + id);
+        f.put("Run", "#" + id);
         f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
         f.put("State", run.state().name());
         String title;
@@ -79,8 +78,8 @@ final class RunAlerts {
                         run.taskName() + " #" + id + " failed: executor " + nullToEmpty(run.executorId()) + " lost";
                     default -> run.taskName() + " #" + id + " failed: " + summary(run);
                 };
-                next = "ax instance retry " + id + " (same parameters), or ax instance rerun " + id
-                        + " (the task's current version); full output: ax instance log " + id;
+                next = "ax run retry " + id + " (same parameters), or ax run rerun " + id
+                        + " (the task's current version); full output: ax run log " + id;
                 tail = logTail(tx, id, run.attempt());
             }
             case APPROVAL_WAITING -> {
@@ -93,19 +92,19 @@ final class RunAlerts {
                     f.put("Request", event.message());
                 }
                 title = run.taskName() + " #" + id + " waits for approval";
-                next = "ax instance approve " + id + " or ax instance reject " + id
-                        + " (the request: ax instance approval " + id + ")";
+                next = "ax run approve " + id + " or ax run reject " + id + " (the request: ax run approval " + id
+                        + ")";
             }
             case APPROVAL_EXPIRED -> {
                 f.put("Expired at", time(event.at(), zone));
                 title = run.taskName() + " #" + id + " was canceled: nobody approved it in time";
-                next = "ax instance retry " + id + " to ask again";
+                next = "ax run retry " + id + " to ask again";
             }
             case DEPENDENCY_DEADLINE -> {
                 f.put("Gave up at", time(event.at(), zone));
                 f.put("Waiting for", nullToEmpty(event.message()));
                 title = run.taskName() + " #" + id + " did not run: its dependencies were not met in time";
-                next = "fix the upstream runs named above, then ax instance rerun " + id;
+                next = "fix the upstream runs named above, then ax run rerun " + id;
             }
             case RUN_SUCCEEDED -> {
                 f.put("Succeeded at", time(event.at(), zone));
@@ -132,7 +131,7 @@ final class RunAlerts {
     }
 
     /** How many final failures of the task came right before {@code run} (preview runs aside). */
-    int failuresBefore(Tx tx, InstanceRow run) {
+    int failuresBefore(Tx tx, RunRow run) {
         return RunHistoryReads.failuresBefore(tx, run.taskId(), run.id(), HISTORY);
     }
 
@@ -209,13 +208,13 @@ final class RunAlerts {
     }
 
     /** "#41 cron slot 2024-05-01T02:00:00Z → #45 retry by alice": how the run came to exist, root first. */
-    String chain(Tx tx, InstanceRow run) {
+    String chain(Tx tx, RunRow run) {
         List<String> steps = new ArrayList<>();
-        InstanceRow at = run;
+        RunRow at = run;
         for (int i = 0; at != null && i < CHAIN_STEPS; i++) {
             steps.add(step(at));
             Long parent = at.parentId();
-            at = parent == null ? null : store.instances().find(tx, parent).orElse(null);
+            at = parent == null ? null : store.runs().find(tx, parent).orElse(null);
         }
         if (at != null) {
             steps.add("…");
@@ -224,7 +223,7 @@ final class RunAlerts {
         return String.join(" → ", steps);
     }
 
-    private static String step(InstanceRow r) {
+    private static String step(RunRow r) {
         String s = "#" + r.id() + " " + r.cause().wireName();
         if (r.cause().isScheduled()) {
             s += " slot " + r.scheduledAt();
@@ -235,7 +234,7 @@ final class RunAlerts {
     }
 
     /** What went wrong, in a few words, for a title. */
-    static String summary(InstanceRow run) {
+    static String summary(RunRow run) {
         if (run.failureKind() == null) {
             return shorten(run.message(), 120);
         }

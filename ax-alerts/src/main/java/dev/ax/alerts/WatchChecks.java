@@ -100,7 +100,7 @@ final class WatchChecks {
             case DATABASE -> "Node " + nodeId + " cannot reach the database: check the database and the network to it.";
             case EXECUTORS -> "Start an executor for the group: ax executor --server URL --token TOKEN --group GROUP";
             case READY_BACKLOG ->
-                "Add executors for the waiting groups, or look for runs that hold every slot (ax instance list --state RUNNING).";
+                "Add executors for the waiting groups, or look for runs that hold every slot (ax run list --state RUNNING).";
             case SILENCE ->
                 "Is any server node running and connected to the database? GET /healthz on each node and read its server log.";
             case CLOCK ->

@@ -1,6 +1,6 @@
 package dev.ax.alerts;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
@@ -39,12 +39,12 @@ record WatchFacts(
         Duration clockOffset) {
 
     /** Runs that have not finished, READY aside (counted with its oldest): their counts are the first facts. */
-    private static final List<InstanceState> UNFINISHED = List.of(
-            InstanceState.RUNNING,
-            InstanceState.RETRYING,
-            InstanceState.BLOCKED,
-            InstanceState.WAITING_APPROVAL,
-            InstanceState.WAITING_DEPENDENCY);
+    private static final List<RunState> UNFINISHED = List.of(
+            RunState.RUNNING,
+            RunState.RETRYING,
+            RunState.BLOCKED,
+            RunState.WAITING_APPROVAL,
+            RunState.WAITING_DEPENDENCY);
 
     /** @param clockOffset how far the database's clock is ahead of this node's; null when not measured */
     static WatchFacts collect(
@@ -60,7 +60,7 @@ record WatchFacts(
         Map<String, Long> counts = new LinkedHashMap<>();
         HealthReads.Backlog ready = HealthReads.ready(tx);
         counts.put("ready", ready.count());
-        store.instances()
+        store.runs()
                 .countInStates(tx, UNFINISHED)
                 .forEach((state, n) -> counts.put(state.name().toLowerCase(Locale.ROOT), n));
         List<ExecutorRow> live = store.executors().live(tx, executorAliveMillis);

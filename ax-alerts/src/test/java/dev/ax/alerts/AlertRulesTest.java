@@ -7,13 +7,13 @@ import static dev.ax.domain.run.EventType.EXECUTOR_LOST;
 import static dev.ax.domain.run.EventType.FAILED;
 import static dev.ax.domain.run.EventType.RETRY_SCHEDULED;
 import static dev.ax.domain.run.EventType.SUCCEEDED;
-import static dev.ax.domain.run.InstanceState.CANCELED;
-import static dev.ax.domain.run.InstanceState.RETRYING;
-import static dev.ax.domain.run.InstanceState.SUCCESS;
+import static dev.ax.domain.run.RunState.CANCELED;
+import static dev.ax.domain.run.RunState.RETRYING;
+import static dev.ax.domain.run.RunState.SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.SuccessNotice;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -26,9 +26,9 @@ class AlertRulesTest {
     static Stream<Arguments> table() {
         return Stream.of(
                 // a final failure is alerted; its kind says how it failed
-                Arguments.of(FAILED, InstanceState.FAILED, "EXIT_CODE", 0, AlertKind.RUN_FAILED),
-                Arguments.of(FAILED, InstanceState.FAILED, "TIMEOUT", 0, AlertKind.RUN_TIMED_OUT),
-                Arguments.of(EXECUTOR_LOST, InstanceState.FAILED, "EXECUTOR_LOST", 0, AlertKind.RUN_EXECUTOR_LOST),
+                Arguments.of(FAILED, RunState.FAILED, "EXIT_CODE", 0, AlertKind.RUN_FAILED),
+                Arguments.of(FAILED, RunState.FAILED, "TIMEOUT", 0, AlertKind.RUN_TIMED_OUT),
+                Arguments.of(EXECUTOR_LOST, RunState.FAILED, "EXECUTOR_LOST", 0, AlertKind.RUN_EXECUTOR_LOST),
                 // a failure that will be retried is not: the last attempt decides
                 Arguments.of(EXECUTOR_LOST, RETRYING, "EXECUTOR_LOST", 0, null),
                 Arguments.of(RETRY_SCHEDULED, RETRYING, "TIMEOUT", 0, null),
@@ -36,20 +36,19 @@ class AlertRulesTest {
                 Arguments.of(APPROVAL_REQUESTED, null, null, 0, AlertKind.APPROVAL_WAITING),
                 Arguments.of(APPROVAL_EXPIRED, CANCELED, null, 0, AlertKind.APPROVAL_EXPIRED),
                 // a run that waited for its dependencies past its deadline (a FAIL by policy is a plain FAILED above)
-                Arguments.of(
-                        EventType.DEPENDENCY_DEADLINE, InstanceState.FAILED, null, 0, AlertKind.DEPENDENCY_DEADLINE),
-                Arguments.of(EventType.DEPENDENCY_MET, InstanceState.BLOCKED, null, 0, null),
+                Arguments.of(EventType.DEPENDENCY_DEADLINE, RunState.FAILED, null, 0, AlertKind.DEPENDENCY_DEADLINE),
+                Arguments.of(EventType.DEPENDENCY_MET, RunState.BLOCKED, null, 0, null),
                 // success: only as a recovery after failures
                 Arguments.of(SUCCEEDED, SUCCESS, null, 0, null),
                 Arguments.of(SUCCEEDED, SUCCESS, null, 2, AlertKind.RUN_RECOVERED),
                 // everything else is quiet (successes are opt-in: see successes_are_opt_in)
-                Arguments.of(CLAIMED, InstanceState.RUNNING, null, 0, null));
+                Arguments.of(CLAIMED, RunState.RUNNING, null, 0, null));
     }
 
     @ParameterizedTest(name = "{0} to {1} ({2}, {3} failures before) -> {4}")
     @MethodSource("table")
     void decides_the_alert_of_an_event(
-            EventType type, InstanceState to, String failureKind, int failuresBefore, AlertKind expected) {
+            EventType type, RunState to, String failureKind, int failuresBefore, AlertKind expected) {
         assertThat(AlertRules.kindOf(type, to, failureKind, failuresBefore)).isEqualTo(Optional.ofNullable(expected));
     }
 

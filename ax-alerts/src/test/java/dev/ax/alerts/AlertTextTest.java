@@ -34,26 +34,26 @@ class AlertTextTest {
     void plain_and_markdown_carry_the_same_facts() {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Task", "daily_report (v3)");
-        f.put("Instance", "#42");
+        f.put("Run", "#42");
         AlertContent c = new AlertContent(
                 AlertKind.RUN_FAILED,
                 "daily_report #42 failed: exited with code 3",
                 f,
                 List.of(),
                 "loading...\nboom: disk full\n",
-                "ax instance retry 42",
+                "ax run retry 42",
                 "http://ax:7070/runs/42");
         String plain = AlertText.plain(c);
         assertThat(plain)
                 .contains(
                         "Task: daily_report (v3)",
-                        "Next: ax instance retry 42",
+                        "Next: ax run retry 42",
                         "Console: http://ax:7070/runs/42",
                         "Last lines of the log:\nloading...\nboom: disk full\n");
         String md = AlertText.markdown(c);
         assertThat(md)
                 .startsWith("### 🔴 daily_report #42 failed")
-                .contains("- **Instance**: #42", "> boom: disk full", "[Open in the console](http://ax:7070/runs/42)");
+                .contains("- **Run**: #42", "> boom: disk full", "[Open in the console](http://ax:7070/runs/42)");
         assertThat(AlertContent.fromMap(c.toMap())).isEqualTo(c);
     }
 

@@ -60,7 +60,7 @@ abstract class AlertsContractTest {
                         "\"kind\":\"RUN_FAILED\"",
                         "daily_report #" + id + " failed",
                         "boom: disk full",
-                        "ax instance retry " + id,
+                        "ax run retry " + id,
                         "http://console.test/runs/" + id,
                         "#" + id + " manual by alice");
         assertThat(types(r, id)).contains(EventType.ALERT_SENT);
@@ -258,7 +258,7 @@ abstract class AlertsContractTest {
                 .contains(
                         "DUPLICATE_EXECUTION",
                         "Suspected duplicate execution of minutely",
-                        "instances #" + first + ", #" + second);
+                        "runs #" + first + ", #" + second);
         assertThat(r.alertsOf("MISSED_EXECUTION")).isEmpty();
     }
 
@@ -339,7 +339,7 @@ abstract class AlertsContractTest {
         assertThat(r.alerts.anomalyTick()).isEqualTo(1);
         assertThat(r.alertsOf("LONG_RUN")).singleElement().satisfies(a -> {
             assertThat(a.title()).startsWith("etl #" + stuck + " has been running for 10m");
-            assertThat(a.text()).contains("ax instance terminate " + stuck);
+            assertThat(a.text()).contains("ax run terminate " + stuck);
         });
         assertThat(r.alerts.anomalyTick()).isZero();
         assertThat(task).isPositive();

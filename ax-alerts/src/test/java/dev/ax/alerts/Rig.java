@@ -118,7 +118,7 @@ final class Rig implements AutoCloseable {
         }
         WorkItem item = claimed.remove(instanceId);
         if (item == null) {
-            throw new AssertionError("instance " + instanceId + " was not claimable");
+            throw new AssertionError("run " + instanceId + " was not claimable");
         }
         if (output.length > 0) {
             node.dispatcher().log(new LogChunk("fake", item.ref(), "stdout", List.of(output)));

@@ -3,9 +3,9 @@ package dev.ax.api;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.scheduler.Dispatcher;
-import dev.ax.scheduler.RunService;
+import dev.ax.scheduler.Runs;
 import dev.ax.scheduler.SchedulerNode;
-import dev.ax.scheduler.TaskService;
+import dev.ax.scheduler.Tasks;
 import dev.ax.store.Store;
 
 /**
@@ -24,11 +24,11 @@ public record ApiContext(SchedulerNode node, ObjectMapper json, Observability ob
         return node.context().store();
     }
 
-    public TaskService tasks() {
+    public Tasks tasks() {
         return node.tasks();
     }
 
-    public RunService runs() {
+    public Runs runs() {
         return node.runs();
     }
 

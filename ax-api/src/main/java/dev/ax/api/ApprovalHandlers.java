@@ -1,12 +1,12 @@
 package dev.ax.api;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Approval;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -36,23 +36,22 @@ final class ApprovalHandlers {
     record ApprovalView(
             long instanceId,
             String taskName,
-            InstanceState state,
+            RunState state,
             List<String> approvers,
             boolean fourEyes,
             Instant deadline,
             String requestedBy,
             Long previewInstanceId,
-            InstanceState previewState,
+            RunState previewState,
             List<String> previewOutput,
             Map<String, Object> previewAction) {}
 
-    /** {@code GET /api/instances/{id}/approval}. */
+    /** {@code GET /api/runs/{id}/approval}. */
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
         ctx.json(store.tx(tx -> {
-            InstanceRow run =
-                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            RunRow run = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
             Approval approval = store.tasks()
                     .definitionAt(tx, run.taskId(), run.taskVersion())
                     .map(d -> d.policy().approval())
@@ -61,7 +60,7 @@ final class ApprovalHandlers {
                 // A job may ask mid-run without a gate in its policy: any operator or admin decides.
                 approval = new Approval(List.of(), null, false, null);
             }
-            InstanceRow preview = store.instances().previewOf(tx, id).orElse(null);
+            RunRow preview = store.runs().previewOf(tx, id).orElse(null);
             List<String> output =
                     preview == null ? List.of() : tail(store.logs().read(tx, preview.id(), 0, 10_000));
             return new ApprovalView(
@@ -80,7 +79,7 @@ final class ApprovalHandlers {
     }
 
     /**
-     * {@code POST /api/instances/{id}/approval-request}, body {@code {"summary":"1,234 rows will change"}}: a running job
+     * {@code POST /api/runs/{id}/approval-request}, body {@code {"summary":"1,234 rows will change"}}: a running job
      * asks a person to confirm; it then waits (polling its instance) for RUNNING (approved) or CANCELED.
      */
     void request(Context ctx) {
@@ -89,29 +88,29 @@ final class ApprovalHandlers {
         if (summary != null && !(summary instanceof String)) {
             throw new ValidationException("summary", "must be a string: what the person is asked to confirm");
         }
-        InstanceRow run = api.node().approvals().requestMidRun(id, Auth.actor(ctx), (String) summary);
+        RunRow run = api.node().approvals().requestMidRun(id, Auth.actor(ctx), (String) summary);
         ctx.json(Map.of("instanceId", id, "state", run.state()));
     }
 
-    /** {@code POST /api/instances/{id}/approve}, body {@code {"comment":"..."}} or none. */
+    /** {@code POST /api/runs/{id}/approve}, body {@code {"comment":"..."}} or none. */
     void approve(Context ctx) {
         long id = Params.pathId(ctx, "id");
         api.node().approvals().approve(id, Auth.principal(ctx), comment(ctx));
         ctx.json(api.store()
                 .tx(tx -> api.store()
-                        .instances()
+                        .runs()
                         .find(tx, id)
                         .map(r -> Map.of("instanceId", id, "state", r.state()))
                         .orElseThrow()));
     }
 
-    /** {@code POST /api/instances/{id}/reject}, body {@code {"comment":"..."}} or none. */
+    /** {@code POST /api/runs/{id}/reject}, body {@code {"comment":"..."}} or none. */
     void reject(Context ctx) {
         long id = Params.pathId(ctx, "id");
         api.node().approvals().reject(id, Auth.principal(ctx), comment(ctx));
         ctx.json(api.store()
                 .tx(tx -> api.store()
-                        .instances()
+                        .runs()
                         .find(tx, id)
                         .map(r -> Map.of("instanceId", id, "state", r.state()))
                         .orElseThrow()));

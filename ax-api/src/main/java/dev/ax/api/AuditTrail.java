@@ -36,6 +36,7 @@ public final class AuditTrail {
     /** What a path's first segment is, in the audit's words. */
     private static final Map<String, String> KINDS = Map.ofEntries(
             Map.entry("tasks", "task"),
+            Map.entry("runs", "run"),
             Map.entry("instances", "run"),
             Map.entry("backfills", "backfill"),
             Map.entry("workflows", "workflow"),

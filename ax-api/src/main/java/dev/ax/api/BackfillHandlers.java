@@ -1,6 +1,6 @@
 package dev.ax.api;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.Backfills;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
@@ -55,8 +55,8 @@ final class BackfillHandlers {
         Map<String, Integer> runs = new LinkedHashMap<>();
         p.runs().forEach((state, n) -> runs.put(state.name(), n));
         v.put("runs", runs);
-        int done = p.runs().getOrDefault(InstanceState.SUCCESS, 0);
-        int failed = p.runs().getOrDefault(InstanceState.FAILED, 0);
+        int done = p.runs().getOrDefault(RunState.SUCCESS, 0);
+        int failed = p.runs().getOrDefault(RunState.FAILED, 0);
         v.put("done", done);
         v.put("failed", failed);
         v.put("createdBy", b.createdBy());

@@ -10,6 +10,7 @@ import static dev.ax.domain.access.Role.OPERATOR;
 import static dev.ax.domain.access.Role.PUBLIC;
 import static dev.ax.domain.access.Role.VIEWER;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** The route table: every endpoint of the API, who may call it, and which handler serves it. */
@@ -18,8 +19,33 @@ public final class Routes {
 
     /** {@code api} may be null when only the table itself is wanted (the OpenAPI test). */
     public static List<Route> table(ApiContext api) {
+        List<Route> routes = current(api);
+        List<Route> all = new ArrayList<>(routes);
+        routes.stream()
+                .filter(r -> r.path().startsWith(RUNS))
+                .map(Routes::oldPath)
+                .forEach(all::add);
+        return List.copyOf(all);
+    }
+
+    /** Runs were "instances" in the API's paths before 0.2: those paths stay, the same routes under the old name. */
+    static final String RUNS = "/api/runs";
+
+    static final String OLD_RUNS = "/api/instances";
+
+    private static Route oldPath(Route r) {
+        return new Route(
+                r.method(),
+                OLD_RUNS + r.path().substring(RUNS.length()),
+                r.role(),
+                r.scope(),
+                r.summary() + " (the old path of " + r.path() + ")",
+                r.handler());
+    }
+
+    private static List<Route> current(ApiContext api) {
         TaskHandlers t = new TaskHandlers(api);
-        InstanceHandlers i = new InstanceHandlers(api);
+        RunHandlers i = new RunHandlers(api);
         SystemHandlers s = new SystemHandlers(api);
         ExecutorHandlers e = new ExecutorHandlers(api);
         ApprovalHandlers a = new ApprovalHandlers(api);
@@ -203,57 +229,53 @@ public final class Routes {
                         x::audit),
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
                 get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),
-                get("/api/instances", VIEWER, "List runs, newest first", i::list),
-                get("/api/instances/{id}", VIEWER, "One run, with its trigger chain and why it waits", i::get),
-                get("/api/instances/{id}/events", VIEWER, "A run's events, oldest first", i::events),
-                get("/api/instances/{id}/log", VIEWER, "A run's output", i::log),
+                get("/api/runs", VIEWER, "List runs, newest first", i::list),
+                get("/api/runs/{id}", VIEWER, "One run, with its trigger chain and why it waits", i::get),
+                get("/api/runs/{id}/events", VIEWER, "A run's events, oldest first", i::events),
+                get("/api/runs/{id}/log", VIEWER, "A run's output", i::log),
                 post(
-                        "/api/instances/{id}/terminate",
+                        "/api/runs/{id}/terminate",
                         OPERATOR,
                         Scope.RUN,
                         "Stop a RUNNING run; its process tree is killed",
                         i::terminate),
                 post(
-                        "/api/instances/{id}/cancel",
+                        "/api/runs/{id}/cancel",
                         OPERATOR,
                         Scope.RUN,
                         "Withdraw a run that has not started or waits to retry",
                         i::cancel),
                 post(
-                        "/api/instances/{id}/complete",
+                        "/api/runs/{id}/complete",
                         OPERATOR,
                         Scope.RUN,
                         "An async HTTP action's service reports how the attempt ended",
                         i::complete),
                 post(
-                        "/api/instances/{id}/retry",
+                        "/api/runs/{id}/retry",
                         OPERATOR,
                         Scope.RUN,
                         "Run a failed, terminated or canceled run again, as it was",
                         i::retry),
                 post(
-                        "/api/instances/{id}/rerun",
+                        "/api/runs/{id}/rerun",
                         OPERATOR,
                         Scope.RUN,
                         "Run a finished run again with the task's current version",
                         i::rerun),
                 get(
-                        "/api/instances/{id}/approval",
+                        "/api/runs/{id}/approval",
                         VIEWER,
                         "A run's approval request: who may decide, deadline, preview output",
                         a::get),
                 post(
-                        "/api/instances/{id}/approve",
+                        "/api/runs/{id}/approve",
                         VIEWER,
                         "Approve a run waiting for approval (the task's approvers decide who may)",
                         a::approve),
+                post("/api/runs/{id}/reject", VIEWER, "Reject a run waiting for approval; it is canceled", a::reject),
                 post(
-                        "/api/instances/{id}/reject",
-                        VIEWER,
-                        "Reject a run waiting for approval; it is canceled",
-                        a::reject),
-                post(
-                        "/api/instances/{id}/approval-request",
+                        "/api/runs/{id}/approval-request",
                         OPERATOR,
                         Scope.RUN,
                         "A running job asks a person to confirm before it goes on",

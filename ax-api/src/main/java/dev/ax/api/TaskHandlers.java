@@ -9,8 +9,8 @@ import dev.ax.api.Views.VersionView;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
-import dev.ax.scheduler.TaskService;
-import dev.ax.scheduler.TaskService.Saved;
+import dev.ax.scheduler.Tasks;
+import dev.ax.scheduler.Tasks.Saved;
 import dev.ax.scheduler.TriggerKey;
 import dev.ax.store.EventRow;
 import dev.ax.store.Store;
@@ -166,7 +166,7 @@ final class TaskHandlers {
     }
 
     /** 202 for a new run; 200 with {@code "duplicate": true} for the run an earlier request with the same key made. */
-    private static void answer(Context ctx, String name, TaskService.Triggered t) {
+    private static void answer(Context ctx, String name, Tasks.Triggered t) {
         ctx.status(t.duplicate() ? 200 : 202).json(new Triggered(t.instanceId(), name, t.duplicate()));
     }
 

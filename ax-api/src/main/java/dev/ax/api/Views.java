@@ -2,14 +2,14 @@ package dev.ax.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.scheduler.Dependencies;
 import dev.ax.store.EventRow;
 import dev.ax.store.ExecutorRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
@@ -115,7 +115,7 @@ public final class Views {
 
     /** One link of a trigger chain, from the root to the instance shown. */
     public record ChainLink(long instanceId, String cause, String actor) {
-        public static ChainLink of(InstanceRow i) {
+        public static ChainLink of(RunRow i) {
             return new ChainLink(i.id(), i.cause().wireName(), i.actor());
         }
     }
@@ -124,14 +124,14 @@ public final class Views {
      * One run, with everything an operator asks to see: who fired it, when, on which node and
      * executor, which pid, how it ended, and, while it waits, why.
      */
-    public record InstanceView(
+    public record RunView(
             long id,
             String taskName,
             int taskVersion,
             String cause,
             String fireKey,
             Instant scheduledAt,
-            InstanceState state,
+            RunState state,
             int attempt,
             int maxAttempts,
             String group,
@@ -153,14 +153,13 @@ public final class Views {
             String waitingReason,
             List<Dependencies.WaitingFor> waitingFor,
             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ShardView> shards) {
-        public static InstanceView of(InstanceRow i, List<ChainLink> chain, String waitingReason) {
+        public static RunView of(RunRow i, List<ChainLink> chain, String waitingReason) {
             return of(i, chain, waitingReason, List.of());
         }
 
         /** @param shards a sharded run's shards ({@code policy.sharding}); empty otherwise, and then not shown */
-        public static InstanceView of(
-                InstanceRow i, List<ChainLink> chain, String waitingReason, List<ShardRow> shards) {
-            return new InstanceView(
+        public static RunView of(RunRow i, List<ChainLink> chain, String waitingReason, List<ShardRow> shards) {
+            return new RunView(
                     i.id(),
                     i.taskName(),
                     i.taskVersion(),
@@ -192,8 +191,8 @@ public final class Views {
         }
 
         /** Its message with the values of secrets masked (a message stored before the secret existed holds it as it was). */
-        public InstanceView masked(SecretMask mask) {
-            return new InstanceView(
+        public RunView masked(SecretMask mask) {
+            return new RunView(
                     id,
                     taskName,
                     taskVersion,
@@ -239,8 +238,8 @@ public final class Views {
         }
 
         /** With what a WAITING_DEPENDENCY run waits for: one entry per dependsOn entry. */
-        public InstanceView withWaitingFor(List<Dependencies.WaitingFor> list) {
-            return new InstanceView(
+        public RunView withWaitingFor(List<Dependencies.WaitingFor> list) {
+            return new RunView(
                     id,
                     taskName,
                     taskVersion,
@@ -308,8 +307,8 @@ public final class Views {
             Long instanceId,
             String taskName,
             String type,
-            InstanceState from,
-            InstanceState to,
+            RunState from,
+            RunState to,
             Integer attempt,
             String actor,
             String nodeId,

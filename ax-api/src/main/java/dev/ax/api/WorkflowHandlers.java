@@ -4,11 +4,11 @@ import dev.ax.api.Views.Page;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.WorkflowCodec;
 import dev.ax.scheduler.WorkflowBackfills;
-import dev.ax.scheduler.WorkflowService;
-import dev.ax.scheduler.WorkflowService.RunView;
-import dev.ax.scheduler.WorkflowService.Workflow;
+import dev.ax.scheduler.Workflows;
+import dev.ax.scheduler.Workflows.RunView;
+import dev.ax.scheduler.Workflows.Workflow;
 import dev.ax.store.JsonDiff;
-import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowRunStore.WorkflowRunRow;
 import io.javalin.http.Context;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;
@@ -25,7 +25,7 @@ final class WorkflowHandlers {
         this.api = api;
     }
 
-    private WorkflowService workflows() {
+    private Workflows workflows() {
         return api.node().workflows().service();
     }
 
@@ -82,9 +82,9 @@ final class WorkflowHandlers {
     void runs(Context ctx) {
         int limit = Params.limit(ctx, DEFAULT_LIMIT);
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
-        List<RunRow> rows = workflows().runs(Params.string(ctx, "workflow"), before, limit + 1);
+        List<WorkflowRunRow> rows = workflows().runs(Params.string(ctx, "workflow"), before, limit + 1);
         boolean more = rows.size() > limit;
-        List<RunRow> page = more ? rows.subList(0, limit) : rows;
+        List<WorkflowRunRow> page = more ? rows.subList(0, limit) : rows;
         ctx.json(new Page<>(
                 page.stream().map(WorkflowHandlers::summary).toList(),
                 more ? Cursor.ofId(page.getLast().id()) : null));
@@ -151,7 +151,7 @@ final class WorkflowHandlers {
         return v;
     }
 
-    static Map<String, Object> summary(RunRow r) {
+    static Map<String, Object> summary(WorkflowRunRow r) {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("id", r.id());
         v.put("workflow", r.workflowName());

@@ -431,8 +431,7 @@ class AccessApiTest {
 
         Response self = alice.post("/api/instances/" + id + "/approve", Map.of("comment", "mine"));
         assertThat(self.status()).isEqualTo(403);
-        assertThat(message(self))
-                .isEqualTo("four-eyes rule: alice triggered instance " + id + " and may not decide on it");
+        assertThat(message(self)).isEqualTo("four-eyes rule: alice triggered run " + id + " and may not decide on it");
         Response outsider = dave.post("/api/instances/" + id + "/approve", Map.of());
         assertThat(outsider.status()).isEqualTo(403);
         assertThat(message(outsider)).contains("approvers: team:data/operator");

@@ -104,8 +104,10 @@ class ExecutorProtocolApiTest {
         assertThat(done.status()).as(done.toString()).isEqualTo(200);
         assertThat(done.json().get("accepted").asBoolean()).isTrue();
 
-        JsonNode view = admin.get("/api/instances/" + id).json();
+        JsonNode view = admin.get("/api/runs/" + id).json();
         assertThat(view.get("state").asText()).isEqualTo("SUCCESS");
+        // The path before runs were called runs answers the same.
+        assertThat(admin.get("/api/instances/" + id).json()).isEqualTo(view);
         assertThat(view.get("pid").asLong()).isEqualTo(4242);
         assertThat(view.get("executorId").asText()).isEqualTo("exec-1");
         JsonNode events = admin.get("/api/instances/" + id + "/events").json();

@@ -50,9 +50,9 @@ class OpenApiTest {
         assertThat(doc.get("openapi").asText()).startsWith("3.1");
         JsonNode schemas = doc.get("components").get("schemas");
         assertThat(schemas.has("TaskView")).isTrue();
-        assertThat(schemas.has("InstanceView")).isTrue();
+        assertThat(schemas.has("RunView")).isTrue();
         assertThat(schemas.has("Error")).isTrue();
-        assertThat(schemas.get("InstanceView").get("properties").has("waitingReason"))
+        assertThat(schemas.get("RunView").get("properties").has("waitingReason"))
                 .isTrue();
         // every $ref points at a declared schema
         String text = doc.toString();

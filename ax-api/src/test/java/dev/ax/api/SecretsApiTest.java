@@ -144,7 +144,7 @@ class SecretsApiTest {
         long id = node.node.tasks().trigger("job", Map.of(), Cause.MANUAL, "admin");
         node.store.tx(tx -> {
             node.store.logs().append(tx, new RunRef(id, 0), "stdout", List.of("pw=" + VALUE, "done"));
-            node.store.instances().setMessage(tx, id, "connect failed for " + VALUE);
+            node.store.runs().setMessage(tx, id, "connect failed for " + VALUE);
             return null;
         });
 

@@ -141,7 +141,7 @@ abstract class TriggerKeyApiTest {
             assertThat(error.get("message").asText())
                     .contains("Idempotency-Key was used")
                     .contains("for a different request")
-                    .contains("instance " + id);
+                    .contains("run " + id);
         }
         assertThat(runs("import")).isEqualTo(1);
     }
@@ -239,7 +239,7 @@ abstract class TriggerKeyApiTest {
             long firstId = first.json().get("instanceId").asLong();
             Instant created = shortWindow
                     .store
-                    .tx(tx -> shortWindow.store.instances().find(tx, firstId))
+                    .tx(tx -> shortWindow.store.runs().find(tx, firstId))
                     .orElseThrow()
                     .createdAt();
             // The window is decided by the database's clock: wait for it there.

@@ -69,7 +69,7 @@ final class AxHarness implements AutoCloseable {
         return new AxHarness(store, node);
     }
 
-    /** Creates tasks through {@code TaskService.create} (the API's path), from a few threads. */
+    /** Creates tasks through {@code Tasks.create} (the API's path), from a few threads. */
     void createTasks(int count, IntFunction<Map<String, Object>> json, int threads) {
         try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
             List<Future<?>> done = new ArrayList<>();

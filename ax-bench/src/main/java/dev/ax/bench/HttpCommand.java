@@ -51,7 +51,7 @@ final class HttpCommand implements Callable<Integer> {
             names = "--feed",
             defaultValue = "fired",
             description = "how the runs are created: fired (in batches, as the firing"
-                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one Tasks.trigger transaction per run,"
                     + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
     ShellCommand.Feed feed = ShellCommand.Feed.fired;
 

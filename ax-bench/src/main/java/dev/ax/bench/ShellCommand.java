@@ -1,10 +1,10 @@
 package dev.ax.bench;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.executor.ExecutorConfig;
 import dev.ax.server.AxServer;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
 import dev.ax.store.TaskRow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +56,7 @@ final class ShellCommand implements Callable<Integer> {
             names = "--feed",
             defaultValue = "fired",
             description = "how the runs are created: fired (in batches, as the firing"
-                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one TaskService.trigger transaction per run,"
+                    + " loop writes a batch of due runs: the executor sets the pace) or trigger (one Tasks.trigger transaction per run,"
                     + " what POST /api/trigger does) (default ${DEFAULT-VALUE})")
     Feed feed = Feed.fired;
 
@@ -64,7 +64,7 @@ final class ShellCommand implements Callable<Integer> {
     enum Feed {
         /** {@code RunBatches.createAll}: the rows and events the firing loop writes for a batch of due runs, in one statement. */
         fired,
-        /** {@code TaskService.trigger}, one transaction per run. */
+        /** {@code Tasks.trigger}, one transaction per run. */
         trigger;
 
         String describe() {
@@ -276,10 +276,10 @@ final class ShellCommand implements Callable<Integer> {
                             // scheduled_at).
                             server.store().tx(tx -> {
                                 Instant now = tx.now();
-                                List<NewInstance> batch = new ArrayList<>();
+                                List<NewRun> batch = new ArrayList<>();
                                 for (long i = first; i < first + deficit; i++) {
                                     TaskRow t = rows.get((int) (i % tasks));
-                                    batch.add(new NewInstance(
+                                    batch.add(new NewRun(
                                             t.id(),
                                             t.name(),
                                             t.version(),
@@ -287,7 +287,7 @@ final class ShellCommand implements Callable<Integer> {
                                             "event:bench-" + i,
                                             now,
                                             Map.of(),
-                                            InstanceState.READY,
+                                            RunState.READY,
                                             1,
                                             "default",
                                             "bench",

@@ -29,8 +29,8 @@ import picocli.CommandLine.Option;
  * W2 "burst": R one-time runs due at the same instant; how fast does each system drain them?
  * The runs are inserted due now while the system is stopped, the tables are vacuumed, and then
  * the system starts (t0): at t0 all R runs are due at once. Lag = start - t0. AX's runs are
- * inserted with batched SQL shaped exactly like {@code InstanceStore.create} (instance row plus
- * its CREATED event), because creating 100,000 runs through {@code TaskService.trigger} takes
+ * inserted with batched SQL shaped exactly like {@code RunStore.create} (instance row plus
+ * its CREATED event), because creating 100,000 runs through {@code Tasks.trigger} takes
  * longer than the drain itself; that API path's own rate is measured separately and reported.
  */
 @Command(name = "w2", description = "W2 burst: R one-time runs due at once; drain rate and lag (AX, db-scheduler)")
@@ -66,7 +66,7 @@ final class W2Command implements Callable<Integer> {
     @Option(
             names = "--trigger-threads",
             defaultValue = "4",
-            description = "threads calling TaskService.trigger for the API-path insert rate")
+            description = "threads calling Tasks.trigger for the API-path insert rate")
     int triggerThreads;
 
     @Option(
@@ -176,7 +176,7 @@ final class W2Command implements Callable<Integer> {
                     "",
                     "",
                     "",
-                    "TaskService.trigger x" + triggerThreads,
+                    "Tasks.trigger x" + triggerThreads,
                     Table.num(d(ax, "apiPathInsertsPerSecond")),
                     "",
                     "",
@@ -222,13 +222,13 @@ final class W2Command implements Callable<Integer> {
 
     private static final Map<String, Object> EVENT = Map.of("type", "event");
 
-    /** Runs created through {@code TaskService.trigger} (what POST /api/trigger calls) for a few seconds, nothing consuming. */
+    /** Runs created through {@code Tasks.trigger} (what POST /api/trigger calls) for a few seconds, nothing consuming. */
     Map<String, Object> axTriggerRate(Pg pg) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("system", "AX");
         out.put(
                 "phase",
-                "API-path insert rate: TaskService.trigger(Cause.EVENT) from " + triggerThreads
+                "API-path insert rate: Tasks.trigger(Cause.EVENT) from " + triggerThreads
                         + " threads, one event task, overflow ALLOW");
         try (AxHarness ax = AxHarness.open(pg, "ax_bench", triggerThreads + 4)) {
             ax.node.tasks().create(AxHarness.task("burst", EVENT, "ALLOW"), "bench");
@@ -309,7 +309,7 @@ final class W2Command implements Callable<Integer> {
         return out;
     }
 
-    /** R READY instances, due now, spread over the tasks burst-0..burst-(K-1), each with its CREATED event: what InstanceStore.create writes. */
+    /** R READY instances, due now, spread over the tasks burst-0..burst-(K-1), each with its CREATED event: what RunStore.create writes. */
     static void bulkInsertAx(Pg pg, String db, int tasks, int r) {
         try (Connection c = pg.connect(db)) {
             c.setAutoCommit(false);

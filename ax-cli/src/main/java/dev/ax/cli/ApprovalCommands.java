@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ax instance approval|approve|reject ID}: a run's approval request and the decision on it. */
+/** {@code ax run approval|approve|reject ID}: a run's approval request and the decision on it. */
 final class ApprovalCommands {
     private ApprovalCommands() {}
 
@@ -15,14 +15,14 @@ final class ApprovalCommands {
             mixinStandardHelpOptions = true,
             description = "Show a run's approval request: who may decide, the deadline and the preview's output.")
     static final class Show extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode a = api.get(InstanceCommand.path(id) + "/approval");
+            JsonNode a = api.get(RunCommand.path(id) + "/approval");
             if (!printedJson(a)) {
-                out().println("instance " + Output.text(a, "instanceId") + " (" + Output.text(a, "taskName") + "): "
+                out().println("run " + Output.text(a, "instanceId") + " (" + Output.text(a, "taskName") + "): "
                         + Output.text(a, "state"));
                 out().println("approvers:   "
                         + (a.path("approvers").isEmpty()
@@ -32,7 +32,7 @@ final class ApprovalCommands {
                 out().println("deadline:    " + Output.text(a, "deadline"));
                 out().println("asked by:    " + Output.text(a, "requestedBy"));
                 if (a.hasNonNull("previewInstanceId")) {
-                    out().println("preview:     instance " + Output.text(a, "previewInstanceId") + " "
+                    out().println("preview:     run " + Output.text(a, "previewInstanceId") + " "
                             + Output.text(a, "previewState"));
                     a.path("previewOutput").forEach(line -> out().println("  | " + line.asText()));
                 }
@@ -47,10 +47,10 @@ final class ApprovalCommands {
             description = {
                 "From inside a running job: ask a person to confirm before going on.",
                 "With --wait, block until decided: exit 0 when approved, 1 when rejected or expired.",
-                "Example in a shell task: ax instance request-approval $AX_INSTANCE_ID --summary \"$(wc -l < rows.csv) rows\" --wait || exit 1"
+                "Example in a shell task: ax run request-approval $AX_INSTANCE_ID --summary \"$(wc -l < rows.csv) rows\" --wait || exit 1"
             })
     static final class Request extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id (in a job: $AX_INSTANCE_ID).")
+        @Parameters(paramLabel = "ID", description = "The run's id (in a job: $AX_INSTANCE_ID).")
         String id;
 
         @Option(names = "--summary", paramLabel = "TEXT", description = "What the person is asked to confirm.")
@@ -69,18 +69,17 @@ final class ApprovalCommands {
         @Override
         protected int run(ApiClient api) {
             JsonNode r = api.post(
-                    InstanceCommand.path(id) + "/approval-request",
-                    summary == null ? null : Map.of("summary", summary));
+                    RunCommand.path(id) + "/approval-request", summary == null ? null : Map.of("summary", summary));
             if (!waitForDecision) {
                 if (!printedJson(r)) {
-                    out().println("instance " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
+                    out().println("run " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
                 }
                 return ExitCodes.OK;
             }
             while (true) {
-                String state = Output.text(api.get(InstanceCommand.path(id)), "state");
+                String state = Output.text(api.get(RunCommand.path(id)), "state");
                 if (!"WAITING_APPROVAL".equals(state)) {
-                    out().println("instance " + id + " " + state);
+                    out().println("run " + id + " " + state);
                     return "RUNNING".equals(state) ? ExitCodes.OK : ExitCodes.REFUSED;
                 }
                 try {
@@ -94,7 +93,7 @@ final class ApprovalCommands {
     }
 
     abstract static class Decide extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Option(names = "--comment", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
@@ -104,10 +103,10 @@ final class ApprovalCommands {
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode r = api.post(
-                    InstanceCommand.path(id) + "/" + verb(), comment == null ? null : Map.of("comment", comment));
+            JsonNode r =
+                    api.post(RunCommand.path(id) + "/" + verb(), comment == null ? null : Map.of("comment", comment));
             if (!printedJson(r)) {
-                out().println("instance " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
+                out().println("run " + Output.text(r, "instanceId") + " " + Output.text(r, "state"));
             }
             return ExitCodes.OK;
         }

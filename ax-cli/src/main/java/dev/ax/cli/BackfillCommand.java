@@ -121,7 +121,7 @@ final class BackfillCommand extends GroupCommand {
                 r.path("plan")
                         .forEach(p -> out().println(Output.text(p, "slot") + "  " + Output.text(p, "action")
                                 + (p.hasNonNull("existingInstanceId")
-                                        ? "  (instance " + Output.text(p, "existingInstanceId") + " "
+                                        ? "  (run " + Output.text(p, "existingInstanceId") + " "
                                                 + Output.text(p, "existingState") + ")"
                                         : "")));
                 out().println(Output.text(r, "slots") + " slots; nothing created (dry run)");

@@ -19,7 +19,7 @@ import picocli.CommandLine.HelpCommand;
             ExecutorCommand.class,
             TaskCommand.class,
             TriggerCommand.class,
-            InstanceCommand.class,
+            RunCommand.class,
             BackfillCommand.class,
             WorkflowCommand.class,
             SecretCommand.class,

@@ -1,18 +1,18 @@
 package dev.ax.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * A command that creates a run ({@code ax trigger}, {@code ax instance retry|rerun}): prints the new instance id and,
+ * A command that creates a run ({@code ax trigger}, {@code ax run retry|rerun}): prints the new instance id and,
  * with {@code --wait}, follows it until it ends; exit 0 on SUCCESS, 1 otherwise.
  */
 abstract class NewRunCommand extends ClientCommand {
     static final Duration POLL_EVERY = Duration.ofMillis(500);
 
-    @Option(names = "--wait", description = "Wait until the instance ends; the exit code says how it ended.")
+    @Option(names = "--wait", description = "Wait until the run ends; the exit code says how it ended.")
     boolean await;
 
     @Option(
@@ -36,17 +36,15 @@ abstract class NewRunCommand extends ClientCommand {
             out().println(id);
             out().flush();
         }
-        JsonNode instance = InstanceCommand.await(api, id, timeoutSeconds, POLL_EVERY);
+        JsonNode instance = RunCommand.await(api, id, timeoutSeconds, POLL_EVERY);
         if (instance == null) {
-            err().println("instance " + id + " did not end within " + timeoutSeconds
-                    + " s (it goes on; see `ax instance show " + id + "`)");
+            err().println("run " + id + " did not end within " + timeoutSeconds + " s (it goes on; see `ax run show "
+                    + id + "`)");
             return ExitCodes.REFUSED;
         }
         if (!printedJson(instance)) {
-            out().println(InstanceCommand.outcome(instance));
+            out().println(RunCommand.outcome(instance));
         }
-        return InstanceCommand.state(instance).map(InstanceState::isSuccessful).orElse(false)
-                ? ExitCodes.OK
-                : ExitCodes.REFUSED;
+        return RunCommand.state(instance).map(RunState::isSuccessful).orElse(false) ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 }

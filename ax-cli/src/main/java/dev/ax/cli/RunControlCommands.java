@@ -7,7 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code ax instance terminate|cancel|retry|rerun ID}: what an operator does to a run. The server decides whether the
+ * {@code ax run terminate|cancel|retry|rerun ID}: what an operator does to a run. The server decides whether the
  * run's state allows it and, when not, says what to do instead (exit 1 with that message).
  */
 final class RunControlCommands {
@@ -25,7 +25,7 @@ final class RunControlCommands {
                 "The run is TERMINATED at once. A run that has not started is canceled instead."
             })
     static final class Terminate extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
@@ -33,9 +33,9 @@ final class RunControlCommands {
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode i = api.post(InstanceCommand.path(id) + "/terminate", reasonBody(reason));
+            JsonNode i = api.post(RunCommand.path(id) + "/terminate", reasonBody(reason));
             if (!printedJson(i)) {
-                out().println("instance " + Output.text(i, "id") + " " + Output.text(i, "state")
+                out().println("run " + Output.text(i, "id") + " " + Output.text(i, "state")
                         + "; its executor kills the process within seconds");
             }
             return ExitCodes.OK;
@@ -50,7 +50,7 @@ final class RunControlCommands {
                 "For READY, BLOCKED, WAITING_APPROVAL and RETRYING runs; a RUNNING run is terminated instead."
             })
     static final class Cancel extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Option(names = "--reason", paramLabel = "TEXT", description = "Why; recorded in the run's events.")
@@ -58,9 +58,9 @@ final class RunControlCommands {
 
         @Override
         protected int run(ApiClient api) {
-            JsonNode i = api.post(InstanceCommand.path(id) + "/cancel", reasonBody(reason));
+            JsonNode i = api.post(RunCommand.path(id) + "/cancel", reasonBody(reason));
             if (!printedJson(i)) {
-                out().println("instance " + Output.text(i, "id") + " " + Output.text(i, "state"));
+                out().println("run " + Output.text(i, "id") + " " + Output.text(i, "state"));
             }
             return ExitCodes.OK;
         }
@@ -71,16 +71,16 @@ final class RunControlCommands {
             mixinStandardHelpOptions = true,
             description = {
                 "Run a failed, terminated or canceled run again, as it was.",
-                "A new instance with the same task version and parameters, chained to the old one; prints its id.",
+                "A new run with the same task version and parameters, chained to the old one; prints its id.",
                 "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."
             })
     static final class Retry extends NewRunCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id of the run to retry.")
+        @Parameters(paramLabel = "ID", description = "The id of the run to retry.")
         String id;
 
         @Override
         protected int run(ApiClient api) {
-            return created(api, api.post(InstanceCommand.path(id) + "/retry", null));
+            return created(api, api.post(RunCommand.path(id) + "/retry", null));
         }
     }
 
@@ -89,16 +89,16 @@ final class RunControlCommands {
             mixinStandardHelpOptions = true,
             description = {
                 "Run a finished run again with the task's current version.",
-                "A new instance with the same parameters, chained to the old one; prints its id.",
+                "A new run with the same parameters, chained to the old one; prints its id.",
                 "With --wait, follow it until it ends: exit 0 on SUCCESS, 1 otherwise."
             })
     static final class Rerun extends NewRunCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id of the run to re-run.")
+        @Parameters(paramLabel = "ID", description = "The id of the run to re-run.")
         String id;
 
         @Override
         protected int run(ApiClient api) {
-            return created(api, api.post(InstanceCommand.path(id) + "/rerun", null));
+            return created(api, api.post(RunCommand.path(id) + "/rerun", null));
         }
     }
 }

@@ -221,7 +221,7 @@ final class TaskCommand extends GroupCommand {
     @Command(
             name = "pause",
             mixinStandardHelpOptions = true,
-            description = "Stop firing a task on its schedule (running instances go on).")
+            description = "Stop firing a task on its schedule (running runs go on).")
     static final class Pause extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
@@ -257,7 +257,7 @@ final class TaskCommand extends GroupCommand {
     @Command(
             name = "delete",
             mixinStandardHelpOptions = true,
-            description = "Delete a task (its versions and past instances stay in the audit log).")
+            description = "Delete a task (its versions and past runs stay in the audit log).")
     static final class Delete extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
@@ -325,7 +325,7 @@ final class TaskCommand extends GroupCommand {
             mixinStandardHelpOptions = true,
             description =
                     "A task's timeline, newest first: edits, pauses, missed slots, runs someone triggered, and what its runs did"
-                            + " beyond the routine (failed, retried, skipped, canceled, alerted). A run's whole story: ax instance events ID.")
+                            + " beyond the routine (failed, retried, skipped, canceled, alerted). A run's whole story: ax run events ID.")
     static final class Events extends ClientCommand {
         @Parameters(paramLabel = "NAME", description = "The task name.")
         String name;
@@ -346,7 +346,7 @@ final class TaskCommand extends GroupCommand {
             if (printedJson(page)) {
                 return ExitCodes.OK;
             }
-            InstanceCommand.eventsTable(out(), page, true);
+            RunCommand.eventsTable(out(), page, true);
             GroupCommand.moreHint(err(), page);
             return ExitCodes.OK;
         }

@@ -19,8 +19,8 @@ import picocli.CommandLine.Parameters;
         name = "trigger",
         mixinStandardHelpOptions = true,
         description = {
-            "Run a task now (a manual instance) and print the instance id.",
-            "With --wait, follow the instance until it ends: exit 0 on SUCCESS, 1 otherwise.",
+            "Run a task now (a manual run) and print its id.",
+            "With --wait, follow the run until it ends: exit 0 on SUCCESS, 1 otherwise.",
             "The request carries an Idempotency-Key (a new UUID unless --idempotency-key gives one): when the server "
                     + "cannot be reached, the connection drops or the answer is 502/503/504, it is sent again with the same "
                     + "key (up to " + ApiClient.ATTEMPTS + " attempts), and the server makes at most one run for it."
@@ -70,10 +70,10 @@ final class TriggerCommand extends NewRunCommand {
             String id = Output.text(answer, "instanceId");
             err().println(
                             retries.get() > 0
-                                    ? "instance " + id
+                                    ? "run " + id
                                             + " was created by an earlier attempt whose answer was lost; no second run"
-                                    : "instance " + id + " was created by an earlier request with Idempotency-Key "
-                                            + key + "; no new run");
+                                    : "run " + id + " was created by an earlier request with Idempotency-Key " + key
+                                            + "; no new run");
         }
         return created(api, answer);
     }

@@ -198,7 +198,7 @@ final class WorkflowCommand extends GroupCommand {
     @Command(
             name = "run",
             mixinStandardHelpOptions = true,
-            description = "A workflow run: every node with its state and instance.")
+            description = "A workflow run: every node with its state and run.")
     static final class Run extends ClientCommand {
         @Parameters(paramLabel = "ID", description = "The workflow run id.")
         String id;

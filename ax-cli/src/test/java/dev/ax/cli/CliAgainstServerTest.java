@@ -97,7 +97,7 @@ class CliAgainstServerTest {
 
         assertThat(r.exitCode()).as(r.toString()).isZero();
         String id = r.out().lines().findFirst().orElseThrow();
-        assertThat(r.out()).contains("instance " + id + " SUCCESS (exit 0");
+        assertThat(r.out()).contains("run " + id + " SUCCESS (exit 0");
 
         Cli.Result log = ax("instance", "log", id);
         assertThat(log.exitCode()).as(log.toString()).isZero();

@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.executor.os.Procs;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,8 +124,8 @@ class ExecutorProcessKillTest {
     /** The retry ran on {@code healthy} after the first attempt was lost; the first body never finished. */
     void assertRetriedElsewhereAndNeverTwice(long id, String healthy) throws Exception {
         await().atMost(Duration.ofSeconds(60)).until(() -> instance(id).state().isTerminal());
-        InstanceRow run = instance(id);
-        assertThat(run.state()).isEqualTo(InstanceState.SUCCESS);
+        RunRow run = instance(id);
+        assertThat(run.state()).isEqualTo(RunState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.executorId()).isEqualTo(healthy);
         List<EventType> events = server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
@@ -173,7 +173,7 @@ class ExecutorProcessKillTest {
         await().atMost(Duration.ofMillis(leaseMillis)).until(() -> !alive(body));
         assertThat(instance(id).state())
                 .as("the server has not passed the run on yet")
-                .isEqualTo(InstanceState.RUNNING);
+                .isEqualTo(RunState.RUNNING);
         assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(Duration.ofMillis(leaseMillis));
 
         executor("healthy");
@@ -221,7 +221,7 @@ class ExecutorProcessKillTest {
                 .contains("restarted");
     }
 
-    InstanceRow instance(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 }

@@ -118,7 +118,7 @@ class HttpsCliTest {
                 .as(run + "\nexecutor:\n" + Files.readString(dir.resolve("executor.log")))
                 .isZero();
         String id = run.out().lines().findFirst().orElseThrow();
-        assertThat(run.out()).contains("instance " + id + " SUCCESS");
+        assertThat(run.out()).contains("run " + id + " SUCCESS");
         Cli.Result log = ax("instance", "log", id, "--server", url, "--ca", ca.toString());
         assertThat(log.out()).contains("sealed-and-delivered");
         assertThat(ax("instance", "show", id, "--server", url, "--ca", ca.toString())

@@ -3,8 +3,8 @@ package dev.ax.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
+import dev.ax.domain.run.RunState;
+import dev.ax.store.RunRow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code ax instance terminate|cancel|retry|rerun} and the task counters against a real server (embedded H2,
+ * {@code ax run terminate|cancel|retry|rerun} and the task counters against a real server (embedded H2,
  * in-process executor for the group {@code default}). Runs that must stay waiting use the group {@code nowhere},
  * which no executor serves.
  */
@@ -47,14 +47,11 @@ class RunControlCliTest {
         return r.out().strip();
     }
 
-    static InstanceRow instance(String id) {
+    static RunRow instance(String id) {
         return cli.server()
                 .store()
-                .tx(tx -> cli.server()
-                        .store()
-                        .instances()
-                        .find(tx, Long.parseLong(id))
-                        .orElseThrow());
+                .tx(tx ->
+                        cli.server().store().runs().find(tx, Long.parseLong(id)).orElseThrow());
     }
 
     @Test
@@ -67,8 +64,8 @@ class RunControlCliTest {
         Cli.Result r = ax("instance", "terminate", id, "--reason", "stuck on a lock");
 
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.out()).startsWith("instance " + id + " TERMINATED");
-        assertThat(instance(id).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(r.out()).startsWith("run " + id + " TERMINATED");
+        assertThat(instance(id).state()).isEqualTo(RunState.TERMINATED);
         // The executor learns it at its next heartbeat (at most 2 s) and kills the process tree.
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
@@ -99,7 +96,7 @@ class RunControlCliTest {
                 .contains("WAITING_DEPENDENCY")
                 .contains("dependencies:")
                 .contains("waiting  cli_upstream (sameDate ")
-                .contains("READY, instance " + upstream);
+                .contains("READY, run " + upstream);
         assertThat(ax("instance", "cancel", waiting).exitCode()).isZero();
         assertThat(ax("instance", "cancel", upstream).exitCode()).isZero();
     }
@@ -135,7 +132,7 @@ class RunControlCliTest {
         Cli.Result canceled = ax("instance", "cancel", second, "--reason", "a duplicate");
 
         assertThat(canceled.exitCode()).as(canceled.toString()).isZero();
-        assertThat(canceled.out()).isEqualTo("instance " + second + " CANCELED" + System.lineSeparator());
+        assertThat(canceled.out()).isEqualTo("run " + second + " CANCELED" + System.lineSeparator());
         Cli.Result again = ax("instance", "cancel", second);
         assertThat(again.exitCode()).isEqualTo(ExitCodes.REFUSED);
         assertThat(again.err()).contains("CANCELED");
@@ -158,8 +155,8 @@ class RunControlCliTest {
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.REFUSED);
         String retry = r.out().lines().findFirst().orElseThrow();
         assertThat(retry).matches("\\d+").isNotEqualTo(failed);
-        assertThat(r.out()).contains("instance " + retry + " FAILED (exit 3");
-        InstanceRow row = instance(retry);
+        assertThat(r.out()).contains("run " + retry + " FAILED (exit 3");
+        RunRow row = instance(retry);
         assertThat(row.parentId()).isEqualTo(Long.parseLong(failed));
         assertThat(ax("instance", "show", retry).out()).contains("retry");
 
@@ -184,7 +181,7 @@ class RunControlCliTest {
         assertThat(rerun.exitCode()).as(rerun.toString()).isZero();
         String again = rerun.out().lines().findFirst().orElseThrow();
         assertThat(again).isNotEqualTo(ok);
-        assertThat(rerun.out()).contains("instance " + again + " SUCCESS");
+        assertThat(rerun.out()).contains("run " + again + " SUCCESS");
     }
 
     @Test
@@ -192,7 +189,7 @@ class RunControlCliTest {
         for (String verb : List.of("terminate", "cancel", "retry", "rerun")) {
             Cli.Result r = ax("instance", verb, "999999");
             assertThat(r.exitCode()).as(verb + "\n" + r).isEqualTo(ExitCodes.REFUSED);
-            assertThat(r.err()).as(verb).contains("no instance 999999");
+            assertThat(r.err()).as(verb).contains("no run 999999");
         }
     }
 
@@ -201,7 +198,7 @@ class RunControlCliTest {
         eventTask("skips_when_busy", "true", "nowhere", "{\"overflow\":\"SKIP\"}");
         String first = trigger("skips_when_busy");
         String second = trigger("skips_when_busy");
-        assertThat(instance(second).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(instance(second).state()).isEqualTo(RunState.SKIPPED);
 
         Cli.Result show = ax("task", "show", "skips_when_busy");
 

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** {@code ax instance show} lists a sharded run's shards; {@code ax instance log --shard N} prints one shard's output. */
+/** {@code ax run show} lists a sharded run's shards; {@code ax run log --shard N} prints one shard's output. */
 class ShardCliTest {
     @RegisterExtension
     static final CliServer cli = new CliServer("cli-shard-test");

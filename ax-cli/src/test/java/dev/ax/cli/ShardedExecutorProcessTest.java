@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
 import dev.ax.store.TestDatabases;
 import java.nio.file.Files;
@@ -111,8 +111,8 @@ class ShardedExecutorProcessTest {
         return server.node().tasks().trigger(name, Map.of(), Cause.EVENT, "test");
     }
 
-    InstanceRow instance(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 
     List<ShardRow> shards(long id) {
@@ -150,8 +150,8 @@ class ShardedExecutorProcessTest {
 
         await().atMost(Duration.ofSeconds(90)).until(() -> instance(id).state().isTerminal());
 
-        InstanceRow run = instance(id);
-        assertThat(run.state()).isEqualTo(InstanceState.SUCCESS);
+        RunRow run = instance(id);
+        assertThat(run.state()).isEqualTo(RunState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(1);
         // The three good shards ran exactly once; shard 2 three times.
         assertThat(byShard(runs))
@@ -228,7 +228,7 @@ class ShardedExecutorProcessTest {
         doomed.destroyForcibly().waitFor(); // SIGKILL: no goodbye, no report; its shell lives on as an orphan
 
         await().atMost(Duration.ofSeconds(60)).until(() -> instance(id).state().isTerminal());
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
         ShardRow lost = shards(id).get(lostShard);
         ShardRow kept = shards(id).get(1 - lostShard);
         assertThat(lost.attempt()).isEqualTo(2);
@@ -272,7 +272,7 @@ class ShardedExecutorProcessTest {
 
         server.node().runs().terminate(id, "ops", "stop everything");
 
-        assertThat(instance(id).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(instance(id).state()).isEqualTo(RunState.TERMINATED);
         assertThat(shards(id)).extracting(ShardRow::state).containsOnly(ShardState.STOPPED);
         // Each executor learns at its next heartbeat and kills its shard's process tree.
         await().atMost(Duration.ofSeconds(20))

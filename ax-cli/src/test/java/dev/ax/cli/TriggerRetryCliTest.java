@@ -3,7 +3,7 @@ package dev.ax.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.store.AnswerLosingProxy;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunStore.RunFilter;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +44,8 @@ class TriggerRetryCliTest {
                 .store()
                 .tx(tx -> cli.server()
                         .store()
-                        .instances()
-                        .list(tx, new InstanceFilter("once", null, null, null), Long.MAX_VALUE, 100))
+                        .runs()
+                        .list(tx, new RunFilter("once", null, null, null), Long.MAX_VALUE, 100))
                 .size();
     }
 
@@ -66,7 +66,7 @@ class TriggerRetryCliTest {
             long id = Long.parseLong(r.out().strip());
             String task = cli.server()
                     .store()
-                    .tx(tx -> cli.server().store().instances().find(tx, id))
+                    .tx(tx -> cli.server().store().runs().find(tx, id))
                     .orElseThrow()
                     .taskName();
             assertThat(task).as("the id printed is the run's").isEqualTo("once");

@@ -5,7 +5,7 @@ import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
 import dev.ax.console.Views.Count;
 import dev.ax.console.Views.Dashboard;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
@@ -28,18 +28,18 @@ import java.util.Objects;
 final class DashboardPage {
     static final int WINDOW_HOURS = 24;
     static final int LIST_LIMIT = 10;
-    private static final List<InstanceState> OUTCOME_ORDER = List.of(
-            InstanceState.SUCCESS,
-            InstanceState.FAILED,
-            InstanceState.TERMINATED,
-            InstanceState.CANCELED,
-            InstanceState.SKIPPED,
-            InstanceState.RUNNING,
-            InstanceState.RETRYING,
-            InstanceState.READY,
-            InstanceState.BLOCKED,
-            InstanceState.WAITING_APPROVAL,
-            InstanceState.WAITING_DEPENDENCY);
+    private static final List<RunState> OUTCOME_ORDER = List.of(
+            RunState.SUCCESS,
+            RunState.FAILED,
+            RunState.TERMINATED,
+            RunState.CANCELED,
+            RunState.SKIPPED,
+            RunState.RUNNING,
+            RunState.RETRYING,
+            RunState.READY,
+            RunState.BLOCKED,
+            RunState.WAITING_APPROVAL,
+            RunState.WAITING_DEPENDENCY);
     private static final DateTimeFormatter HOUR =
             DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter HOUR_LONG =
@@ -73,17 +73,17 @@ final class DashboardPage {
             ClosedHours done = closedHours(tx, now, fromId);
             List<HourRow> hours = new ArrayList<>(done.rows());
             hours.addAll(ConsoleReads.hourly(tx, done.boundaryId()));
-            Map<InstanceState, Long> outcomes = new EnumMap<>(InstanceState.class);
+            Map<RunState, Long> outcomes = new EnumMap<>(RunState.class);
             hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
-            Map<InstanceState, Long> live = store.instances()
+            Map<RunState, Long> live = store.runs()
                     .countInStates(
                             tx,
                             List.of(
-                                    InstanceState.RUNNING,
-                                    InstanceState.WAITING_APPROVAL,
-                                    InstanceState.READY,
-                                    InstanceState.BLOCKED,
-                                    InstanceState.RETRYING));
+                                    RunState.RUNNING,
+                                    RunState.WAITING_APPROVAL,
+                                    RunState.READY,
+                                    RunState.BLOCKED,
+                                    RunState.RETRYING));
             List<ExecutorRow> executors = store.executors().all(tx);
             Instant cutoff = now.minusMillis(alive);
             int online = (int) executors.stream()
@@ -93,14 +93,14 @@ final class DashboardPage {
                     WINDOW_HOURS,
                     outcomes.values().stream().mapToLong(Long::longValue).sum(),
                     counts(outcomes),
-                    live.get(InstanceState.RUNNING),
-                    Items.runs(ConsoleReads.inState(tx, InstanceState.RUNNING, LIST_LIMIT)),
-                    live.get(InstanceState.WAITING_APPROVAL),
-                    Items.runs(ConsoleReads.inState(tx, InstanceState.WAITING_APPROVAL, LIST_LIMIT)),
+                    live.get(RunState.RUNNING),
+                    Items.runs(ConsoleReads.inState(tx, RunState.RUNNING, LIST_LIMIT)),
+                    live.get(RunState.WAITING_APPROVAL),
+                    Items.runs(ConsoleReads.inState(tx, RunState.WAITING_APPROVAL, LIST_LIMIT)),
                     Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT)),
-                    live.get(InstanceState.READY),
-                    live.get(InstanceState.BLOCKED),
-                    live.get(InstanceState.RETRYING),
+                    live.get(RunState.READY),
+                    live.get(RunState.BLOCKED),
+                    live.get(RunState.RETRYING),
                     online,
                     executors.size(),
                     health,
@@ -122,11 +122,11 @@ final class DashboardPage {
         return seen;
     }
 
-    private static List<Count> counts(Map<InstanceState, Long> byState) {
+    private static List<Count> counts(Map<RunState, Long> byState) {
         List<Count> out = new ArrayList<>();
-        for (InstanceState s : OUTCOME_ORDER) {
+        for (RunState s : OUTCOME_ORDER) {
             long n = byState.getOrDefault(s, 0L);
-            if (n > 0 || s == InstanceState.SUCCESS || s == InstanceState.FAILED) {
+            if (n > 0 || s == RunState.SUCCESS || s == RunState.FAILED) {
                 out.add(new Count(s.name(), n, "state-" + s.name().toLowerCase(Locale.ROOT)));
             }
         }
@@ -151,7 +151,7 @@ final class DashboardPage {
                 continue; // a run created at the window's edge, in the hour before the first bar
             }
             runs[i] += r.runs();
-            if (r.state() == InstanceState.FAILED || r.state() == InstanceState.TERMINATED) {
+            if (r.state() == RunState.FAILED || r.state() == RunState.TERMINATED) {
                 failed[i] += r.runs();
             }
             if (r.maxLagSeconds() != null && (lags[i] == null || r.maxLagSeconds() > lags[i])) {

@@ -8,7 +8,7 @@ import dev.ax.console.Views.VersionItem;
 import dev.ax.domain.task.ParamSpec;
 import dev.ax.domain.task.Parameters;
 import dev.ax.domain.task.Trigger;
-import dev.ax.store.read.ConsoleReads.RunRow;
+import dev.ax.store.read.ConsoleReads.RunListRow;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +51,7 @@ final class Items {
         return v instanceof BigDecimal d ? d.toPlainString() : String.valueOf(v);
     }
 
-    static RunItem run(RunRow r) {
+    static RunItem run(RunListRow r) {
         return new RunItem(
                 r.id(),
                 r.taskName(),
@@ -66,7 +66,7 @@ final class Items {
                 Fmt.num(r.exitCode()));
     }
 
-    static List<RunItem> runs(List<RunRow> rows) {
+    static List<RunItem> runs(List<RunListRow> rows) {
         return rows.stream().map(Items::run).toList();
     }
 

@@ -1,10 +1,10 @@
 package dev.ax.console;
 
 import dev.ax.console.Session.Who;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.NotFoundException;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.StoreException;
 import io.javalin.http.Context;
@@ -41,11 +41,11 @@ final class LogStream {
         Store store = c.store();
         long after = Math.max(cursor(ctx.queryParam("after")), cursor(ctx.header("Last-Event-ID")));
         int attempt = Math.max(1, (int) cursor(ctx.queryParam("attempt")));
-        InstanceState now = store.tx(tx -> store.instances().find(tx, id))
-                .map(InstanceRow::state)
+        RunState now = store.tx(tx -> store.runs().find(tx, id))
+                .map(RunRow::state)
                 .orElseThrow(() -> new NotFoundException("no run " + id));
         // The state the page showed: a run that moved on before this stream connected must still reload the page.
-        InstanceState seen = shownState(ctx.queryParam("state"), now);
+        RunState seen = shownState(ctx.queryParam("state"), now);
         ctx.status(200);
         ctx.res().setContentType("text/event-stream;charset=utf-8");
         ctx.res().setHeader("Cache-Control", "no-store");
@@ -63,7 +63,7 @@ final class LogStream {
         }
     }
 
-    private void follow(OutputStream out, long id, long after, int attempt, InstanceState seen)
+    private void follow(OutputStream out, long id, long after, int attempt, RunState seen)
             throws IOException, InterruptedException {
         Store store = c.store();
         write(out, "retry: 2000\n\n");
@@ -72,7 +72,7 @@ final class LogStream {
         while (System.nanoTime() - deadline < 0) {
             long from = after;
             Read read = store.tx(tx -> new Read(
-                    store.instances().find(tx, id).map(InstanceRow::state).orElse(null),
+                    store.runs().find(tx, id).map(RunRow::state).orElse(null),
                     store.logs().read(tx, id, from, CHUNKS_PER_READ)));
             if (!read.chunks().isEmpty()) {
                 after = read.chunks().getLast().chunkId();
@@ -100,7 +100,7 @@ final class LogStream {
         }
     }
 
-    private record Read(InstanceState state, List<LogLine> chunks) {}
+    private record Read(RunState state, List<LogLine> chunks) {}
 
     /**
      * One event; each line of {@code data} gets its own {@code data:} field, as the format requires.
@@ -124,12 +124,12 @@ final class LogStream {
         out.flush();
     }
 
-    private static InstanceState shownState(String raw, InstanceState fallback) {
+    private static RunState shownState(String raw, RunState fallback) {
         if (raw == null || raw.isBlank()) {
             return fallback;
         }
         try {
-            return InstanceState.valueOf(raw.strip());
+            return RunState.valueOf(raw.strip());
         } catch (IllegalArgumentException e) {
             throw new BadRequest("'" + raw + "' is not a run state");
         }

@@ -10,18 +10,18 @@ import dev.ax.console.Views.Option;
 import dev.ax.console.Views.RunDetail;
 import dev.ax.console.Views.RunList;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.Approval;
 import dev.ax.scheduler.NotFoundException;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import dev.ax.store.read.ConsoleReads;
-import dev.ax.store.read.ConsoleReads.RunFilter;
-import dev.ax.store.read.ConsoleReads.RunRow;
+import dev.ax.store.read.ConsoleReads.RunListFilter;
+import dev.ax.store.read.ConsoleReads.RunListRow;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
@@ -35,7 +35,11 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The runs list, a run's whole story, and what can be done to a run. */
+/**
+ * The runs list, a run's whole story, and what can be done to a run: one handler per page or action,
+ * longer than most files here because a run's page shows everything a run has (approval, shards,
+ * trigger chain, dependencies).
+ */
 final class RunPages {
     static final int PAGE_SIZE = 50;
     static final int MAX_EVENTS = 500;
@@ -44,14 +48,13 @@ final class RunPages {
 
     static final int MAX_CHAIN = 50;
     static final int PREVIEW_LINES = 50;
-    private static final Set<InstanceState> CANCELABLE = Set.of(
-            InstanceState.READY,
-            InstanceState.BLOCKED,
-            InstanceState.RETRYING,
-            InstanceState.WAITING_APPROVAL,
-            InstanceState.WAITING_DEPENDENCY);
-    private static final Set<InstanceState> RETRYABLE =
-            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+    private static final Set<RunState> CANCELABLE = Set.of(
+            RunState.READY,
+            RunState.BLOCKED,
+            RunState.RETRYING,
+            RunState.WAITING_APPROVAL,
+            RunState.WAITING_DEPENDENCY);
+    private static final Set<RunState> RETRYABLE = Set.of(RunState.FAILED, RunState.TERMINATED, RunState.CANCELED);
 
     private final ConsoleContext c;
 
@@ -61,12 +64,12 @@ final class RunPages {
 
     void list(Context ctx, Who who) {
         String task = blankToNull(ctx.queryParam("task"));
-        InstanceState state = enumParam(ctx, "state", InstanceState.class);
+        RunState state = enumParam(ctx, "state", RunState.class);
         Cause cause = enumParam(ctx, "cause", Cause.class);
         Period since = Period.of(blankToNull(ctx.queryParam("since")));
         long before = longParam(ctx, "before", Long.MAX_VALUE);
         Store store = c.store();
-        List<RunRow> rows = store.tx(tx -> {
+        List<RunListRow> rows = store.tx(tx -> {
             // A deleted task's runs are found by the ids its name had (its versions outlive it).
             List<Long> taskIds = task == null
                     ? null
@@ -76,10 +79,10 @@ final class RunPages {
                             .orElseGet(() -> ConsoleReads.taskIdsNamed(tx, task));
             long fromId =
                     since == null ? 0 : ConsoleReads.firstIdSince(tx, tx.now().minus(since.length()));
-            return ConsoleReads.runs(tx, new RunFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
+            return ConsoleReads.runs(tx, new RunListFilter(taskIds, state, cause, fromId), before, PAGE_SIZE + 1);
         });
         boolean more = rows.size() > PAGE_SIZE;
-        List<RunRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
+        List<RunListRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
         String filter = query("task", task)
                 + query("state", state == null ? null : state.name())
                 + query("cause", cause == null ? null : cause.name())
@@ -91,7 +94,7 @@ final class RunPages {
                         new Page("Runs", "runs", who, Session.takeFlash(ctx)),
                         new RunList(
                                 task,
-                                options(InstanceState.values(), state),
+                                options(RunState.values(), state),
                                 options(Cause.values(), cause),
                                 Period.options(since),
                                 Items.runs(page),
@@ -113,7 +116,7 @@ final class RunPages {
 
     private RunDetail detail(Tx tx, long id, Who who) {
         Store store = c.store();
-        InstanceRow r = store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
+        RunRow r = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
         SecretMask mask = c.mask();
         List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream()
                 .map(e -> event(e, mask))
@@ -157,7 +160,7 @@ final class RunPages {
                 chunks.size() == MAX_LOG_CHUNKS,
                 !r.state().isTerminal(),
                 approval(tx, r, who),
-                r.state() == InstanceState.RUNNING,
+                r.state() == RunState.RUNNING,
                 CANCELABLE.contains(r.state()),
                 RETRYABLE.contains(r.state()),
                 r.state().isTerminal(),
@@ -178,12 +181,12 @@ final class RunPages {
     }
 
     /** From the root of the trigger chain to this run, following {@code parentId}. */
-    private List<ChainItem> chain(Tx tx, InstanceRow r) {
+    private List<ChainItem> chain(Tx tx, RunRow r) {
         List<ChainItem> links = new ArrayList<>();
         links.add(new ChainItem(r.id(), r.cause().wireName(), r.actor(), true));
-        InstanceRow cur = r;
+        RunRow cur = r;
         while (cur.parentId() != null && links.size() < MAX_CHAIN) {
-            InstanceRow parent = c.store().instances().find(tx, cur.parentId()).orElse(null);
+            RunRow parent = c.store().runs().find(tx, cur.parentId()).orElse(null);
             if (parent == null) {
                 break;
             }
@@ -194,7 +197,7 @@ final class RunPages {
     }
 
     /** Why a run that is not running waits, in words (the API's {@code waitingReason}). */
-    private String waitingReason(Tx tx, InstanceRow r) {
+    private String waitingReason(Tx tx, RunRow r) {
         Store store = c.store();
         return switch (r.state()) {
             case READY -> {
@@ -220,8 +223,8 @@ final class RunPages {
     }
 
     /** The approval request of a run waiting for one: who may decide, until when, the preview's output. */
-    private ApprovalItem approval(Tx tx, InstanceRow r, Who who) {
-        if (r.state() != InstanceState.WAITING_APPROVAL) {
+    private ApprovalItem approval(Tx tx, RunRow r, Who who) {
+        if (r.state() != RunState.WAITING_APPROVAL) {
             return null;
         }
         Store store = c.store();
@@ -233,7 +236,7 @@ final class RunPages {
             // A job may ask mid-run without a gate in its policy: any operator or admin decides.
             approval = new Approval(List.of(), null, false, null);
         }
-        InstanceRow preview = store.instances().previewOf(tx, r.id()).orElse(null);
+        RunRow preview = store.runs().previewOf(tx, r.id()).orElse(null);
         String output =
                 preview == null ? null : c.mask().apply(tail(store.logs().read(tx, preview.id(), 0, MAX_LOG_CHUNKS)));
         String team = store.tasks()
@@ -278,7 +281,7 @@ final class RunPages {
                 e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), mask.apply(e.message()));
     }
 
-    private static String params(InstanceRow r) {
+    private static String params(RunRow r) {
         return r.params() == null || r.params().isEmpty()
                 ? null
                 : r.params().entrySet().stream()

@@ -10,7 +10,7 @@ import dev.ax.console.Views.TaskDetail;
 import dev.ax.console.Views.TaskEditor;
 import dev.ax.console.Views.TaskList;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.CronPreview;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.FieldError;
@@ -19,11 +19,11 @@ import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;
 import dev.ax.scheduler.NotFoundException;
-import dev.ax.scheduler.TaskService.Saved;
+import dev.ax.scheduler.Tasks.Saved;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.read.ConsoleReads;
-import dev.ax.store.read.ConsoleReads.RunFilter;
+import dev.ax.store.read.ConsoleReads.RunListFilter;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.util.LinkedHashMap;
@@ -53,7 +53,7 @@ final class TaskPages {
             List<TaskRow> rows = store.tasks().list(tx, after, search, PAGE_SIZE + 1);
             boolean more = rows.size() > PAGE_SIZE;
             List<TaskRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
-            Map<Long, InstanceState> last =
+            Map<Long, RunState> last =
                     ConsoleReads.lastStates(tx, page.stream().map(TaskRow::id).toList());
             return new TaskList(
                     search,
@@ -108,7 +108,7 @@ final class TaskPages {
                     next,
                     note,
                     Items.runs(ConsoleReads.runs(
-                            tx, new RunFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
+                            tx, new RunListFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
                     store.tasks().versions(tx, name, VERSIONS).stream()
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff()))
                             .toList(),

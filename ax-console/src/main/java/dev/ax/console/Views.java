@@ -1,7 +1,7 @@
 package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.FieldError;
 import dev.ax.scheduler.Canaries;
 import dev.ax.scheduler.Dependencies;
@@ -18,7 +18,7 @@ public final class Views {
     public record RunItem(
             long id,
             String taskName,
-            InstanceState state,
+            RunState state,
             String cause,
             String attempts,
             Time scheduled,
@@ -61,7 +61,7 @@ public final class Views {
             String timezone,
             Time nextFire,
             boolean paused,
-            InstanceState lastState,
+            RunState lastState,
             int version) {}
 
     public record TaskList(String search, List<TaskRow> rows, String next) {}
@@ -159,7 +159,7 @@ public final class Views {
             Time deadline,
             String requestedBy,
             Long previewId,
-            InstanceState previewState,
+            RunState previewState,
             String previewOutput,
             boolean mayDecide,
             String whyNot) {}
@@ -169,7 +169,7 @@ public final class Views {
             String taskName,
             String team,
             int taskVersion,
-            InstanceState state,
+            RunState state,
             String cause,
             String fireKey,
             Time scheduled,

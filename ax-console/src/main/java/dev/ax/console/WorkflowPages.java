@@ -3,10 +3,10 @@ package dev.ax.console;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Session.Who;
 import dev.ax.domain.task.Trigger;
-import dev.ax.scheduler.WorkflowService;
-import dev.ax.scheduler.WorkflowService.NodeView;
-import dev.ax.scheduler.WorkflowService.RunView;
-import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.scheduler.Workflows;
+import dev.ax.scheduler.Workflows.NodeView;
+import dev.ax.scheduler.Workflows.RunView;
+import dev.ax.store.WorkflowRunStore.WorkflowRunRow;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.time.LocalDate;
@@ -99,7 +99,7 @@ public final class WorkflowPages {
             boolean canRerun) {}
 
     void list(Context ctx, Who who) {
-        WorkflowService s = c.node().workflows().service();
+        Workflows s = c.node().workflows().service();
         List<WorkflowItem> workflows = s.list(null, 500).stream()
                 .map(w -> new WorkflowItem(
                         w.row().name(),
@@ -219,7 +219,7 @@ public final class WorkflowPages {
         return new Graph(width, height, ordered, edges);
     }
 
-    private static RunItem item(RunRow r, String date) {
+    private static RunItem item(WorkflowRunRow r, String date) {
         return new RunItem(
                 r.id(),
                 r.workflowName(),

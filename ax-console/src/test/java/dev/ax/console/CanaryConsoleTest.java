@@ -101,7 +101,7 @@ class CanaryConsoleTest {
         assertThat(p.location()).startsWith("/runs/");
         long id = Long.parseLong(p.location().substring("/runs/".length()));
         assertThat(server.store
-                        .tx(tx -> server.store.instances().find(tx, id))
+                        .tx(tx -> server.store.runs().find(tx, id))
                         .orElseThrow()
                         .cause())
                 .isEqualTo(Cause.TEST);

@@ -3,10 +3,10 @@ package dev.ax.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore;
-import dev.ax.store.NewInstance;
+import dev.ax.domain.run.RunState;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TestDatabases;
 import dev.ax.store.Tx;
@@ -287,7 +287,7 @@ class ConsoleBrowserTest {
                                 Map.of("type", "shell", "command", "echo exporting; echo 'disk full' >&2; exit 3")),
                         "test");
         long failed = server.node.tasks().trigger("flaky_export", Map.of(), Cause.MANUAL, "test");
-        waitForState(failed, InstanceState.FAILED);
+        waitForState(failed, RunState.FAILED);
         int hours = history();
         login(ConsoleServer.OPERATOR);
         driver.get(url("/"));
@@ -339,14 +339,14 @@ class ConsoleBrowserTest {
             int runs = 1 + (h * 7) % 5;
             for (int i = 0; i < runs; i++) {
                 Instant created = now.minus(Duration.ofHours(h)).plusSeconds(i * 300L);
-                InstanceState state = (h + i) % 9 == 0 ? InstanceState.FAILED : InstanceState.SUCCESS;
+                RunState state = (h + i) % 9 == 0 ? RunState.FAILED : RunState.SUCCESS;
                 long lagMillis = 40L + (h * 37L + i * 11L) % 400;
                 server.store.tx(tx -> {
                     long id = server.store
-                            .instances()
+                            .runs()
                             .create(
                                     tx,
-                                    new NewInstance(
+                                    new NewRun(
                                             task.id(),
                                             task.name(),
                                             task.version(),
@@ -354,7 +354,7 @@ class ConsoleBrowserTest {
                                             created.toString(),
                                             created.minusMillis(lagMillis),
                                             Map.of(),
-                                            InstanceState.READY,
+                                            RunState.READY,
                                             1,
                                             "default",
                                             "scheduler",
@@ -370,7 +370,7 @@ class ConsoleBrowserTest {
                             created,
                             created.plusMillis(200),
                             created.plusMillis(900),
-                            state == InstanceState.SUCCESS ? 0 : 1,
+                            state == RunState.SUCCESS ? 0 : 1,
                             id);
                     return id;
                 });
@@ -380,17 +380,16 @@ class ConsoleBrowserTest {
     }
 
     static long latestRunOf(String task) {
-        List<InstanceRow> rows = server.store.tx(tx -> server.store
-                .instances()
-                .list(tx, new InstanceStore.InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1));
+        List<RunRow> rows = server.store.tx(
+                tx -> server.store.runs().list(tx, new RunStore.RunFilter(task, null, null, null), Long.MAX_VALUE, 1));
         return rows.getFirst().id();
     }
 
-    static void waitForState(long id, InstanceState state) {
+    static void waitForState(long id, RunState state) {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> server.store
-                                .tx(tx -> server.store.instances().find(tx, id))
+                                .tx(tx -> server.store.runs().find(tx, id))
                                 .orElseThrow()
                                 .state()
                         == state);

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore;
+import dev.ax.domain.run.RunState;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TestDatabases;
 import java.io.BufferedReader;
@@ -57,14 +57,14 @@ class ConsolePagesTest {
     }
 
     static int runs() {
-        List<InstanceRow> rows = server.store.tx(
-                tx -> server.store.instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 1000));
+        List<RunRow> rows =
+                server.store.tx(tx -> server.store.runs().list(tx, RunStore.RunFilter.ALL, Long.MAX_VALUE, 1000));
         return rows.size();
     }
 
-    InstanceState state(long id) {
+    RunState state(long id) {
         return server.store
-                .tx(tx -> server.store.instances().find(tx, id))
+                .tx(tx -> server.store.runs().find(tx, id))
                 .orElseThrow()
                 .state();
     }
@@ -151,7 +151,7 @@ class ConsolePagesTest {
         assertThat(p.status()).isEqualTo(303);
         assertThat(p.location()).startsWith("/runs/");
         long id = Long.parseLong(p.location().substring("/runs/".length()));
-        await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == InstanceState.SUCCESS);
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == RunState.SUCCESS);
         WebClient.Page run = web.get(p.location());
         assertThat(run.body())
                 .contains("hello world")
@@ -220,7 +220,7 @@ class ConsolePagesTest {
                         "/tasks/report"));
         long id = Long.parseLong(ok.location().substring("/runs/".length()));
         Map<String, Object> params = server.store
-                .tx(tx -> server.store.instances().find(tx, id))
+                .tx(tx -> server.store.runs().find(tx, id))
                 .orElseThrow()
                 .params();
         assertThat(params)
@@ -283,7 +283,7 @@ class ConsolePagesTest {
                                 Map.of("type", "shell", "command", "sleep 60")),
                         "test");
         long running = server.node.tasks().trigger("sleeper", Map.of(), Cause.MANUAL, "test");
-        await().atMost(Duration.ofSeconds(20)).until(() -> state(running) == InstanceState.RUNNING);
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(running) == RunState.RUNNING);
         WebClient web = web();
         String csrf = web.login(ConsoleServer.OPERATOR);
         assertThat(web.get("/runs/" + running).body())
@@ -296,11 +296,11 @@ class ConsolePagesTest {
         assertThat(web.get("/runs/" + running).body()).contains("flash-error").contains("retry takes a FAILED");
 
         web.post("/runs/" + running + "/terminate", form("csrf", csrf, "reason", "wrong day"));
-        assertThat(state(running)).isEqualTo(InstanceState.TERMINATED);
+        assertThat(state(running)).isEqualTo(RunState.TERMINATED);
         WebClient.Page retried = web.post("/runs/" + running + "/retry", form("csrf", csrf));
         long retry = Long.parseLong(retried.location().substring("/runs/".length()));
         assertThat(retry).isNotEqualTo(running);
-        await().atMost(Duration.ofSeconds(20)).until(() -> state(retry) == InstanceState.RUNNING);
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(retry) == RunState.RUNNING);
         assertThat(web.get("/runs/" + retry).body())
                 .contains("#" + running + " manual")
                 .contains("#" + retry + " retry");
@@ -336,7 +336,7 @@ class ConsolePagesTest {
                         "test");
         long report = server.node.tasks().trigger("downstream_report", Map.of(), Cause.MANUAL, "test");
         long sync = server.node.tasks().trigger("upstream_sync", Map.of(), Cause.MANUAL, "test");
-        await().atMost(Duration.ofSeconds(20)).until(() -> state(sync) == InstanceState.FAILED);
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(sync) == RunState.FAILED);
         WebClient web = web();
         String csrf = web.login(ConsoleServer.OPERATOR);
         String page = web.get("/runs/" + report).body();
@@ -349,7 +349,7 @@ class ConsolePagesTest {
                 .contains("FAILED")
                 .contains("id=\"cancel\"");
         web.post("/runs/" + report + "/cancel", form("csrf", csrf));
-        assertThat(state(report)).isEqualTo(InstanceState.CANCELED);
+        assertThat(state(report)).isEqualTo(RunState.CANCELED);
         assertThat(web.get("/runs/" + report).body()).doesNotContain("id=\"waiting-for\"");
     }
 
@@ -417,7 +417,7 @@ class ConsolePagesTest {
         long id = server.node.tasks().trigger("ticker", Map.of(), Cause.MANUAL, "test");
         // Connected while the run is still READY, the stream would end at once on READY → RUNNING (the page reloads
         // then).
-        await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == InstanceState.RUNNING);
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(id) == RunState.RUNNING);
         WebClient web = web();
         web.login(ConsoleServer.VIEWER);
         // The stream carries the session cookie like a browser's EventSource does.

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.TestDatabases;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -44,10 +44,10 @@ class ConsoleSecretsTest {
         long id = server.node.tasks().trigger(task, Map.of(), Cause.MANUAL, "test");
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> server.store
-                                .tx(tx -> server.store.instances().find(tx, id))
+                                .tx(tx -> server.store.runs().find(tx, id))
                                 .orElseThrow()
                                 .state()
-                        == InstanceState.SUCCESS);
+                        == RunState.SUCCESS);
         return id;
     }
 

@@ -44,7 +44,7 @@ class ConsoleShardsTest {
         long id = server.node.tasks().trigger("split", Map.of(), Cause.EVENT, "test");
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> server.store
-                        .tx(tx -> server.store.instances().find(tx, id))
+                        .tx(tx -> server.store.runs().find(tx, id))
                         .orElseThrow()
                         .state()
                         .isTerminal());
@@ -59,7 +59,7 @@ class ConsoleShardsTest {
                 .contains("id=\"shard-1\"")
                 .contains("0 / 2")
                 .contains("state-success\">SUCCESS")
-                .contains("/api/instances/" + id + "/log?shard=1&amp;format=text")
+                .contains("/api/runs/" + id + "/log?shard=1&amp;format=text")
                 .contains("── shard 0 · attempt 1 ──")
                 .contains("── shard 1 · attempt 1 ──");
     }

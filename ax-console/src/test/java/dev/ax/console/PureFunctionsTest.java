@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ax.console.Views.Bar;
 import dev.ax.console.Views.Chart;
 import dev.ax.console.Views.LogItem;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.LogStore.LogLine;
 import dev.ax.store.read.ConsoleReads.HourRow;
@@ -25,12 +25,12 @@ class PureFunctionsTest {
     void the_chart_has_a_bar_per_hour_scaled_to_the_busiest_with_failures_stacked_and_the_lag_line() {
         Chart c = DashboardPage.chart(
                 List.of(
-                        new HourRow(HOUR, InstanceState.SUCCESS, 4, 2.5),
-                        new HourRow(HOUR, InstanceState.FAILED, 3, 0.5),
-                        new HourRow(HOUR, InstanceState.TERMINATED, 2, null),
-                        new HourRow(HOUR, InstanceState.RUNNING, 1, null),
-                        new HourRow(HOUR - 23, InstanceState.SUCCESS, 5, null),
-                        new HourRow(HOUR - 24, InstanceState.SUCCESS, 99, null)),
+                        new HourRow(HOUR, RunState.SUCCESS, 4, 2.5),
+                        new HourRow(HOUR, RunState.FAILED, 3, 0.5),
+                        new HourRow(HOUR, RunState.TERMINATED, 2, null),
+                        new HourRow(HOUR, RunState.RUNNING, 1, null),
+                        new HourRow(HOUR - 23, RunState.SUCCESS, 5, null),
+                        new HourRow(HOUR - 24, RunState.SUCCESS, 99, null)),
                 NOW);
         assertThat(c.bars()).hasSize(24);
         assertThat(c.max()).isEqualTo(10); // the hour before the first bar is left out

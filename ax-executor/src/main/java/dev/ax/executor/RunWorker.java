@@ -188,7 +188,7 @@ final class RunWorker {
         if (completion.isEmpty() && !run.abandoned() && HttpActions.isAccepted(call)) {
             shipper.line(
                     OutputSink.Stream.STDOUT,
-                    "[ax] accepted; waiting for the service to report to POST /api/instances/" + item.instanceId()
+                    "[ax] accepted; waiting for the service to report to POST /api/runs/" + item.instanceId()
                             + "/complete");
             Duration limit = item.timeoutSeconds() == null ? null : Duration.ofSeconds(item.timeoutSeconds());
             if (!run.awaitAbandon(limit)) {

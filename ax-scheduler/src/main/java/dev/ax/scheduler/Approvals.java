@@ -4,12 +4,12 @@ import dev.ax.domain.access.Principal;
 import dev.ax.domain.access.Role;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Approval;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -37,7 +37,7 @@ public final class Approvals {
      */
     static void open(NodeContext ctx, Tx tx, long id, TaskRow task, Approval approval) {
         Store store = ctx.store();
-        store.instances()
+        store.runs()
                 .setApprovalDeadline(
                         tx, id, approval.timeoutSeconds() == null ? null : approval.timeoutSeconds() * 1000);
         Map<String, Object> data = new LinkedHashMap<>();
@@ -46,12 +46,12 @@ public final class Approvals {
         String message = "waiting for approval by " + data.get("approvers")
                 + (approval.timeoutSeconds() == null ? "" : "; expires in " + approval.timeoutSeconds() + "s");
         if (approval.preview() != null) {
-            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            RunRow run = store.runs().find(tx, id).orElseThrow();
             TaskDefinition def = task.definition();
-            long preview = store.instances()
+            long preview = store.runs()
                     .create(
                             tx,
-                            new NewInstance(
+                            new NewRun(
                                     task.id(),
                                     task.name(),
                                     run.taskVersion(),
@@ -59,17 +59,17 @@ public final class Approvals {
                                     "preview:" + id,
                                     run.scheduledAt(),
                                     run.params(),
-                                    InstanceState.READY,
+                                    RunState.READY,
                                     1,
                                     def.group(),
                                     ctx.schedulerActor(),
                                     ctx.nodeId(),
                                     id,
                                     run.rootId() != null ? run.rootId() : id,
-                                    "preview for the approval of instance " + id))
+                                    "preview for the approval of run " + id))
                     .orElseThrow();
             data.put("previewInstanceId", preview);
-            message += "; preview runs as instance " + preview;
+            message += "; preview runs as run " + preview;
             ctx.signals().workAvailable();
         }
         store.events()
@@ -90,18 +90,17 @@ public final class Approvals {
      * executor and lease; the job waits (polling its instance) until it is RUNNING again
      * (approved) or CANCELED (rejected, expired: its process is then killed).
      */
-    public InstanceRow requestMidRun(long id, String actor, String rawSummary) {
+    public RunRow requestMidRun(long id, String actor, String rawSummary) {
         // A job's own words, stored and shown with the request: the one way they come in, from an executor or the API.
         String summary = ctx.secrets().mask().apply(rawSummary);
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow seen =
-                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            RunRow seen = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
             store.tasks().lockById(tx, seen.taskId());
-            InstanceRow run = store.instances().find(tx, id).orElseThrow();
-            if (run.state() != InstanceState.RUNNING) {
+            RunRow run = store.runs().find(tx, id).orElseThrow();
+            if (run.state() != RunState.RUNNING) {
                 throw new ConflictException(
-                        "instance " + id + " is " + run.state() + "; only a RUNNING run can ask for approval");
+                        "run " + id + " is " + run.state() + "; only a RUNNING run can ask for approval");
             }
             Approval approval = store.tasks()
                     .definitionAt(tx, run.taskId(), run.taskVersion())
@@ -113,27 +112,27 @@ public final class Approvals {
             data.put("midRun", true);
             String message =
                     "the running job asks for approval" + (summary == null || summary.isBlank() ? "" : ": " + summary);
-            if (!store.instances()
+            if (!store.runs()
                     .move(
                             tx,
-                            Move.of(id, InstanceState.RUNNING, InstanceState.WAITING_APPROVAL)
+                            Move.of(id, RunState.RUNNING, RunState.WAITING_APPROVAL)
                                     .event(EventType.APPROVAL_REQUESTED, actor, ctx.nodeId(), message)
                                     .data(data))) {
-                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+                throw new ConflictException("run " + id + " changed meanwhile; look again");
             }
             Long timeout = approval == null ? null : approval.timeoutSeconds();
-            store.instances().setApprovalDeadline(tx, id, timeout == null ? null : timeout * 1000);
-            return store.instances().find(tx, id).orElseThrow();
+            store.runs().setApprovalDeadline(tx, id, timeout == null ? null : timeout * 1000);
+            return store.runs().find(tx, id).orElseThrow();
         });
     }
 
     /** An allowed person approves: the run becomes READY (or RUNNING again, when its job asked mid-run). */
-    public InstanceRow approve(long id, Principal who, String comment) {
+    public RunRow approve(long id, Principal who, String comment) {
         return decide(id, who, comment, true);
     }
 
     /** An allowed person rejects: the run is CANCELED and its slot freed. */
-    public InstanceRow reject(long id, Principal who, String comment) {
+    public RunRow reject(long id, Principal who, String comment) {
         return decide(id, who, comment, false);
     }
 
@@ -141,18 +140,16 @@ public final class Approvals {
      * Who may decide on a run: the approvers of its task's version (people, roles for the task's team, roles in a
      * team), by default any operator or admin of the task's team; with four eyes, never who triggered it.
      */
-    private InstanceRow decide(long id, Principal who, String rawComment, boolean approve) {
+    private RunRow decide(long id, Principal who, String rawComment, boolean approve) {
         String actor = who.name();
         String comment = ctx.secrets().mask().apply(rawComment);
         Store store = ctx.store();
-        InstanceRow decided = store.tx(tx -> {
-            InstanceRow seen =
-                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+        RunRow decided = store.tx(tx -> {
+            RunRow seen = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
             TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
-            InstanceRow run = store.instances().find(tx, id).orElseThrow();
-            if (run.state() != InstanceState.WAITING_APPROVAL) {
-                throw new ConflictException(
-                        "instance " + id + " is " + run.state() + "; it is not waiting for approval");
+            RunRow run = store.runs().find(tx, id).orElseThrow();
+            if (run.state() != RunState.WAITING_APPROVAL) {
+                throw new ConflictException("run " + id + " is " + run.state() + "; it is not waiting for approval");
             }
             TaskDefinition version = ctx.store()
                     .tasks()
@@ -164,14 +161,14 @@ public final class Approvals {
             if (!allowed) {
                 throw new ForbiddenException(
                         actor + " (" + who.roleIn(team).wireName() + (team == null ? "" : " in team " + team)
-                                + ") may not decide on instance " + id + "; approvers: "
+                                + ") may not decide on run " + id + "; approvers: "
                                 + (approval == null
                                         ? "any operator or admin of the task's team"
                                         : approval.describeApprovers()));
             }
             if (approval != null && approval.fourEyes() && actor.equals(run.actor())) {
                 throw new ForbiddenException(
-                        "four-eyes rule: " + actor + " triggered instance " + id + " and may not decide on it");
+                        "four-eyes rule: " + actor + " triggered run " + id + " and may not decide on it");
             }
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("comment", comment == null ? "" : comment);
@@ -182,26 +179,26 @@ public final class Approvals {
             boolean midRun = run.attempt() > 0;
             Move move = approve
                     ? (midRun
-                                    ? Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.RUNNING)
-                                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.READY)
+                                    ? Move.of(id, RunState.WAITING_APPROVAL, RunState.RUNNING)
+                                    : Move.of(id, RunState.WAITING_APPROVAL, RunState.READY)
                                             .set(Move.Column.READY_AT, Move.NOW))
                             .event(EventType.APPROVED, actor, ctx.nodeId(), message)
                             .data(data)
-                    : Move.of(id, InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
+                    : Move.of(id, RunState.WAITING_APPROVAL, RunState.CANCELED)
                             .finished()
                             .event(EventType.REJECTED, actor, ctx.nodeId(), message)
                             .data(data);
-            if (!store.instances().move(tx, move)) {
-                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+            if (!store.runs().move(tx, move)) {
+                throw new ConflictException("run " + id + " changed meanwhile; look again");
             }
-            store.instances().setApprovalDeadline(tx, id, null);
+            store.runs().setApprovalDeadline(tx, id, null);
             if (!approve && task != null) {
                 gate.release(tx, task);
             }
             if (!approve) {
-                Workflows.onInstanceEnded(ctx, tx, id, InstanceState.CANCELED);
+                WorkflowNodeEnds.onRunEnded(ctx, tx, id, RunState.CANCELED);
             }
-            return store.instances().find(tx, id).orElseThrow();
+            return store.runs().find(tx, id).orElseThrow();
         });
         if (approve) {
             ctx.signals().workAvailable();
@@ -213,13 +210,13 @@ public final class Approvals {
     int expire() {
         Store store = ctx.store();
         int n = 0;
-        for (InstanceRow run : store.tx(tx -> store.instances().expiredApprovals(tx, Housekeeping.BATCH))) {
+        for (RunRow run : store.tx(tx -> store.runs().expiredApprovals(tx, Housekeeping.BATCH))) {
             boolean expired = store.tx(tx -> {
                 TaskRow task = store.tasks().lockById(tx, run.taskId()).orElse(null);
-                boolean moved = store.instances()
+                boolean moved = store.runs()
                         .move(
                                 tx,
-                                Move.of(run.id(), InstanceState.WAITING_APPROVAL, InstanceState.CANCELED)
+                                Move.of(run.id(), RunState.WAITING_APPROVAL, RunState.CANCELED)
                                         .finished()
                                         .event(
                                                 EventType.APPROVAL_EXPIRED,
@@ -230,7 +227,7 @@ public final class Approvals {
                     gate.release(tx, task);
                 }
                 if (moved) {
-                    Workflows.onInstanceEnded(ctx, tx, run.id(), InstanceState.CANCELED);
+                    WorkflowNodeEnds.onRunEnded(ctx, tx, run.id(), RunState.CANCELED);
                 }
                 return moved;
             });

@@ -5,15 +5,15 @@ import dev.ax.domain.policy.DependencyGraph;
 import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.BackfillRequest;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.BackfillStore.BackfillRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -32,15 +32,14 @@ import java.util.Set;
  * creates nothing new unless {@code reprocess} says so.
  */
 public final class Backfills {
-    static final Set<InstanceState> ACTIVE = Set.of(
-            InstanceState.READY,
-            InstanceState.RUNNING,
-            InstanceState.RETRYING,
-            InstanceState.BLOCKED,
-            InstanceState.WAITING_APPROVAL,
-            InstanceState.WAITING_DEPENDENCY);
-    static final Set<InstanceState> REDO_ON_FAILED =
-            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+    static final Set<RunState> ACTIVE = Set.of(
+            RunState.READY,
+            RunState.RUNNING,
+            RunState.RETRYING,
+            RunState.BLOCKED,
+            RunState.WAITING_APPROVAL,
+            RunState.WAITING_DEPENDENCY);
+    static final Set<RunState> REDO_ON_FAILED = Set.of(RunState.FAILED, RunState.TERMINATED, RunState.CANCELED);
 
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
@@ -51,7 +50,7 @@ public final class Backfills {
     }
 
     /** What would happen to one slot: {@code run}, {@code skip} (it has a run) or {@code rerun}. */
-    public record SlotPlan(Instant slot, String action, Long existingInstanceId, InstanceState existingState) {}
+    public record SlotPlan(Instant slot, String action, Long existingInstanceId, RunState existingState) {}
 
     /**
      * @param backfillId {@code null} for a dry run
@@ -63,7 +62,7 @@ public final class Backfills {
         }
     }
 
-    public record Progress(BackfillRow backfill, Map<InstanceState, Integer> runs, int pending) {}
+    public record Progress(BackfillRow backfill, Map<RunState, Integer> runs, int pending) {}
 
     public Started start(String taskName, Map<String, Object> body, String actor) {
         BackfillRequest request = BackfillRequest.parse(body);
@@ -98,7 +97,7 @@ public final class Backfills {
                             + " trigger); trigger it with parameters instead");
         }
         // Each slot's run gets these parameters: checked once, here, against the task's declarations.
-        Map<String, Object> params = TaskService.checkParams(def, request.params(), tx.now());
+        Map<String, Object> params = Tasks.checkParams(def, request.params(), tx.now());
         List<Instant> slots;
         try {
             slots = BackfillSlots.of(
@@ -134,8 +133,8 @@ public final class Backfills {
     }
 
     private SlotPlan planSlot(Tx tx, TaskRow task, Instant slot, String reprocess) {
-        InstanceRow existing = ctx.store()
-                .instances()
+        RunRow existing = ctx.store()
+                .runs()
                 .findBySlot(tx, task.id(), Firing.fireKey(slot))
                 .orElse(null);
         if (existing == null) {
@@ -177,11 +176,11 @@ public final class Backfills {
             }
             store.backfills().setState(tx, id, b.state(), BackfillState.CANCELED);
             TaskRow task = store.tasks().lockById(tx, b.taskId()).orElse(null);
-            for (InstanceRow run : store.backfills().waitingRuns(tx, id)) {
-                store.instances()
+            for (RunRow run : store.backfills().waitingRuns(tx, id)) {
+                store.runs()
                         .move(
                                 tx,
-                                Move.of(run.id(), run.state(), InstanceState.CANCELED)
+                                Move.of(run.id(), run.state(), RunState.CANCELED)
                                         .finished()
                                         .event(
                                                 EventType.CANCELED,
@@ -231,7 +230,7 @@ public final class Backfills {
             store.backfills().setState(tx, id, BackfillState.RUNNING, BackfillState.CANCELED);
             return 0;
         }
-        Map<InstanceState, Integer> progress = store.backfills().progress(tx, id);
+        Map<RunState, Integer> progress = store.backfills().progress(tx, id);
         int active = ACTIVE.stream().mapToInt(s -> progress.getOrDefault(s, 0)).sum();
         int free = b.parallelism() - active;
         int index = b.nextIndex();
@@ -257,7 +256,7 @@ public final class Backfills {
             var instance = gate.admit(
                     tx,
                     task,
-                    new NewInstance(
+                    new NewRun(
                             task.id(),
                             task.name(),
                             task.version(),
@@ -265,7 +264,7 @@ public final class Backfills {
                             fireKey,
                             slot,
                             params,
-                            InstanceState.READY,
+                            RunState.READY,
                             def.policy().maxAttempts(),
                             def.group(),
                             b.createdBy(),

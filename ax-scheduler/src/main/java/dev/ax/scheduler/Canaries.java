@@ -4,7 +4,7 @@ import dev.ax.domain.policy.CanaryRouting;
 import dev.ax.domain.policy.CanaryVerdict;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.CanaryState;
 import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
@@ -12,10 +12,10 @@ import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.CanaryStore;
 import dev.ax.store.CanaryStore.CanaryRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -28,7 +28,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Canary rollout of a task change ({@code PUT /api/tasks/{name}?rollout=canary}). The new definition
+ * Canary rollout of a task change, its whole life in one file (longer than most: routing, the
+ * verdict after each run, promotion and rollback share its rules) ({@code PUT /api/tasks/{name}?rollout=canary}). The new definition
  * is written to the task's version history as version N+1 but the task stays on its stable version;
  * a share of new runs is routed to the canary (by fire key with a percentage, so a slot always maps
  * to one version; or the next N runs), each run recording its version. {@link #promote} makes the
@@ -122,7 +123,7 @@ public final class Canaries {
     public Started start(String name, Object json, Rollout rollout, String actor) {
         ParsedTask parsed = TaskDefinitionCodec.parse(json, ctx.config().channels());
         TaskDefinition def = parsed.definition();
-        TaskService.checkIdempotencyKey(def);
+        Tasks.checkIdempotencyKey(def);
         if (!def.taskName().equals(name)) {
             throw new ValidationException("taskName", "must be '" + name + "' (the name in the URL)");
         }
@@ -259,7 +260,7 @@ public final class Canaries {
      * the canary version (with the canary's group and attempts). Called by the concurrency gate for
      * every admission, so firing, triggers, backfills and follow-ups all route the same way.
      */
-    NewInstance route(Tx tx, TaskRow task, NewInstance run) {
+    NewRun route(Tx tx, TaskRow task, NewRun run) {
         if (!task.canary() || !ROUTED.contains(run.cause()) || run.taskVersion() != task.version()) {
             return run;
         }
@@ -277,7 +278,7 @@ public final class Canaries {
         }
         TaskDefinition def = ctx.store().tasks().definition(tx, task.id(), c.canaryVersion());
         String note = "canary version " + c.canaryVersion() + " (" + share(c.percent(), c.runs()) + ")";
-        return new NewInstance(
+        return new NewRun(
                 run.taskId(),
                 run.taskName(),
                 c.canaryVersion(),
@@ -300,7 +301,7 @@ public final class Canaries {
      * reprocesses a slot has a fire key of its own, yet the same slot maps to the same version),
      * the fire key otherwise.
      */
-    static String routingKey(NewInstance run) {
+    static String routingKey(NewRun run) {
         return run.cause().isScheduled() || run.cause() == Cause.BACKFILL
                 ? Firing.fireKey(run.scheduledAt())
                 : run.fireKey();
@@ -311,14 +312,14 @@ public final class Canaries {
      * canary back when {@link CanaryVerdict} says its failure rate exceeds the stable one's by the margin.
      */
     /** As below, for a caller holding the task's row: a task without an active canary costs nothing. */
-    void afterRun(Tx tx, Optional<TaskRow> task, InstanceRow run) {
+    void afterRun(Tx tx, Optional<TaskRow> task, RunRow run) {
         if (task.isPresent() && !task.get().canary()) {
             return;
         }
         afterRun(tx, run);
     }
 
-    void afterRun(Tx tx, InstanceRow run) {
+    void afterRun(Tx tx, RunRow run) {
         if (run.cause() == Cause.TEST || run.cause() == Cause.PREVIEW) {
             return;
         }
@@ -393,21 +394,17 @@ public final class Canaries {
         }
         // Canary runs that have not started would still run the version just dropped.
         int canceled = 0;
-        for (InstanceRow waiting : store.instances()
+        for (RunRow waiting : store.runs()
                 .ofTaskInStates(
                         tx,
                         task.id(),
-                        List.of(
-                                InstanceState.READY,
-                                InstanceState.BLOCKED,
-                                InstanceState.RETRYING,
-                                InstanceState.WAITING_APPROVAL),
+                        List.of(RunState.READY, RunState.BLOCKED, RunState.RETRYING, RunState.WAITING_APPROVAL),
                         Integer.MAX_VALUE)) {
             if (waiting.taskVersion() == c.canaryVersion()
-                    && store.instances()
+                    && store.runs()
                             .move(
                                     tx,
-                                    Move.of(waiting.id(), waiting.state(), InstanceState.CANCELED)
+                                    Move.of(waiting.id(), waiting.state(), RunState.CANCELED)
                                             .finished()
                                             .event(
                                                     EventType.CANCELED,

@@ -5,8 +5,8 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.ClaimStore;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.time.Duration;
@@ -112,8 +112,7 @@ final class Claims {
     }
 
     /** What one claim got: the runs to hand out, and runs to fail after the commit (their templates do not render). */
-    private record Claimed(
-            List<WorkItem> items, List<InstanceRow> unrenderable, List<String> reasons, boolean fannedOut) {}
+    private record Claimed(List<WorkItem> items, List<RunRow> unrenderable, List<String> reasons, boolean fannedOut) {}
 
     /**
      * Polls on this node that claim in a backlog claim together: the claims queued while others are
@@ -161,7 +160,7 @@ final class Claims {
      */
     private void failUnrenderable(Claimed claimed, String executorId) {
         for (int i = 0; i < claimed.unrenderable().size(); i++) {
-            InstanceRow run = claimed.unrenderable().get(i);
+            RunRow run = claimed.unrenderable().get(i);
             String reason = claimed.reasons().get(i);
             ctx.store().tx(tx -> outcomes.fail(tx, run, executorId, FailureKind.START_ERROR, null, reason, "server"));
         }
@@ -187,7 +186,7 @@ final class Claims {
                         .filter(ctx.config().groupCapacity()::containsKey)
                         .collect(Collectors.toCollection(TreeSet::new))
                         .forEach(g -> tx.lockKey(groupLock(g)));
-                List<List<InstanceRow>> runs = claimRuns(tx, requests);
+                List<List<RunRow>> runs = claimRuns(tx, requests);
                 List<Claimed> out = new ArrayList<>(requests.size());
                 for (int i = 0; i < requests.size(); i++) {
                     out.add(handOut(tx, requests.get(i), runs.get(i)));
@@ -201,12 +200,12 @@ final class Claims {
 
     /**
      * Each request's runs. Requests of one group without a capacity and of the same labels are
-     * claimed together ({@link InstanceStore#claimEach}: one read of the READY index
+     * claimed together ({@link RunStore#claimEach}: one read of the READY index
      * for all of them, where each claim of a group read it anew and stepped over the runs the
      * claims before it had locked); the others one by one, fairly across their groups.
      */
-    private List<List<InstanceRow>> claimRuns(Tx tx, List<ClaimRequest> requests) {
-        List<List<InstanceRow>> runs = new ArrayList<>(Collections.nCopies(requests.size(), List.<InstanceRow>of()));
+    private List<List<RunRow>> claimRuns(Tx tx, List<ClaimRequest> requests) {
+        List<List<RunRow>> runs = new ArrayList<>(Collections.nCopies(requests.size(), List.<RunRow>of()));
         Map<List<Object>, List<Integer>> together = new LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             ClaimRequest r = requests.get(i);
@@ -225,7 +224,7 @@ final class Claims {
                     .map(i -> new ClaimStore.Claimant(
                             requests.get(i).executorId(), requests.get(i).max()))
                     .toList();
-            List<List<InstanceRow>> got = ctx.store()
+            List<List<RunRow>> got = ctx.store()
                     .claims()
                     .claimEach(
                             tx,
@@ -243,12 +242,12 @@ final class Claims {
     }
 
     /** Renders a request's claimed runs into work items (fanning sharded runs out), then hands it shards up to its max. */
-    private Claimed handOut(Tx tx, ClaimRequest r, List<InstanceRow> claimed) {
+    private Claimed handOut(Tx tx, ClaimRequest r, List<RunRow> claimed) {
         List<WorkItem> out = new ArrayList<>(claimed.size());
-        List<InstanceRow> unrenderable = new ArrayList<>();
+        List<RunRow> unrenderable = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
         boolean fannedOut = false;
-        for (InstanceRow run : claimed) {
+        for (RunRow run : claimed) {
             try {
                 TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
                 WorkItem item = WorkRenderer.render(tx, ctx, run, def);
@@ -279,7 +278,7 @@ final class Claims {
      * goes to any group with work; a group with a configured capacity never gets more RUNNING
      * runs than that, across all executors (serialised per group by a database lock).
      */
-    private List<InstanceRow> claimFairly(
+    private List<RunRow> claimFairly(
             Tx tx, String executorId, List<String> groups, List<String> labels, int max, Instant dueBy) {
         long lease = ctx.config().leaseMillis();
         List<String> order = new ArrayList<>(groups);
@@ -294,7 +293,7 @@ final class Claims {
                 room.put(g, Integer.MAX_VALUE);
             }
         }
-        List<InstanceRow> claimed = new ArrayList<>();
+        List<RunRow> claimed = new ArrayList<>();
         int share = (max + order.size() - 1) / order.size();
         for (int pass = 0; pass < 2 && claimed.size() < max; pass++) {
             for (String g : order) {
@@ -302,7 +301,7 @@ final class Claims {
                 if (want <= 0) {
                     continue;
                 }
-                List<InstanceRow> got = ctx.store()
+                List<RunRow> got = ctx.store()
                         .claims()
                         .claim(tx, executorId, List.of(g), labels, want, lease, ctx.nodeId(), dueBy);
                 room.merge(g, -got.size(), Integer::sum);

@@ -4,16 +4,16 @@ import dev.ax.domain.policy.Overflow;
 import dev.ax.domain.policy.Readiness;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Approval;
 import dev.ax.domain.task.Policy;
 import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.Templates;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.Occupancy;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.Occupancy;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -31,8 +31,8 @@ import java.util.Optional;
  * <p>Lock order, everywhere: the task row first, then its instance rows.
  */
 final class ConcurrencyGate {
-    static final List<InstanceState> ACTIVE =
-            List.of(InstanceState.READY, InstanceState.RUNNING, InstanceState.RETRYING, InstanceState.WAITING_APPROVAL);
+    static final List<RunState> ACTIVE =
+            List.of(RunState.READY, RunState.RUNNING, RunState.RETRYING, RunState.WAITING_APPROVAL);
 
     private final NodeContext ctx;
     private final Dependencies dependencies;
@@ -63,31 +63,31 @@ final class ConcurrencyGate {
      * {@link #admitsBySlotAlone}), in the state the overflow policy decides.
      * {@code run.state()} is ignored. Empty when the slot already has a run.
      */
-    Optional<Long> admit(Tx tx, TaskRow task, NewInstance run) {
+    Optional<Long> admit(Tx tx, TaskRow task, NewRun run) {
         return admit(tx, task, run, false);
     }
 
     /**
-     * As {@link #admit(Tx, TaskRow, NewInstance)}; with a {@code policy.idempotencyKey}, a run whose
+     * As {@link #admit(Tx, TaskRow, NewRun)}; with a {@code policy.idempotencyKey}, a run whose
      * rendered key already has a SUCCESS or an active run is created SKIPPED, pointing at that
      * run, unless {@code force}.
      */
-    Optional<Long> admit(Tx tx, TaskRow task, NewInstance unrouted, boolean force) {
+    Optional<Long> admit(Tx tx, TaskRow task, NewRun unrouted, boolean force) {
         // Routed to the stable or the canary version, then dated with the row (not by a second
         // UPDATE of it) when a dependent matches on the date.
-        NewInstance run = Dependencies.dated(task, canaries.route(tx, task, unrouted));
+        NewRun run = Dependencies.dated(task, canaries.route(tx, task, unrouted));
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         String key = idempotencyKey(task, run);
         if (key != null && !force) {
-            Optional<InstanceRow> earlier = store.instances().doneOrActiveWithKey(tx, task.id(), key);
+            Optional<RunRow> earlier = store.runs().doneOrActiveWithKey(tx, task.id(), key);
             if (earlier.isPresent()) {
                 String why = "idempotency key " + key + " is already "
-                        + (earlier.get().state() == InstanceState.SUCCESS ? "done" : "being done") + " by instance "
+                        + (earlier.get().state() == RunState.SUCCESS ? "done" : "being done") + " by run "
                         + earlier.get().id();
-                Optional<Long> id = store.instances().create(tx, withState(run, InstanceState.SKIPPED, why));
+                Optional<Long> id = store.runs().create(tx, withState(run, RunState.SKIPPED, why));
                 id.ifPresent(i -> {
-                    store.instances().setRequestKey(tx, i, key);
+                    store.runs().setRequestKey(tx, i, key);
                     store.events()
                             .appendForInstance(
                                     tx,
@@ -113,13 +113,13 @@ final class ConcurrencyGate {
                 ? dependencies.park(tx, task, run, deps)
                 : admitUnderLimit(tx, task, run, policy);
         if (key != null) {
-            admitted.ifPresent(i -> store.instances().setRequestKey(tx, i, key));
+            admitted.ifPresent(i -> store.runs().setRequestKey(tx, i, key));
         }
         return admitted;
     }
 
     /** The rendered {@code policy.idempotencyKey}, or null when the task has none (the instance id is the key then). */
-    private static String idempotencyKey(TaskRow task, NewInstance run) {
+    private static String idempotencyKey(TaskRow task, NewRun run) {
         String template = task.definition().policy().idempotencyKey();
         if (template == null || run.cause() == Cause.PREVIEW) {
             return null;
@@ -137,21 +137,20 @@ final class ConcurrencyGate {
                         null));
     }
 
-    private Optional<Long> admitUnderLimit(Tx tx, TaskRow task, NewInstance run, Policy policy) {
+    private Optional<Long> admitUnderLimit(Tx tx, TaskRow task, NewRun run, Policy policy) {
         Store store = ctx.store();
         // ALLOW has no limit: counting a flood of active runs on every admission would only cost.
-        Occupancy now =
-                policy.unlimited() ? new Occupancy(0, 0) : store.instances().occupancy(tx, task.id());
+        Occupancy now = policy.unlimited() ? new Occupancy(0, 0) : store.runs().occupancy(tx, task.id());
         Overflow decision = Overflow.decide(
                 policy.overflow(), policy.maxConcurrency(), policy.queueLimit(), now.active(), now.waiting());
         Approval approval = policy.approval();
-        InstanceState state = stateOf(decision, approval);
-        Optional<Long> id = store.instances().create(tx, decided(run, state, decision));
+        RunState state = stateOf(decision, approval);
+        Optional<Long> id = store.runs().create(tx, decided(run, state, decision));
         if (id.isEmpty()) {
             return id;
         }
         long newId = id.get();
-        if (state == InstanceState.WAITING_APPROVAL) {
+        if (state == RunState.WAITING_APPROVAL) {
             Approvals.open(ctx, tx, newId, task, approval);
         }
         switch (decision.admission()) {
@@ -170,16 +169,16 @@ final class ConcurrencyGate {
         return id;
     }
 
-    private static InstanceState stateOf(Overflow decision, Approval approval) {
+    private static RunState stateOf(Overflow decision, Approval approval) {
         return switch (decision.admission()) {
-            case RUN, REPLACE_ACTIVE -> approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
-            case QUEUE, QUEUE_REPLACING_WAITING -> InstanceState.BLOCKED;
-            case SKIP, DROP_QUEUE_FULL -> InstanceState.SKIPPED;
+            case RUN, REPLACE_ACTIVE -> approval == null ? RunState.READY : RunState.WAITING_APPROVAL;
+            case QUEUE, QUEUE_REPLACING_WAITING -> RunState.BLOCKED;
+            case SKIP, DROP_QUEUE_FULL -> RunState.SKIPPED;
         };
     }
 
     /** The run as admitted: in {@code state}, its message saying why. */
-    private static NewInstance decided(NewInstance run, InstanceState state, Overflow decision) {
+    private static NewRun decided(NewRun run, RunState state, Overflow decision) {
         return withState(
                 run, state, run.message() == null ? decision.reason() : run.message() + "; " + decision.reason());
     }
@@ -195,7 +194,7 @@ final class ConcurrencyGate {
     }
 
     /** A new run of a task the caller has locked, for {@link #admitAll}. */
-    record Admission(TaskRow task, NewInstance run) {}
+    record Admission(TaskRow task, NewRun run) {}
 
     /**
      * {@link #admit} for runs of tasks that {@link #admitsBySlotAlone}: the same rows and events,
@@ -203,7 +202,7 @@ final class ConcurrencyGate {
      * with {@code runs}; empty where the slot already has a run.
      */
     List<Optional<Long>> admitAll(Tx tx, List<Admission> runs) {
-        List<NewInstance> rows = new ArrayList<>(runs.size());
+        List<NewRun> rows = new ArrayList<>(runs.size());
         for (Admission a : runs) {
             if (!admitsBySlotAlone(a.task())) {
                 throw new IllegalArgumentException(
@@ -227,23 +226,22 @@ final class ConcurrencyGate {
         Store store = ctx.store();
         Policy policy = task.definition().policy();
         // The common case, nothing waits: one indexed look instead of counting every active run.
-        if (!store.instances().hasWaiting(tx, task.id())) {
+        if (!store.runs().hasWaiting(tx, task.id())) {
             return 0;
         }
-        Occupancy now = store.instances().occupancy(tx, task.id());
+        Occupancy now = store.runs().occupancy(tx, task.id());
         int free = policy.unlimited() ? now.waiting() : policy.maxConcurrency() - now.active();
         if (free <= 0 || now.waiting() == 0) {
             return 0;
         }
         int started = 0;
         Approval approval = policy.approval();
-        InstanceState next = approval == null ? InstanceState.READY : InstanceState.WAITING_APPROVAL;
-        for (InstanceRow waiting :
-                store.instances().ofTaskInStates(tx, task.id(), List.of(InstanceState.BLOCKED), free)) {
-            if (store.instances()
+        RunState next = approval == null ? RunState.READY : RunState.WAITING_APPROVAL;
+        for (RunRow waiting : store.runs().ofTaskInStates(tx, task.id(), List.of(RunState.BLOCKED), free)) {
+            if (store.runs()
                     .move(
                             tx,
-                            Move.of(waiting.id(), InstanceState.BLOCKED, next)
+                            Move.of(waiting.id(), RunState.BLOCKED, next)
                                     .set(Move.Column.READY_AT, Move.NOW)
                                     .event(
                                             EventType.UNBLOCKED,
@@ -269,14 +267,14 @@ final class ConcurrencyGate {
     }
 
     private void dropWaiting(Tx tx, long taskId, long newId) {
-        for (InstanceRow older :
-                ctx.store().instances().ofTaskInStates(tx, taskId, List.of(InstanceState.BLOCKED), Integer.MAX_VALUE)) {
+        for (RunRow older :
+                ctx.store().runs().ofTaskInStates(tx, taskId, List.of(RunState.BLOCKED), Integer.MAX_VALUE)) {
             if (older.id() != newId
                     && ctx.store()
-                            .instances()
+                            .runs()
                             .move(
                                     tx,
-                                    Move.of(older.id(), InstanceState.BLOCKED, InstanceState.SKIPPED)
+                                    Move.of(older.id(), RunState.BLOCKED, RunState.SKIPPED)
                                             .finished()
                                             .event(
                                                     EventType.QUEUE_DROPPED,
@@ -285,26 +283,26 @@ final class ConcurrencyGate {
                                                     "replaced in the queue by the newer run " + newId
                                                             + " (overflow QUEUE_ONE)")
                                             .data(Map.of("replacedBy", newId)))) {
-                Workflows.onInstanceEnded(ctx, tx, older.id(), InstanceState.SKIPPED);
+                WorkflowNodeEnds.onRunEnded(ctx, tx, older.id(), RunState.SKIPPED);
             }
         }
     }
 
     /** REPLACE: running runs are TERMINATED (their executors kill them at the next heartbeat), waiting ones CANCELED. */
     private void replaceActive(Tx tx, long taskId, long newId) {
-        for (InstanceRow old : ctx.store().instances().ofTaskInStates(tx, taskId, ACTIVE, Integer.MAX_VALUE)) {
+        for (RunRow old : ctx.store().runs().ofTaskInStates(tx, taskId, ACTIVE, Integer.MAX_VALUE)) {
             if (old.id() == newId) {
                 continue;
             }
-            InstanceState to = old.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
-            if (to == InstanceState.TERMINATED) { // a sharded run's shards end with it
+            RunState to = old.state() == RunState.RUNNING ? RunState.TERMINATED : RunState.CANCELED;
+            if (to == RunState.TERMINATED) { // a sharded run's shards end with it
                 ctx.store()
                         .shards()
                         .stopAll(
                                 tx, old.id(), "replaced by the newer run " + newId, ctx.schedulerActor(), ctx.nodeId());
             }
             if (ctx.store()
-                    .instances()
+                    .runs()
                     .move(
                             tx,
                             Move.of(old.id(), old.state(), to)
@@ -315,16 +313,16 @@ final class ConcurrencyGate {
                                             ctx.nodeId(),
                                             "replaced by the newer run " + newId + " (overflow REPLACE)")
                                     .data(Map.of("replacedBy", newId)))) {
-                Workflows.onInstanceEnded(ctx, tx, old.id(), to);
+                WorkflowNodeEnds.onRunEnded(ctx, tx, old.id(), to);
             }
         }
     }
 
     private String activeIds(Tx tx, long taskId, long except) {
-        List<String> ids = ctx.store().instances().ofTaskInStates(tx, taskId, ACTIVE, 6).stream()
+        List<String> ids = ctx.store().runs().ofTaskInStates(tx, taskId, ACTIVE, 6).stream()
                 .filter(r -> r.id() != except)
                 .limit(5)
-                .map(r -> "instance " + r.id() + " (" + r.state() + ")")
+                .map(r -> "run " + r.id() + " (" + r.state() + ")")
                 .toList();
         return String.join(", ", ids);
     }
@@ -335,8 +333,8 @@ final class ConcurrencyGate {
                 .appendForInstance(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
     }
 
-    private static NewInstance withState(NewInstance n, InstanceState state, String message) {
-        return new NewInstance(
+    private static NewRun withState(NewRun n, RunState state, String message) {
+        return new NewRun(
                 n.taskId(),
                 n.taskName(),
                 n.taskVersion(),

@@ -5,16 +5,16 @@ import dev.ax.domain.policy.Readiness.Upstream;
 import dev.ax.domain.policy.Readiness.Verdict;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.DependencyPolicy;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.store.DependencyStore;
 import dev.ax.store.DependencyStore.Found;
 import dev.ax.store.DependencyStore.Waiting;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -64,12 +64,12 @@ public final class Dependencies {
 
     /** What a waiting run waits for, for the API and the console: one entry per dependency. */
     public record WaitingFor(
-            String task, String scope, String key, boolean met, Long instanceId, InstanceState state, String text) {}
+            String task, String scope, String key, boolean met, Long instanceId, RunState state, String text) {}
 
     // ---- admission ----
 
     /** Null when the run does not wait (no dependsOn, or an exempt cause); otherwise the readiness of a new run. */
-    Readiness check(Tx tx, TaskRow task, NewInstance run) {
+    Readiness check(Tx tx, TaskRow task, NewRun run) {
         DependencyPolicy deps = task.definition().dependencies();
         if (deps.isEmpty() || EXEMPT.contains(run.cause())) {
             return null;
@@ -79,13 +79,13 @@ public final class Dependencies {
     }
 
     /** Creates a run whose dependencies are not met: WAITING_DEPENDENCY, or at once SKIPPED / FAILED when the policy says so. */
-    Optional<Long> park(Tx tx, TaskRow task, NewInstance n, Readiness readiness) {
+    Optional<Long> park(Tx tx, TaskRow task, NewRun n, Readiness readiness) {
         Store store = ctx.store();
         String message = n.message() == null ? readiness.reason() : n.message() + "; " + readiness.reason();
-        Optional<Long> id = store.instances()
+        Optional<Long> id = store.runs()
                 .create(
                         tx,
-                        new NewInstance(
+                        new NewRun(
                                 n.taskId(),
                                 n.taskName(),
                                 n.taskVersion(),
@@ -93,7 +93,7 @@ public final class Dependencies {
                                 n.fireKey(),
                                 n.scheduledAt(),
                                 n.params(),
-                                InstanceState.WAITING_DEPENDENCY,
+                                RunState.WAITING_DEPENDENCY,
                                 n.maxAttempts(),
                                 n.group(),
                                 n.actor(),
@@ -111,7 +111,7 @@ public final class Dependencies {
         store.dependencies()
                 .setDeadline(
                         tx, id.get(), from.plus(task.definition().dependencies().waitDeadline()));
-        store.instances().setMessage(tx, id.get(), message);
+        store.runs().setMessage(tx, id.get(), message);
         if (readiness.verdict() != Verdict.WAIT && apply(tx, task, id.get(), readiness)) {
             upstreamEnded(tx, task); // ended at once (SKIP / FAIL): its own dependents may decide now too
         }
@@ -123,7 +123,7 @@ public final class Dependencies {
      * on it, by an index of dated runs only). The runs of a task nothing depends on carry none: a
      * dependency added later finds them by their slot ({@link DependencyStore#undatedBetween}).
      */
-    static NewInstance dated(TaskRow task, NewInstance run) {
+    static NewRun dated(TaskRow task, NewRun run) {
         return task.hasDependents() ? run.withBusinessDate(businessDate(task.definition(), run.scheduledAt())) : run;
     }
 
@@ -191,7 +191,7 @@ public final class Dependencies {
             n += store.tx(tx -> {
                 TaskRow task = store.tasks().lockById(tx, seen.run().taskId()).orElse(null);
                 Waiting w = store.dependencies().find(tx, seen.run().id()).orElse(null);
-                if (task == null || w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
+                if (task == null || w == null || w.run().state() != RunState.WAITING_DEPENDENCY) {
                     return 0;
                 }
                 busy.set(true);
@@ -218,41 +218,41 @@ public final class Dependencies {
         Move move = switch (r.verdict()) {
             case WAIT -> null;
             case READY ->
-                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.BLOCKED)
+                Move.of(id, RunState.WAITING_DEPENDENCY, RunState.BLOCKED)
                         .set(Move.Column.READY_AT, Move.NOW)
                         .set(Move.Column.MESSAGE, r.reason())
                         .event(EventType.DEPENDENCY_MET, ctx.schedulerActor(), ctx.nodeId(), r.reason());
             case SKIP ->
-                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.SKIPPED)
+                Move.of(id, RunState.WAITING_DEPENDENCY, RunState.SKIPPED)
                         .finished()
                         .set(Move.Column.MESSAGE, r.reason())
                         .event(EventType.SKIPPED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
                         .data(data);
             case FAIL ->
-                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED)
+                Move.of(id, RunState.WAITING_DEPENDENCY, RunState.FAILED)
                         .finished()
                         .set(Move.Column.MESSAGE, r.reason())
                         .event(EventType.FAILED, ctx.schedulerActor(), ctx.nodeId(), r.reason())
                         .data(data);
             case DEADLINE ->
-                Move.of(id, InstanceState.WAITING_DEPENDENCY, InstanceState.FAILED)
+                Move.of(id, RunState.WAITING_DEPENDENCY, RunState.FAILED)
                         .finished()
                         .set(Move.Column.MESSAGE, r.reason())
                         .event(EventType.DEPENDENCY_DEADLINE, ctx.schedulerActor(), ctx.nodeId(), r.reason())
                         .data(data);
         };
         if (move == null) {
-            store.instances().setMessage(tx, id, r.reason());
+            store.runs().setMessage(tx, id, r.reason());
             return false;
         }
-        boolean moved = store.instances().move(tx, move);
+        boolean moved = store.runs().move(tx, move);
         if (moved) {
             // READY: queues for a concurrency slot like any new run, the oldest waiting run first.
             // SKIPPED / FAILED: an ended run, so this task's own dependents look again (a chain
             // A → B → C where B gives up tells C at once) and a workflow node moves on.
             gate.release(tx, task);
             if (r.verdict() != Verdict.READY) {
-                Workflows.onInstanceEnded(ctx, tx, id, move.to());
+                WorkflowNodeEnds.onRunEnded(ctx, tx, id, move.to());
             }
         }
         return moved;
@@ -261,7 +261,7 @@ public final class Dependencies {
     // ---- reading what the upstreams do ----
 
     private Readiness evaluate(Tx tx, Waiting w, boolean deadlinePassed) {
-        InstanceRow run = w.run();
+        RunRow run = w.run();
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         LocalDate date = w.businessDate() != null ? w.businessDate() : businessDate(def, run.scheduledAt());
         return evaluate(tx, run.taskId(), def, run.scheduledAt(), date, deadlinePassed);
@@ -283,7 +283,7 @@ public final class Dependencies {
             // The first run of a task has no previous slot to wait for.
             return prev.map(f -> new Upstream(d, "before " + scheduledAt, f.instanceId(), f.state()))
                     .orElseGet(() ->
-                            new Upstream(d, "before " + scheduledAt + ": the first slot", null, InstanceState.SUCCESS));
+                            new Upstream(d, "before " + scheduledAt + ": the first slot", null, RunState.SUCCESS));
         }
         Optional<TaskRow> up = ctx.store().tasks().find(tx, d.task());
         if (up.isEmpty()) {
@@ -343,7 +343,7 @@ public final class Dependencies {
     /** As {@link #waitingFor(long)}, inside the caller's transaction. */
     public List<WaitingFor> waitingFor(Tx tx, long instanceId) {
         Waiting w = ctx.store().dependencies().find(tx, instanceId).orElse(null);
-        if (w == null || w.run().state() != InstanceState.WAITING_DEPENDENCY) {
+        if (w == null || w.run().state() != RunState.WAITING_DEPENDENCY) {
             return List.of();
         }
         TaskDefinition def =

@@ -14,7 +14,7 @@ import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,12 +63,12 @@ public final class Dispatcher {
      */
     public RegisterAnswer register(Register r) {
         Store store = ctx.store();
-        List<InstanceRow> lostRuns = new ArrayList<>();
+        List<RunRow> lostRuns = new ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
             store.executors().register(tx, r.executorId(), r.session(), r.groups(), r.host(), r.pid(), r.version());
             store.executors().setLabels(tx, r.executorId(), r.labels());
             Set<RunRef> reported = new HashSet<>(r.held());
-            for (InstanceRow run : store.leases().heldBy(tx, r.executorId())) {
+            for (RunRow run : store.leases().heldBy(tx, r.executorId())) {
                 if (!reported.contains(new RunRef(run.id(), run.attempt()))) {
                     lostRuns.add(run);
                 }
@@ -84,7 +84,7 @@ public final class Dispatcher {
         });
         // One transaction per lost run: failing one locks its task, and no transaction takes a
         // second task lock (the one lock order is a task, then its instances).
-        for (InstanceRow run : lostRuns) {
+        for (RunRow run : lostRuns) {
             store.tx(tx -> outcomes.fail(
                     tx,
                     run,
@@ -201,7 +201,7 @@ public final class Dispatcher {
     }
 
     /**
-     * An async HTTP action's service reports the outcome itself ({@code POST /api/instances/{id}/complete}).
+     * An async HTTP action's service reports the outcome itself ({@code POST /api/runs/{id}/complete}).
      * Fenced by the attempt: a report for an attempt that is over (retried, timed out, terminated) is refused.
      */
     public ReportAnswer completeFromService(
@@ -235,7 +235,7 @@ public final class Dispatcher {
     public int reapExpiredLeases(int limit) {
         Store store = ctx.store();
         int n = 0;
-        for (InstanceRow run : store.tx(tx -> store.leases().expiredLeases(tx, limit))) {
+        for (RunRow run : store.tx(tx -> store.leases().expiredLeases(tx, limit))) {
             // One transaction per run: each locks its task first; a run another node reaped meanwhile is fenced out.
             if (store.tx(tx -> outcomes.fail(
                     tx,

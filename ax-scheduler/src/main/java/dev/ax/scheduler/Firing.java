@@ -3,12 +3,12 @@ package dev.ax.scheduler;
 import dev.ax.domain.policy.Catchup;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.Trigger;
 import dev.ax.store.NewEvent;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskStore;
@@ -101,7 +101,7 @@ public final class Firing {
     }
 
     /** A locked task, what its slots are, and the run to create for each slot to fire (aligned with {@code plan.fire()}). */
-    private record Planned(TaskRow task, Catchup.Plan plan, List<NewInstance> runs) {}
+    private record Planned(TaskRow task, Catchup.Plan plan, List<NewRun> runs) {}
 
     private Planned plan(TaskRow task, Instant now) {
         TaskDefinition def = task.definition();
@@ -116,9 +116,9 @@ public final class Firing {
                 def.policy().misfire(),
                 Catchup.DEFAULT_MAX_SLOTS);
         Cause cause = def.trigger() instanceof Trigger.Interval ? Cause.INTERVAL : Cause.CRON;
-        List<NewInstance> runs = new ArrayList<>(plan.fire().size());
+        List<NewRun> runs = new ArrayList<>(plan.fire().size());
         for (Catchup.Slot slot : plan.fire()) {
-            runs.add(new NewInstance(
+            runs.add(new NewRun(
                     task.id(),
                     task.name(),
                     task.version(),
@@ -126,7 +126,7 @@ public final class Firing {
                     fireKey(slot.at()),
                     slot.at(),
                     Map.of(),
-                    InstanceState.READY,
+                    RunState.READY,
                     def.policy().maxAttempts(),
                     def.group(),
                     ctx.schedulerActor(),
@@ -209,11 +209,11 @@ public final class Firing {
     }
 
     /** Counts a slot's outcome and records a late one; true if it created a run. */
-    private boolean fired(Tx tx, TaskRow task, Catchup.Slot slot, NewInstance run, Optional<Long> id) {
+    private boolean fired(Tx tx, TaskRow task, Catchup.Slot slot, NewRun run, Optional<Long> id) {
         if (id.isEmpty()) {
             // The unique (task, fire key) index refused a second instance for this slot.
             duplicatesPrevented.incrementAndGet();
-            LOG.info("slot {} of task {} already has an instance; not fired again", slot.at(), task.name());
+            LOG.info("slot {} of task {} already has a run; not fired again", slot.at(), task.name());
             return false;
         }
         fired.incrementAndGet();

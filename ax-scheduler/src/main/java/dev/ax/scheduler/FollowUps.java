@@ -3,7 +3,7 @@ package dev.ax.scheduler;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FollowUpState;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.FollowUp;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
@@ -12,10 +12,10 @@ import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.Templates;
 import dev.ax.store.FollowUpStore.FollowUpRow;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Json;
 import dev.ax.store.NewEvent;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -53,7 +53,7 @@ final class FollowUps {
     }
 
     /** Called with the failing transaction: the follow-ups become facts together with the failure. */
-    void enqueue(Tx tx, InstanceRow run, TaskDefinition def) {
+    void enqueue(Tx tx, RunRow run, TaskDefinition def) {
         List<FollowUp> list = def.policy().onFailed();
         for (int i = 0; i < list.size(); i++) {
             ctx.store()
@@ -76,7 +76,7 @@ final class FollowUps {
                 done += carryOut(row) ? 1 : 0;
             } catch (RuntimeException e) {
                 LOG.warn(
-                        "follow-up {} of instance {} failed; will retry: {}",
+                        "follow-up {} of run {} failed; will retry: {}",
                         row.position(),
                         row.instanceId(),
                         e.toString());
@@ -87,8 +87,7 @@ final class FollowUps {
 
     private boolean carryOut(FollowUpRow row) {
         Store store = ctx.store();
-        InstanceRow failed =
-                store.tx(tx -> store.instances().find(tx, row.instanceId()).orElseThrow());
+        RunRow failed = store.tx(tx -> store.runs().find(tx, row.instanceId()).orElseThrow());
         FollowUp followUp = store.tx(tx -> ctx.store().tasks().definition(tx, failed.taskId(), failed.taskVersion()))
                 .policy()
                 .onFailed()
@@ -107,7 +106,7 @@ final class FollowUps {
      * Marks the follow-up finished and carries it out in one transaction: if another node got
      * there first, the conditional finish fails and nothing is done twice.
      */
-    private boolean once(FollowUpRow row, InstanceRow failed, Function<Tx, Outcome> work) {
+    private boolean once(FollowUpRow row, RunRow failed, Function<Tx, Outcome> work) {
         Store store = ctx.store();
         return store.tx(tx -> {
             Outcome outcome;
@@ -134,7 +133,7 @@ final class FollowUps {
         });
     }
 
-    private Outcome compensate(Tx tx, InstanceRow failed, FollowUp.TriggerTask t) {
+    private Outcome compensate(Tx tx, RunRow failed, FollowUp.TriggerTask t) {
         Store store = ctx.store();
         TaskRow target = store.tasks().lock(tx, t.taskName()).orElse(null);
         if (target == null) {
@@ -157,7 +156,7 @@ final class FollowUps {
         TaskDefinition def = target.definition();
         try {
             t.params().forEach((k, v) -> rendered.put(k, Templates.render(v, Target.KEY, tc)));
-            params = TaskService.checkParams(def, rendered, tx.now());
+            params = Tasks.checkParams(def, rendered, tx.now());
         } catch (ValidationException e) {
             return new Outcome(
                     false, "compensation task " + t.taskName() + " refused its parameters: " + e.getMessage());
@@ -168,7 +167,7 @@ final class FollowUps {
         return gate.admit(
                         tx,
                         target,
-                        new NewInstance(
+                        new NewRun(
                                 target.id(),
                                 target.name(),
                                 target.version(),
@@ -176,22 +175,22 @@ final class FollowUps {
                                 Cause.COMPENSATION.wireName() + ":" + UUID.randomUUID(),
                                 tx.now(),
                                 params,
-                                InstanceState.READY,
+                                RunState.READY,
                                 def.policy().maxAttempts(),
                                 def.group(),
                                 "follow-up:" + failed.id(),
                                 ctx.nodeId(),
                                 failed.id(),
                                 root,
-                                "compensation for failed instance " + failed.id() + " of " + failed.taskName()))
+                                "compensation for failed run " + failed.id() + " of " + failed.taskName()))
                 .map(id -> {
                     ctx.signals().workAvailable();
-                    return new Outcome(true, "triggered compensation task " + t.taskName() + " as instance " + id);
+                    return new Outcome(true, "triggered compensation task " + t.taskName() + " as run " + id);
                 })
                 .orElse(new Outcome(false, "compensation task " + t.taskName() + " was not triggered"));
     }
 
-    private Outcome pause(Tx tx, InstanceRow failed, FollowUp.PauseTasks p) {
+    private Outcome pause(Tx tx, RunRow failed, FollowUp.PauseTasks p) {
         Store store = ctx.store();
         List<String> paused = new ArrayList<>();
         List<String> missing = new ArrayList<>();
@@ -213,8 +212,7 @@ final class FollowUps {
                                         EventType.TASK_PAUSED,
                                         actor,
                                         ctx.nodeId(),
-                                        "paused because instance " + failed.id() + " of " + failed.taskName()
-                                                + " failed",
+                                        "paused because run " + failed.id() + " of " + failed.taskName() + " failed",
                                         Map.of("failedInstance", failed.id())));
             }
             paused.add(name);
@@ -226,7 +224,7 @@ final class FollowUps {
                         + (missing.isEmpty() ? "" : " (no such task: " + String.join(", ", missing) + ")"));
     }
 
-    private boolean deliver(FollowUpRow row, InstanceRow failed, FollowUp.Webhook w) {
+    private boolean deliver(FollowUpRow row, RunRow failed, FollowUp.Webhook w) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("event", "run.failed");
         body.put("taskName", failed.taskName());
@@ -271,7 +269,7 @@ final class FollowUps {
         });
     }
 
-    private void note(Tx tx, InstanceRow failed, EventType type, String message, FollowUpRow row) {
+    private void note(Tx tx, RunRow failed, EventType type, String message, FollowUpRow row) {
         ctx.store()
                 .events()
                 .appendForInstance(

@@ -4,10 +4,10 @@ import dev.ax.domain.protocol.Completion;
 import dev.ax.domain.protocol.LogChunk;
 import dev.ax.domain.protocol.ReportAnswer;
 import dev.ax.domain.protocol.Started;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.LogStore;
 import dev.ax.store.RunBatches;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
@@ -96,20 +96,20 @@ final class GroupedReports {
 
     private ReportAnswer[] succeed(Tx tx, List<Completion> group) {
         Store store = ctx.store();
-        Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
+        Map<Long, RunRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
         Map<Long, TaskStore.EndFlags> tasks = store.tasks()
-                .endFlags(tx, runs.values().stream().map(InstanceRow::taskId).collect(Collectors.toSet()));
+                .endFlags(tx, runs.values().stream().map(RunRow::taskId).collect(Collectors.toSet()));
         List<Completion> alone = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         ReportAnswer[] answers = new ReportAnswer[group.size()];
         for (int i = 0; i < group.size(); i++) {
             Completion c = group.get(i);
-            InstanceRow run = runs.get(c.run().instanceId());
+            RunRow run = runs.get(c.run().instanceId());
             if (run == null) {
-                answers[i] = ReportAnswer.refused("no instance " + c.run().instanceId());
+                answers[i] = ReportAnswer.refused("no run " + c.run().instanceId());
             } else if (seen.add(run.id())
                     && run.heldBy(c.run().attempt(), c.executorId())
-                    && run.state() == InstanceState.RUNNING
+                    && run.state() == RunState.RUNNING
                     && outcomes.endsAlone(tx, run, Optional.ofNullable(tasks.get(run.taskId())))) {
                 alone.add(c);
             }
@@ -173,12 +173,12 @@ final class GroupedReports {
     }
 
     private ReportAnswer[] log(Tx tx, List<LogChunk> group) {
-        Map<Long, InstanceRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
+        Map<Long, RunRow> runs = runsOf(tx, group.stream().map(c -> c.run().instanceId()));
         ReportAnswer[] answers = new ReportAnswer[group.size()];
         List<LogStore.Chunk> held = new ArrayList<>();
         for (int i = 0; i < group.size(); i++) {
             LogChunk c = group.get(i);
-            InstanceRow run = runs.get(c.run().instanceId());
+            RunRow run = runs.get(c.run().instanceId());
             if (run != null && run.heldBy(c.run().attempt(), c.executorId())) {
                 held.add(new LogStore.Chunk(c.run(), c.stream(), c.lines()));
                 answers[i] = ReportAnswer.OK;
@@ -189,9 +189,9 @@ final class GroupedReports {
     }
 
     /** The runs a group reports about, by id, in one query. */
-    private Map<Long, InstanceRow> runsOf(Tx tx, Stream<Long> ids) {
-        return ctx.store().instances().findAll(tx, ids.collect(Collectors.toSet())).stream()
-                .collect(Collectors.toMap(InstanceRow::id, Function.identity()));
+    private Map<Long, RunRow> runsOf(Tx tx, Stream<Long> ids) {
+        return ctx.store().runs().findAll(tx, ids.collect(Collectors.toSet())).stream()
+                .collect(Collectors.toMap(RunRow::id, Function.identity()));
     }
 
     /** OK for the first report of each id applied; the rest keep what they have (null: the single way). */

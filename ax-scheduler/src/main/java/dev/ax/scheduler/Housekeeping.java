@@ -2,9 +2,9 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.Move;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.List;
@@ -119,7 +119,7 @@ public final class Housekeeping {
     public int unblock() {
         Store store = ctx.store();
         int started = 0;
-        for (long taskId : store.tx(tx -> store.instances().tasksWithWaitingRuns(tx, BATCH))) {
+        for (long taskId : store.tx(tx -> store.runs().tasksWithWaitingRuns(tx, BATCH))) {
             started += store.tx(tx -> gate.release(tx, taskId));
         }
         return started;
@@ -161,12 +161,12 @@ public final class Housekeeping {
         Store store = ctx.store();
         int promoted = store.tx(tx -> {
             int n = 0;
-            for (InstanceRow run : store.instances().lockDueRetries(tx, BATCH)) {
+            for (RunRow run : store.runs().lockDueRetries(tx, BATCH)) {
                 boolean lost = run.failureKind() == FailureKind.EXECUTOR_LOST;
-                if (store.instances()
+                if (store.runs()
                         .move(
                                 tx,
-                                Move.of(run.id(), InstanceState.RETRYING, InstanceState.READY)
+                                Move.of(run.id(), RunState.RETRYING, RunState.READY)
                                         .set(Move.Column.READY_AT, lost ? run.scheduledAt() : Move.NOW)
                                         .event(
                                                 EventType.RETRY_READY,

@@ -4,11 +4,11 @@ import dev.ax.domain.policy.RetryDecision;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.RunBatches;
+import dev.ax.store.RunRow;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskStore;
 import dev.ax.store.Tx;
@@ -47,7 +47,7 @@ final class Outcomes {
      * that waits anyway (the policy changed meanwhile) gets its slot from the housekeeping loop's
      * {@code unblock} within half a second.
      */
-    private TaskAtEnd taskAtEnd(Tx tx, InstanceRow run) {
+    private TaskAtEnd taskAtEnd(Tx tx, RunRow run) {
         if (ctx.store()
                 .tasks()
                 .definition(tx, run.taskId(), run.taskVersion())
@@ -76,7 +76,7 @@ final class Outcomes {
      * {@link #ended} has nothing to do for it, and {@link #succeedAlone} may apply many such
      * successes together. A deleted task is not alone (the single path knows what to do).
      */
-    boolean endsAlone(Tx tx, InstanceRow run, Optional<TaskStore.EndFlags> task) {
+    boolean endsAlone(Tx tx, RunRow run, Optional<TaskStore.EndFlags> task) {
         return run.cause() != Cause.WORKFLOW
                 && task.isPresent()
                 && ctx.store()
@@ -107,22 +107,22 @@ final class Outcomes {
      * What every end of a run does after its move: slots, dependents, workflow nodes, canaries.
      * Whatever is added here must be nothing for a run that {@link #endsAlone}: batched successes skip it.
      */
-    private void ended(Tx tx, TaskAtEnd task, InstanceRow run, InstanceState to) {
+    private void ended(Tx tx, TaskAtEnd task, RunRow run, RunState to) {
         if (task.locked()) {
             task.row().ifPresent(t -> gate.release(tx, t));
         }
-        Workflows.onRunEnded(ctx, tx, run, to);
+        WorkflowNodeEnds.onRunEnded(ctx, tx, run, to);
         gate.canaries().afterRun(tx, task.row(), run);
     }
 
     /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
-    boolean succeed(Tx tx, InstanceRow run, String executorId, Integer exitCode, String message, String actor) {
+    boolean succeed(Tx tx, RunRow run, String executorId, Integer exitCode, String message, String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
         boolean moved = ctx.store()
-                .instances()
+                .runs()
                 .move(
                         tx,
-                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                        Move.of(run.id(), RunState.RUNNING, RunState.SUCCESS)
                                 .fence(run.attempt(), executorId)
                                 .set(Move.Column.EXIT_CODE, exitCode)
                                 .set(Move.Column.MESSAGE, message)
@@ -133,20 +133,14 @@ final class Outcomes {
                                         ctx.nodeId(),
                                         message == null ? "exit " + exitCode : message));
         if (moved) {
-            ended(tx, task, run, InstanceState.SUCCESS);
+            ended(tx, task, run, RunState.SUCCESS);
         }
         return moved;
     }
 
     /** Applies a failure, retrying if the policy says so; false if fenced out. */
     boolean fail(
-            Tx tx,
-            InstanceRow run,
-            String executorId,
-            FailureKind kind,
-            Integer exitCode,
-            String message,
-            String actor) {
+            Tx tx, RunRow run, String executorId, FailureKind kind, Integer exitCode, String message, String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         // Jitter drawn per failure; the decision itself stays a pure function of it.
@@ -166,10 +160,10 @@ final class Outcomes {
         if (decision.retry()) {
             data.put("retryInSeconds", decision.delay().toSeconds());
             return ctx.store()
-                    .instances()
+                    .runs()
                     .move(
                             tx,
-                            Move.of(run.id(), InstanceState.RUNNING, InstanceState.RETRYING)
+                            Move.of(run.id(), RunState.RUNNING, RunState.RETRYING)
                                     .fence(run.attempt(), executorId)
                                     .set(Move.Column.EXIT_CODE, exitCode)
                                     .set(Move.Column.FAILURE_KIND, kind)
@@ -189,10 +183,10 @@ final class Outcomes {
                                     .data(data));
         }
         boolean moved = ctx.store()
-                .instances()
+                .runs()
                 .move(
                         tx,
-                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                        Move.of(run.id(), RunState.RUNNING, RunState.FAILED)
                                 .fence(run.attempt(), executorId)
                                 .set(Move.Column.EXIT_CODE, exitCode)
                                 .set(Move.Column.FAILURE_KIND, kind)
@@ -208,7 +202,7 @@ final class Outcomes {
             followUps.enqueue(tx, run, def);
         }
         if (moved) {
-            ended(tx, task, run, InstanceState.FAILED);
+            ended(tx, task, run, RunState.FAILED);
         }
         return moved;
     }

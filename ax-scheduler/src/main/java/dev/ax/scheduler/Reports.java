@@ -11,11 +11,11 @@ import dev.ax.domain.protocol.RunStateQuery;
 import dev.ax.domain.protocol.Started;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.secret.SecretMask;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LeaseStore;
 import dev.ax.store.LogStore;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import java.util.ArrayList;
@@ -97,7 +97,7 @@ final class Reports {
         Store store = ctx.store();
         return store.tx(tx -> {
             if (!store.leases().holds(tx, chunk.run(), chunk.executorId())) {
-                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of instance "
+                return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of run "
                         + chunk.run().instanceId() + " is not held by executor " + chunk.executorId());
             }
             store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
@@ -119,9 +119,9 @@ final class Reports {
         }
         Store store = ctx.store();
         ReportAnswer answer = store.tx(tx -> {
-            InstanceRow run = store.instances().find(tx, c.run().instanceId()).orElse(null);
+            RunRow run = store.runs().find(tx, c.run().instanceId()).orElse(null);
             if (run == null) {
-                return ReportAnswer.refused("no instance " + c.run().instanceId());
+                return ReportAnswer.refused("no run " + c.run().instanceId());
             }
             if (run.attempt() != c.run().attempt()) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
@@ -170,7 +170,7 @@ final class Reports {
         boolean holds = ctx.store().tx(tx -> ctx.store().leases().holds(tx, ask.run(), ask.executorId()));
         if (!holds) {
             return ReportAnswer.refused("executor " + ask.executorId() + " does not hold attempt "
-                    + ask.run().attempt() + " of instance " + ask.run().instanceId());
+                    + ask.run().attempt() + " of run " + ask.run().instanceId());
         }
         approvals.requestMidRun(ask.run().instanceId(), Dispatcher.actor(ask.executorId()), ask.summary());
         return ReportAnswer.OK;
@@ -183,17 +183,17 @@ final class Reports {
         }
         return ctx.store()
                 .tx(tx -> ctx.store()
-                        .instances()
+                        .runs()
                         .find(tx, q.run().instanceId())
                         .filter(r -> r.attempt() == q.run().attempt()
                                 && q.executorId().equals(r.executorId()))
                         .map(r -> new ReportAnswer(true, r.state().name()))
                         .orElse(ReportAnswer.refused("executor " + q.executorId() + " does not hold attempt "
-                                + q.run().attempt() + " of instance " + q.run().instanceId())));
+                                + q.run().attempt() + " of run " + q.run().instanceId())));
     }
 
     /**
-     * An async HTTP action's service reports the outcome itself ({@code POST /api/instances/{id}/complete}).
+     * An async HTTP action's service reports the outcome itself ({@code POST /api/runs/{id}/complete}).
      * Fenced by the attempt: a report for an attempt that is over (retried, timed out, terminated) is refused.
      */
     ReportAnswer completeFromService(
@@ -206,10 +206,9 @@ final class Reports {
             long instanceId, int attempt, boolean success, Integer status, String message, String actor) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow run = store.instances()
-                    .find(tx, instanceId)
-                    .orElseThrow(() -> new NotFoundException("no instance " + instanceId));
-            if (run.attempt() != attempt || run.state() != InstanceState.RUNNING) {
+            RunRow run =
+                    store.runs().find(tx, instanceId).orElseThrow(() -> new NotFoundException("no run " + instanceId));
+            if (run.attempt() != attempt || run.state() != RunState.RUNNING) {
                 return refuse(tx, new RunRef(instanceId, attempt), actor, "completion");
             }
             boolean applied = success
@@ -278,9 +277,9 @@ final class Reports {
 
     /** A report from an executor that does not hold the attempt: refused, and the refusal is on record. */
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
-        String reason = what + " for attempt " + ref.attempt() + " of instance " + ref.instanceId() + " refused: "
+        String reason = what + " for attempt " + ref.attempt() + " of run " + ref.instanceId() + " refused: "
                 + executorId + " does not hold its lease (the attempt is over)";
-        if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
+        if (ctx.store().runs().find(tx, ref.instanceId()).isPresent()) {
             ctx.store()
                     .events()
                     .appendForAttempt(

@@ -15,8 +15,8 @@ public final class SchedulerNode implements AutoCloseable {
     private final Firing firing;
     private final Dispatcher dispatcher;
     private final Housekeeping housekeeping;
-    private final TaskService tasks;
-    private final RunService runs;
+    private final Tasks tasks;
+    private final Runs runs;
     private final Approvals approvals;
     private final Backfills backfills;
     private final Dependencies dependencies;
@@ -59,8 +59,8 @@ public final class SchedulerNode implements AutoCloseable {
         this.dispatcher = new Dispatcher(ctx, outcomes, approvals, new Shards(ctx, gate, followUps));
         this.backfills = new Backfills(ctx, gate);
         this.housekeeping = new Housekeeping(ctx, dispatcher, gate, followUps, approvals, backfills, secrets);
-        this.tasks = new TaskService(ctx, gate);
-        this.runs = new RunService(ctx, gate);
+        this.tasks = new Tasks(ctx, gate);
+        this.runs = new Runs(ctx, gate);
         this.workflows = new WorkflowLoop(ctx, gate);
         this.canaries = gate.canaries();
         this.testRuns = new TestRuns(ctx);
@@ -122,7 +122,7 @@ public final class SchedulerNode implements AutoCloseable {
         return housekeeping;
     }
 
-    public TaskService tasks() {
+    public Tasks tasks() {
         return tasks;
     }
 
@@ -172,7 +172,7 @@ public final class SchedulerNode implements AutoCloseable {
         return workflows;
     }
 
-    public RunService runs() {
+    public Runs runs() {
         return runs;
     }
 

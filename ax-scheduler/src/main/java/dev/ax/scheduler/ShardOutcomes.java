@@ -3,11 +3,11 @@ package dev.ax.scheduler;
 import dev.ax.domain.policy.RetryDecision;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardEnd;
 import dev.ax.store.ShardRow;
 import dev.ax.store.ShardStore;
@@ -45,7 +45,7 @@ final class ShardOutcomes {
     }
 
     boolean succeed(Tx tx, ShardRow shard, Integer exitCode, String message, String actor) {
-        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
+        RunRow run = ctx.store().runs().find(tx, shard.instanceId()).orElseThrow();
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId()); // task first: the one lock order
         Map<String, Object> data =
                 ShardStore.data(shard.index(), shard.attempt(), Map.of("executor", shard.executorId()));
@@ -71,17 +71,17 @@ final class ShardOutcomes {
             String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt"
                     + (attempts == 1 ? "" : "s") + ")";
             if (ctx.store()
-                    .instances()
+                    .runs()
                     .move(
                             tx,
-                            Move.of(run.id(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                            Move.of(run.id(), RunState.RUNNING, RunState.SUCCESS)
                                     .set(Move.Column.EXIT_CODE, 0)
                                     .set(Move.Column.MESSAGE, what)
                                     .finished()
                                     .event(EventType.SUCCEEDED, actor, ctx.nodeId(), what)
                                     .data(Map.of("shards", summary(all))))) {
                 task.ifPresent(t -> gate.release(tx, t));
-                Workflows.onRunEnded(ctx, tx, run, InstanceState.SUCCESS);
+                WorkflowNodeEnds.onRunEnded(ctx, tx, run, RunState.SUCCESS);
                 gate.canaries().afterRun(tx, task, run);
             }
         }
@@ -96,7 +96,7 @@ final class ShardOutcomes {
             String message,
             String actor,
             boolean[] retrying) {
-        InstanceRow run = ctx.store().instances().find(tx, shard.instanceId()).orElseThrow();
+        RunRow run = ctx.store().runs().find(tx, shard.instanceId()).orElseThrow();
         Optional<TaskRow> task = ctx.store().tasks().lockById(tx, run.taskId());
         TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
         RetryDecision decision = RetryDecision.decide(
@@ -160,10 +160,10 @@ final class ShardOutcomes {
         instanceData.put("failedShard", shard.index());
         instanceData.put("shards", summary(all));
         boolean moved = ctx.store()
-                .instances()
+                .runs()
                 .move(
                         tx,
-                        Move.of(run.id(), InstanceState.RUNNING, InstanceState.FAILED)
+                        Move.of(run.id(), RunState.RUNNING, RunState.FAILED)
                                 .set(Move.Column.EXIT_CODE, exitCode)
                                 .set(Move.Column.FAILURE_KIND, kind)
                                 .set(Move.Column.MESSAGE, instanceMessage)
@@ -177,7 +177,7 @@ final class ShardOutcomes {
         if (moved) {
             followUps.enqueue(tx, run, def);
             task.ifPresent(t -> gate.release(tx, t));
-            Workflows.onRunEnded(ctx, tx, run, InstanceState.FAILED);
+            WorkflowNodeEnds.onRunEnded(ctx, tx, run, RunState.FAILED);
             gate.canaries().afterRun(tx, task, run);
         }
         return true;

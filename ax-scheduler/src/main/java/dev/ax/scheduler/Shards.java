@@ -11,11 +11,11 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.domain.task.Sharding;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
 import dev.ax.store.ShardStore;
 import dev.ax.store.Store;
@@ -80,7 +80,7 @@ final class Shards {
      * Called in the claim transaction for each instance just claimed: fans a sharded one out and
      * returns true (the caller then hands out shards instead of the instance).
      */
-    boolean fanOut(Tx tx, InstanceRow run, TaskDefinition def, String executorId) {
+    boolean fanOut(Tx tx, RunRow run, TaskDefinition def, String executorId) {
         Sharding sharding = def.policy().sharding();
         if (sharding == null || run.cause() == Cause.PREVIEW) {
             return false;
@@ -88,7 +88,7 @@ final class Shards {
         int live = sharding.broadcast() ? able(tx, run.group(), def).size() : 0;
         int total = sharding.total(live);
         if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
-            throw new IllegalStateException("instance " + run.id() + " moved inside its own claim transaction");
+            throw new IllegalStateException("run " + run.id() + " moved inside its own claim transaction");
         }
         // Not due before the run's slot: a run claimed ahead of it is handed out at the slot, and so are its shards.
         shards().create(tx, run.id(), total, run.group(), sharding.maxParallelShards(), run.readyAt());
@@ -142,9 +142,8 @@ final class Shards {
             }
             // Serialises the decision for one instance across nodes (maxParallelShards, spreading).
             tx.lockKey("ax-shards:" + shard.instanceId());
-            InstanceRow run =
-                    ctx.store().instances().find(tx, shard.instanceId()).orElse(null);
-            if (run == null || run.state() != InstanceState.RUNNING) {
+            RunRow run = ctx.store().runs().find(tx, shard.instanceId()).orElse(null);
+            if (run == null || run.state() != RunState.RUNNING) {
                 continue;
             }
             TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
@@ -243,7 +242,7 @@ final class Shards {
         return store.tx(tx -> {
             if (!shards().holds(tx, chunk.run(), chunk.executorId())) {
                 return ReportAnswer.refused("attempt " + chunk.run().attempt() + " of shard "
-                        + chunk.run().shard() + " of instance " + chunk.run().instanceId() + " is not held by executor "
+                        + chunk.run().shard() + " of run " + chunk.run().instanceId() + " is not held by executor "
                         + chunk.executorId());
             }
             store.logs().append(tx, chunk.run(), chunk.stream(), chunk.lines());
@@ -290,7 +289,7 @@ final class Shards {
     }
 
     /**
-     * An async HTTP shard's service reports the outcome itself ({@code POST /api/instances/{id}/complete}
+     * An async HTTP shard's service reports the outcome itself ({@code POST /api/runs/{id}/complete}
      * with {@code "shard"}): fenced by the shard's attempt like an executor's report.
      */
     ReportAnswer completeFromService(
@@ -327,7 +326,7 @@ final class Shards {
                         .filter(s -> s.attempt() == ref.attempt() && executorId.equals(s.executorId()))
                         .map(s -> new ReportAnswer(true, s.state().name()))
                         .orElse(ReportAnswer.refused("executor " + executorId + " does not hold attempt "
-                                + ref.attempt() + " of shard " + ref.shard() + " of instance " + ref.instanceId())));
+                                + ref.attempt() + " of shard " + ref.shard() + " of run " + ref.instanceId())));
     }
 
     /** Renews the shard leases among {@code held}; returns the shard refs the executor must abandon. */
@@ -376,9 +375,9 @@ final class Shards {
     }
 
     private ReportAnswer refuse(Tx tx, RunRef ref, String executorId, String what) {
-        String reason = what + " for attempt " + ref.attempt() + " of shard " + ref.shard() + " of instance "
+        String reason = what + " for attempt " + ref.attempt() + " of shard " + ref.shard() + " of run "
                 + ref.instanceId() + " refused: " + executorId + " does not hold its lease (the attempt is over)";
-        if (ctx.store().instances().find(tx, ref.instanceId()).isPresent()) {
+        if (ctx.store().runs().find(tx, ref.instanceId()).isPresent()) {
             ctx.store()
                     .events()
                     .appendForInstance(

@@ -1,12 +1,12 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import java.util.List;
@@ -42,23 +42,23 @@ public final class TestRuns {
         if (!draft.taskName().equals(name)) {
             throw new ValidationException("taskName", "must be '" + name + "' (the name in the URL)");
         }
-        TaskService.checkIdempotencyKey(draft);
+        Tasks.checkIdempotencyKey(draft);
         Store store = ctx.store();
         Started started;
         // Draft versions are numbered below the lowest one of the task: one writer at a time, in this JVM and across
         // nodes.
         synchronized (TestRuns.class) {
             started = store.tx(tx -> {
-                Map<String, Object> checked = TaskService.checkParams(draft, params, tx.now());
+                Map<String, Object> checked = Tasks.checkParams(draft, params, tx.now());
                 SecretChecks.requireSet(tx, store, draft);
                 TaskRow task = store.tasks().find(tx, name).orElse(null);
                 long taskId = task == null ? 0 : task.id();
                 tx.lockKey("ax-draft:" + taskId);
                 int version = store.tasks().appendDraft(tx, taskId, draft, actor);
-                long id = store.instances()
+                long id = store.runs()
                         .create(
                                 tx,
-                                new NewInstance(
+                                new NewRun(
                                         taskId,
                                         name,
                                         version,
@@ -66,7 +66,7 @@ public final class TestRuns {
                                         Cause.TEST.wireName() + ":" + UUID.randomUUID(),
                                         tx.now(),
                                         checked,
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         draft.policy().maxAttempts(),
                                         draft.group(),
                                         actor,

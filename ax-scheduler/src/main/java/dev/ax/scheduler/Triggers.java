@@ -1,12 +1,12 @@
 package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.scheduler.TaskService.Triggered;
+import dev.ax.scheduler.Tasks.Triggered;
 import dev.ax.store.AuditStore.Entry;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -22,7 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Runs made now, outside the schedule ({@link TaskService#trigger}): admitted one by one under the task's lock, or, for
+ * Runs made now, outside the schedule ({@link Tasks#trigger}): admitted one by one under the task's lock, or, for
  * tasks whose admission depends on the slot alone, in groups that share one transaction ({@link GroupCommit}). A
  * keyed trigger ({@link TriggerKey}) always goes alone: its key is written in the transaction of its run. The
  * request's audit entry, when there is one, commits with the run.
@@ -41,7 +41,7 @@ final class Triggers {
         this.gate = gate;
     }
 
-    /** {@link TaskService#trigger(String, Map, Cause, String, boolean, TriggerKey, Entry)}: the run made, or found again. */
+    /** {@link Tasks#trigger(String, Map, Cause, String, boolean, TriggerKey, Entry)}: the run made, or found again. */
     Triggered trigger(
             String name,
             Map<String, Object> params,
@@ -136,13 +136,13 @@ final class Triggers {
                 Trigger t = group.get(i);
                 TaskRow task = tasks.get(t.name()).orElse(null);
                 if (task == null) {
-                    answers[i] = new Admitted(null, TaskService.notFound(t.name()));
+                    answers[i] = new Admitted(null, Tasks.notFound(t.name()));
                 } else if (!ConcurrencyGate.admitsBySlotAlone(task)) {
                     answers[i] = Admitted.NEEDS_EXCLUSIVE_LOCK;
                 } else {
                     try {
-                        Map<String, Object> params = TaskService.checkParams(task.definition(), t.params(), now);
-                        NewInstance run = triggeredRun(task, params, t.cause(), t.actor(), now, false);
+                        Map<String, Object> params = Tasks.checkParams(task.definition(), t.params(), now);
+                        NewRun run = triggeredRun(task, params, t.cause(), t.actor(), now, false);
                         admissions.add(new ConcurrencyGate.Admission(task, run));
                         admitted.add(i);
                     } catch (ValidationException e) {
@@ -182,7 +182,7 @@ final class Triggers {
             TaskRow task = (shared
                             ? store.tasks().lockShared(tx, name)
                             : store.tasks().lock(tx, name))
-                    .orElseThrow(() -> TaskService.notFound(name));
+                    .orElseThrow(() -> Tasks.notFound(name));
             if (ConcurrencyGate.admitsBySlotAlone(task) != shared) {
                 if (shared) {
                     sharedAdmission.remove(name);
@@ -198,7 +198,7 @@ final class Triggers {
                 return new Triggered(earlier.get(), true);
             }
             Instant now = tx.now();
-            Map<String, Object> checked = TaskService.checkParams(task.definition(), params, now);
+            Map<String, Object> checked = Tasks.checkParams(task.definition(), params, now);
             long id = gate.admit(tx, task, triggeredRun(task, checked, cause, actor, now, force), force)
                     .orElseThrow();
             if (key != null) {
@@ -224,7 +224,7 @@ final class Triggers {
                     if (!earlier.requestHash().equals(hash)) {
                         throw new KeyReusedException("this Idempotency-Key was used at " + earlier.createdAt()
                                 + " for a different request to task "
-                                + task.name() + " (other params or force; it made instance " + earlier.instanceId()
+                                + task.name() + " (other params or force; it made run " + earlier.instanceId()
                                 + "); send a new key with a new request");
                     }
                     return earlier.instanceId();
@@ -232,10 +232,10 @@ final class Triggers {
     }
 
     /** A run created now, outside the schedule, under a fire key of its own. */
-    private NewInstance triggeredRun(
+    private NewRun triggeredRun(
             TaskRow task, Map<String, Object> params, Cause cause, String actor, Instant now, boolean force) {
         TaskDefinition def = task.definition();
-        return new NewInstance(
+        return new NewRun(
                 task.id(),
                 task.name(),
                 task.version(),
@@ -243,7 +243,7 @@ final class Triggers {
                 cause.wireName() + ":" + UUID.randomUUID(),
                 now,
                 params,
-                InstanceState.READY,
+                RunState.READY,
                 def.policy().maxAttempts(),
                 def.group(),
                 actor,

@@ -10,8 +10,8 @@ import dev.ax.domain.template.Target;
 import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.TemplateException;
 import dev.ax.domain.template.Templates;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Json;
+import dev.ax.store.RunRow;
 import dev.ax.store.Tx;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,7 +42,7 @@ final class WorkRenderer {
      * @throws IllegalArgumentException when the run cannot be rendered (a missing parameter or secret, a
      *                                  value that cannot stand where the template puts it)
      */
-    static WorkItem render(Tx tx, NodeContext ctx, InstanceRow run, TaskDefinition def) {
+    static WorkItem render(Tx tx, NodeContext ctx, RunRow run, TaskDefinition def) {
         long leaseMillis = ctx.config().leaseMillis();
         Action action = action(run, def);
         Set<String> names = secretNames(action);
@@ -152,7 +152,7 @@ final class WorkRenderer {
     }
 
     /** A preview run executes the approval's preview action instead of the task's own. */
-    private static Action action(InstanceRow run, TaskDefinition def) {
+    private static Action action(RunRow run, TaskDefinition def) {
         return run.cause() == Cause.PREVIEW
                         && def.policy().approval() != null
                         && def.policy().approval().preview() != null

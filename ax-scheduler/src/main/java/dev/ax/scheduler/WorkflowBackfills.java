@@ -8,7 +8,7 @@ import dev.ax.domain.workflow.WorkflowBackfillState;
 import dev.ax.domain.workflow.WorkflowDefinition;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
-import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowRunStore.WorkflowRunRow;
 import dev.ax.store.WorkflowStore.BackfillRow;
 import dev.ax.store.WorkflowStore.WorkflowRow;
 import java.time.Instant;
@@ -39,7 +39,7 @@ public final class WorkflowBackfills {
     /** @param backfillId null for a dry run */
     public record Started(Long backfillId, String workflow, int slots, List<SlotPlan> plan) {}
 
-    public record Progress(BackfillRow backfill, List<RunRow> runs) {}
+    public record Progress(BackfillRow backfill, List<WorkflowRunRow> runs) {}
 
     public Started start(String name, Map<String, Object> body, String actor) {
         BackfillRequest request = BackfillRequest.parse(body);
@@ -76,7 +76,7 @@ public final class WorkflowBackfills {
             for (Instant slot : slots) {
                 Long existing = store.workflowRuns()
                         .findBySlot(tx, wf.id(), Firing.fireKey(slot))
-                        .map(RunRow::id)
+                        .map(WorkflowRunRow::id)
                         .orElse(null);
                 plan.add(new SlotPlan(
                         slot,

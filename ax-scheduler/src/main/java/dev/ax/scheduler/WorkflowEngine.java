@@ -3,7 +3,7 @@ package dev.ax.scheduler;
 import dev.ax.domain.policy.Catchup;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.MisfirePolicy;
@@ -15,15 +15,15 @@ import dev.ax.domain.workflow.WorkflowCodec;
 import dev.ax.domain.workflow.WorkflowDefinition;
 import dev.ax.domain.workflow.WorkflowPlan;
 import dev.ax.domain.workflow.WorkflowRunState;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
-import dev.ax.store.WorkflowRunStore.NewRun;
+import dev.ax.store.WorkflowRunStore.NewWorkflowRun;
 import dev.ax.store.WorkflowRunStore.NodeRunRow;
-import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowRunStore.WorkflowRunRow;
 import dev.ax.store.WorkflowStore.WorkflowRow;
 import java.time.Instant;
 import java.util.Comparator;
@@ -37,10 +37,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Runs workflows: creates a run with its node runs, gives ready nodes an instance through the
  * concurrency gate (so concurrency limits, idempotency keys and {@code {{date}}} of the run's
  * scheduled time apply as for any run), skips nodes that can never run, and finishes the run.
- * What to do is {@link WorkflowPlan}'s pure decision; this class does the I/O.
+ * What to do is {@link WorkflowPlan}'s pure decision; this class does the I/O. It is longer than
+ * most files here because it is one algorithm (a run's graph, advanced node by node) best read whole.
  *
  * <p>Lock order: the workflow run row, then task rows in name order, then instances. The hook
- * that reports an ended instance ({@link Workflows}) holds a task lock and touches only the
+ * that reports an ended run ({@link WorkflowNodeEnds}) holds a task lock and touches only the
  * node row of that instance, never the run row, so the two never wait for each other in a circle.
  */
 final class WorkflowEngine {
@@ -76,7 +77,7 @@ final class WorkflowEngine {
         Optional<Long> id = store.workflowRuns()
                 .insert(
                         tx,
-                        new NewRun(
+                        new NewWorkflowRun(
                                 wf.id(),
                                 wf.name(),
                                 wf.version(),
@@ -120,7 +121,7 @@ final class WorkflowEngine {
      * idempotency key, say — makes its node final at once, so the plan is asked again), and
      * finishes the run when every node is final.
      */
-    void advance(Tx tx, RunRow run) {
+    void advance(Tx tx, WorkflowRunRow run) {
         Store store = ctx.store();
         WorkflowDefinition def = definition(run.definition());
         store.workflowRuns().markNoticed(tx, run.id());
@@ -181,7 +182,7 @@ final class WorkflowEngine {
      * who canceled), their waiting instances CANCELED and running ones TERMINATED (the executor
      * kills the process tree at its next heartbeat), each through the state machine with its event.
      */
-    void cancel(Tx tx, RunRow run, String actor, String reason) {
+    void cancel(Tx tx, WorkflowRunRow run, String actor, String reason) {
         Store store = ctx.store();
         String why = "workflow run " + run.id() + " canceled by " + actor
                 + (reason == null || reason.isBlank() ? "" : ": " + reason);
@@ -199,20 +200,19 @@ final class WorkflowEngine {
                     || n.instanceId() == null) {
                 continue;
             }
-            InstanceRow instance = store.instances().find(tx, n.instanceId()).orElse(null);
+            RunRow instance = store.runs().find(tx, n.instanceId()).orElse(null);
             if (instance == null || instance.state().isTerminal()) {
                 continue;
             }
-            InstanceState to =
-                    instance.state() == InstanceState.RUNNING ? InstanceState.TERMINATED : InstanceState.CANCELED;
-            store.instances()
+            RunState to = instance.state() == RunState.RUNNING ? RunState.TERMINATED : RunState.CANCELED;
+            store.runs()
                     .move(
                             tx,
                             Move.of(instance.id(), instance.state(), to)
                                     .finished()
                                     .set(Move.Column.MESSAGE, why)
                                     .event(
-                                            to == InstanceState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED,
+                                            to == RunState.TERMINATED ? EventType.TERMINATED : EventType.CANCELED,
                                             actor,
                                             ctx.nodeId(),
                                             why));
@@ -245,7 +245,7 @@ final class WorkflowEngine {
             mine = new LinkedHashMap<>(runParams);
             mine.keySet().retainAll(def.params().specs().keySet());
         }
-        return TaskService.checkParams(def, mine, now);
+        return Tasks.checkParams(def, mine, now);
     }
 
     /** Refuses a workflow run's parameters, before anything is written, if a node's task would refuse them. */
@@ -266,7 +266,7 @@ final class WorkflowEngine {
     }
 
     /** Gives a node a new instance; true if that instance is final already (its node too, then). */
-    private boolean start(Tx tx, RunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
+    private boolean start(Tx tx, WorkflowRunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
         Store store = ctx.store();
         Optional<TaskRow> task = store.tasks().lock(tx, node.task());
         if (task.isEmpty()) {
@@ -300,7 +300,7 @@ final class WorkflowEngine {
         long id = gate.admit(
                         tx,
                         task.get(),
-                        new NewInstance(
+                        new NewRun(
                                 task.get().id(),
                                 task.get().name(),
                                 task.get().version(),
@@ -308,7 +308,7 @@ final class WorkflowEngine {
                                 fireKey,
                                 run.scheduledAt(),
                                 params,
-                                InstanceState.READY,
+                                RunState.READY,
                                 def.policy().maxAttempts(),
                                 def.group(),
                                 run.actor(),
@@ -316,9 +316,7 @@ final class WorkflowEngine {
                                 null,
                                 null,
                                 why))
-                .or(() -> store.instances()
-                        .findBySlot(tx, task.get().id(), fireKey)
-                        .map(InstanceRow::id))
+                .or(() -> store.runs().findBySlot(tx, task.get().id(), fireKey).map(RunRow::id))
                 .orElseThrow();
         store.workflowRuns().tagInstance(tx, id, run.id());
         if (!store.workflowRuns().startNode(tx, run.id(), node.name(), id)) {
@@ -326,7 +324,7 @@ final class WorkflowEngine {
                     "node " + node.name() + " of workflow run " + run.id() + " was not PENDING under the run's lock");
         }
         ctx.signals().workAvailable();
-        InstanceRow created = store.instances().find(tx, id).orElseThrow();
+        RunRow created = store.runs().find(tx, id).orElseThrow();
         if (created.state().isTerminal()) {
             store.workflowRuns()
                     .setNode(
@@ -411,7 +409,7 @@ final class WorkflowEngine {
         for (long id : store.tx(tx -> store.workflowRuns().runsToAdvance(tx, BATCH))) {
             n += store.tx(tx -> {
                 // Another node advancing this run holds its lock: it will see these ends itself.
-                Optional<RunRow> run = store.workflowRuns().lockRunningSkipLocked(tx, id);
+                Optional<WorkflowRunRow> run = store.workflowRuns().lockRunningSkipLocked(tx, id);
                 if (run.isEmpty()) {
                     if (store.workflowRuns()
                             .find(tx, id)
@@ -433,7 +431,7 @@ final class WorkflowEngine {
         Store store = ctx.store();
         int n = 0;
         for (long[] row : store.tx(tx -> store.workflowRuns().endedUnreported(tx, BATCH))) {
-            n += store.tx(tx -> store.instances()
+            n += store.tx(tx -> store.runs()
                     .find(tx, row[1])
                     .map(i -> store.workflowRuns().instanceEnded(tx, i.id(), NodeState.of(i.state()), null))
                     .orElse(0));

@@ -17,7 +17,7 @@ public final class WorkflowLoop implements AutoCloseable {
 
     private final NodeContext ctx;
     private final WorkflowEngine engine;
-    private final WorkflowService service;
+    private final Workflows service;
     private final WorkflowBackfills backfills;
     private final LoopRunner loop;
     private volatile long seen;
@@ -25,7 +25,7 @@ public final class WorkflowLoop implements AutoCloseable {
     WorkflowLoop(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.engine = new WorkflowEngine(ctx, gate);
-        this.service = new WorkflowService(ctx, engine);
+        this.service = new Workflows(ctx, engine);
         this.backfills = new WorkflowBackfills(ctx, engine);
         this.loop = new LoopRunner("workflows-" + ctx.nodeId(), this::loopTick, this::pause);
     }
@@ -62,7 +62,7 @@ public final class WorkflowLoop implements AutoCloseable {
         }
     }
 
-    public WorkflowService service() {
+    public Workflows service() {
         return service;
     }
 

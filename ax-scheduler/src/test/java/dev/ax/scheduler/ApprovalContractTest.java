@@ -16,9 +16,9 @@ import dev.ax.domain.protocol.Started;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.List;
@@ -51,8 +51,8 @@ abstract class ApprovalContractTest {
         store.close();
     }
 
-    InstanceRow row(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow row(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<EventRow> events(long id) {
@@ -80,7 +80,7 @@ abstract class ApprovalContractTest {
                                                 Map.of("type", "shell", "command", "echo 1234 rows will change")))),
                         "test");
         long id = node.tasks().trigger("fix_rows", Map.of(), Cause.MANUAL, "bob");
-        assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(row(id).state()).isEqualTo(RunState.WAITING_APPROVAL);
         long previewId = (Long) ((Number) events(id).stream()
                         .filter(e -> e.type() == EventType.APPROVAL_REQUESTED)
                         .findFirst()
@@ -102,12 +102,12 @@ abstract class ApprovalContractTest {
         assertThatThrownBy(() -> node.approvals().approve(id, who("mallory", "operator"), "looks fine"))
                 .isInstanceOf(ForbiddenException.class)
                 .hasMessageContaining("approvers: alice");
-        assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(row(id).state()).isEqualTo(RunState.WAITING_APPROVAL);
 
         assertThat(node.approvals()
                         .approve(id, who("alice", "viewer"), "1234 is expected")
                         .state())
-                .isEqualTo(InstanceState.READY);
+                .isEqualTo(RunState.READY);
         assertThat(poll())
                 .singleElement()
                 .satisfies(w -> assertThat(w.command()).isEqualTo("echo fixing"));
@@ -135,7 +135,7 @@ abstract class ApprovalContractTest {
                 .isInstanceOf(ForbiddenException.class)
                 .hasMessageContaining("four-eyes");
         assertThat(node.approvals().approve(id, who("dave", "operator"), null).state())
-                .isEqualTo(InstanceState.READY);
+                .isEqualTo(RunState.READY);
     }
 
     @Test
@@ -143,7 +143,7 @@ abstract class ApprovalContractTest {
         node.tasks().create(task("gated", event(), "true", Map.of("approval", Map.of("timeoutSeconds", 1))), "test");
         long id = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         await().atMost(Duration.ofSeconds(10)).until(() -> node.housekeeping().expireApprovals() == 1);
-        assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(row(id).state()).isEqualTo(RunState.CANCELED);
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.APPROVAL_EXPIRED);
         assertThatThrownBy(() -> node.approvals().approve(id, who("alice", "admin"), null))
                 .isInstanceOf(ConflictException.class);
@@ -154,16 +154,16 @@ abstract class ApprovalContractTest {
         node.tasks().create(task("gated", event(), "true", Map.of("approval", Map.of())), "test");
         long first = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
         long second = node.tasks().trigger("gated", Map.of(), Cause.MANUAL, "bob");
-        assertThat(row(second).state()).isEqualTo(InstanceState.BLOCKED);
+        assertThat(row(second).state()).isEqualTo(RunState.BLOCKED);
         assertThat(node.approvals()
                         .reject(first, who("alice", "admin"), "not today")
                         .state())
-                .isEqualTo(InstanceState.CANCELED);
+                .isEqualTo(RunState.CANCELED);
         assertThat(events(first))
                 .filteredOn(e -> e.type() == EventType.REJECTED)
                 .singleElement()
                 .satisfies(e -> assertThat(e.message()).contains("not today"));
-        assertThat(row(second).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(row(second).state()).isEqualTo(RunState.WAITING_APPROVAL);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.APPROVAL_REQUESTED);
     }
 
@@ -175,19 +175,19 @@ abstract class ApprovalContractTest {
         assertThat(node.approvals()
                         .requestMidRun(id, "job", "1234 rows will change")
                         .state())
-                .isEqualTo(InstanceState.WAITING_APPROVAL);
+                .isEqualTo(RunState.WAITING_APPROVAL);
         // The process keeps running meanwhile: its lease is renewed, nothing is abandoned.
         var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).isEmpty();
         assertThatThrownBy(() -> node.approvals().approve(id, who("vic", "viewer"), null))
                 .isInstanceOf(ForbiddenException.class);
         assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state())
-                .isEqualTo(InstanceState.RUNNING);
+                .isEqualTo(RunState.RUNNING);
         assertThat(node.dispatcher()
                         .complete(new Completion("e1", w.ref(), true, null, 0, null))
                         .accepted())
                 .isTrue();
-        assertThat(row(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(row(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(events(id))
                 .extracting(EventRow::type)
                 .containsSubsequence(
@@ -208,9 +208,9 @@ abstract class ApprovalContractTest {
                         .accepted())
                 .isFalse();
         assertThat(row(id).pid()).isEqualTo(4321);
-        assertThat(row(id).state()).isEqualTo(InstanceState.WAITING_APPROVAL);
+        assertThat(row(id).state()).isEqualTo(RunState.WAITING_APPROVAL);
         assertThat(node.approvals().approve(id, who("olga", "operator"), "go").state())
-                .isEqualTo(InstanceState.RUNNING);
+                .isEqualTo(RunState.RUNNING);
         assertThat(node.dispatcher()
                         .complete(new Completion("e1", w.ref(), true, null, 0, null))
                         .accepted())
@@ -234,7 +234,7 @@ abstract class ApprovalContractTest {
         assertThat(node.approvals()
                         .reject(id, who("olga", "admin"), "too many rows")
                         .state())
-                .isEqualTo(InstanceState.CANCELED);
+                .isEqualTo(RunState.CANCELED);
         var hb = node.dispatcher().heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())));
         assertThat(hb.abandon()).containsExactly(w.ref());
     }

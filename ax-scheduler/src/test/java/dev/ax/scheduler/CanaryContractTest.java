@@ -14,12 +14,12 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
@@ -75,7 +75,7 @@ abstract class CanaryContractTest {
 
         // 100 minutely slots are due at once (as after downtime, misfire FIRE_ALL): one tick fires them all.
         Instant first = fire100Slots();
-        List<InstanceRow> runs = firstHundred(first);
+        List<RunRow> runs = firstHundred(first);
         assertThat(runs).hasSize(100);
         long expected =
                 runs.stream().filter(r -> CanaryRouting.pick(r.fireKey(), 10)).count();
@@ -110,12 +110,11 @@ abstract class CanaryContractTest {
 
         // The same slots fired again (their runs gone, as on another node or after a restore): each maps to the same
         // version.
-        Map<String, Integer> before =
-                runs.stream().collect(Collectors.toMap(InstanceRow::fireKey, InstanceRow::taskVersion));
+        Map<String, Integer> before = runs.stream().collect(Collectors.toMap(RunRow::fireKey, RunRow::taskVersion));
         store.tx(tx -> tx.update("DELETE FROM ax_instance WHERE task_name = 'report'"));
         fireFrom(first);
         Map<String, Integer> again =
-                firstHundred(first).stream().collect(Collectors.toMap(InstanceRow::fireKey, InstanceRow::taskVersion));
+                firstHundred(first).stream().collect(Collectors.toMap(RunRow::fireKey, RunRow::taskVersion));
         assertThat(new TreeMap<>(again)).isEqualTo(new TreeMap<>(before));
 
         // What the canary runs is the canary's definition: the executor gets its command.
@@ -281,7 +280,7 @@ abstract class CanaryContractTest {
     @Test
     void a_slot_reprocessed_by_a_backfill_is_routed_by_its_slot_like_the_schedule() {
         Instant slot = Instant.parse("2026-11-29T02:00:00Z");
-        var reprocessed = new NewInstance(
+        var reprocessed = new NewRun(
                 1,
                 "report",
                 1,
@@ -289,7 +288,7 @@ abstract class CanaryContractTest {
                 Firing.fireKey(slot) + "#backfill-7",
                 slot,
                 Map.of(),
-                InstanceState.READY,
+                RunState.READY,
                 1,
                 "default",
                 "alice",
@@ -297,7 +296,7 @@ abstract class CanaryContractTest {
                 null,
                 null,
                 null);
-        var manual = new NewInstance(
+        var manual = new NewRun(
                 1,
                 "report",
                 1,
@@ -305,7 +304,7 @@ abstract class CanaryContractTest {
                 "manual:abc",
                 slot,
                 Map.of(),
-                InstanceState.READY,
+                RunState.READY,
                 1,
                 "default",
                 "alice",
@@ -375,11 +374,11 @@ abstract class CanaryContractTest {
     }
 
     /** The runs of the 100 slots from {@code first} (a minute may have turned during the test: one more slot). */
-    List<InstanceRow> firstHundred(Instant first) {
+    List<RunRow> firstHundred(Instant first) {
         Instant end = first.plus(Duration.ofMinutes(100));
         return instances("report").stream()
                 .filter(r -> r.scheduledAt().isBefore(end))
-                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+                .sorted(Comparator.comparing(RunRow::scheduledAt))
                 .toList();
     }
 
@@ -391,13 +390,12 @@ abstract class CanaryContractTest {
         return instance(id).taskVersion();
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
-    List<InstanceRow> instances(String task) {
-        return store.tx(
-                tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
+    List<RunRow> instances(String task) {
+        return store.tx(tx -> store.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
     }
 
     List<EventRow> events(String task, EventType type) {

@@ -12,13 +12,13 @@ import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,8 +85,8 @@ abstract class DependencyContractTest {
         return Map.of("task", task, "scope", "sameDate");
     }
 
-    InstanceRow row(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow row(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<EventRow> events(long id) {
@@ -97,7 +97,7 @@ abstract class DependencyContractTest {
         return events(id).stream()
                 .filter(e -> e.type() == type)
                 .reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("instance " + id + " has no " + type + " event: "
+                .orElseThrow(() -> new AssertionError("run " + id + " has no " + type + " event: "
                         + events(id).stream().map(EventRow::type).toList()));
     }
 
@@ -130,11 +130,11 @@ abstract class DependencyContractTest {
         return node.tasks().trigger(task, Map.of(), Cause.EVENT, "test");
     }
 
-    List<InstanceRow> runs(String task) {
+    List<RunRow> runs(String task) {
         return store
-                .tx(tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+                .tx(tx -> store.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 1000))
                 .stream()
-                .sorted(Comparator.comparing(InstanceRow::scheduledAt).thenComparing(InstanceRow::id))
+                .sorted(Comparator.comparing(RunRow::scheduledAt).thenComparing(RunRow::id))
                 .toList();
     }
 
@@ -158,7 +158,7 @@ abstract class DependencyContractTest {
                         "test");
 
         long report = trigger("report");
-        assertThat(row(report).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(report).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         assertThat(node.dependencies().waitingFor(report))
                 .extracting(Dependencies.WaitingFor::task)
                 .containsExactly("sync_layer1", "sync_layer2", "sync_layer3");
@@ -181,8 +181,8 @@ abstract class DependencyContractTest {
         succeed(claimed.get(l3));
 
         // layer 2 failed: the report does not run, and says why
-        assertThat(row(report).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
-        assertThat(row(report).message()).contains("sync_layer2").contains("ended FAILED, instance " + l2);
+        assertThat(row(report).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
+        assertThat(row(report).message()).contains("sync_layer2").contains("ended FAILED, run " + l2);
         List<Dependencies.WaitingFor> waiting = node.dependencies().waitingFor(report);
         assertThat(waiting)
                 .filteredOn(Dependencies.WaitingFor::met)
@@ -190,7 +190,7 @@ abstract class DependencyContractTest {
                 .containsExactlyInAnyOrder(l1, l3);
         assertThat(waiting).filteredOn(w -> !w.met()).singleElement().satisfies(w -> {
             assertThat(w.task()).isEqualTo("sync_layer2");
-            assertThat(w.state()).isEqualTo(InstanceState.FAILED);
+            assertThat(w.state()).isEqualTo(RunState.FAILED);
             assertThat(w.instanceId()).isEqualTo(l2);
         });
         assertThat(claimAll()).isEmpty();
@@ -199,7 +199,7 @@ abstract class DependencyContractTest {
         long retry = node.runs().retry(l2, "ops");
         WorkItem retried = claimOnly(retry);
         succeed(retried);
-        assertThat(row(report).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(report).state()).isEqualTo(RunState.READY);
         EventRow layerDone = event(retry, EventType.SUCCEEDED);
         EventRow released = event(report, EventType.DEPENDENCY_MET);
         assertThat(released.id()).isGreaterThan(layerDone.id());
@@ -248,9 +248,9 @@ abstract class DependencyContractTest {
         store.tx(tx -> tx.update("UPDATE ax_task SET next_fire_at = ? WHERE id = ?", slot, t.id()));
 
         assertThat(node.firing().tick()).isEqualTo(1);
-        InstanceRow fired = runs("report").getFirst();
+        RunRow fired = runs("report").getFirst();
         assertThat(fired.cause()).isEqualTo(Cause.CRON);
-        assertThat(fired.state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(fired.state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         LocalDate day = date(slot);
         assertThat(node.dependencies().waitingFor(fired.id()))
                 .extracting(Dependencies.WaitingFor::key)
@@ -265,9 +265,9 @@ abstract class DependencyContractTest {
         assertThat(layers).hasSize(3);
         succeed(layers.get(0));
         succeed(layers.get(1));
-        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(fired.id()).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         succeed(layers.get(2));
-        assertThat(row(fired.id()).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(fired.id()).state()).isEqualTo(RunState.READY);
         succeed(claimOnly(fired.id()));
     }
 
@@ -310,23 +310,23 @@ abstract class DependencyContractTest {
         long src = trigger("src");
         fail(claimOnly(src));
 
-        assertThat(row(skipper).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(skipper).state()).isEqualTo(RunState.SKIPPED);
         assertThat(row(skipper).message())
                 .contains("onUpstreamFailure SKIP")
                 .contains("src (sameDate")
-                .contains("ended FAILED, instance " + src);
+                .contains("ended FAILED, run " + src);
         assertThat(event(skipper, EventType.SKIPPED).data().get("waitingFor").toString())
                 .contains("src");
-        assertThat(row(failer).state()).isEqualTo(InstanceState.FAILED);
-        assertThat(row(failer).message()).contains("onUpstreamFailure FAIL").contains("instance " + src);
-        assertThat(event(failer, EventType.FAILED).to()).isEqualTo(InstanceState.FAILED);
-        assertThat(row(after).state()).isEqualTo(InstanceState.SKIPPED);
-        assertThat(row(after).message()).contains("skipper").contains("ended SKIPPED, instance " + skipper);
-        assertThat(row(waiter).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(failer).state()).isEqualTo(RunState.FAILED);
+        assertThat(row(failer).message()).contains("onUpstreamFailure FAIL").contains("run " + src);
+        assertThat(event(failer, EventType.FAILED).to()).isEqualTo(RunState.FAILED);
+        assertThat(row(after).state()).isEqualTo(RunState.SKIPPED);
+        assertThat(row(after).message()).contains("skipper").contains("ended SKIPPED, run " + skipper);
+        assertThat(row(waiter).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
 
         // a new downstream run after the failure ends at once, never holding anything
         long late = trigger("skipper");
-        assertThat(row(late).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(late).state()).isEqualTo(RunState.SKIPPED);
         assertThat(events(late)).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.SKIPPED);
 
         // ... and a run already waiting on that new run's task hears of it in the same transaction
@@ -349,11 +349,11 @@ abstract class DependencyContractTest {
                                 null),
                         "test");
         long y2 = trigger("y2");
-        assertThat(row(y2).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(y2).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         long x2 = trigger("x2");
-        assertThat(row(x2).state()).isEqualTo(InstanceState.SKIPPED);
-        assertThat(row(y2).state()).isEqualTo(InstanceState.SKIPPED);
-        assertThat(row(y2).message()).contains("x2 (sameDate").contains("ended SKIPPED, instance " + x2);
+        assertThat(row(x2).state()).isEqualTo(RunState.SKIPPED);
+        assertThat(row(y2).state()).isEqualTo(RunState.SKIPPED);
+        assertThat(row(y2).message()).contains("x2 (sameDate").contains("ended SKIPPED, run " + x2);
     }
 
     @Test
@@ -371,12 +371,12 @@ abstract class DependencyContractTest {
         long first = trigger("busy");
         WorkItem going = claimOnly(first);
         long second = trigger("busy");
-        assertThat(row(second).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(second).state()).isEqualTo(RunState.SKIPPED);
         long down = trigger("after_busy");
-        assertThat(row(down).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
-        assertThat(row(down).message()).contains("RUNNING, instance " + first);
+        assertThat(row(down).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
+        assertThat(row(down).message()).contains("RUNNING, run " + first);
         succeed(going);
-        assertThat(row(down).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(down).state()).isEqualTo(RunState.READY);
     }
 
     @Test
@@ -394,9 +394,9 @@ abstract class DependencyContractTest {
         long report = trigger("report");
         assertThat(node.housekeeping().dependencyDeadlines()).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> node.housekeeping().dependencyDeadlines() == 1);
-        assertThat(row(report).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(row(report).state()).isEqualTo(RunState.FAILED);
         EventRow deadline = event(report, EventType.DEPENDENCY_DEADLINE);
-        assertThat(deadline.to()).isEqualTo(InstanceState.FAILED);
+        assertThat(deadline.to()).isEqualTo(RunState.FAILED);
         assertThat(deadline.message())
                 .contains("deadline passed")
                 .contains("src (sameDate")
@@ -416,25 +416,24 @@ abstract class DependencyContractTest {
                         "test");
         node.backfills().start("daily", Map.of("from", "2026-10-01", "to", "2026-10-03", "parallelism", 3), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(3);
-        List<InstanceRow> slots = runs("daily");
+        List<RunRow> slots = runs("daily");
         assertThat(slots)
-                .extracting(InstanceRow::state)
-                .containsExactly(
-                        InstanceState.READY, InstanceState.WAITING_DEPENDENCY, InstanceState.WAITING_DEPENDENCY);
+                .extracting(RunRow::state)
+                .containsExactly(RunState.READY, RunState.WAITING_DEPENDENCY, RunState.WAITING_DEPENDENCY);
         long s1 = slots.get(0).id();
         long s2 = slots.get(1).id();
         long s3 = slots.get(2).id();
 
         succeed(claimOnly(s1));
-        assertThat(row(s2).state()).isEqualTo(InstanceState.READY);
-        assertThat(row(s3).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(s2).state()).isEqualTo(RunState.READY);
+        assertThat(row(s3).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         fail(claimOnly(s2));
-        assertThat(row(s3).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
-        assertThat(row(s3).message()).contains("daily (previousSlot").contains("ended FAILED, instance " + s2);
+        assertThat(row(s3).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
+        assertThat(row(s3).message()).contains("daily (previousSlot").contains("ended FAILED, run " + s2);
 
         long retry = node.runs().retry(s2, "ops");
         succeed(claimOnly(retry));
-        assertThat(row(s3).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(s3).state()).isEqualTo(RunState.READY);
         assertThat(event(s3, EventType.DEPENDENCY_MET).id())
                 .isGreaterThan(event(retry, EventType.SUCCEEDED).id());
         succeed(claimOnly(s3));
@@ -453,14 +452,14 @@ abstract class DependencyContractTest {
                                 Map.of("overflow", "ALLOW")),
                         "test");
         long first = trigger("price");
-        assertThat(row(first).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(first).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         long fx = trigger("fx");
         succeed(claimOnly(fx));
-        assertThat(row(first).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(first).state()).isEqualTo(RunState.READY);
         succeed(claimOnly(first));
 
         long second = trigger("price");
-        assertThat(row(second).state()).isEqualTo(InstanceState.READY); // fx succeeded within the hour
+        assertThat(row(second).state()).isEqualTo(RunState.READY); // fx succeeded within the hour
         succeed(claimOnly(second));
 
         // the same success, two hours old, is outside the window
@@ -471,7 +470,7 @@ abstract class DependencyContractTest {
                 -7_200_000L,
                 fx));
         long third = trigger("price");
-        assertThat(row(third).state()).isEqualTo(InstanceState.WAITING_DEPENDENCY);
+        assertThat(row(third).state()).isEqualTo(RunState.WAITING_DEPENDENCY);
         assertThat(node.dependencies().waitingFor(third)).singleElement().satisfies(w -> {
             assertThat(w.scope()).isEqualTo("latest");
             assertThat(w.instanceId()).isNull();
@@ -519,7 +518,7 @@ abstract class DependencyContractTest {
                 .singleElement()
                 .satisfies(c -> assertThat(c.backfillId()).isGreaterThan(started.backfillId()));
         assertThat(node.housekeeping().backfills()).isEqualTo(10);
-        assertThat(runs("down")).extracting(InstanceRow::state).containsOnly(InstanceState.WAITING_DEPENDENCY);
+        assertThat(runs("down")).extracting(RunRow::state).containsOnly(RunState.WAITING_DEPENDENCY);
 
         // finish the upstream dates out of order: each downstream date is released by its own upstream date
         List<WorkItem> ups = new ArrayList<>(claimAll());
@@ -527,25 +526,25 @@ abstract class DependencyContractTest {
         ups.sort(Comparator.comparing(WorkItem::scheduledAt).reversed());
         for (WorkItem up : ups) {
             succeed(up);
-            List<InstanceRow> ready = runs("down").stream()
-                    .filter(r -> r.state() == InstanceState.READY)
+            List<RunRow> ready = runs("down").stream()
+                    .filter(r -> r.state() == RunState.READY)
                     .toList();
             assertThat(ready)
                     .singleElement()
                     .satisfies(r -> assertThat(date(r.scheduledAt())).isEqualTo(date(up.scheduledAt())));
             succeed(claimOnly(ready.getFirst().id()));
         }
-        Map<LocalDate, InstanceRow> upByDate = new LinkedHashMap<>();
+        Map<LocalDate, RunRow> upByDate = new LinkedHashMap<>();
         runs("up").forEach(r -> upByDate.put(date(r.scheduledAt()), r));
-        List<InstanceRow> downs = runs("down");
+        List<RunRow> downs = runs("down");
         assertThat(downs).hasSize(5).allSatisfy(d -> {
-            assertThat(d.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(d.state()).isEqualTo(RunState.SUCCESS);
             assertThat(d.cause()).isEqualTo(Cause.BACKFILL);
-            InstanceRow up = upByDate.get(date(d.scheduledAt()));
-            assertThat(up.state()).isEqualTo(InstanceState.SUCCESS);
+            RunRow up = upByDate.get(date(d.scheduledAt()));
+            assertThat(up.state()).isEqualTo(RunState.SUCCESS);
             assertThat(event(d.id(), EventType.CLAIMED).id())
                     .isGreaterThan(event(up.id(), EventType.SUCCEEDED).id());
-            assertThat(event(d.id(), EventType.DEPENDENCY_MET).message()).contains("instance " + up.id());
+            assertThat(event(d.id(), EventType.DEPENDENCY_MET).message()).contains("run " + up.id());
         });
         node.housekeeping().backfills();
         assertThat(node.backfills()
@@ -585,9 +584,9 @@ abstract class DependencyContractTest {
 
         node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(1);
-        InstanceRow down = runs("down").getFirst();
-        assertThat(down.state()).isEqualTo(InstanceState.READY);
-        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(InstanceState.READY);
+        RunRow down = runs("down").getFirst();
+        assertThat(down.state()).isEqualTo(RunState.READY);
+        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(RunState.READY);
     }
 
     @Test
@@ -625,9 +624,9 @@ abstract class DependencyContractTest {
         // Found by its slot in the upstream's zone: 01:00 on 2026-10-01 in Shanghai.
         node.backfills().start("down", Map.of("from", "2026-10-01", "to", "2026-10-01"), "ops");
         assertThat(node.housekeeping().backfills()).isEqualTo(1);
-        InstanceRow down = runs("down").getFirst();
-        assertThat(down.state()).isEqualTo(InstanceState.READY);
-        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(InstanceState.READY);
+        RunRow down = runs("down").getFirst();
+        assertThat(down.state()).isEqualTo(RunState.READY);
+        assertThat(event(down.id(), EventType.CREATED).to()).isEqualTo(RunState.READY);
     }
 
     @Test

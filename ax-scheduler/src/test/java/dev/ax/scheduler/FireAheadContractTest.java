@@ -8,10 +8,10 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,17 +53,16 @@ abstract class FireAheadContractTest {
         store.close();
     }
 
-    List<InstanceRow> runs(String task) {
-        return store.tx(
-                tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000));
+    List<RunRow> runs(String task) {
+        return store.tx(tx -> store.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 1000));
     }
 
-    List<InstanceRow> ahead(String task) {
+    List<RunRow> ahead(String task) {
         return ahead(task, Duration.ZERO);
     }
 
     /** The runs whose slot is more than {@code margin} after now. */
-    List<InstanceRow> ahead(String task, Duration margin) {
+    List<RunRow> ahead(String task, Duration margin) {
         Instant now = store.tx(tx -> tx.now());
         return runs(task).stream()
                 .filter(r -> r.scheduledAt().isAfter(now.plus(margin)))
@@ -74,9 +73,9 @@ abstract class FireAheadContractTest {
     void runs_of_an_unlimited_task_are_created_ahead_and_start_at_their_slot_never_before() throws Exception {
         node.tasks().create(task("pulse", cron("*/2 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
-        List<InstanceRow> ahead = ahead("pulse");
+        List<RunRow> ahead = ahead("pulse");
         assertThat(ahead).hasSizeGreaterThanOrEqualTo(3).allSatisfy(r -> {
-            assertThat(r.state()).isEqualTo(InstanceState.READY);
+            assertThat(r.state()).isEqualTo(RunState.READY);
             assertThat(r.readyAt()).isEqualTo(r.scheduledAt());
         });
         // A second tick fires nothing again: the slots are taken, the task's next slot is past the lookahead.
@@ -91,8 +90,7 @@ abstract class FireAheadContractTest {
             claimed.addAll(node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 5_000)));
         }
         for (WorkItem w : claimed) {
-            InstanceRow r =
-                    store.tx(tx -> store.instances().find(tx, w.instanceId()).orElseThrow());
+            RunRow r = store.tx(tx -> store.runs().find(tx, w.instanceId()).orElseThrow());
             assertThat(r.startedAt())
                     .as("run %d claimed before its slot", r.id())
                     .isAfterOrEqualTo(r.scheduledAt());
@@ -109,7 +107,7 @@ abstract class FireAheadContractTest {
      * ({@code ready_at}) is moved to 1.5 s from now by the database's clock: within the claim-ahead, with no sleep to
      * wait for a slot of the cron. Every other READY run of the task is moved a minute away, out of the way.
      */
-    InstanceRow runFiredAheadWithinClaimAhead() {
+    RunRow runFiredAheadWithinClaimAhead() {
         node.close();
         node = TestNodes.node(
                 store,
@@ -126,21 +124,21 @@ abstract class FireAheadContractTest {
                 target,
                 now.plusMillis(1_500),
                 now.plusSeconds(60)));
-        return store.tx(tx -> store.instances().find(tx, target).orElseThrow());
+        return store.tx(tx -> store.runs().find(tx, target).orElseThrow());
     }
 
     @Test
     void a_poll_shortly_before_a_slot_claims_its_runs_and_hands_them_out_at_the_slot_by_the_database_clock()
             throws Exception {
-        InstanceRow target = runFiredAheadWithinClaimAhead();
+        RunRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.readyAt();
 
         // A poll whose wait ends before the slot leaves the slot's runs alone.
         List<WorkItem> early = node.dispatcher().poll(new Poll("e1", List.of("default"), 10, 200));
         assertThat(early).noneMatch(w -> w.instanceId() == target.id());
-        assertThat(store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow())
+        assertThat(store.tx(tx -> store.runs().find(tx, target.id()).orElseThrow())
                         .state())
-                .isEqualTo(InstanceState.READY);
+                .isEqualTo(RunState.READY);
 
         // One whose wait lasts past the slot claims them now and answers at the slot, not before.
         List<WorkItem> got;
@@ -153,8 +151,8 @@ abstract class FireAheadContractTest {
                 .as("answered at the slot by the database's clock")
                 .isAfterOrEqualTo(slot);
         assertThat(answeredAt).as("not after the next slot").isBefore(slot.plusSeconds(5));
-        InstanceRow run = store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow());
-        assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
+        RunRow run = store.tx(tx -> store.runs().find(tx, target.id()).orElseThrow());
+        assertThat(run.state()).isEqualTo(RunState.RUNNING);
         assertThat(run.startedAt()).isEqualTo(slot);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, target.id(), 0, 10));
         assertThat(events)
@@ -166,7 +164,7 @@ abstract class FireAheadContractTest {
 
     @Test
     void runs_claimed_ahead_are_handed_out_at_their_slot_even_when_the_waiting_poll_is_interrupted() throws Exception {
-        InstanceRow target = runFiredAheadWithinClaimAhead();
+        RunRow target = runFiredAheadWithinClaimAhead();
         Instant slot = target.readyAt();
 
         AtomicReference<List<WorkItem>> got = new AtomicReference<>();
@@ -184,10 +182,9 @@ abstract class FireAheadContractTest {
         // Interrupted while it holds the runs it claimed ahead.
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() ->
-                        store.tx(tx -> store.instances().find(tx, target.id()).orElseThrow())
-                                        .state()
-                                == InstanceState.RUNNING);
+                .until(() -> store.tx(tx -> store.runs().find(tx, target.id()).orElseThrow())
+                                .state()
+                        == RunState.RUNNING);
         poller.interrupt();
         poller.join(10_000);
 
@@ -209,14 +206,14 @@ abstract class FireAheadContractTest {
     void pausing_before_the_slot_cancels_the_runs_fired_ahead_each_with_the_reason() {
         node.tasks().create(task("pulse", cron("*/2 * * * * *"), "true", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
-        List<InstanceRow> ahead = ahead("pulse", STILL_AHEAD);
+        List<RunRow> ahead = ahead("pulse", STILL_AHEAD);
         assertThat(ahead).isNotEmpty();
 
         node.tasks().setPaused("pulse", true, "ops");
 
-        for (InstanceRow r : ahead) {
-            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
-            assertThat(now.state()).isEqualTo(InstanceState.CANCELED);
+        for (RunRow r : ahead) {
+            RunRow now = store.tx(tx -> store.runs().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(RunState.CANCELED);
             List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, r.id(), 0, 10));
             assertThat(events.getLast().type()).isEqualTo(EventType.CANCELED);
             assertThat(events.getLast().message()).contains("task paused before its slot");
@@ -239,26 +236,26 @@ abstract class FireAheadContractTest {
     void an_edit_before_the_slot_is_what_the_slot_runs() {
         node.tasks().create(task("pulse", cron("*/2 * * * * *"), "echo v1", Map.of("overflow", "ALLOW")), "test");
         node.firing().tick();
-        List<InstanceRow> ahead = ahead("pulse", STILL_AHEAD);
+        List<RunRow> ahead = ahead("pulse", STILL_AHEAD);
         assertThat(ahead).isNotEmpty();
 
         int v2 = node.tasks()
                 .update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v2", Map.of("overflow", "ALLOW")), "ops")
                 .task()
                 .version();
-        for (InstanceRow r : ahead) {
-            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
-            assertThat(now.state()).isEqualTo(InstanceState.READY);
+        for (RunRow r : ahead) {
+            RunRow now = store.tx(tx -> store.runs().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(RunState.READY);
             assertThat(now.taskVersion()).isEqualTo(v2);
         }
 
         // Now one at a time: whether a slot runs is decided at the slot, so the runs fired ahead are canceled.
         node.tasks()
                 .update("pulse", task("pulse", cron("*/2 * * * * *"), "echo v3", Map.of("overflow", "SKIP")), "ops");
-        for (InstanceRow r : ahead) {
-            InstanceRow now = store.tx(tx -> store.instances().find(tx, r.id()).orElseThrow());
-            assertThat(now.state()).isEqualTo(InstanceState.CANCELED);
+        for (RunRow r : ahead) {
+            RunRow now = store.tx(tx -> store.runs().find(tx, r.id()).orElseThrow());
+            assertThat(now.state()).isEqualTo(RunState.CANCELED);
         }
-        assertThat(ahead("pulse")).allSatisfy(r -> assertThat(r.state()).isNotEqualTo(InstanceState.READY));
+        assertThat(ahead("pulse")).allSatisfy(r -> assertThat(r.state()).isNotEqualTo(RunState.READY));
     }
 }

@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.store.ClockBoundaries;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import java.time.Duration;
@@ -83,7 +83,7 @@ abstract class FiringContractTest {
             await().atMost(Duration.ofSeconds(15)).until(() -> executor.completed() >= 4);
         }
         node.close();
-        List<InstanceRow> runs = instancesOf("tick");
+        List<RunRow> runs = instancesOf("tick");
         assertOneInstancePerConsecutiveSecond(runs);
         assertThat(node.loopErrors()).isZero();
     }
@@ -99,7 +99,7 @@ abstract class FiringContractTest {
     void a_second_insert_for_the_same_slot_is_refused_by_the_unique_index() {
         node.tasks().create(task("daily", cron("0 2 * * *"), "true", null), "test");
         TaskRow t = taskRow("daily");
-        var slot = new NewInstance(
+        var slot = new NewRun(
                 t.id(),
                 t.name(),
                 t.version(),
@@ -107,7 +107,7 @@ abstract class FiringContractTest {
                 "2026-11-29T02:00:00Z",
                 Instant.parse("2026-11-29T02:00:00Z"),
                 Map.of(),
-                InstanceState.READY,
+                RunState.READY,
                 1,
                 "default",
                 "test",
@@ -115,8 +115,8 @@ abstract class FiringContractTest {
                 null,
                 null,
                 null);
-        Optional<Long> first = store.tx(tx -> store.instances().create(tx, slot));
-        Optional<Long> second = store.tx(tx -> store.instances().create(tx, slot));
+        Optional<Long> first = store.tx(tx -> store.runs().create(tx, slot));
+        Optional<Long> second = store.tx(tx -> store.runs().create(tx, slot));
         assertThat(first).isPresent();
         assertThat(second).isEmpty();
         assertThat(instancesOf("daily")).hasSize(1);
@@ -127,7 +127,7 @@ abstract class FiringContractTest {
         node.tasks().create(task("minutely", cron("* * * * *"), "true", Map.of("misfire", "FIRE_ONCE")), "test");
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
-        List<InstanceRow> runs = instancesOf("minutely");
+        List<RunRow> runs = instancesOf("minutely");
         // Ten minutes back to now there are 11 slots (12 if the minute ends before the tick); the latest is inside the
         // 60 s window, on time.
         assertThat(runs).hasSizeBetween(1, 2);
@@ -158,7 +158,7 @@ abstract class FiringContractTest {
         ClockBoundaries.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
-        List<InstanceRow> runs = instancesOf("minutely");
+        List<RunRow> runs = instancesOf("minutely");
         assertThat(runs).hasSize(11);
         assertThat(events("minutely", EventType.MISFIRE_SKIPPED)).isEmpty();
     }
@@ -219,13 +219,13 @@ abstract class FiringContractTest {
 
         long slots = 0;
         for (String name : List.of("unlimited", "skipping", "keyed")) {
-            List<InstanceRow> runs = instancesOf(name);
+            List<RunRow> runs = instancesOf(name);
             // From the slot it stood at to the one it stands at now: every slot once, and at least two.
             assertOneInstancePerConsecutiveSecond(runs);
             assertThat(runs).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).min(Instant::compareTo))
+            assertThat(runs.stream().map(RunRow::scheduledAt).min(Instant::compareTo))
                     .contains(from.get(name));
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo))
+            assertThat(runs.stream().map(RunRow::scheduledAt).max(Instant::compareTo))
                     .contains(taskRow(name).nextFireAt().minusSeconds(1));
             slots += runs.size();
         }
@@ -234,11 +234,11 @@ abstract class FiringContractTest {
         assertThat(node.firing().duplicatesPrevented()).isZero();
 
         assertThat(instancesOf("unlimited"))
-                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.READY));
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(RunState.READY));
         List<EventRow> created1 = events("unlimited", EventType.CREATED);
         assertThat(created1).hasSize(instancesOf("unlimited").size()).allSatisfy(e -> {
             assertThat(e.message()).isEqualTo("overflow ALLOW: no limit");
-            assertThat(e.to()).isEqualTo(InstanceState.READY);
+            assertThat(e.to()).isEqualTo(RunState.READY);
             assertThat(e.actor()).isEqualTo(node.context().schedulerActor());
             assertThat(e.nodeId()).isEqualTo("n1");
             assertThat(e.data()).containsEntry("cause", "cron").containsKey("fireKey");
@@ -247,22 +247,22 @@ abstract class FiringContractTest {
                 .hasSize(created1.size());
 
         // SKIP with one slot: the oldest slot runs, the others are skipped as overlapping it.
-        List<InstanceRow> skipping = instancesOf("skipping").stream()
-                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+        List<RunRow> skipping = instancesOf("skipping").stream()
+                .sorted(Comparator.comparing(RunRow::scheduledAt))
                 .toList();
-        assertThat(skipping.getFirst().state()).isEqualTo(InstanceState.READY);
+        assertThat(skipping.getFirst().state()).isEqualTo(RunState.READY);
         assertThat(skipping.subList(1, skipping.size()))
-                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(RunState.SKIPPED));
         assertThat(events("skipping", EventType.OVERLAP_SKIPPED)).hasSize(skipping.size() - 1);
 
         // One key for every slot: the first run does the work, the others are deduplicated against it.
-        List<InstanceRow> keyed = instancesOf("keyed").stream()
-                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+        List<RunRow> keyed = instancesOf("keyed").stream()
+                .sorted(Comparator.comparing(RunRow::scheduledAt))
                 .toList();
         assertThat(keyed).allSatisfy(r -> assertThat(r.requestId()).isEqualTo("keyed"));
-        assertThat(keyed.getFirst().state()).isEqualTo(InstanceState.READY);
+        assertThat(keyed.getFirst().state()).isEqualTo(RunState.READY);
         assertThat(keyed.subList(1, keyed.size()))
-                .allSatisfy(r -> assertThat(r.state()).isEqualTo(InstanceState.SKIPPED));
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo(RunState.SKIPPED));
         assertThat(events("keyed", EventType.DEDUPLICATED)).hasSize(keyed.size() - 1);
     }
 
@@ -295,8 +295,8 @@ abstract class FiringContractTest {
                         new ConcurrencyGate.Admission(t, slot(t, "2026-11-28T02:00:00Z", "again")))));
         assertThat(together.get(1)).as("the slot admitted one by one").isEmpty();
         long two = together.getFirst().orElseThrow();
-        InstanceRow a = store.tx(tx -> store.instances().find(tx, one).orElseThrow());
-        InstanceRow b = store.tx(tx -> store.instances().find(tx, two).orElseThrow());
+        RunRow a = store.tx(tx -> store.runs().find(tx, one).orElseThrow());
+        RunRow b = store.tx(tx -> store.runs().find(tx, two).orElseThrow());
         assertThat(b)
                 .usingRecursiveComparison()
                 .ignoringFields("id", "fireKey", "scheduledAt", "readyAt", "createdAt", "updatedAt")
@@ -368,17 +368,16 @@ abstract class FiringContractTest {
         for (String name : names) {
             moveNextFireTo(name, Duration.ofSeconds(-1));
             TaskRow t = taskRow(name);
-            store.tx(tx -> store.instances().create(tx, slot(t, t.nextFireAt().toString(), "fired by another node")));
+            store.tx(tx -> store.runs().create(tx, slot(t, t.nextFireAt().toString(), "fired by another node")));
         }
         node.firing().tick();
         for (String name : names) {
-            List<InstanceRow> runs = instancesOf(name);
+            List<RunRow> runs = instancesOf(name);
             assertOneInstancePerConsecutiveSecond(runs);
-            assertThat(runs.stream().map(InstanceRow::scheduledAt).max(Instant::compareTo))
+            assertThat(runs.stream().map(RunRow::scheduledAt).max(Instant::compareTo))
                     .contains(taskRow(name).nextFireAt().minusSeconds(1));
-            InstanceRow taken = runs.stream()
-                    .min(Comparator.comparing(InstanceRow::scheduledAt))
-                    .orElseThrow();
+            RunRow taken =
+                    runs.stream().min(Comparator.comparing(RunRow::scheduledAt)).orElseThrow();
             List<EventRow> takenEvents = store.tx(tx -> store.events().forInstance(tx, taken.id(), 0, 10));
             assertThat(takenEvents)
                     .singleElement()
@@ -401,14 +400,14 @@ abstract class FiringContractTest {
         ClockBoundaries.awaitClearOfMinuteEnd(store, Duration.ofSeconds(10));
         moveNextFireTo("minutely", Duration.ofMinutes(-10));
         node.firing().tick();
-        List<InstanceRow> runs = instancesOf("minutely");
+        List<RunRow> runs = instancesOf("minutely");
         assertThat(runs).hasSize(11);
         List<EventRow> caughtUp = events("minutely", EventType.MISFIRE_CAUGHT_UP);
         // Every slot but the one inside the 60 s window was late.
         assertThat(caughtUp).hasSizeBetween(runs.size() - 1, runs.size());
         assertThat(caughtUp.stream().map(e -> ((Number) e.data().get("instanceId")).longValue()))
                 .doesNotHaveDuplicates()
-                .allSatisfy(id -> assertThat(runs).extracting(InstanceRow::id).contains(id));
+                .allSatisfy(id -> assertThat(runs).extracting(RunRow::id).contains(id));
         for (EventRow e : caughtUp) {
             long id = ((Number) e.data().get("instanceId")).longValue();
             EventRow made =
@@ -440,8 +439,8 @@ abstract class FiringContractTest {
         assertThat(taskRow("minutely").nextFireAt()).isAfter(dbNow().minusSeconds(1));
     }
 
-    NewInstance slot(TaskRow t, String fireKey, String message) {
-        return new NewInstance(
+    NewRun slot(TaskRow t, String fireKey, String message) {
+        return new NewRun(
                 t.id(),
                 t.name(),
                 t.version(),
@@ -449,7 +448,7 @@ abstract class FiringContractTest {
                 fireKey,
                 Instant.parse(fireKey),
                 Map.of(),
-                InstanceState.READY,
+                RunState.READY,
                 t.definition().policy().maxAttempts(),
                 t.definition().group(),
                 node.context().schedulerActor(),
@@ -487,20 +486,18 @@ abstract class FiringContractTest {
                 .getFirst();
     }
 
-    static void assertOneInstancePerConsecutiveSecond(List<InstanceRow> runs) {
+    static void assertOneInstancePerConsecutiveSecond(List<RunRow> runs) {
         assertThat(runs).isNotEmpty();
-        List<Instant> slots =
-                runs.stream().map(InstanceRow::scheduledAt).sorted().toList();
+        List<Instant> slots = runs.stream().map(RunRow::scheduledAt).sorted().toList();
         assertThat(slots).doesNotHaveDuplicates();
-        assertThat(runs.stream().map(InstanceRow::fireKey).toList()).doesNotHaveDuplicates();
+        assertThat(runs.stream().map(RunRow::fireKey).toList()).doesNotHaveDuplicates();
         Instant first = slots.getFirst();
         Instant last = slots.getLast();
         assertThat(slots).hasSize((int) ChronoUnit.SECONDS.between(first, last) + 1);
     }
 
-    List<InstanceRow> instancesOf(String task) {
-        return store.tx(
-                tx -> store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
+    List<RunRow> instancesOf(String task) {
+        return store.tx(tx -> store.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 10_000));
     }
 
     List<EventRow> events(String task, EventType type) {

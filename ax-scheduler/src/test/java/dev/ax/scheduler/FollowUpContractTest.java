@@ -12,10 +12,10 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import java.util.List;
 import java.util.Map;
@@ -81,9 +81,8 @@ abstract class FollowUpContractTest {
                         "test");
 
         long failed = failOnce("sync", Map.of());
-        assertThat(store.tx(tx -> store.instances().find(tx, failed).orElseThrow())
-                        .state())
-                .isEqualTo(InstanceState.FAILED);
+        assertThat(store.tx(tx -> store.runs().find(tx, failed).orElseThrow()).state())
+                .isEqualTo(RunState.FAILED);
 
         assertThat(node.housekeeping().followUps()).isEqualTo(2);
         assertThat(node.housekeeping().followUps()).isZero();
@@ -91,8 +90,8 @@ abstract class FollowUpContractTest {
         assertThat(store.tx(tx -> store.tasks().find(tx, "report").orElseThrow())
                         .paused())
                 .isTrue();
-        List<InstanceRow> compensations = store.tx(tx ->
-                store.instances().list(tx, new InstanceFilter("compensate", null, null, null), Long.MAX_VALUE, 10));
+        List<RunRow> compensations = store.tx(
+                tx -> store.runs().list(tx, new RunFilter("compensate", null, null, null), Long.MAX_VALUE, 10));
         assertThat(compensations).singleElement().satisfies(c -> {
             assertThat(c.cause()).isEqualTo(Cause.COMPENSATION);
             assertThat(c.parentId()).isEqualTo(failed);
@@ -107,7 +106,7 @@ abstract class FollowUpContractTest {
                 .extracting(EventRow::message)
                 .anySatisfy(m -> assertThat(m).contains("paused report"))
                 .anySatisfy(m -> assertThat(m)
-                        .contains("triggered compensation task compensate as instance "
+                        .contains("triggered compensation task compensate as run "
                                 + compensations.getFirst().id()));
     }
 
@@ -149,8 +148,8 @@ abstract class FollowUpContractTest {
                                         List.of(Map.of("type", "pause", "tasks", List.of("down"))))),
                         "test");
         long id = failOnce("sync", Map.of());
-        assertThat(store.tx(tx -> store.instances().find(tx, id).orElseThrow()).state())
-                .isEqualTo(InstanceState.RETRYING);
+        assertThat(store.tx(tx -> store.runs().find(tx, id).orElseThrow()).state())
+                .isEqualTo(RunState.RETRYING);
         assertThat(node.housekeeping().followUps()).isZero();
         assertThat(store.tx(tx -> store.tasks().find(tx, "down").orElseThrow()).paused())
                 .isFalse();

@@ -17,10 +17,10 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * "Started" and success reports sent at the same time are committed in groups ({@code GroupedReports}), and so are
- * triggers ({@code TaskService}) and the claims of polls on one node ({@code Dispatcher}); every report, trigger and
+ * triggers ({@code Tasks}) and the claims of polls on one node ({@code Dispatcher}); every report, trigger and
  * claim still gets the answer and the record the single way would give it, and what must go the single way (a
  * limited task's freed slot, a refusal) still does.
  */
@@ -97,8 +97,8 @@ abstract class GroupedReportContractTest {
         }
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<EventRow> events(long id) {
@@ -118,7 +118,7 @@ abstract class GroupedReportContractTest {
         assertThat(answers).allSatisfy(a -> assertThat(a.accepted()).isTrue());
         for (int i = 0; i < items.size(); i++) {
             long id = items.get(i).instanceId();
-            assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
             assertThat(instance(id).finishedAt()).isNotNull();
             List<EventRow> succeeded = events(id).stream()
                     .filter(e -> e.type() == EventType.SUCCEEDED)
@@ -143,7 +143,7 @@ abstract class GroupedReportContractTest {
         List<ReportAnswer> answers = completeAtOnce(List.of(report, report, stale));
 
         assertThat(answers).filteredOn(ReportAnswer::accepted).hasSize(1);
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(events(id)).filteredOn(e -> e.type() == EventType.SUCCEEDED).hasSize(1);
         assertThat(events(id))
                 .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
@@ -192,7 +192,7 @@ abstract class GroupedReportContractTest {
         assertThat(answers.getLast().accepted()).isFalse();
         for (WorkItem item : items) {
             long id = item.instanceId();
-            assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
+            assertThat(instance(id).state()).isIn(RunState.SUCCESS, RunState.FAILED, RunState.RETRYING);
             assertThat(logTexts(id))
                     .as("run %d", id)
                     .containsExactly("stdout:shipped before", "stdout:last of " + id + "\nend", "stderr:warning");
@@ -225,7 +225,7 @@ abstract class GroupedReportContractTest {
         for (WorkItem item : items) {
             long id = item.instanceId();
             assertThat(instance(id).pid()).isEqualTo(2000 + id);
-            assertThat(instance(id).state()).isIn(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RETRYING);
+            assertThat(instance(id).state()).isIn(RunState.SUCCESS, RunState.FAILED, RunState.RETRYING);
             List<EventType> types = events(id).stream()
                     .map(EventRow::type)
                     .filter(t -> t != EventType.REPORT_REFUSED)
@@ -323,7 +323,7 @@ abstract class GroupedReportContractTest {
         node.tasks().create(task("one-at-a-time", event(), "true", Map.of("overflow", "QUEUE")), "test");
         long first = node.tasks().trigger("one-at-a-time", Map.of(), Cause.EVENT, "test");
         long second = node.tasks().trigger("one-at-a-time", Map.of(), Cause.EVENT, "test");
-        assertThat(instance(second).state()).isEqualTo(InstanceState.BLOCKED);
+        assertThat(instance(second).state()).isEqualTo(RunState.BLOCKED);
         WorkItem item = claim(1).getFirst();
         assertThat(item.instanceId()).isEqualTo(first);
 
@@ -332,8 +332,8 @@ abstract class GroupedReportContractTest {
                 .satisfies(a -> assertThat(a.accepted()).isTrue());
 
         // Released in the same transaction as the success: no loop tick needed.
-        assertThat(instance(first).state()).isEqualTo(InstanceState.SUCCESS);
-        assertThat(instance(second).state()).isEqualTo(InstanceState.READY);
+        assertThat(instance(first).state()).isEqualTo(RunState.SUCCESS);
+        assertThat(instance(second).state()).isEqualTo(RunState.READY);
     }
 
     /**
@@ -363,9 +363,8 @@ abstract class GroupedReportContractTest {
         }
         assertThat(dayOf).hasSize(n).doesNotContainKey(first);
         for (Map.Entry<Long, String> e : dayOf.entrySet()) {
-            InstanceRow run =
-                    store.tx(tx -> store.instances().find(tx, e.getKey())).orElseThrow();
-            assertThat(run.state()).isEqualTo(InstanceState.READY);
+            RunRow run = store.tx(tx -> store.runs().find(tx, e.getKey())).orElseThrow();
+            assertThat(run.state()).isEqualTo(RunState.READY);
             assertThat(run.params()).containsEntry("day", e.getValue());
             List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, e.getKey(), 0, 100));
             assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
@@ -394,14 +393,10 @@ abstract class GroupedReportContractTest {
         long active = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
         node.tasks().update("switch", task("switch", event(), "true", Map.of("maxConcurrency", 2)), "test");
         long third = node.tasks().trigger("switch", Map.of(), Cause.EVENT, "test");
-        assertThat(store.tx(tx -> store.instances().find(tx, active))
-                        .orElseThrow()
-                        .state())
-                .isEqualTo(InstanceState.READY);
-        assertThat(store.tx(tx -> store.instances().find(tx, third))
-                        .orElseThrow()
-                        .state())
-                .isEqualTo(InstanceState.BLOCKED);
+        assertThat(store.tx(tx -> store.runs().find(tx, active)).orElseThrow().state())
+                .isEqualTo(RunState.READY);
+        assertThat(store.tx(tx -> store.runs().find(tx, third)).orElseThrow().state())
+                .isEqualTo(RunState.BLOCKED);
 
         node.tasks().create(task("gone", event(), "true", Map.of("overflow", "ALLOW")), "test");
         node.tasks().trigger("gone", Map.of(), Cause.EVENT, "test");
@@ -450,8 +445,8 @@ abstract class GroupedReportContractTest {
                 .toList();
         assertThat(ids).hasSize(200).doesNotHaveDuplicates();
         got.forEach((executor, items) -> items.forEach(item -> {
-            InstanceRow run = instance(item.instanceId());
-            assertThat(run.state()).isEqualTo(InstanceState.RUNNING);
+            RunRow run = instance(item.instanceId());
+            assertThat(run.state()).isEqualTo(RunState.RUNNING);
             assertThat(run.executorId()).isEqualTo(executor);
             assertThat(run.attempt()).isEqualTo(item.ref().attempt());
             assertThat(events(item.instanceId()))

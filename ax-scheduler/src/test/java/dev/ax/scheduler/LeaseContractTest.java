@@ -17,9 +17,9 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,8 +64,8 @@ abstract class LeaseContractTest {
         return items.getFirst();
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<EventRow> events(long id) {
@@ -80,7 +80,7 @@ abstract class LeaseContractTest {
         // "doomed" never heartbeats: after the lease the reaper turns the attempt into EXECUTOR_LOST.
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             node.housekeeping().tick();
-            return instance(id).state() == InstanceState.READY;
+            return instance(id).state() == RunState.READY;
         });
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.EXECUTOR_LOST, EventType.RETRY_READY);
 
@@ -101,7 +101,7 @@ abstract class LeaseContractTest {
                         .complete(new Completion("healthy", second.ref(), true, null, 0, "ok"))
                         .accepted())
                 .isTrue();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(events(id))
                 .filteredOn(e -> e.type() == EventType.REPORT_REFUSED)
                 .isNotEmpty()
@@ -122,7 +122,7 @@ abstract class LeaseContractTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             node.housekeeping().tick();
-            return instance(id).state() == InstanceState.READY;
+            return instance(id).state() == RunState.READY;
         });
         assertThat(instance(id).readyAt()).isBefore(instance(backlog.getFirst()).readyAt());
         assertThat(claimOne("healthy").instanceId())
@@ -142,7 +142,7 @@ abstract class LeaseContractTest {
             await().pollDelay(Duration.ofMillis(800)).until(() -> true);
             node.housekeeping().tick();
         }
-        assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(instance(id).state()).isEqualTo(RunState.RUNNING);
         HeartbeatAnswer stranger = dispatcher.heartbeat(new Heartbeat("stranger", "x", List.of(item.ref())));
         assertThat(stranger.abandon()).containsExactly(item.ref());
     }
@@ -156,12 +156,12 @@ abstract class LeaseContractTest {
                         .complete(new Completion("e1", item.ref(), false, FailureKind.EXIT_CODE, 2, "boom"))
                         .accepted())
                 .isTrue();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(id).state()).isEqualTo(RunState.FAILED);
         assertThat(dispatcher
                         .complete(new Completion("e1", item.ref(), true, null, 0, "second report"))
                         .accepted())
                 .isFalse();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(id).state()).isEqualTo(RunState.FAILED);
         assertThat(instance(id).exitCode()).isEqualTo(2);
     }
 
@@ -175,8 +175,8 @@ abstract class LeaseContractTest {
         assertThat(again.lost())
                 .as("named, so the new life kills what of it still runs")
                 .containsExactly(held.ref());
-        InstanceRow run = instance(id);
-        assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+        RunRow run = instance(id);
+        assertThat(run.state()).isEqualTo(RunState.FAILED);
         assertThat(run.failureKind()).isEqualTo(FailureKind.EXECUTOR_LOST);
     }
 
@@ -186,12 +186,12 @@ abstract class LeaseContractTest {
         long id = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         WorkItem a1 = claimOne("e1");
         dispatcher.complete(new Completion("e1", a1.ref(), false, FailureKind.EXIT_CODE, 3, null));
-        assertThat(instance(id).state()).isEqualTo(InstanceState.RETRYING);
+        assertThat(instance(id).state()).isEqualTo(RunState.RETRYING);
         await().atMost(Duration.ofSeconds(5)).until(() -> node.housekeeping().promoteRetries() == 1);
         WorkItem a2 = claimOne("e1");
         assertThat(a2.attempt()).isEqualTo(2);
         dispatcher.complete(new Completion("e1", a2.ref(), false, FailureKind.EXIT_CODE, 3, null));
-        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(id).state()).isEqualTo(RunState.FAILED);
         assertThat(events(id))
                 .extracting(EventRow::type)
                 .containsSubsequence(

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.domain.run.RunState;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import java.time.Duration;
@@ -37,12 +37,11 @@ class PostgresBackfillTest {
         store.close();
     }
 
-    List<InstanceRow> runs() {
+    List<RunRow> runs() {
         return store
-                .tx(tx -> store.instances()
-                        .list(tx, new InstanceFilter("daily_report", null, null, null), Long.MAX_VALUE, 1000))
+                .tx(tx -> store.runs().list(tx, new RunFilter("daily_report", null, null, null), Long.MAX_VALUE, 1000))
                 .stream()
-                .sorted(Comparator.comparing(InstanceRow::scheduledAt))
+                .sorted(Comparator.comparing(RunRow::scheduledAt))
                 .toList();
     }
 
@@ -72,9 +71,9 @@ class PostgresBackfillTest {
                                     .state()
                             == BackfillState.DONE);
         }
-        List<InstanceRow> runs = runs();
+        List<RunRow> runs = runs();
         assertThat(runs).hasSize(31).allSatisfy(r -> {
-            assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(r.state()).isEqualTo(RunState.SUCCESS);
             assertThat(r.cause()).isEqualTo(Cause.BACKFILL);
         });
         ZoneId shanghai = ZoneId.of("Asia/Shanghai");
@@ -85,7 +84,7 @@ class PostgresBackfillTest {
                         .datesUntil(LocalDate.parse("2026-11-01"))
                         .toList());
         // never more than 2 at once: at each start, count the runs that had started and not yet finished
-        for (InstanceRow r : runs) {
+        for (RunRow r : runs) {
             long overlapping = runs.stream()
                     .filter(o -> !o.startedAt().isAfter(r.startedAt())
                             && o.finishedAt().isAfter(r.startedAt()))

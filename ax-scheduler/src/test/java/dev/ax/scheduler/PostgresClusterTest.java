@@ -11,8 +11,8 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.store.DbConfig;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import java.time.Duration;
@@ -67,8 +67,8 @@ class PostgresClusterTest {
             fast.close();
             slow.close();
             for (String name : List.of("every_second", "every_second_unlimited")) {
-                List<InstanceRow> runs = storeA.tx(tx -> storeA.instances()
-                        .list(tx, new InstanceFilter(name, null, null, null), Long.MAX_VALUE, 10_000));
+                List<RunRow> runs = storeA.tx(
+                        tx -> storeA.runs().list(tx, new RunFilter(name, null, null, null), Long.MAX_VALUE, 10_000));
                 FiringContractTest.assertOneInstancePerConsecutiveSecond(runs);
                 // Never early, by the database's clock: no run starts before its slot. A limited task's run is not even
                 // created before it; an unlimited one's may be (fired ahead), waiting READY for its slot.
@@ -81,7 +81,7 @@ class PostgresClusterTest {
                         assertThat(r.createdAt()).isAfterOrEqualTo(r.scheduledAt());
                     }
                 });
-                assertThat(runs.stream().map(InstanceRow::nodeId).distinct()).isNotEmpty();
+                assertThat(runs.stream().map(RunRow::nodeId).distinct()).isNotEmpty();
             }
             assertThat(fast.loopErrors() + slow.loopErrors()).isZero();
         }
@@ -125,8 +125,8 @@ class PostgresClusterTest {
         }
         assertThat(failures).hasValue(0);
         assertThat(claimed).hasSize(300).doesNotHaveDuplicates();
-        List<InstanceRow> runs = storeA.tx(
-                tx -> storeA.instances().list(tx, new InstanceFilter("burst", null, null, null), Long.MAX_VALUE, 1000));
+        List<RunRow> runs =
+                storeA.tx(tx -> storeA.runs().list(tx, new RunFilter("burst", null, null, null), Long.MAX_VALUE, 1000));
         assertThat(runs).hasSize(300).allSatisfy(r -> assertThat(r.attempt()).isEqualTo(1));
     }
 }

@@ -13,11 +13,11 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import java.time.Duration;
@@ -95,11 +95,11 @@ class PostgresConcurrencyTest {
         }
     }
 
-    List<InstanceRow> runs(String task) {
+    List<RunRow> runs(String task) {
         return storeA
-                .tx(tx -> storeA.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+                .tx(tx -> storeA.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 1000))
                 .stream()
-                .sorted(Comparator.comparing(InstanceRow::id))
+                .sorted(Comparator.comparing(RunRow::id))
                 .toList();
     }
 
@@ -107,10 +107,10 @@ class PostgresConcurrencyTest {
         return storeA.tx(tx -> storeA.events().forInstance(tx, id, 0, 100));
     }
 
-    static void assertNoTwoRanAtOnce(List<InstanceRow> runs) {
-        List<InstanceRow> ran = runs.stream()
+    static void assertNoTwoRanAtOnce(List<RunRow> runs) {
+        List<RunRow> ran = runs.stream()
                 .filter(r -> r.startedAt() != null && r.finishedAt() != null)
-                .sorted(Comparator.comparing(InstanceRow::startedAt))
+                .sorted(Comparator.comparing(RunRow::startedAt))
                 .toList();
         for (int i = 1; i < ran.size(); i++) {
             assertThat(ran.get(i).startedAt())
@@ -130,24 +130,23 @@ class PostgresConcurrencyTest {
                 var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> runs("slow").stream()
-                                    .filter(r -> r.state() == InstanceState.SUCCESS)
+                                    .filter(r -> r.state() == RunState.SUCCESS)
                                     .count()
                             >= 3);
             a.tasks().setPaused("slow", true, "test");
-            List<InstanceRow> snapshot = runs("slow");
-            assertThat(snapshot.stream().filter(r -> r.state() == InstanceState.BLOCKED))
+            List<RunRow> snapshot = runs("slow");
+            assertThat(snapshot.stream().filter(r -> r.state() == RunState.BLOCKED))
                     .isNotEmpty();
-            assertThat(snapshot.stream()
-                            .filter(r -> r.state() == InstanceState.RUNNING || r.state() == InstanceState.READY))
+            assertThat(snapshot.stream().filter(r -> r.state() == RunState.RUNNING || r.state() == RunState.READY))
                     .hasSizeLessThanOrEqualTo(1);
         }
-        List<InstanceRow> all = runs("slow");
+        List<RunRow> all = runs("slow");
         assertNoTwoRanAtOnce(all);
-        List<InstanceRow> started = all.stream()
+        List<RunRow> started = all.stream()
                 .filter(r -> r.startedAt() != null)
-                .sorted(Comparator.comparing(InstanceRow::startedAt))
+                .sorted(Comparator.comparing(RunRow::startedAt))
                 .toList();
-        assertThat(started).extracting(InstanceRow::scheduledAt).isSorted();
+        assertThat(started).extracting(RunRow::scheduledAt).isSorted();
         assertThat(a.loopErrors() + b.loopErrors()).isZero();
     }
 
@@ -160,20 +159,20 @@ class PostgresConcurrencyTest {
                 var e2 = new SlowExecutor(b.dispatcher(), "e2", 3000)) {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> runs("slow").stream()
-                                    .filter(r -> r.state() == InstanceState.SUCCESS)
+                                    .filter(r -> r.state() == RunState.SUCCESS)
                                     .count()
                             >= 2);
         }
         a.tasks().setPaused("slow", true, "test");
-        List<InstanceRow> all = runs("slow");
+        List<RunRow> all = runs("slow");
         assertNoTwoRanAtOnce(all);
-        List<InstanceRow> skipped =
-                all.stream().filter(r -> r.state() == InstanceState.SKIPPED).toList();
+        List<RunRow> skipped =
+                all.stream().filter(r -> r.state() == RunState.SKIPPED).toList();
         assertThat(skipped).isNotEmpty();
         assertThat(skipped)
                 .allSatisfy(r ->
                         assertThat(events(r.id())).extracting(EventRow::type).contains(EventType.OVERLAP_SKIPPED));
-        assertThat(all.stream().filter(r -> r.state() == InstanceState.BLOCKED)).isEmpty();
+        assertThat(all.stream().filter(r -> r.state() == RunState.BLOCKED)).isEmpty();
     }
 
     @Test
@@ -182,10 +181,10 @@ class PostgresConcurrencyTest {
         long first = a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long second = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long third = a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        assertThat(state(first)).isEqualTo(InstanceState.READY);
-        assertThat(state(second)).isEqualTo(InstanceState.SKIPPED);
+        assertThat(state(first)).isEqualTo(RunState.READY);
+        assertThat(state(second)).isEqualTo(RunState.SKIPPED);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.QUEUE_DROPPED);
-        assertThat(state(third)).isEqualTo(InstanceState.BLOCKED);
+        assertThat(state(third)).isEqualTo(RunState.BLOCKED);
     }
 
     @Test
@@ -205,13 +204,13 @@ class PostgresConcurrencyTest {
                 ids.add(threads.submit(() -> node.tasks().trigger("job", Map.of(), Cause.EVENT, "test")));
             }
             for (var id : ids) {
-                assertThat(state(id.get())).isEqualTo(InstanceState.READY);
+                assertThat(state(id.get())).isEqualTo(RunState.READY);
             }
         }
         // Edited to one at a time: the nodes' guess (shared lock) is wrong now, found under the lock, and corrected.
         a.tasks().update("job", task("job", event(), "true", Map.of("overflow", "SKIP")), "test");
         long skipped = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        assertThat(state(skipped)).isEqualTo(InstanceState.SKIPPED);
+        assertThat(state(skipped)).isEqualTo(RunState.SKIPPED);
     }
 
     @Test
@@ -221,7 +220,7 @@ class PostgresConcurrencyTest {
         long waiting = a.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long dropped = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         assertThat(List.of(state(running), state(waiting), state(dropped)))
-                .containsExactly(InstanceState.READY, InstanceState.BLOCKED, InstanceState.SKIPPED);
+                .containsExactly(RunState.READY, RunState.BLOCKED, RunState.SKIPPED);
         assertThat(events(dropped)).extracting(EventRow::type).contains(EventType.QUEUE_DROPPED);
     }
 
@@ -233,8 +232,8 @@ class PostgresConcurrencyTest {
         List<WorkItem> claimed = a.dispatcher().poll(new Poll("e1", List.of("default"), 1, 1000));
         assertThat(claimed).singleElement().extracting(WorkItem::instanceId).isEqualTo(old);
         long fresh = b.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
-        assertThat(state(old)).isEqualTo(InstanceState.TERMINATED);
-        assertThat(state(fresh)).isEqualTo(InstanceState.READY);
+        assertThat(state(old)).isEqualTo(RunState.TERMINATED);
+        assertThat(state(fresh)).isEqualTo(RunState.READY);
         var answer = a.dispatcher()
                 .heartbeat(new Heartbeat("e1", "s1", List.of(claimed.getFirst().ref())));
         assertThat(answer.abandon()).containsExactly(claimed.getFirst().ref());
@@ -258,12 +257,12 @@ class PostgresConcurrencyTest {
                         .complete(new Completion("e1", w.ref(), true, null, 0, "ok"))
                         .accepted())
                 .isTrue();
-        assertThat(state(second)).isEqualTo(InstanceState.READY);
-        assertThat(state(third)).isEqualTo(InstanceState.BLOCKED);
+        assertThat(state(second)).isEqualTo(RunState.READY);
+        assertThat(state(third)).isEqualTo(RunState.BLOCKED);
         assertThat(events(second)).extracting(EventRow::type).contains(EventType.UNBLOCKED);
     }
 
-    InstanceState state(long id) {
-        return storeA.tx(tx -> storeA.instances().find(tx, id).orElseThrow()).state();
+    RunState state(long id) {
+        return storeA.tx(tx -> storeA.runs().find(tx, id).orElseThrow()).state();
     }
 }

@@ -7,7 +7,7 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
@@ -101,11 +101,10 @@ class PostgresDependencyClusterTest {
                     threads);
             CompletableFuture.allOf(finish, park).get(60, TimeUnit.SECONDS);
             long down = park.get();
-            InstanceState state = storeA.tx(tx -> storeA.instances().find(tx, down))
-                    .orElseThrow()
-                    .state();
+            RunState state =
+                    storeA.tx(tx -> storeA.runs().find(tx, down)).orElseThrow().state();
             // Either it saw the success when created (READY), or the success's transaction released it.
-            assertThat(state).as("round %d", i).isIn(InstanceState.READY, InstanceState.BLOCKED);
+            assertThat(state).as("round %d", i).isIn(RunState.READY, RunState.BLOCKED);
         }
         assertThat(a.loopErrors() + b.loopErrors()).isZero();
     }

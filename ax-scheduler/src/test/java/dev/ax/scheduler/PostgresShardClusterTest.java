@@ -10,10 +10,10 @@ import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.DbConfig;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.ShardRow;
 import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
@@ -128,10 +128,10 @@ class PostgresShardClusterTest {
         assertThat(failures).hasValue(0);
         assertThat(done).hasSize(runs * 5).doesNotHaveDuplicates();
         assertThat(maxSeen.get()).isLessThanOrEqualTo(2);
-        List<InstanceRow> all = storeA.tx(
-                tx -> storeA.instances().list(tx, new InstanceFilter("fanned", null, null, null), Long.MAX_VALUE, 100));
+        List<RunRow> all =
+                storeA.tx(tx -> storeA.runs().list(tx, new RunFilter("fanned", null, null, null), Long.MAX_VALUE, 100));
         assertThat(all).hasSize(runs).allSatisfy(r -> {
-            assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(r.state()).isEqualTo(RunState.SUCCESS);
             List<ShardRow> shards = storeA.tx(tx -> storeA.shards().ofInstance(tx, r.id()));
             assertThat(shards).hasSize(5).extracting(ShardRow::attempt).containsOnly(1);
         });

@@ -13,7 +13,7 @@ import dev.ax.store.Store;
 import dev.ax.store.TestDatabases;
 import dev.ax.store.WorkflowRunStore;
 import dev.ax.store.WorkflowRunStore.RunEvent;
-import dev.ax.store.WorkflowRunStore.RunRow;
+import dev.ax.store.WorkflowRunStore.WorkflowRunRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -62,9 +62,9 @@ class PostgresWorkflowClusterTest {
         n.tasks().create(task("t_report", event(), "echo report {{date}}", Map.of("overflow", "ALLOW")), "test");
     }
 
-    List<RunRow> runs(String workflow) {
+    List<WorkflowRunRow> runs(String workflow) {
         return storeA.tx(tx -> storeA.workflowRuns().list(tx, workflow, Long.MAX_VALUE, 10_000)).stream()
-                .sorted(Comparator.comparing(RunRow::scheduledAt))
+                .sorted(Comparator.comparing(WorkflowRunRow::scheduledAt))
                 .toList();
     }
 
@@ -89,14 +89,14 @@ class PostgresWorkflowClusterTest {
             }
             a.close();
             b.close();
-            List<RunRow> runs = runs("every_second");
-            List<Instant> slots = runs.stream().map(RunRow::scheduledAt).toList();
+            List<WorkflowRunRow> runs = runs("every_second");
+            List<Instant> slots = runs.stream().map(WorkflowRunRow::scheduledAt).toList();
             assertThat(slots).doesNotHaveDuplicates();
-            assertThat(runs.stream().map(RunRow::fireKey).toList()).doesNotHaveDuplicates();
+            assertThat(runs.stream().map(WorkflowRunRow::fireKey).toList()).doesNotHaveDuplicates();
             // no slot missed between the first and the last
             assertThat(slots).hasSize((int) ChronoUnit.SECONDS.between(slots.getFirst(), slots.getLast()) + 1);
             // each run made one instance per node: a duplicate run would have made two
-            for (RunRow r : runs.stream()
+            for (WorkflowRunRow r : runs.stream()
                     .filter(r -> r.state() == WorkflowRunState.SUCCESS)
                     .toList()) {
                 Map<String, Integer> counts =
@@ -130,7 +130,7 @@ class PostgresWorkflowClusterTest {
                                         .state()
                                 == WorkflowBackfillState.DONE);
             }
-            List<RunRow> runs = runs("daily");
+            List<WorkflowRunRow> runs = runs("daily");
             assertThat(runs).hasSize(5).allSatisfy(r -> {
                 assertThat(r.state()).isEqualTo(WorkflowRunState.SUCCESS);
                 assertThat(r.cause()).isEqualTo("backfill");
@@ -142,20 +142,18 @@ class PostgresWorkflowClusterTest {
                             .datesUntil(LocalDate.parse("2026-10-06"))
                             .toList());
             // every node's instance carries the run's slot, so {{date}} renders the business date
-            for (RunRow r : runs) {
+            for (WorkflowRunRow r : runs) {
                 List<WorkflowRunStore.NodeRunRow> nodes =
                         storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));
                 for (var n : nodes) {
-                    Instant at = storeA.tx(tx -> storeA.instances()
-                            .find(tx, n.instanceId())
-                            .orElseThrow()
-                            .scheduledAt());
+                    Instant at = storeA.tx(tx ->
+                            storeA.runs().find(tx, n.instanceId()).orElseThrow().scheduledAt());
                     assertThat(at).isEqualTo(r.scheduledAt());
                 }
             }
             // never more than 2 at once: replay the runs' start and finish events in the order they were written
             List<RunEvent> events = new ArrayList<>();
-            for (RunRow r : runs) {
+            for (WorkflowRunRow r : runs) {
                 events.addAll(storeA.tx(tx -> storeA.workflowRuns().events(tx, r.id())));
             }
             events.sort(Comparator.comparingLong(RunEvent::id));
@@ -170,8 +168,8 @@ class PostgresWorkflowClusterTest {
             assertThat(most).isEqualTo(2);
             // oldest first
             assertThat(runs.stream()
-                            .sorted(Comparator.comparingLong(RunRow::id))
-                            .map(RunRow::scheduledAt)
+                            .sorted(Comparator.comparingLong(WorkflowRunRow::id))
+                            .map(WorkflowRunRow::scheduledAt)
                             .toList())
                     .isSortedAccordingTo(Comparator.naturalOrder());
 

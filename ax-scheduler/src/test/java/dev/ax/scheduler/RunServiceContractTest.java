@@ -13,9 +13,9 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +43,8 @@ abstract class RunServiceContractTest {
         store.close();
     }
 
-    InstanceRow row(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow row(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     WorkItem claim() throws InterruptedException {
@@ -59,15 +59,15 @@ abstract class RunServiceContractTest {
         long first = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         long second = node.tasks().trigger("job", Map.of(), Cause.EVENT, "test");
         WorkItem w = claim();
-        assertThat(row(second).state()).isEqualTo(InstanceState.BLOCKED);
+        assertThat(row(second).state()).isEqualTo(RunState.BLOCKED);
 
-        InstanceRow t = node.runs().terminate(first, "alice", "wrong parameters");
-        assertThat(t.state()).isEqualTo(InstanceState.TERMINATED);
+        RunRow t = node.runs().terminate(first, "alice", "wrong parameters");
+        assertThat(t.state()).isEqualTo(RunState.TERMINATED);
         assertThat(node.dispatcher()
                         .heartbeat(new Heartbeat("e1", "s1", List.of(w.ref())))
                         .abandon())
                 .containsExactly(w.ref());
-        assertThat(row(second).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(second).state()).isEqualTo(RunState.READY);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, first, 0, 50));
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.TERMINATED)
@@ -92,7 +92,7 @@ abstract class RunServiceContractTest {
         assertThatThrownBy(() -> node.runs().cancel(first, "bob", null))
                 .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("terminate it instead");
-        assertThat(node.runs().cancel(second, "bob", "not needed").state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(node.runs().cancel(second, "bob", "not needed").state()).isEqualTo(RunState.CANCELED);
     }
 
     @Test
@@ -104,7 +104,7 @@ abstract class RunServiceContractTest {
         node.tasks().update("job", task("job", event(), "echo v2 {{params.day}}", null), "test");
 
         long retry = node.runs().retry(failed, "carol");
-        InstanceRow r = row(retry);
+        RunRow r = row(retry);
         assertThat(r.cause()).isEqualTo(Cause.RETRY);
         assertThat(r.parentId()).isEqualTo(failed);
         assertThat(r.rootId()).isEqualTo(failed);
@@ -113,7 +113,7 @@ abstract class RunServiceContractTest {
         assertThat(claim().command()).isEqualTo("echo 2026-11-28");
 
         assertThat(row(node.runs().rerun(failed, "carol")).taskVersion()).isEqualTo(2);
-        assertThat(row(failed).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(row(failed).state()).isEqualTo(RunState.FAILED);
     }
 
     @Test

@@ -12,11 +12,11 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.LogStore;
+import dev.ax.store.RunRow;
 import dev.ax.store.SecretStore.SecretRow;
 import dev.ax.store.Store;
 import java.util.LinkedHashMap;
@@ -69,8 +69,8 @@ abstract class SecretsContractTest {
         return node.dispatcher().poll(new Poll("exec", List.of("default"), 10, 0));
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id)).orElseThrow();
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id)).orElseThrow();
     }
 
     /** A secret event as stored: who, on which task (none), with what message. */
@@ -282,8 +282,8 @@ abstract class SecretsContractTest {
             assertThat(stranger.dispatcher().poll(new Poll("exec2", List.of("default"), 10, 0)))
                     .isEmpty();
 
-            InstanceRow run = instance(id);
-            assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+            RunRow run = instance(id);
+            assertThat(run.state()).isEqualTo(RunState.FAILED);
             assertThat(run.failureKind()).isEqualTo(FailureKind.START_ERROR);
             assertThat(run.message())
                     .contains(keyring.current().id())

@@ -17,10 +17,10 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
 import dev.ax.store.Store;
 import java.time.Duration;
@@ -117,8 +117,8 @@ abstract class ShardContractTest {
         return node.tasks().trigger(name, Map.of(), Cause.EVENT, "test");
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<ShardRow> shards(long id) {
@@ -182,7 +182,7 @@ abstract class ShardContractTest {
                     .containsEntry("AX_SHARD_INDEX", Integer.toString(item.shardIndex()))
                     .containsEntry("AX_SHARD_TOTAL", "4");
         });
-        assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(instance(id).state()).isEqualTo(RunState.RUNNING);
 
         Map<Integer, Integer> runs = new HashMap<>();
         for (WorkItem item : claimed.values()) {
@@ -202,8 +202,8 @@ abstract class ShardContractTest {
         }
 
         assertThat(runs).containsExactlyInAnyOrderEntriesOf(Map.of(0, 1, 1, 1, 2, 3, 3, 1));
-        InstanceRow run = instance(id);
-        assertThat(run.state()).isEqualTo(InstanceState.SUCCESS);
+        RunRow run = instance(id);
+        assertThat(run.state()).isEqualTo(RunState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(1);
         assertThat(shards(id)).extracting(ShardRow::state).containsOnly(ShardState.SUCCESS);
         assertThat(shards(id)).extracting(ShardRow::attempt).containsExactly(1, 1, 3, 1);
@@ -272,8 +272,8 @@ abstract class ShardContractTest {
         assertThat(again).singleElement().extracting(WorkItem::shardIndex).isEqualTo(1);
         complete(holder.get(1), again.getFirst(), false);
 
-        InstanceRow run = instance(id);
-        assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+        RunRow run = instance(id);
+        assertThat(run.state()).isEqualTo(RunState.FAILED);
         assertThat(run.message())
                 .contains("shard 1/3 failed after 2 attempts")
                 .contains("shard 0 SUCCESS")
@@ -286,7 +286,7 @@ abstract class ShardContractTest {
                 .filter(e -> e.type() == EventType.FAILED)
                 .findFirst()
                 .orElseThrow();
-        assertThat(failed.to()).isEqualTo(InstanceState.FAILED);
+        assertThat(failed.to()).isEqualTo(RunState.FAILED);
         assertThat(failed.data()).containsEntry("failedShard", 1);
         assertThat(failed.data().get("shards")).asList().hasSize(3);
         // The executor still running shard 2 learns at its next heartbeat that it must stop; its report is refused.
@@ -296,7 +296,7 @@ abstract class ShardContractTest {
                         .complete(new Completion(holder.get(2), s2.ref(), true, null, 0, "late"))
                         .accepted())
                 .isFalse();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(id).state()).isEqualTo(RunState.FAILED);
     }
 
     @Test
@@ -310,7 +310,7 @@ abstract class ShardContractTest {
 
         node.runs().terminate(id, "ops", "wrong day");
 
-        assertThat(instance(id).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(instance(id).state()).isEqualTo(RunState.TERMINATED);
         assertThat(shards(id)).extracting(ShardRow::state).containsOnly(ShardState.STOPPED);
         assertThat(dispatcher
                         .heartbeat(new Heartbeat("a", "s", List.of(items.get(0).ref())))
@@ -379,7 +379,7 @@ abstract class ShardContractTest {
                     true);
         }
         assertThat(order).containsExactly(0, 1, 2);
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
     }
 
     @Test
@@ -404,7 +404,7 @@ abstract class ShardContractTest {
                         .accepted())
                 .isFalse();
         complete("a", again.getFirst(), true);
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(shards(id)).extracting(ShardRow::attempt).containsExactlyInAnyOrder(1, 2);
         assertThat(events(id)).extracting(EventRow::type).contains(EventType.SHARD_LOST);
         assertThat(onA.ref()).isEqualTo(new RunRef(id, 1, onA.shardIndex()));
@@ -421,7 +421,7 @@ abstract class ShardContractTest {
         complete("a", first, true);
         assertThat(readyFor("b")).isTrue();
         poll("b", 4).forEach(item -> complete("b", item, true));
-        assertThat(instance(limited).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(limited).state()).isEqualTo(RunState.SUCCESS);
 
         long spread = trigger("spread", Map.of("sharding", Map.of("shards", 3)));
         assertThat(poll("a", 4)).hasSize(1);

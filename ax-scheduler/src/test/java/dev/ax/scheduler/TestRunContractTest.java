@@ -11,11 +11,11 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.TaskVersionRow;
@@ -64,7 +64,7 @@ abstract class TestRunContractTest {
                         Map.of(),
                         "bob");
 
-        InstanceRow run = instance(started.instanceId());
+        RunRow run = instance(started.instanceId());
         assertThat(run.cause()).isEqualTo(Cause.TEST);
         assertThat(run.taskId()).isEqualTo(before.id());
         assertThat(run.taskVersion()).isNegative().isEqualTo(started.draftVersion());
@@ -72,7 +72,7 @@ abstract class TestRunContractTest {
         List<WorkItem> work = poll();
         assertThat(work).singleElement().satisfies(w -> assertThat(w.command()).startsWith("echo draft 20"));
         complete(work.getFirst(), false);
-        assertThat(instance(started.instanceId()).state()).isEqualTo(InstanceState.FAILED);
+        assertThat(instance(started.instanceId()).state()).isEqualTo(RunState.FAILED);
         assertThat(poll()).as("once: nothing more to run").isEmpty();
 
         TaskRow after = saved("report");
@@ -104,7 +104,7 @@ abstract class TestRunContractTest {
         List<WorkItem> work = poll();
         assertThat(work).extracting(WorkItem::command).containsExactlyInAnyOrder("echo hi", "echo again");
         work.forEach(w -> complete(w, true));
-        assertThat(instance(first.instanceId()).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(first.instanceId()).state()).isEqualTo(RunState.SUCCESS);
         // Saving the task afterwards starts at version 1 as usual.
         assertThat(node.tasks()
                         .create(task("brand_new", cron("0 2 * * *"), "echo hi", null), "bob")
@@ -147,8 +147,8 @@ abstract class TestRunContractTest {
                 .orElse(0));
     }
 
-    InstanceRow instance(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     List<WorkItem> poll() {

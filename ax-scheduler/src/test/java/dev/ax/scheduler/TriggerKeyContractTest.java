@@ -8,8 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.ValidationException;
-import dev.ax.scheduler.TaskService.Triggered;
-import dev.ax.store.InstanceStore.InstanceFilter;
+import dev.ax.scheduler.Tasks.Triggered;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TriggerKeyStore;
 import dev.ax.store.Tx;
@@ -55,8 +55,7 @@ abstract class TriggerKeyContractTest {
     }
 
     int runs(String task) {
-        return store.tx(tx ->
-                        store.instances().list(tx, new InstanceFilter(task, null, null, null), Long.MAX_VALUE, 1000))
+        return store.tx(tx -> store.runs().list(tx, new RunFilter(task, null, null, null), Long.MAX_VALUE, 1000))
                 .size();
     }
 
@@ -123,7 +122,7 @@ abstract class TriggerKeyContractTest {
                 .isInstanceOf(KeyReusedException.class)
                 .hasMessageContaining("used at")
                 .hasMessageContaining("for a different request to task job")
-                .hasMessageContaining("instance " + first);
+                .hasMessageContaining("run " + first);
         assertThatThrownBy(() -> trigger("job", Map.of("day", "2026-12-01"), true, "k"))
                 .as("force is part of the request")
                 .isInstanceOf(KeyReusedException.class);

@@ -11,7 +11,7 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.NodeState;
@@ -116,10 +116,7 @@ abstract class WorkflowContractTest {
     Map<String, NodeState> states(long runId) {
         return node.workflows().service().run(runId).nodes().stream()
                 .collect(Collectors.toMap(
-                        WorkflowService.NodeView::name,
-                        WorkflowService.NodeView::state,
-                        (x, y) -> x,
-                        LinkedHashMap::new));
+                        Workflows.NodeView::name, Workflows.NodeView::state, (x, y) -> x, LinkedHashMap::new));
     }
 
     @Test
@@ -235,9 +232,9 @@ abstract class WorkflowContractTest {
         var canceled = node.workflows().service().cancel(run, "ops", "wrong day");
         assertThat(canceled.run().state()).isEqualTo(WorkflowRunState.CANCELED);
         assertThat(states(run).values()).containsOnly(NodeState.SKIPPED);
-        InstanceState firstState =
-                store.tx(tx -> store.instances().find(tx, first).orElseThrow().state());
-        assertThat(firstState).isEqualTo(InstanceState.CANCELED);
+        RunState firstState =
+                store.tx(tx -> store.runs().find(tx, first).orElseThrow().state());
+        assertThat(firstState).isEqualTo(RunState.CANCELED);
         runToRest();
         assertThat(node.workflows().service().run(run).instancesPerTask()).isEqualTo(Map.of("t_a", 1));
         assertThatThrownBy(() -> node.workflows().service().cancel(run, "ops", null))
@@ -255,7 +252,7 @@ abstract class WorkflowContractTest {
                 .create(diamond("nightly", null), "test")
                 .row();
         var slot = Instant.parse("2026-10-01T02:00:00Z");
-        var newRun = new WorkflowRunStore.NewRun(
+        var newRun = new WorkflowRunStore.NewWorkflowRun(
                 wf.id(),
                 wf.name(),
                 wf.version(),
@@ -271,7 +268,7 @@ abstract class WorkflowContractTest {
         Optional<Long> second = store.tx(tx -> store.workflowRuns().insert(tx, newRun));
         assertThat(first).isPresent();
         assertThat(second).isEmpty();
-        List<WorkflowRunStore.RunRow> runs =
+        List<WorkflowRunStore.WorkflowRunRow> runs =
                 store.tx(tx -> store.workflowRuns().list(tx, "nightly", Long.MAX_VALUE, 10));
         assertThat(runs).hasSize(1);
     }

@@ -189,12 +189,12 @@ public final class AxClient {
 
     /** One run: state, attempt, executor, message, request id, trigger chain, why it waits. */
     public JsonNode instance(long id) {
-        return send("GET", "/api/instances/" + id, null);
+        return send("GET", "/api/runs/" + id, null);
     }
 
     /** A task's runs, newest first (the first page; {@code state} may be null for all). */
     public JsonNode instances(String taskName, String state) {
-        StringBuilder path = new StringBuilder("/api/instances?task=").append(segment(taskName));
+        StringBuilder path = new StringBuilder("/api/runs?task=").append(segment(taskName));
         if (state != null) {
             path.append("&state=").append(segment(state));
         }
@@ -203,12 +203,12 @@ public final class AxClient {
 
     /** A run's events, oldest first. */
     public JsonNode events(long id) {
-        return send("GET", "/api/instances/" + id + "/events", null);
+        return send("GET", "/api/runs/" + id + "/events", null);
     }
 
     /** A run's log as text. */
     public String log(long id) {
-        return exchange("GET", "/api/instances/" + id + "/log?format=text", null, "text/plain", Map.of())
+        return exchange("GET", "/api/runs/" + id + "/log?format=text", null, "text/plain", Map.of())
                 .body();
     }
 

@@ -70,7 +70,7 @@ class AxClientTest {
             assertThatThrownBy(() -> ax.client.instance(999))
                     .isInstanceOfSatisfying(
                             AxClientException.class, e -> assertThat(e.status()).isEqualTo(404))
-                    .hasMessageContaining("no instance 999");
+                    .hasMessageContaining("no run 999");
             assertThatThrownBy(() -> new AxClient(ax.server.url(), "wrong").task("x"))
                     .isInstanceOfSatisfying(
                             AxClientException.class, e -> assertThat(e.status()).isEqualTo(401));

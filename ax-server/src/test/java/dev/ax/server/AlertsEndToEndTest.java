@@ -97,12 +97,12 @@ class AlertsEndToEndTest {
         assertThat(body)
                 .contains(
                         "Task: daily_report (v1)",
-                        "Instance: #" + id,
+                        "Run: #" + id,
                         "Attempt: 1 of 1",
                         "State: FAILED",
                         "Failure: EXIT_CODE: exited with code 3",
                         "Trigger chain: #" + id + " manual by alice",
-                        "Next: ax instance retry " + id,
+                        "Next: ax run retry " + id,
                         "Console: http://ax.example:7070/runs/" + id,
                         "Last lines of the log:",
                         "line 30",
@@ -144,7 +144,7 @@ class AlertsEndToEndTest {
                 .contains(
                         "### 🔴 daily_report #" + id,
                         "> boom: disk full",
-                        "ax instance retry " + id,
+                        "ax run retry " + id,
                         "[Open in the console](http://ax.example:7070/runs/" + id + ")");
         await().atMost(Duration.ofSeconds(10)).until(() -> events(id).contains(EventType.ALERT_SENT));
     }

@@ -10,11 +10,11 @@ import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.ChannelConfig;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.Canaries;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.TestDatabases;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -105,15 +105,15 @@ class CanaryEndToEndTest {
         }
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> ids.stream().allMatch(id -> run(id).state().isTerminal()));
-        List<InstanceRow> runs = ids.stream().map(this::run).toList();
+        List<RunRow> runs = ids.stream().map(this::run).toList();
         assertThat(runs.subList(0, 3)).allSatisfy(r -> {
             assertThat(r.taskVersion()).isEqualTo(2);
-            assertThat(r.state()).isEqualTo(InstanceState.FAILED);
+            assertThat(r.state()).isEqualTo(RunState.FAILED);
             assertThat(r.exitCode()).isEqualTo(1);
         });
         assertThat(runs.subList(3, 6)).allSatisfy(r -> {
             assertThat(r.taskVersion()).isEqualTo(1);
-            assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(r.state()).isEqualTo(RunState.SUCCESS);
         });
 
         EventRow rolled = awaitRollback();
@@ -143,7 +143,7 @@ class CanaryEndToEndTest {
         long after = server.node().tasks().trigger("nightly_export", Map.of(), Cause.MANUAL, "alice");
         await().atMost(Duration.ofSeconds(30)).until(() -> run(after).state().isTerminal());
         assertThat(run(after).taskVersion()).isEqualTo(1);
-        assertThat(run(after).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(run(after).state()).isEqualTo(RunState.SUCCESS);
     }
 
     private EventRow awaitRollback() {
@@ -159,7 +159,7 @@ class CanaryEndToEndTest {
                 .getFirst();
     }
 
-    private InstanceRow run(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    private RunRow run(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 }

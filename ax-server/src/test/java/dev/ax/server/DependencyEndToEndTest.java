@@ -109,7 +109,7 @@ class DependencyEndToEndTest {
         assertThat(layer2.get("met").asBoolean()).isFalse();
         assertThat(layer2.get("state").asText()).isEqualTo("FAILED");
         assertThat(layer2.get("instanceId").asLong()).isEqualTo(l2);
-        assertThat(layer2.get("text").asText()).contains("ended FAILED, instance " + l2);
+        assertThat(layer2.get("text").asText()).contains("ended FAILED, run " + l2);
         assertThat(stillWaiting.get("waitingFor").get(0).get("met").asBoolean()).isTrue();
         assertThat(stillWaiting.get("waitingReason").asText())
                 .contains("sync_layer2")

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.EventRow;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.TestDatabases;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -90,13 +90,13 @@ class HttpActionTest {
                         "test");
     }
 
-    InstanceRow awaitEnd(long id) {
+    RunRow awaitEnd(long id) {
         await().atMost(Duration.ofSeconds(30)).until(() -> run(id).state().isTerminal());
         return run(id);
     }
 
-    InstanceRow run(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    RunRow run(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 
     @Test
@@ -115,8 +115,8 @@ class HttpActionTest {
                         Map.of("day", "{{date}}", "task", "{{taskName}}")),
                 Map.of("maxRetries", 3, "retryIntervalSeconds", 0));
         long id = server.node().tasks().trigger("notify", Map.of(), Cause.EVENT, "test");
-        InstanceRow r = awaitEnd(id);
-        assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+        RunRow r = awaitEnd(id);
+        assertThat(r.state()).isEqualTo(RunState.SUCCESS);
         assertThat(r.attempt()).isEqualTo(3);
         assertThat(r.exitCode()).isEqualTo(200);
         // One request id for the instance across attempts: the service deduplicates on it.
@@ -136,8 +136,8 @@ class HttpActionTest {
         statuses = new int[] {400};
         createTask("bad", Map.of("type", "http", "url", url()), Map.of("maxRetries", 3, "retryIntervalSeconds", 0));
         long id = server.node().tasks().trigger("bad", Map.of(), Cause.EVENT, "test");
-        InstanceRow r = awaitEnd(id);
-        assertThat(r.state()).isEqualTo(InstanceState.FAILED);
+        RunRow r = awaitEnd(id);
+        assertThat(r.state()).isEqualTo(RunState.FAILED);
         assertThat(r.attempt()).isEqualTo(1);
         assertThat(calls).hasValue(1);
     }
@@ -150,7 +150,7 @@ class HttpActionTest {
                 Map.of("type", "http", "url", url()),
                 Map.of("maxRetries", 2, "retryIntervalSeconds", 0, "retryable", Map.of("httpStatuses", List.of(409))));
         long id = server.node().tasks().trigger("conflicting", Map.of(), Cause.EVENT, "test");
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(calls).hasValue(2);
     }
 
@@ -162,12 +162,12 @@ class HttpActionTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> calls.get() == 1);
         await().pollDelay(Duration.ofMillis(500))
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> run(id).state() == InstanceState.RUNNING);
+                .until(() -> run(id).state() == RunState.RUNNING);
         var refused = server.node().dispatcher().completeFromService(id, 7, true, 200, "wrong attempt", "svc");
         assertThat(refused.accepted()).isFalse();
         var ok = server.node().dispatcher().completeFromService(id, 1, true, 200, "rows loaded: 42", "svc");
         assertThat(ok.accepted()).isTrue();
-        assertThat(run(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(run(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(run(id).message()).contains("rows loaded: 42");
     }
 
@@ -178,20 +178,20 @@ class HttpActionTest {
                 Map.of("type", "http", "url", url()),
                 Map.of("idempotencyKey", "{{taskName}}:{{params.day}}", "overflow", "ALLOW"));
         long first = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test");
-        assertThat(awaitEnd(first).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(first).state()).isEqualTo(RunState.SUCCESS);
         assertThat(requestIds).containsExactly("daily_load:2026-11-28");
 
         long second = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test");
-        assertThat(run(second).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(run(second).state()).isEqualTo(RunState.SKIPPED);
         List<EventRow> events = server.store().tx(tx -> server.store().events().forInstance(tx, second, 0, 10));
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.DEDUPLICATED)
                 .singleElement()
-                .satisfies(e -> assertThat(e.message()).contains("instance " + first));
+                .satisfies(e -> assertThat(e.message()).contains("run " + first));
 
         long forced =
                 server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test", true);
-        assertThat(awaitEnd(forced).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(forced).state()).isEqualTo(RunState.SUCCESS);
         assertThat(calls).hasValue(2);
     }
 }

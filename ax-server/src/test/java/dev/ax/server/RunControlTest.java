@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.SchedulerConfig;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,8 +42,8 @@ class RunControlTest {
         server.close();
     }
 
-    InstanceRow run(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    RunRow run(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 
     static boolean alive(long pid) {
@@ -81,10 +81,10 @@ class RunControlTest {
         assertThat(children).isNotEmpty();
 
         long fresh = server.node().tasks().trigger("replaceable", Map.of(), Cause.EVENT, "test");
-        assertThat(run(old).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(run(old).state()).isEqualTo(RunState.TERMINATED);
         await().atMost(Duration.ofSeconds(15))
                 .until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
-        await().atMost(Duration.ofSeconds(15)).until(() -> run(fresh).state() == InstanceState.RUNNING);
+        await().atMost(Duration.ofSeconds(15)).until(() -> run(fresh).state() == RunState.RUNNING);
     }
 
     @Test
@@ -99,6 +99,6 @@ class RunControlTest {
         server.node().runs().terminate(id, "ops", "runaway");
         await().atMost(Duration.ofSeconds(15))
                 .until(() -> !alive(pid) && children.stream().noneMatch(RunControlTest::alive));
-        assertThat(run(id).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(run(id).state()).isEqualTo(RunState.TERMINATED);
     }
 }

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.scheduler.SchedulerConfig;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore;
 import dev.ax.store.TestDatabases;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -72,13 +72,13 @@ class SafeInputsEndToEndTest {
         return r.json().get("instanceId").asLong();
     }
 
-    private InstanceRow awaitEnd(long id) {
+    private RunRow awaitEnd(long id) {
         await().atMost(Duration.ofSeconds(30)).until(() -> run(id).state().isTerminal());
         return run(id);
     }
 
-    private InstanceRow run(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    private RunRow run(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 
     private String log(long id) {
@@ -91,7 +91,7 @@ class SafeInputsEndToEndTest {
 
     private int runCount() {
         return server.store()
-                .tx(tx -> server.store().instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 1000))
+                .tx(tx -> server.store().runs().list(tx, RunStore.RunFilter.ALL, Long.MAX_VALUE, 1000))
                 .size();
     }
 
@@ -105,7 +105,7 @@ class SafeInputsEndToEndTest {
         String who = "x; id; echo $(whoami) `touch " + marker + "`; touch " + marker;
         long id = trigger("greet", "{\"params\":{\"who\":" + new ObjectMapper().writeValueAsString(who) + "}}");
 
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(log(id))
                 .contains("hello " + who)
                 .contains("in quotes: " + who)
@@ -148,7 +148,7 @@ class SafeInputsEndToEndTest {
                 "notify",
                 "{\"params\":{\"id\":\"../admin?x=1#\",\"q\":\"a&b=c d\",\"note\":\"plain note\","
                         + "\"who\":\"a\\\",\\\"admin\\\":true,\\\"x\\\":\\\"\",\"n\":\"2\"}}");
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(requests)
                 .singleElement()
                 .isEqualTo("/orders/..%2Fadmin%3Fx%3D1%23?q=a%26b%3Dc%20d\nplain note\n"
@@ -183,7 +183,7 @@ class SafeInputsEndToEndTest {
         assertThat(runCount()).isEqualTo(before);
 
         long id = trigger("report", "{\"params\":{\"date\":\"2026-11-30\",\"region\":\"us\"}}");
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(log(id)).contains("2026-11-30 us 100");
     }
 }

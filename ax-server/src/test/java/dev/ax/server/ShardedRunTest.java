@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.scheduler.SchedulerConfig;
-import dev.ax.store.InstanceRow;
+import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
 import dev.ax.store.TestDatabases;
 import java.net.InetSocketAddress;
@@ -85,13 +85,13 @@ class ShardedRunTest {
         return server.node().tasks().trigger(name, Map.of(), Cause.EVENT, "test");
     }
 
-    InstanceRow awaitEnd(long id) {
+    RunRow awaitEnd(long id) {
         await().atMost(Duration.ofSeconds(30)).until(() -> instance(id).state().isTerminal());
         return instance(id);
     }
 
-    InstanceRow instance(long id) {
-        return server.store().tx(tx -> server.store().instances().find(tx, id).orElseThrow());
+    RunRow instance(long id) {
+        return server.store().tx(tx -> server.store().runs().find(tx, id).orElseThrow());
     }
 
     @Test
@@ -107,7 +107,7 @@ class ShardedRunTest {
                                 + "; echo part-$AX_SHARD_INDEX"),
                 Map.of("sharding", Map.of("shards", 3)));
 
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(Files.readAllLines(out))
                 .containsExactlyInAnyOrder(
                         "0/3 ax-" + id + ":shard-0", "1/3 ax-" + id + ":shard-1", "2/3 ax-" + id + ":shard-2");
@@ -148,7 +148,7 @@ class ShardedRunTest {
                         "http://127.0.0.1:" + service.getAddress().getPort() + "/part"),
                 Map.of("sharding", Map.of("shards", 2)));
 
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         assertThat(seen)
                 .containsExactlyInAnyOrder(
                         "0/2 ax-" + id + ":shard-0 attempt 1", "1/2 ax-" + id + ":shard-1 attempt 1");
@@ -166,7 +166,7 @@ class ShardedRunTest {
                         "echo start-$AX_SHARD_INDEX >> " + out + "; sleep 0.3; echo end-$AX_SHARD_INDEX >> " + out),
                 Map.of("sharding", Map.of("shards", 3, "maxParallelShards", 1)));
 
-        assertThat(awaitEnd(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         // Alone in its group the executor would take every shard at once; the limit makes them strictly sequential.
         assertThat(Files.readAllLines(out)).containsExactly("start-0", "end-0", "start-1", "end-1", "start-2", "end-2");
         List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
@@ -206,13 +206,13 @@ class ShardedRunTest {
                         .completeFromService(id, 0, 1, true, 200, "part 0 done", "svc")
                         .accepted())
                 .isTrue();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.RUNNING);
+        assertThat(instance(id).state()).isEqualTo(RunState.RUNNING);
         assertThat(server.node()
                         .dispatcher()
                         .completeFromService(id, 1, 1, true, 200, "part 1 done", "svc")
                         .accepted())
                 .isTrue();
-        assertThat(instance(id).state()).isEqualTo(InstanceState.SUCCESS);
+        assertThat(instance(id).state()).isEqualTo(RunState.SUCCESS);
     }
 
     @Test
@@ -230,8 +230,8 @@ class ShardedRunTest {
                                 + "$AX_SHARD_INDEX; sleep 120"),
                 Map.of("maxRetries", 1, "retryIntervalSeconds", 0, "sharding", Map.of("shards", 3)));
 
-        InstanceRow run = awaitEnd(id);
-        assertThat(run.state()).isEqualTo(InstanceState.FAILED);
+        RunRow run = awaitEnd(id);
+        assertThat(run.state()).isEqualTo(RunState.FAILED);
         assertThat(run.exitCode()).isEqualTo(3);
         assertThat(run.message())
                 .startsWith("shard 1/3 failed after 2 attempts: exited with code 3")

@@ -1,7 +1,7 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.BackfillState;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -100,21 +100,21 @@ public final class BackfillStore {
     }
 
     /** Runs of a backfill that have not started (READY, BLOCKED, WAITING_APPROVAL). */
-    public List<InstanceRow> waitingRuns(Tx tx, long id) {
+    public List<RunRow> waitingRuns(Tx tx, long id) {
         return tx.query(
-                "SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE backfill_id = ?"
+                "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE backfill_id = ?"
                         + " AND state IN ('READY', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') ORDER BY id",
-                InstanceStore::map,
+                RunStore::map,
                 id);
     }
 
     /** Runs of a backfill by state. */
-    public Map<InstanceState, Integer> progress(Tx tx, long id) {
-        Map<InstanceState, Integer> counts = new EnumMap<>(InstanceState.class);
+    public Map<RunState, Integer> progress(Tx tx, long id) {
+        Map<RunState, Integer> counts = new EnumMap<>(RunState.class);
         tx.query(
                 "SELECT state, COUNT(*) AS n FROM ax_instance WHERE backfill_id = ? GROUP BY state",
                 r -> {
-                    counts.put(r.enumOf(InstanceState.class, "state"), r.integer("n"));
+                    counts.put(r.enumOf(RunState.class, "state"), r.integer("n"));
                     return null;
                 },
                 id);

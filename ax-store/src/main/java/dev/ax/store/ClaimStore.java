@@ -1,7 +1,7 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +36,7 @@ public final class ClaimStore {
      * {@code ready_at} is at or before it, for a dispatcher that hands them out at their slot
      * ({@link #claimEach}; null: only runs due now).
      */
-    public List<InstanceRow> claim(
+    public List<RunRow> claim(
             Tx tx,
             String executorId,
             List<String> groups,
@@ -65,7 +65,7 @@ public final class ClaimStore {
      * their {@code started_at} (or now, if it has passed): the dispatcher hands them out then, not before. Their
      * CLAIMED events (which say so) and their leases count from the claim.
      */
-    public List<List<InstanceRow>> claimEach(
+    public List<List<RunRow>> claimEach(
             Tx tx,
             List<Claimant> claimants,
             List<String> groups,
@@ -75,9 +75,9 @@ public final class ClaimStore {
             Instant dueBy) {
         int total = claimants.stream().mapToInt(c -> Math.max(0, c.max())).sum();
         if (groups.isEmpty() || total <= 0) {
-            return claimants.stream().<List<InstanceRow>>map(c -> List.of()).toList();
+            return claimants.stream().<List<RunRow>>map(c -> List.of()).toList();
         }
-        Transitions.check(InstanceState.READY, InstanceState.RUNNING);
+        Transitions.check(RunState.READY, RunState.RUNNING);
         // The event says why a run is RUNNING before its slot: the dispatcher holds it until then.
         String message = dueBy == null ? null : "claimed ahead of its slot; handed out at the slot";
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
@@ -129,8 +129,7 @@ public final class ClaimStore {
             if (dueBy != null) {
                 claimArgs.add(dueBy);
             }
-            claimArgs.addAll(
-                    Arrays.asList(EventType.CLAIMED, InstanceState.READY, InstanceState.RUNNING, nodeId, message));
+            claimArgs.addAll(Arrays.asList(EventType.CLAIMED, RunState.READY, RunState.RUNNING, nodeId, message));
             // The moves, their CLAIMED events (actor and data name each run's executor) and the rows as claimed, in one
             // round trip.
             String update = "UPDATE ax_instance SET " + set
@@ -139,22 +138,22 @@ public final class ClaimStore {
                     + " CAST(? AS VARCHAR) AS from_state, CAST(? AS VARCHAR) AS to_state, attempt, 'executor:' || executor_id AS actor,"
                     + " CAST(? AS VARCHAR) AS node_id, CAST(? AS VARCHAR) AS message,"
                     + " '{\"executor\":' || to_json(executor_id)::text || '}' AS data FROM claimed) c");
-            List<InstanceRow> rows = tx.query(
+            List<RunRow> rows = tx.query(
                     "WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
                             + " claimed AS (" + update + " RETURNING " + CLAIMED_COLUMNS + "), events AS (" + events
                             + ")"
                             + " SELECT * FROM claimed ORDER BY ready_at, id",
-                    InstanceStore::map,
+                    RunStore::map,
                     claimArgs.toArray());
             if (rows.size() != ids.size()) {
                 throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
             }
-            Map<Long, InstanceRow> byId = rows.stream().collect(Collectors.toMap(InstanceRow::id, r -> r));
+            Map<Long, RunRow> byId = rows.stream().collect(Collectors.toMap(RunRow::id, r -> r));
             return shares.stream()
                     .map(share -> share.stream().map(byId::get).toList())
                     .toList();
         }
-        List<List<InstanceRow>> out = new ArrayList<>(claimants.size());
+        List<List<RunRow>> out = new ArrayList<>(claimants.size());
         for (int i = 0; i < claimants.size(); i++) {
             List<Long> share = shares.get(i);
             if (share.isEmpty()) {
@@ -179,23 +178,23 @@ public final class ClaimStore {
                     tx,
                     share,
                     EventType.CLAIMED,
-                    InstanceState.READY,
-                    InstanceState.RUNNING,
+                    RunState.READY,
+                    RunState.RUNNING,
                     "executor:" + executorId,
                     nodeId,
                     message,
                     Map.of("executor", executorId));
             out.add(tx.query(
-                    "SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList
+                    "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList
                             + ") ORDER BY ready_at, id",
-                    InstanceStore::map,
+                    RunStore::map,
                     share.toArray()));
         }
         return out;
     }
 
-    /** {@link InstanceStore#COLUMNS}, each named with its table: the claim's update joins a row set that names some of them too. */
-    private static final String CLAIMED_COLUMNS = Arrays.stream(InstanceStore.COLUMNS.split(",\\s*"))
+    /** {@link RunStore#COLUMNS}, each named with its table: the claim's update joins a row set that names some of them too. */
+    private static final String CLAIMED_COLUMNS = Arrays.stream(RunStore.COLUMNS.split(",\\s*"))
             .map(c -> "ax_instance." + c)
             .collect(Collectors.joining(", "));
 

@@ -1,6 +1,6 @@
 package dev.ax.store;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -18,10 +18,10 @@ public final class DependencyStore {
     private static final String WORK = " AND cause <> 'PREVIEW'";
 
     /** A run waiting for its dependencies, with what readiness is decided on. */
-    public record Waiting(InstanceRow run, LocalDate businessDate, Instant deadline) {}
+    public record Waiting(RunRow run, LocalDate businessDate, Instant deadline) {}
 
     /** The newest upstream run that decides a dependency: its id and state. */
-    public record Found(long instanceId, InstanceState state) {}
+    public record Found(long instanceId, RunState state) {}
 
     /** Replaces the upstream task names a task waits for (its current definition's dependsOn). */
     public void setUpstreams(Tx tx, long taskId, List<String> upstreamNames) {
@@ -53,7 +53,7 @@ public final class DependencyStore {
     /** A task's runs waiting for their dependencies, oldest first. */
     public List<Waiting> waitingOfTask(Tx tx, long taskId, int limit) {
         return tx.query(
-                "SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                "SELECT " + RunStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
                         + " WHERE task_id = ? AND state = 'WAITING_DEPENDENCY' ORDER BY id LIMIT ?",
                 DependencyStore::waiting,
                 taskId,
@@ -63,8 +63,7 @@ public final class DependencyStore {
     /** One run with its business date and deadline, whatever its state. */
     public Optional<Waiting> find(Tx tx, long instanceId) {
         return tx.queryOne(
-                "SELECT " + InstanceStore.COLUMNS
-                        + ", business_date, dependency_deadline FROM ax_instance WHERE id = ?",
+                "SELECT " + RunStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance WHERE id = ?",
                 DependencyStore::waiting,
                 instanceId);
     }
@@ -72,7 +71,7 @@ public final class DependencyStore {
     /** Waiting runs whose deadline passed by the database's clock. */
     public List<Waiting> pastDeadline(Tx tx, int limit) {
         return tx.query(
-                "SELECT " + InstanceStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
+                "SELECT " + RunStore.COLUMNS + ", business_date, dependency_deadline FROM ax_instance"
                         + " WHERE state = 'WAITING_DEPENDENCY' AND dependency_deadline < CURRENT_TIMESTAMP ORDER BY dependency_deadline LIMIT ?",
                 DependencyStore::waiting,
                 limit);
@@ -179,13 +178,13 @@ public final class DependencyStore {
     }
 
     private static Found found(Tx.Row r) throws SQLException {
-        return new Found(r.lng("id"), r.enumOf(InstanceState.class, "state"));
+        return new Found(r.lng("id"), r.enumOf(RunState.class, "state"));
     }
 
     private static Waiting waiting(Tx.Row r) throws SQLException {
         String date = r.str("business_date");
         return new Waiting(
-                InstanceStore.map(r),
+                RunStore.map(r),
                 date == null ? null : LocalDate.parse(date.substring(0, 10)),
                 r.instant("dependency_deadline"));
     }

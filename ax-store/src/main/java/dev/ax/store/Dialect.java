@@ -48,7 +48,7 @@ public enum Dialect {
         @Override
         public String onSlotConflictDoNothing() {
             // H2 has no ON CONFLICT (cols): the duplicate insert fails with 23505 and, unlike on
-            // PostgreSQL, the transaction goes on; InstanceStore treats that as "slot taken".
+            // PostgreSQL, the transaction goes on; RunStore treats that as "slot taken".
             return "";
         }
 

@@ -1,7 +1,7 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.time.Instant;
 import java.util.Map;
 
@@ -11,8 +11,8 @@ public record EventRow(
         Long taskId,
         String taskName,
         EventType type,
-        InstanceState from,
-        InstanceState to,
+        RunState from,
+        RunState to,
         Integer attempt,
         String actor,
         String nodeId,

@@ -1,7 +1,7 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,8 +40,8 @@ public final class EventStore {
             Tx tx,
             long instanceId,
             EventType type,
-            InstanceState from,
-            InstanceState to,
+            RunState from,
+            RunState to,
             String actor,
             String nodeId,
             String message,
@@ -58,7 +58,7 @@ public final class EventStore {
                 dataJson(data),
                 instanceId);
         if (n != 1) {
-            throw new StoreException("event for a missing instance " + instanceId);
+            throw new StoreException("event for a missing run " + instanceId);
         }
     }
 
@@ -97,7 +97,7 @@ public final class EventStore {
                 dataJson(data),
                 instanceId);
         if (n != 1) {
-            throw new StoreException("event for a missing instance " + instanceId);
+            throw new StoreException("event for a missing run " + instanceId);
         }
     }
 
@@ -109,8 +109,8 @@ public final class EventStore {
             Tx tx,
             List<Long> instanceIds,
             EventType type,
-            InstanceState from,
-            InstanceState to,
+            RunState from,
+            RunState to,
             String actor,
             String nodeId,
             String message,
@@ -245,8 +245,8 @@ public final class EventStore {
                 r.nullableLong("task_id"),
                 r.str("task_name"),
                 r.enumOf(EventType.class, "type"),
-                r.enumOf(InstanceState.class, "from_state"),
-                r.enumOf(InstanceState.class, "to_state"),
+                r.enumOf(RunState.class, "from_state"),
+                r.enumOf(RunState.class, "to_state"),
                 r.nullableInt("attempt"),
                 r.str("actor"),
                 r.str("node_id"),

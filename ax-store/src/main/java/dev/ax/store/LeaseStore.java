@@ -99,25 +99,25 @@ public final class LeaseStore {
      * one lock order), and a node that loses the race simply changes nothing. Read by plain index
      * scans ({@link Tx#preferPlainIndexScans()}): housekeeping asks at every tick.
      */
-    public List<InstanceRow> expiredLeases(Tx tx, int limit) {
+    public List<RunRow> expiredLeases(Tx tx, int limit) {
         tx.preferPlainIndexScans();
-        return tx.query(EXPIRED_LEASES, InstanceStore::map, limit);
+        return tx.query(EXPIRED_LEASES, RunStore::map, limit);
     }
 
-    static final String EXPIRED_LEASES = "SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE state = 'RUNNING'"
+    static final String EXPIRED_LEASES = "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE state = 'RUNNING'"
             + " AND lease_expires_at < CURRENT_TIMESTAMP ORDER BY lease_expires_at LIMIT ?";
 
     /** The runs the server believes {@code executorId} holds. */
-    public List<InstanceRow> heldBy(Tx tx, String executorId) {
+    public List<RunRow> heldBy(Tx tx, String executorId) {
         return tx.query(
-                "SELECT " + InstanceStore.COLUMNS + " FROM ax_instance WHERE executor_id = ? AND state = 'RUNNING'",
-                InstanceStore::map,
+                "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE executor_id = ? AND state = 'RUNNING'",
+                RunStore::map,
                 executorId);
     }
 
     /**
      * The runs an executor still holds: RUNNING, or WAITING_APPROVAL with that executor (the job asked mid-run and keeps
-     * running meanwhile). The fence of every report about a running attempt; {@link InstanceRow#heldBy} in Java.
+     * running meanwhile). The fence of every report about a running attempt; {@link RunRow#heldBy} in Java.
      * {@code table} prefixes the column ({@code "i."}, or {@code ""}).
      */
     static String held(String table) {

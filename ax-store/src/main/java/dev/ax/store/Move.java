@@ -1,13 +1,13 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * One state change of one instance, with its event: the only way an instance changes state
- * ({@link InstanceStore#move}). Built fluently:
+ * ({@link RunStore#move}). Built fluently:
  * {@code Move.of(id, RUNNING, SUCCESS).fence(attempt, executor).set(EXIT_CODE, 0).finished().event(SUCCEEDED, actor, node, "exit 0")}.
  */
 public final class Move {
@@ -37,8 +37,8 @@ public final class Move {
     public static final DbTime NOW = new DbTime(0);
 
     final long instanceId;
-    final InstanceState from;
-    final InstanceState to;
+    final RunState from;
+    final RunState to;
     Integer fenceAttempt;
     String fenceExecutor;
     final Map<Column, Object> sets = new LinkedHashMap<>();
@@ -48,13 +48,13 @@ public final class Move {
     String message;
     Map<String, Object> data = Map.of();
 
-    private Move(long instanceId, InstanceState from, InstanceState to) {
+    private Move(long instanceId, RunState from, RunState to) {
         this.instanceId = instanceId;
         this.from = from;
         this.to = to;
     }
 
-    public static Move of(long instanceId, InstanceState from, InstanceState to) {
+    public static Move of(long instanceId, RunState from, RunState to) {
         return new Move(instanceId, from, to);
     }
 
@@ -94,11 +94,11 @@ public final class Move {
         return instanceId;
     }
 
-    public InstanceState from() {
+    public RunState from() {
         return from;
     }
 
-    public InstanceState to() {
+    public RunState to() {
         return to;
     }
 }

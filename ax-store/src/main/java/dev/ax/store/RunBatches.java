@@ -2,7 +2,7 @@ package dev.ax.store;
 
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,16 +18,16 @@ import java.util.function.Function;
 
 /**
  * The writes of many runs at once: new runs of a firing batch, successes and "started" reports
- * committed in a group. Each does exactly what its one-run form in {@link InstanceStore} does
+ * committed in a group. Each does exactly what its one-run form in {@link RunStore} does
  * (the same columns, the same fence, the same event), in one statement per chunk on PostgreSQL
  * and one run at a time elsewhere; a run its one-run form would leave alone (a taken slot, a lost
  * race, an attempt no longer held) is left out the same way.
  */
 public final class RunBatches {
-    private final InstanceStore instances;
+    private final RunStore instances;
     private final LeaseStore leases;
 
-    RunBatches(InstanceStore instances, LeaseStore leases) {
+    RunBatches(RunStore instances, LeaseStore leases) {
         this.instances = instances;
         this.leases = leases;
     }
@@ -36,13 +36,13 @@ public final class RunBatches {
     static final int CREATE_CHUNK = 1000;
 
     /**
-     * {@link InstanceStore#create} for many runs: the id of each run created, aligned with {@code runs}; empty where
+     * {@link RunStore#create} for many runs: the id of each run created, aligned with {@code runs}; empty where
      * the (task, fire key) slot already had an instance, or an earlier entry of {@code runs} took it.
      * The same rows and CREATED events as {@code create} writes one by one, in one statement per
      * {@link #CREATE_CHUNK} runs on PostgreSQL: a firing batch of 200 tasks due every second spent
      * more of its time in one round trip per run than in anything but commits.
      */
-    public List<Optional<Long>> createAll(Tx tx, List<NewInstance> runs) {
+    public List<Optional<Long>> createAll(Tx tx, List<NewRun> runs) {
         List<Optional<Long>> ids = new ArrayList<>(Collections.nCopies(runs.size(), Optional.<Long>empty()));
         if (!tx.dialect().writesInWith()) {
             for (int i = 0; i < runs.size(); i++) {
@@ -53,9 +53,9 @@ public final class RunBatches {
         // The first entry for a slot is the one that may create it, as with create called in order.
         Map<Slot, Integer> firstOfSlot = new LinkedHashMap<>();
         for (int i = 0; i < runs.size(); i++) {
-            NewInstance n = runs.get(i);
+            NewRun n = runs.get(i);
             if (!Transitions.isInitial(n.state())) {
-                throw new IllegalArgumentException("an instance cannot start in " + n.state());
+                throw new IllegalArgumentException("a run cannot start in " + n.state());
             }
             firstOfSlot.putIfAbsent(new Slot(n.taskId(), n.fireKey()), i);
         }
@@ -77,8 +77,8 @@ public final class RunBatches {
      * whatever the chunk's size, so the server parses and plans it once per connection.
      */
     private static Map<Integer, Long> createChunk(
-            Tx tx, List<NewInstance> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
-        List<NewInstance> rows = chunk.stream().map(runs::get).toList();
+            Tx tx, List<NewRun> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
+        List<NewRun> rows = chunk.stream().map(runs::get).toList();
         String sql = "WITH v AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(CAST(? AS VARCHAR[]) AS TIMESTAMPTZ[]), CAST(? AS TEXT[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]),"
@@ -113,25 +113,25 @@ public final class RunBatches {
                     events[0] = r.lng("events");
                     return null;
                 },
-                longs(rows, NewInstance::taskId),
-                strings(rows, NewInstance::taskName),
-                ints(rows, NewInstance::taskVersion),
+                longs(rows, NewRun::taskId),
+                strings(rows, NewRun::taskName),
+                ints(rows, NewRun::taskVersion),
                 strings(rows, r -> r.cause().name()),
-                strings(rows, NewInstance::fireKey),
+                strings(rows, NewRun::fireKey),
                 strings(rows, r -> r.scheduledAt().toString()),
                 strings(rows, r -> r.params().isEmpty() ? null : Json.write(r.params())),
                 strings(rows, r -> r.state().name()),
-                ints(rows, NewInstance::maxAttempts),
-                strings(rows, NewInstance::group),
-                strings(rows, NewInstance::actor),
-                strings(rows, NewInstance::nodeId),
-                longs(rows, NewInstance::parentId),
-                longs(rows, NewInstance::rootId),
+                ints(rows, NewRun::maxAttempts),
+                strings(rows, NewRun::group),
+                strings(rows, NewRun::actor),
+                strings(rows, NewRun::nodeId),
+                longs(rows, NewRun::parentId),
+                longs(rows, NewRun::rootId),
                 strings(
                         rows,
                         r -> r.businessDate() == null ? null : r.businessDate().toString()),
                 rows.stream().map(r -> r.state().isTerminal()).toArray(Boolean[]::new),
-                strings(rows, NewInstance::message),
+                strings(rows, NewRun::message),
                 strings(rows, r -> EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()))),
                 EventType.CREATED);
         if (!created.isEmpty() && events[0] != created.size()) {
@@ -154,13 +154,13 @@ public final class RunBatches {
             String eventMessage) {}
 
     /**
-     * Applies many {@link Success}es, each exactly as {@link InstanceStore#move} would (same columns, same
+     * Applies many {@link Success}es, each exactly as {@link RunStore#move} would (same columns, same
      * fence, same event) and returns the ids that moved; a run no longer where its report says
      * (lost a race) is left out, as {@code move} would return false for it. On PostgreSQL every
      * move and its event in one statement, in id order; elsewhere one {@code move} per run.
      */
     public Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
-        Transitions.check(InstanceState.RUNNING, InstanceState.SUCCESS);
+        Transitions.check(RunState.RUNNING, RunState.SUCCESS);
         Set<Long> moved = new HashSet<>();
         List<Success> sorted = runs.stream()
                 .sorted(Comparator.comparingLong(Success::instanceId))
@@ -169,7 +169,7 @@ public final class RunBatches {
             for (Success s : sorted) {
                 if (instances.move(
                         tx,
-                        Move.of(s.instanceId(), InstanceState.RUNNING, InstanceState.SUCCESS)
+                        Move.of(s.instanceId(), RunState.RUNNING, RunState.SUCCESS)
                                 .fence(s.attempt(), s.executorId())
                                 .set(Move.Column.EXIT_CODE, s.exitCode())
                                 .set(Move.Column.MESSAGE, s.message())
@@ -205,7 +205,7 @@ public final class RunBatches {
                 strings(sorted, Success::message),
                 strings(sorted, Success::actor),
                 strings(sorted, Success::eventMessage),
-                strings(sorted, x -> InstanceState.RUNNING.name()),
+                strings(sorted, x -> RunState.RUNNING.name()),
                 nodeId));
         return moved;
     }
@@ -214,7 +214,7 @@ public final class RunBatches {
     public record Start(RunRef run, String executorId, long pid, String actor) {}
 
     /**
-     * Many {@link InstanceStore#recordStarted}s, each fenced like it and each with its STARTED event; returns
+     * Many {@link RunStore#recordStarted}s, each fenced like it and each with its STARTED event; returns
      * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
      * statement, in id order; elsewhere one {@code recordStarted} per report.
      */

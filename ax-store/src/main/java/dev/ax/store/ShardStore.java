@@ -350,7 +350,7 @@ public final class ShardStore {
     private static void check(int n, long instanceId, int index) {
         if (n > 1) {
             throw new StoreException(
-                    "a state change of shard " + index + " of instance " + instanceId + " touched " + n + " rows");
+                    "a state change of shard " + index + " of run " + instanceId + " touched " + n + " rows");
         }
     }
 

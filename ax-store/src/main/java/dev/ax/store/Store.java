@@ -5,10 +5,10 @@ public final class Store implements AutoCloseable {
     private final Database db;
     private final TaskStore tasks = new TaskStore();
     private final EventStore events = new EventStore();
-    private final InstanceStore instances = new InstanceStore(events);
+    private final RunStore runs = new RunStore(events);
     private final ClaimStore claims = new ClaimStore(events);
     private final LeaseStore leases = new LeaseStore(events);
-    private final RunBatches runBatches = new RunBatches(instances, leases);
+    private final RunBatches runBatches = new RunBatches(runs, leases);
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
@@ -48,8 +48,8 @@ public final class Store implements AutoCloseable {
         return tasks;
     }
 
-    public InstanceStore instances() {
-        return instances;
+    public RunStore runs() {
+        return runs;
     }
 
     /** Executors claiming READY runs. */

@@ -14,7 +14,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Tasks and their audit log. Every write also appends a version row in the same transaction. */
+/**
+ * Tasks and their audit log. Every write also appends a version row in the same transaction, which
+ * is why both live here (and why the file is longer than most): a task row and its version history
+ * never change apart. Also the firing loop's due claim and wake-up, and the one cache of parsed
+ * definitions ({@link DefinitionCache}).
+ */
 public final class TaskStore {
     private final DefinitionCache definitions = new DefinitionCache();
 
@@ -419,7 +424,7 @@ public final class TaskStore {
         if (definition != null) {
             definitions.remember(tx, taskId, version, definition, text);
         }
-        // The claim query matches runs to executors by these rows (task, version): see InstanceStore#claim.
+        // The claim query matches runs to executors by these rows (task, version): see RunStore#claim.
         if (def != null && def.get("environment") instanceof List<?> labels && !labels.isEmpty()) {
             tx.batch(
                     "INSERT INTO ax_task_label (task_id, version, label) VALUES (?, ?, ?)",

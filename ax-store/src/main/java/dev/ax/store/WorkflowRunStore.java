@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * update whose row count tells whether it happened (zero: someone else got there first).
  */
 public final class WorkflowRunStore {
-    public record RunRow(
+    public record WorkflowRunRow(
             long id,
             long workflowId,
             String workflowName,
@@ -33,7 +33,7 @@ public final class WorkflowRunStore {
             Instant updatedAt,
             Instant finishedAt) {}
 
-    public record NewRun(
+    public record NewWorkflowRun(
             long workflowId,
             String workflowName,
             int workflowVersion,
@@ -75,7 +75,7 @@ public final class WorkflowRunStore {
             "workflow_run_id, node_name, task_name, state, instance_id, attempts, reason, noticed, updated_at";
 
     /** Creates a RUNNING run, or returns empty when its (workflow, fire key) slot already has one. */
-    public Optional<Long> insert(Tx tx, NewRun n) {
+    public Optional<Long> insert(Tx tx, NewWorkflowRun n) {
         String onConflict = tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (workflow_id, fire_key) DO NOTHING" : "";
         return tx.insertUnlessDuplicate(
                 "INSERT INTO ax_workflow_run (workflow_id, workflow_name, workflow_version, definition, cause,"
@@ -95,12 +95,12 @@ public final class WorkflowRunStore {
                 n.nodeId());
     }
 
-    public Optional<RunRow> find(Tx tx, long id) {
+    public Optional<WorkflowRunRow> find(Tx tx, long id) {
         return tx.queryOne(
                 "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE id = ?", WorkflowRunStore::mapRun, id);
     }
 
-    public Optional<RunRow> lock(Tx tx, long id) {
+    public Optional<WorkflowRunRow> lock(Tx tx, long id) {
         return tx.queryOne(
                 "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE id = ? FOR UPDATE",
                 WorkflowRunStore::mapRun,
@@ -108,7 +108,7 @@ public final class WorkflowRunStore {
     }
 
     /** Locks a RUNNING run unless another node holds it (that node is advancing it already). */
-    public Optional<RunRow> lockRunningSkipLocked(Tx tx, long id) {
+    public Optional<WorkflowRunRow> lockRunningSkipLocked(Tx tx, long id) {
         return tx.queryOne(
                 "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE id = ? AND state = 'RUNNING'"
                         + tx.dialect().forUpdateSkipLocked(),
@@ -116,7 +116,7 @@ public final class WorkflowRunStore {
                 id);
     }
 
-    public Optional<RunRow> findBySlot(Tx tx, long workflowId, String fireKey) {
+    public Optional<WorkflowRunRow> findBySlot(Tx tx, long workflowId, String fireKey) {
         return tx.queryOne(
                 "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE workflow_id = ? AND fire_key = ?",
                 WorkflowRunStore::mapRun,
@@ -125,7 +125,7 @@ public final class WorkflowRunStore {
     }
 
     /** Runs newest first; {@code workflowName} null for all; {@code beforeId} is the page cursor. */
-    public List<RunRow> list(Tx tx, String workflowName, long beforeId, int limit) {
+    public List<WorkflowRunRow> list(Tx tx, String workflowName, long beforeId, int limit) {
         if (workflowName == null) {
             return tx.query(
                     "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE id < ? ORDER BY id DESC LIMIT ?",
@@ -142,7 +142,7 @@ public final class WorkflowRunStore {
                 limit);
     }
 
-    public List<RunRow> ofBackfill(Tx tx, long backfillId) {
+    public List<WorkflowRunRow> ofBackfill(Tx tx, long backfillId) {
         return tx.query(
                 "SELECT " + RUN_COLUMNS + " FROM ax_workflow_run WHERE backfill_id = ? ORDER BY id",
                 WorkflowRunStore::mapRun,
@@ -330,9 +330,9 @@ public final class WorkflowRunStore {
                 runId);
     }
 
-    private static RunRow mapRun(Tx.Row r) throws SQLException {
+    private static WorkflowRunRow mapRun(Tx.Row r) throws SQLException {
         String params = r.str("params");
-        return new RunRow(
+        return new WorkflowRunRow(
                 r.lng("id"),
                 r.lng("workflow_id"),
                 r.str("workflow_name"),

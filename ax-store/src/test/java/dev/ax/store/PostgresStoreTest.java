@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -203,10 +203,10 @@ class PostgresStoreTest extends StoreContractTest {
      */
     @Test
     void a_task_timeline_reads_its_page_past_any_number_of_routine_run_events() {
-        long run = store.tx(tx -> store.instances()
+        long run = store.tx(tx -> store.runs()
                         .create(
                                 tx,
-                                new NewInstance(
+                                new NewRun(
                                         task.id(),
                                         "t",
                                         1,
@@ -214,7 +214,7 @@ class PostgresStoreTest extends StoreContractTest {
                                         "k",
                                         Instant.parse("2026-11-29T02:00:00Z"),
                                         Map.of(),
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         1,
                                         "default",
                                         "test",
@@ -270,7 +270,7 @@ class PostgresStoreTest extends StoreContractTest {
             long afterUndated = instancesRead(tx);
             assertThat(previous)
                     .singleElement()
-                    .satisfies(f -> assertThat(f.state()).isEqualTo(InstanceState.SUCCESS));
+                    .satisfies(f -> assertThat(f.state()).isEqualTo(RunState.SUCCESS));
             assertThat(tx.queryOne(
                             "SELECT scheduled_at FROM ax_instance WHERE id = ?",
                             r -> r.instant("scheduled_at"),
@@ -309,31 +309,22 @@ class PostgresStoreTest extends StoreContractTest {
                 .isLessThanOrEqualTo(2 * 8192);
         store.tx(tx -> {
             long before = instancesRead(tx);
-            Map<InstanceState, Long> counts = store.instances()
+            Map<RunState, Long> counts = store.runs()
                     .countInStates(
-                            tx,
-                            List.of(
-                                    InstanceState.FAILED,
-                                    InstanceState.READY,
-                                    InstanceState.RUNNING,
-                                    InstanceState.WAITING_APPROVAL));
+                            tx, List.of(RunState.FAILED, RunState.READY, RunState.RUNNING, RunState.WAITING_APPROVAL));
             long afterCounts = instancesRead(tx);
-            List<InstanceRow> failed = store.instances()
-                    .list(
-                            tx,
-                            new InstanceStore.InstanceFilter(null, InstanceState.FAILED, null, null),
-                            Long.MAX_VALUE,
-                            10);
+            List<RunRow> failed = store.runs()
+                    .list(tx, new RunStore.RunFilter(null, RunState.FAILED, null, null), Long.MAX_VALUE, 10);
             long afterList = instancesRead(tx);
             assertThat(counts)
                     .containsExactlyInAnyOrderEntriesOf(Map.of(
-                            InstanceState.FAILED,
+                            RunState.FAILED,
                             3L,
-                            InstanceState.READY,
+                            RunState.READY,
                             2L,
-                            InstanceState.RUNNING,
+                            RunState.RUNNING,
                             0L,
-                            InstanceState.WAITING_APPROVAL,
+                            RunState.WAITING_APPROVAL,
                             0L));
             assertThat(failed).hasSize(3);
             assertThat(afterCounts - before).as("rows read to count").isLessThanOrEqualTo(10);

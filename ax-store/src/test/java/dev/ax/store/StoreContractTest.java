@@ -7,7 +7,7 @@ import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
@@ -52,10 +52,10 @@ abstract class StoreContractTest {
     }
 
     long newInstance(String fireKey) {
-        return store.tx(tx -> store.instances()
+        return store.tx(tx -> store.runs()
                         .create(
                                 tx,
-                                new NewInstance(
+                                new NewRun(
                                         task.id(),
                                         "t",
                                         1,
@@ -63,7 +63,7 @@ abstract class StoreContractTest {
                                         fireKey,
                                         Instant.parse("2026-11-29T02:00:00Z"),
                                         Map.of("x", 1),
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         1,
                                         "default",
                                         "test",
@@ -76,35 +76,35 @@ abstract class StoreContractTest {
 
     /** An operator ends a RUNNING run: reports about it that arrive later lost the race. */
     void terminateByHand(long id) {
-        store.tx(tx -> store.instances()
+        store.tx(tx -> store.runs()
                 .move(
                         tx,
-                        Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED)
+                        Move.of(id, RunState.RUNNING, RunState.TERMINATED)
                                 .finished()
                                 .event(EventType.TERMINATED, "op", "n1", "by hand")));
     }
 
-    InstanceRow row(long id) {
-        return store.tx(tx -> store.instances().find(tx, id).orElseThrow());
+    RunRow row(long id) {
+        return store.tx(tx -> store.runs().find(tx, id).orElseThrow());
     }
 
     @Test
     void a_move_applies_only_from_the_state_the_caller_saw() {
         long id = newInstance("k1");
-        boolean first = store.tx(tx -> store.instances()
+        boolean first = store.tx(tx -> store.runs()
                 .move(
                         tx,
-                        Move.of(id, InstanceState.READY, InstanceState.CANCELED)
+                        Move.of(id, RunState.READY, RunState.CANCELED)
                                 .finished()
                                 .event(EventType.CANCELED, "op", "n1", "by hand")));
-        boolean second = store.tx(tx -> store.instances()
+        boolean second = store.tx(tx -> store.runs()
                 .move(
                         tx,
-                        Move.of(id, InstanceState.READY, InstanceState.SKIPPED)
+                        Move.of(id, RunState.READY, RunState.SKIPPED)
                                 .event(EventType.SKIPPED, "op", "n1", "too late")));
         assertThat(first).isTrue();
         assertThat(second).isFalse();
-        assertThat(row(id).state()).isEqualTo(InstanceState.CANCELED);
+        assertThat(row(id).state()).isEqualTo(RunState.CANCELED);
         assertThat(row(id).finishedAt()).isNotNull();
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
         assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CANCELED);
@@ -113,10 +113,9 @@ abstract class StoreContractTest {
     @Test
     void a_move_outside_the_transition_table_is_refused_before_any_write() {
         long id = newInstance("k1");
-        assertThatThrownBy(() -> store.tx(
-                        tx -> store.instances().move(tx, Move.of(id, InstanceState.READY, InstanceState.SUCCESS))))
+        assertThatThrownBy(() -> store.tx(tx -> store.runs().move(tx, Move.of(id, RunState.READY, RunState.SUCCESS))))
                 .isInstanceOf(IllegalTransitionException.class);
-        assertThat(row(id).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(id).state()).isEqualTo(RunState.READY);
     }
 
     @Test
@@ -187,15 +186,15 @@ abstract class StoreContractTest {
     void a_state_change_and_its_event_commit_or_roll_back_together() {
         long id = newInstance("k1");
         assertThatThrownBy(() -> store.tx(tx -> {
-                    store.instances()
+                    store.runs()
                             .move(
                                     tx,
-                                    Move.of(id, InstanceState.READY, InstanceState.CANCELED)
+                                    Move.of(id, RunState.READY, RunState.CANCELED)
                                             .event(EventType.CANCELED, "op", "n1", null));
                     throw new IllegalStateException("crash after the write");
                 }))
                 .isInstanceOf(IllegalStateException.class);
-        assertThat(row(id).state()).isEqualTo(InstanceState.READY);
+        assertThat(row(id).state()).isEqualTo(RunState.READY);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
         assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
     }
@@ -203,10 +202,10 @@ abstract class StoreContractTest {
     @Test
     void one_instance_per_task_and_fire_key() {
         newInstance("2026-11-29T02:00:00Z");
-        Optional<Long> again = store.tx(tx -> store.instances()
+        Optional<Long> again = store.tx(tx -> store.runs()
                 .create(
                         tx,
-                        new NewInstance(
+                        new NewRun(
                                 task.id(),
                                 "t",
                                 1,
@@ -214,7 +213,7 @@ abstract class StoreContractTest {
                                 "2026-11-29T02:00:00Z",
                                 Instant.parse("2026-11-29T02:00:00Z"),
                                 Map.of(),
-                                InstanceState.READY,
+                                RunState.READY,
                                 1,
                                 "default",
                                 "other-node",
@@ -225,8 +224,8 @@ abstract class StoreContractTest {
         assertThat(again).isEmpty();
     }
 
-    NewInstance slot(String fireKey, InstanceState state, String message) {
-        return new NewInstance(
+    NewRun slot(String fireKey, RunState state, String message) {
+        return new NewRun(
                 task.id(),
                 "t",
                 1,
@@ -259,19 +258,18 @@ abstract class StoreContractTest {
 
     @Test
     void create_all_writes_the_rows_and_created_events_that_create_writes_one_by_one() {
-        long alone = store.tx(tx ->
-                        store.instances().create(tx, slot("2026-11-28T02:00:00Z", InstanceState.READY, "on time")))
+        long alone = store.tx(tx -> store.runs().create(tx, slot("2026-11-28T02:00:00Z", RunState.READY, "on time")))
                 .orElseThrow();
         List<Optional<Long>> ids = store.tx(tx -> store.runBatches()
                 .createAll(
                         tx,
                         List.of(
-                                slot("2026-11-29T02:00:00Z", InstanceState.READY, "on time"),
+                                slot("2026-11-29T02:00:00Z", RunState.READY, "on time"),
                                 slot(
                                         "2026-11-30T02:00:00Z",
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         "missed slot 2026-11-30T02:00:00Z fired 5s late"),
-                                slot("2026-12-01T02:00:00Z", InstanceState.SKIPPED, null))));
+                                slot("2026-12-01T02:00:00Z", RunState.SKIPPED, null))));
         assertThat(ids).allSatisfy(id -> assertThat(id).isPresent());
         long together = ids.get(0).orElseThrow();
         assertThat(row(together))
@@ -295,28 +293,27 @@ abstract class StoreContractTest {
             assertThat(e.instanceId()).isEqualTo(late);
         });
         long skipped = ids.get(2).orElseThrow();
-        assertThat(row(skipped).state()).isEqualTo(InstanceState.SKIPPED);
+        assertThat(row(skipped).state()).isEqualTo(RunState.SKIPPED);
         assertThat(row(skipped).finishedAt()).isNotNull();
         assertThat(row(together).finishedAt()).isNull();
         assertThat(eventsOf(skipped)).singleElement().satisfies(e -> {
-            assertThat(e.to()).isEqualTo(InstanceState.SKIPPED);
+            assertThat(e.to()).isEqualTo(RunState.SKIPPED);
             assertThat(e.message()).isNull();
         });
     }
 
     @Test
     void create_all_creates_nothing_for_a_taken_slot_and_the_rest_around_it() {
-        long taken = store.tx(
-                        tx -> store.instances().create(tx, slot("2026-11-29T02:00:00Z", InstanceState.READY, "first")))
+        long taken = store.tx(tx -> store.runs().create(tx, slot("2026-11-29T02:00:00Z", RunState.READY, "first")))
                 .orElseThrow();
         List<Optional<Long>> ids = store.tx(tx -> store.runBatches()
                 .createAll(
                         tx,
                         List.of(
-                                slot("2026-11-28T02:00:00Z", InstanceState.READY, "new before"),
-                                slot("2026-11-29T02:00:00Z", InstanceState.READY, "second"),
-                                slot("2026-11-30T02:00:00Z", InstanceState.READY, "new after"),
-                                slot("2026-11-30T02:00:00Z", InstanceState.READY, "same slot again"))));
+                                slot("2026-11-28T02:00:00Z", RunState.READY, "new before"),
+                                slot("2026-11-29T02:00:00Z", RunState.READY, "second"),
+                                slot("2026-11-30T02:00:00Z", RunState.READY, "new after"),
+                                slot("2026-11-30T02:00:00Z", RunState.READY, "same slot again"))));
         assertThat(ids.get(1)).isEmpty();
         assertThat(ids.get(3)).as("a slot an earlier entry took").isEmpty();
         assertThat(eventsOf(taken))
@@ -328,10 +325,9 @@ abstract class StoreContractTest {
         assertThat(eventsOf(ids.get(2).orElseThrow()))
                 .singleElement()
                 .satisfies(e -> assertThat(e.message()).isEqualTo("new after"));
-        List<InstanceRow> all =
-                store.tx(tx -> store.instances().list(tx, InstanceStore.InstanceFilter.ALL, Long.MAX_VALUE, 10));
+        List<RunRow> all = store.tx(tx -> store.runs().list(tx, RunStore.RunFilter.ALL, Long.MAX_VALUE, 10));
         assertThat(all)
-                .extracting(InstanceRow::fireKey)
+                .extracting(RunRow::fireKey)
                 .containsExactlyInAnyOrder("2026-11-28T02:00:00Z", "2026-11-29T02:00:00Z", "2026-11-30T02:00:00Z");
         long events = store.tx(tx -> tx.queryOne(
                         "SELECT COUNT(*) AS n FROM ax_event WHERE type = 'CREATED'", r -> r.lng("n"), new Object[0]))
@@ -345,9 +341,9 @@ abstract class StoreContractTest {
     void create_all_takes_more_runs_than_one_statement_holds() {
         int n = RunBatches.CREATE_CHUNK + 3;
         Instant first = Instant.parse("2026-11-29T00:00:00Z");
-        List<NewInstance> runs = new ArrayList<>();
+        List<NewRun> runs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            runs.add(slot(first.plusSeconds(i).toString(), InstanceState.READY, "run " + i));
+            runs.add(slot(first.plusSeconds(i).toString(), RunState.READY, "run " + i));
         }
         List<Optional<Long>> ids = store.tx(tx -> store.runBatches().createAll(tx, runs));
         assertThat(ids).hasSize(n).allSatisfy(id -> assertThat(id).isPresent());
@@ -458,17 +454,17 @@ abstract class StoreContractTest {
     @Test
     void a_claim_takes_due_ready_runs_of_the_groups_and_fences_reports() {
         long id = newInstance("k1");
-        List<InstanceRow> claimed =
+        List<RunRow> claimed =
                 store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(claimed).singleElement().satisfies(r -> {
             assertThat(r.id()).isEqualTo(id);
-            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(r.state()).isEqualTo(RunState.RUNNING);
             assertThat(r.attempt()).isEqualTo(1);
             assertThat(r.executorId()).isEqualTo("e1");
             assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
             assertThat(r.params()).containsEntry("x", 1);
         });
-        List<InstanceRow> none =
+        List<RunRow> none =
                 store.tx(tx -> store.claims().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(none).isEmpty();
         boolean holds = store.tx(tx -> store.leases().holds(tx, new RunRef(id, 1), "e1"));
@@ -488,19 +484,19 @@ abstract class StoreContractTest {
         store.tx(tx -> tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot, atSlot)
                 + tx.update("UPDATE ax_instance SET ready_at = ? WHERE id = ?", slot.plusSeconds(1), after));
 
-        List<InstanceRow> now =
+        List<RunRow> now =
                 store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
         assertThat(now)
                 .as("a claim without a slot takes only what is due")
-                .extracting(InstanceRow::id)
+                .extracting(RunRow::id)
                 .containsExactly(due);
         long dueMeanwhile = newInstance("k-due-2");
-        List<InstanceRow> ahead =
+        List<RunRow> ahead =
                 store.tx(tx -> store.claims().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n1", slot));
-        assertThat(ahead).extracting(InstanceRow::id).containsExactly(dueMeanwhile, atSlot);
+        assertThat(ahead).extracting(RunRow::id).containsExactly(dueMeanwhile, atSlot);
         assertThat(ahead).as("started when they are handed out: at the slot").allSatisfy(r -> {
             assertThat(r.startedAt()).isEqualTo(slot);
-            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(r.state()).isEqualTo(RunState.RUNNING);
         });
         assertThat(eventsOf(atSlot))
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
@@ -513,7 +509,7 @@ abstract class StoreContractTest {
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
                 .satisfies(e -> assertThat(e.message()).isNull());
-        assertThat(row(after).state()).as("a run due after the slot stays").isEqualTo(InstanceState.READY);
+        assertThat(row(after).state()).as("a run due after the slot stays").isEqualTo(RunState.READY);
         assertThat(row(due).startedAt()).isBefore(slot);
 
         // The shards of a run claimed ahead are due at its slot; those of a run due now at once.
@@ -533,7 +529,7 @@ abstract class StoreContractTest {
         for (int i = 0; i < 5; i++) {
             ids.add(newInstance("k" + i));
         }
-        List<List<InstanceRow>> got = store.tx(tx -> store.claims()
+        List<List<RunRow>> got = store.tx(tx -> store.claims()
                 .claimEach(
                         tx,
                         List.of(
@@ -547,15 +543,15 @@ abstract class StoreContractTest {
                         "n1",
                         null));
         assertThat(got).hasSize(4);
-        assertThat(got.get(0)).extracting(InstanceRow::id).containsExactly(ids.get(0), ids.get(1));
+        assertThat(got.get(0)).extracting(RunRow::id).containsExactly(ids.get(0), ids.get(1));
         assertThat(got.get(1)).as("a claimant that asks for none").isEmpty();
-        assertThat(got.get(2)).extracting(InstanceRow::id).containsExactly(ids.get(2), ids.get(3));
+        assertThat(got.get(2)).extracting(RunRow::id).containsExactly(ids.get(2), ids.get(3));
         assertThat(got.get(3))
                 .as("the same executor again gets a share of its own")
-                .extracting(InstanceRow::id)
+                .extracting(RunRow::id)
                 .containsExactly(ids.get(4));
         assertThat(got.get(2)).allSatisfy(r -> {
-            assertThat(r.state()).isEqualTo(InstanceState.RUNNING);
+            assertThat(r.state()).isEqualTo(RunState.RUNNING);
             assertThat(r.attempt()).isEqualTo(1);
             assertThat(r.executorId()).isEqualTo("e3");
             assertThat(r.leaseExpiresAt()).isAfter(r.startedAt());
@@ -567,8 +563,8 @@ abstract class StoreContractTest {
                 .satisfies(e -> {
                     assertThat(e.actor()).isEqualTo("executor:e3");
                     assertThat(e.data()).containsEntry("executor", "e3");
-                    assertThat(e.from()).isEqualTo(InstanceState.READY);
-                    assertThat(e.to()).isEqualTo(InstanceState.RUNNING);
+                    assertThat(e.from()).isEqualTo(RunState.READY);
+                    assertThat(e.to()).isEqualTo(RunState.RUNNING);
                     assertThat(e.attempt()).isEqualTo(1);
                     assertThat(e.nodeId()).isEqualTo("n1");
                 });
@@ -576,7 +572,7 @@ abstract class StoreContractTest {
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
                 .satisfies(e -> assertThat(e.actor()).isEqualTo("executor:e1"));
-        List<List<InstanceRow>> none = store.tx(tx -> store.claims()
+        List<List<RunRow>> none = store.tx(tx -> store.claims()
                 .claimEach(
                         tx,
                         List.of(new ClaimStore.Claimant("e4", 10)),
@@ -609,21 +605,21 @@ abstract class StoreContractTest {
                         "n1"));
         assertThat(moved).containsExactlyInAnyOrder(a, c);
         assertThat(row(a)).satisfies(r -> {
-            assertThat(r.state()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(r.state()).isEqualTo(RunState.SUCCESS);
             assertThat(r.exitCode()).isEqualTo(3);
             assertThat(r.message()).isEqualTo("done, 3 rows");
             assertThat(r.finishedAt()).isNotNull();
             assertThat(r.leaseExpiresAt()).isNull();
         });
-        assertThat(row(b).state()).isEqualTo(InstanceState.RUNNING);
-        assertThat(row(d).state()).isEqualTo(InstanceState.TERMINATED);
+        assertThat(row(b).state()).isEqualTo(RunState.RUNNING);
+        assertThat(row(d).state()).isEqualTo(RunState.TERMINATED);
         List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
         assertThat(events)
                 .extracting(EventRow::type)
                 .containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
         assertThat(events.getLast()).satisfies(e -> {
-            assertThat(e.from()).isEqualTo(InstanceState.RUNNING);
-            assertThat(e.to()).isEqualTo(InstanceState.SUCCESS);
+            assertThat(e.from()).isEqualTo(RunState.RUNNING);
+            assertThat(e.to()).isEqualTo(RunState.SUCCESS);
             assertThat(e.attempt()).isEqualTo(1);
             assertThat(e.actor()).isEqualTo("executor:e1");
             assertThat(e.nodeId()).isEqualTo("n1");
@@ -638,10 +634,10 @@ abstract class StoreContractTest {
 
     @Test
     void a_task_timeline_holds_the_task_events_and_what_its_runs_did_beyond_their_routine() {
-        long a = store.tx(tx -> store.instances()
+        long a = store.tx(tx -> store.runs()
                         .create(
                                 tx,
-                                new NewInstance(
+                                new NewRun(
                                         task.id(),
                                         "t",
                                         1,
@@ -649,7 +645,7 @@ abstract class StoreContractTest {
                                         "2026-11-29T02:00:00Z",
                                         Instant.parse("2026-11-29T02:00:00Z"),
                                         Map.of(),
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         1,
                                         "default",
                                         EventStore.SCHEDULER_ACTOR,
@@ -741,48 +737,48 @@ abstract class StoreContractTest {
         long canceled = newInstance("k2");
         long succeeded = newInstance("k3");
         long waiting = newInstance("k4");
-        store.tx(tx -> store.instances()
+        store.tx(tx -> store.runs()
                 .move(
                         tx,
-                        Move.of(canceled, InstanceState.READY, InstanceState.CANCELED)
+                        Move.of(canceled, RunState.READY, RunState.CANCELED)
                                 .finished()
                                 .event(EventType.CANCELED, "op", "n1", "by hand")));
         store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'SUCCESS' WHERE id = ?", succeeded));
         store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'WAITING_APPROVAL' WHERE id = ?", waiting));
-        Map<InstanceState, Long> counts = store.tx(tx -> store.instances()
+        Map<RunState, Long> counts = store.tx(tx -> store.runs()
                 .countInStates(
                         tx,
                         List.of(
-                                InstanceState.READY,
-                                InstanceState.RUNNING,
-                                InstanceState.CANCELED,
-                                InstanceState.WAITING_APPROVAL,
-                                InstanceState.SUCCESS)));
+                                RunState.READY,
+                                RunState.RUNNING,
+                                RunState.CANCELED,
+                                RunState.WAITING_APPROVAL,
+                                RunState.SUCCESS)));
         assertThat(counts)
                 .containsExactlyInAnyOrderEntriesOf(Map.of(
-                        InstanceState.READY,
+                        RunState.READY,
                         1L,
-                        InstanceState.RUNNING,
+                        RunState.RUNNING,
                         0L,
-                        InstanceState.CANCELED,
+                        RunState.CANCELED,
                         1L,
-                        InstanceState.WAITING_APPROVAL,
+                        RunState.WAITING_APPROVAL,
                         1L,
-                        InstanceState.SUCCESS,
+                        RunState.SUCCESS,
                         1L));
-        for (Map.Entry<InstanceState, Long> e : Map.of(
-                        InstanceState.READY, ready, InstanceState.CANCELED, canceled, InstanceState.SUCCESS, succeeded)
+        for (Map.Entry<RunState, Long> e : Map.of(
+                        RunState.READY, ready, RunState.CANCELED, canceled, RunState.SUCCESS, succeeded)
                 .entrySet()) {
-            List<InstanceRow> listed = store.tx(tx -> store.instances()
-                    .list(tx, new InstanceStore.InstanceFilter(null, e.getKey(), null, null), Long.MAX_VALUE, 10));
-            assertThat(listed).as(e.getKey().name()).extracting(InstanceRow::id).containsExactly(e.getValue());
+            List<RunRow> listed = store.tx(tx ->
+                    store.runs().list(tx, new RunStore.RunFilter(null, e.getKey(), null, null), Long.MAX_VALUE, 10));
+            assertThat(listed).as(e.getKey().name()).extracting(RunRow::id).containsExactly(e.getValue());
         }
     }
 
     @Test
     void other_groups_do_not_see_the_run() {
         newInstance("k1");
-        List<InstanceRow> claimed =
+        List<RunRow> claimed =
                 store.tx(tx -> store.claims().claim(tx, "e1", List.of("gpu"), List.of(), 10, 30_000, "n1", null));
         assertThat(claimed).isEmpty();
     }

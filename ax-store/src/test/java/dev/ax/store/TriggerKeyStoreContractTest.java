@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import java.time.Duration;
@@ -59,10 +59,10 @@ abstract class TriggerKeyStoreContractTest {
         return store.tx(tx -> {
             Optional<TriggerKeyStore.Earlier> earlier = store.triggerKeys().claim(tx, t.id(), key, hash, window);
             if (earlier.isEmpty()) {
-                long id = store.instances()
+                long id = store.runs()
                         .create(
                                 tx,
-                                new NewInstance(
+                                new NewRun(
                                         t.id(),
                                         t.name(),
                                         1,
@@ -70,7 +70,7 @@ abstract class TriggerKeyStoreContractTest {
                                         "event:" + UUID.randomUUID(),
                                         Instant.parse("2026-11-29T02:00:00Z"),
                                         Map.of(),
-                                        InstanceState.READY,
+                                        RunState.READY,
                                         1,
                                         "default",
                                         "test",

@@ -1,6 +1,6 @@
 package dev.ax.domain.policy;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.DependencyPolicy.OnUpstreamFailure;
 import java.util.List;
@@ -34,13 +34,13 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
      * @param instanceId the upstream run that decides it (the newest matching one), or null when none exists
      * @param state      that run's state, or null when none exists
      */
-    public record Upstream(Dependency dependency, String key, Long instanceId, InstanceState state) {
+    public record Upstream(Dependency dependency, String key, Long instanceId, RunState state) {
         public Upstream {
             Objects.requireNonNull(dependency, "dependency");
         }
 
         public boolean met() {
-            return state == InstanceState.SUCCESS;
+            return state == RunState.SUCCESS;
         }
 
         /** The upstream run ended without success (a retry, if any, would be a newer run). */
@@ -53,13 +53,12 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
             if (state == null) {
                 return what + ": no run yet";
             }
-            return what + ": " + (failed() ? "ended " : "") + state
-                    + (instanceId == null ? "" : ", instance " + instanceId);
+            return what + ": " + (failed() ? "ended " : "") + state + (instanceId == null ? "" : ", run " + instanceId);
         }
     }
 
     /** One upstream run that may decide a dependency. */
-    public record Run(long id, InstanceState state) {}
+    public record Run(long id, RunState state) {}
 
     /**
      * Which of the upstream runs matching a dependency (same date, same window, a slot and its
@@ -70,7 +69,7 @@ public record Readiness(Verdict verdict, String reason, List<Upstream> unmet) {
      */
     public static Optional<Run> decisive(List<Run> newestFirst) {
         for (Run r : newestFirst) {
-            if (r.state() == InstanceState.SUCCESS) {
+            if (r.state() == RunState.SUCCESS) {
                 return Optional.of(r);
             }
             if (!r.state().isTerminal()) {

@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param body  {@code null} for no body
  * @param async the service answers 202 and reports the outcome later to
- *              {@code POST /api/instances/{id}/complete}; the run stays RUNNING until then
+ *              {@code POST /api/runs/{id}/complete}; the run stays RUNNING until then
  */
 public record HttpCall(String method, String url, Map<String, String> headers, String body, boolean async) {
     public HttpCall {

@@ -5,7 +5,7 @@ import dev.ax.domain.state.StateMachine;
 
 /**
  * The state of one shard of a sharded instance ({@code policy.sharding}). The instance keeps its
- * own {@link InstanceState} (RUNNING while any shard may still run); shards move through this
+ * own {@link RunState} (RUNNING while any shard may still run); shards move through this
  * smaller machine ({@link #MACHINE}), and only through {@link #check}.
  *
  * <pre>

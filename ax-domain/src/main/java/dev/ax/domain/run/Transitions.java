@@ -1,6 +1,6 @@
 package dev.ax.domain.run;
 
-import static dev.ax.domain.run.InstanceState.*;
+import static dev.ax.domain.run.RunState.*;
 
 import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.state.StateMachine;
@@ -8,11 +8,11 @@ import java.util.Set;
 
 /**
  * The one table of allowed state moves of a run. Every state change of a run is checked here before
- * the conditional UPDATE that makes it: {@code InstanceStore.move} for one run, {@code RunBatches}
+ * the conditional UPDATE that makes it: {@code RunStore.move} for one run, {@code RunBatches}
  * for many at once. A move the table lacks throws {@link IllegalTransitionException}.
  */
 public final class Transitions {
-    public static final StateMachine<InstanceState> RUNS = StateMachine.of("run", InstanceState.class)
+    public static final StateMachine<RunState> RUNS = StateMachine.of("run", RunState.class)
             .initial(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY)
             .allow(READY, RUNNING, BLOCKED, WAITING_APPROVAL, CANCELED, SKIPPED)
             // RUNNING -> WAITING_APPROVAL: a running job asks a person to confirm.
@@ -29,20 +29,20 @@ public final class Transitions {
 
     private Transitions() {}
 
-    public static boolean isAllowed(InstanceState from, InstanceState to) {
+    public static boolean isAllowed(RunState from, RunState to) {
         return RUNS.isAllowed(from, to);
     }
 
-    public static boolean isInitial(InstanceState state) {
+    public static boolean isInitial(RunState state) {
         return RUNS.isInitial(state);
     }
 
     /** Throws unless {@code from -> to} is in the table. */
-    public static void check(InstanceState from, InstanceState to) {
+    public static void check(RunState from, RunState to) {
         RUNS.check(from, to);
     }
 
-    public static Set<InstanceState> allowedFrom(InstanceState from) {
+    public static Set<RunState> allowedFrom(RunState from) {
         return RUNS.allowedFrom(from);
     }
 }

@@ -33,7 +33,7 @@ public sealed interface Action {
      * and 5xx are retryable; other statuses are not (overridable with {@code policy.retryable}).
      *
      * @param body    a template string, or a JSON object/array sent as JSON; {@code null} = none
-     * @param async   the service answers 202 and reports later to {@code POST /api/instances/{id}/complete}
+     * @param async   the service answers 202 and reports later to {@code POST /api/runs/{id}/complete}
      */
     record Http(String method, String url, Map<String, String> headers, Object body, boolean async, String group)
             implements Action {

@@ -13,7 +13,9 @@ import java.util.Set;
 
 /**
  * The {@code {{ name }}} templates of commands, URLs, headers, bodies, environment values, working
- * directories and idempotency keys. Spaces inside the braces are allowed. A "{{" always starts a
+ * directories and idempotency keys: the whole template language in one file, which makes it longer
+ * than most (quoting for each place a value lands is {@link ShellSyntax}'s and {@link Target}'s).
+ * Spaces inside the braces are allowed. A "{{" always starts a
  * variable and there is no escape for it: a command that needs a literal "{{" (awk, Go templates)
  * belongs in a script file that the command runs.
  *

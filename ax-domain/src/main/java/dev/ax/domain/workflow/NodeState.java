@@ -1,6 +1,6 @@
 package dev.ax.domain.workflow;
 
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.state.StateMachine;
 
 /**
@@ -39,7 +39,7 @@ public enum NodeState {
      * failure of its node (the work was not done); an instance the concurrency gate or an
      * idempotency key skipped makes the node SKIPPED.
      */
-    public static NodeState of(InstanceState instance) {
+    public static NodeState of(RunState instance) {
         return switch (instance) {
             case SUCCESS -> SUCCESS;
             case FAILED, TERMINATED, CANCELED -> FAILED;

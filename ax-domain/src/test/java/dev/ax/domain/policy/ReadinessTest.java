@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.policy.Readiness.Upstream;
 import dev.ax.domain.policy.Readiness.Verdict;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.Dependency.Scope;
 import dev.ax.domain.task.DependencyPolicy.OnUpstreamFailure;
@@ -48,12 +48,7 @@ class ReadinessTest {
                 "SUCCESS,  RUNNING,    SKIP, true,  DEADLINE",
                 "SUCCESS,  FAILED,     SKIP, true,  SKIP"
             })
-    void decides(
-            InstanceState layer1,
-            InstanceState layer2,
-            OnUpstreamFailure policy,
-            boolean deadlinePassed,
-            Verdict expected) {
+    void decides(RunState layer1, RunState layer2, OnUpstreamFailure policy, boolean deadlinePassed, Verdict expected) {
         List<Upstream> ups = new ArrayList<>();
         ups.add(upstream("layer1", layer1));
         ups.add(upstream("layer2", layer2));
@@ -64,7 +59,7 @@ class ReadinessTest {
             assertThat(r.unmet()).isEmpty();
         } else {
             // the reason names what is missing, so a person reading the run page knows what it waits for
-            String missing = layer2 != InstanceState.SUCCESS ? "layer2" : "layer1";
+            String missing = layer2 != RunState.SUCCESS ? "layer2" : "layer1";
             assertThat(r.unmet()).extracting(u -> u.dependency().task()).contains(missing);
             assertThat(r.reason()).contains(missing);
         }
@@ -75,10 +70,10 @@ class ReadinessTest {
             nullValues = "-",
             value = {
                 "-,          sync_layer2 (sameDate 2026-10-01): no run yet",
-                "RUNNING,    'sync_layer2 (sameDate 2026-10-01): RUNNING, instance 7'",
-                "FAILED,     'sync_layer2 (sameDate 2026-10-01): ended FAILED, instance 7'"
+                "RUNNING,    'sync_layer2 (sameDate 2026-10-01): RUNNING, run 7'",
+                "FAILED,     'sync_layer2 (sameDate 2026-10-01): ended FAILED, run 7'"
             })
-    void describes_the_upstream(InstanceState state, String expected) {
+    void describes_the_upstream(RunState state, String expected) {
         Upstream u = new Upstream(
                 new Dependency("sync_layer2", Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 7L, state);
         assertThat(u.describe()).isEqualTo(expected);
@@ -110,7 +105,7 @@ class ReadinessTest {
         if (states != null) {
             String[] s = states.split(",");
             for (int i = 0; i < s.length; i++) {
-                runs.add(new Readiness.Run(i + 1, InstanceState.valueOf(s[i].strip())));
+                runs.add(new Readiness.Run(i + 1, RunState.valueOf(s[i].strip())));
             }
         }
         assertThat(Readiness.decisive(runs).map(Readiness.Run::id)).isEqualTo(Optional.ofNullable(expected));
@@ -122,7 +117,7 @@ class ReadinessTest {
                 .isEqualTo(Verdict.READY);
     }
 
-    private static Upstream upstream(String task, InstanceState state) {
+    private static Upstream upstream(String task, RunState state) {
         return new Upstream(
                 new Dependency(task, Scope.SAME_DATE, null), "2026-10-01", state == null ? null : 1L, state);
     }

@@ -1,6 +1,6 @@
 package dev.ax.domain.run;
 
-import static dev.ax.domain.run.InstanceState.*;
+import static dev.ax.domain.run.RunState.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,7 +40,7 @@ class TransitionsTest {
         "WAITING_DEPENDENCY, FAILED",
         "WAITING_DEPENDENCY, CANCELED"
     })
-    void the_moves_of_the_design_are_allowed(InstanceState from, InstanceState to) {
+    void the_moves_of_the_design_are_allowed(RunState from, RunState to) {
         assertThat(Transitions.isAllowed(from, to)).isTrue();
     }
 
@@ -58,7 +58,7 @@ class TransitionsTest {
         "WAITING_APPROVAL, SUCCESS",
         "WAITING_DEPENDENCY, RUNNING"
     })
-    void shortcuts_are_refused_with_a_typed_exception(InstanceState from, InstanceState to) {
+    void shortcuts_are_refused_with_a_typed_exception(RunState from, RunState to) {
         assertThat(Transitions.isAllowed(from, to)).isFalse();
         assertThatThrownBy(() -> Transitions.check(from, to))
                 .isInstanceOf(IllegalTransitionException.class)
@@ -68,30 +68,30 @@ class TransitionsTest {
 
     @ParameterizedTest
     @EnumSource(
-            value = InstanceState.class,
+            value = RunState.class,
             names = {"SUCCESS", "FAILED", "TERMINATED", "CANCELED", "SKIPPED"})
-    void terminal_states_are_final(InstanceState terminal) {
+    void terminal_states_are_final(RunState terminal) {
         assertThat(terminal.isTerminal()).isTrue();
         assertThat(Transitions.allowedFrom(terminal)).isEmpty();
-        Arrays.stream(InstanceState.values())
+        Arrays.stream(RunState.values())
                 .forEach(to -> assertThat(Transitions.isAllowed(terminal, to)).isFalse());
     }
 
     @Test
     void only_success_is_successful() {
-        assertThat(Arrays.stream(InstanceState.values()).filter(InstanceState::isSuccessful))
+        assertThat(Arrays.stream(RunState.values()).filter(RunState::isSuccessful))
                 .containsExactly(SUCCESS);
     }
 
     @Test
     void runs_start_ready_blocked_waiting_or_skipped_never_running() {
-        assertThat(Arrays.stream(InstanceState.values()).filter(Transitions::isInitial))
+        assertThat(Arrays.stream(RunState.values()).filter(Transitions::isInitial))
                 .containsExactlyInAnyOrder(READY, BLOCKED, WAITING_APPROVAL, SKIPPED, WAITING_DEPENDENCY);
     }
 
     @Test
     void every_non_terminal_state_has_a_way_out() {
-        Arrays.stream(InstanceState.values())
+        Arrays.stream(RunState.values())
                 .filter(s -> !s.isTerminal())
                 .forEach(
                         s -> assertThat(Transitions.allowedFrom(s)).as(s.name()).isNotEmpty());

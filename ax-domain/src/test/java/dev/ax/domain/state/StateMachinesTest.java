@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ax.domain.alert.AlertState;
 import dev.ax.domain.run.BackfillState;
 import dev.ax.domain.run.FollowUpState;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
 import dev.ax.domain.run.Transitions;
 import dev.ax.domain.task.CanaryState;
@@ -87,7 +87,7 @@ class StateMachinesTest {
 
     @Test
     void the_states_own_words_for_final_agree_with_the_tables() {
-        for (InstanceState s : InstanceState.values()) {
+        for (RunState s : RunState.values()) {
             assertThat(Transitions.RUNS.isFinal(s)).as(s.name()).isEqualTo(s.isTerminal());
         }
         for (ShardState s : ShardState.values()) {

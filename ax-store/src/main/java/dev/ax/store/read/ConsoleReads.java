@@ -1,7 +1,7 @@
 package dev.ax.store.read;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.store.Tx;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -24,13 +24,13 @@ public final class ConsoleReads {
     private ConsoleReads() {}
 
     /** A run as a list shows it. */
-    public record RunRow(
+    public record RunListRow(
             long id,
             long taskId,
             String taskName,
             int taskVersion,
             Cause cause,
-            InstanceState state,
+            RunState state,
             int attempt,
             int maxAttempts,
             Instant scheduledAt,
@@ -45,14 +45,14 @@ public final class ConsoleReads {
      * Runs created in one UTC hour (hours since the epoch) that are now in {@code state};
      * {@code maxLagSeconds} is the largest fire lag (created − scheduled) of the scheduled ones.
      */
-    public record HourRow(long hour, InstanceState state, long runs, Double maxLagSeconds) {}
+    public record HourRow(long hour, RunState state, long runs, Double maxLagSeconds) {}
 
     /**
      * Filters of the runs list; null = any. {@code taskIds} are the ids a task name has had (one while
      * the task exists, more if it was deleted and created again); {@code fromId} is the first run id
      * of the time filter (0 = any time).
      */
-    public record RunFilter(List<Long> taskIds, InstanceState state, Cause cause, long fromId) {}
+    public record RunListFilter(List<Long> taskIds, RunState state, Cause cause, long fromId) {}
 
     /**
      * The first run id created at or after {@code since}, found by bisecting the primary key
@@ -101,7 +101,7 @@ public final class ConsoleReads {
                     String lag = r.str("lag");
                     return new HourRow(
                             r.lng("hr"),
-                            r.enumOf(InstanceState.class, "state"),
+                            r.enumOf(RunState.class, "state"),
                             r.lng("n"),
                             lag == null ? null : Double.valueOf(lag));
                 },
@@ -110,7 +110,7 @@ public final class ConsoleReads {
     }
 
     /** The newest runs in one state. */
-    public static List<RunRow> inState(Tx tx, InstanceState state, int limit) {
+    public static List<RunListRow> inState(Tx tx, RunState state, int limit) {
         return tx.query(
                 "SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + Tx.literal(state)
                         + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY",
@@ -119,7 +119,7 @@ public final class ConsoleReads {
     }
 
     /** FAILED runs since {@code fromId} that nobody has retried, re-run or compensated yet. */
-    public static List<RunRow> failedUnhandled(Tx tx, long fromId, int limit) {
+    public static List<RunListRow> failedUnhandled(Tx tx, long fromId, int limit) {
         return tx.query(
                 "SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
                         + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
@@ -130,7 +130,7 @@ public final class ConsoleReads {
     }
 
     /** Runs newest first, before {@code beforeId} (the page cursor). */
-    public static List<RunRow> runs(Tx tx, RunFilter f, long beforeId, int limit) {
+    public static List<RunListRow> runs(Tx tx, RunListFilter f, long beforeId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE id < ? AND id >= ?");
         List<Object> args = new ArrayList<>(List.of(beforeId, f.fromId()));
         if (f.taskIds() != null) {
@@ -161,8 +161,8 @@ public final class ConsoleReads {
      * The state of each task's newest run (previews aside). One statement, one indexed
      * single-row probe per task: cheap however many runs a task has.
      */
-    public static Map<Long, InstanceState> lastStates(Tx tx, List<Long> taskIds) {
-        Map<Long, InstanceState> out = new HashMap<>();
+    public static Map<Long, RunState> lastStates(Tx tx, List<Long> taskIds) {
+        Map<Long, RunState> out = new HashMap<>();
         if (taskIds.isEmpty()) {
             return out;
         }
@@ -171,7 +171,7 @@ public final class ConsoleReads {
         tx.query(
                 String.join(" UNION ALL ", Collections.nCopies(taskIds.size(), one)),
                 r -> {
-                    out.put(r.lng("task_id"), r.enumOf(InstanceState.class, "state"));
+                    out.put(r.lng("task_id"), r.enumOf(RunState.class, "state"));
                     return null;
                 },
                 taskIds.toArray());
@@ -182,14 +182,14 @@ public final class ConsoleReads {
         return String.join(", ", Collections.nCopies(n, "?"));
     }
 
-    private static RunRow run(Tx.Row r) throws SQLException {
-        return new RunRow(
+    private static RunListRow run(Tx.Row r) throws SQLException {
+        return new RunListRow(
                 r.lng("id"),
                 r.lng("task_id"),
                 r.str("task_name"),
                 r.integer("task_version"),
                 r.enumOf(Cause.class, "cause"),
-                r.enumOf(InstanceState.class, "state"),
+                r.enumOf(RunState.class, "state"),
                 r.integer("attempt"),
                 r.integer("max_attempts"),
                 r.instant("scheduled_at"),

@@ -3,17 +3,17 @@ package dev.ax.store.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.store.DbConfig;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
 import dev.ax.store.read.ConsoleReads.HourRow;
-import dev.ax.store.read.ConsoleReads.RunFilter;
-import dev.ax.store.read.ConsoleReads.RunRow;
+import dev.ax.store.read.ConsoleReads.RunListFilter;
+import dev.ax.store.read.ConsoleReads.RunListRow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -49,11 +49,11 @@ abstract class ConsoleReadsContractTest {
 
     @Test
     void finds_the_first_run_of_the_window_by_bisecting_ids() {
-        long old1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(48));
-        long old2 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(30));
-        long in1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(20));
-        run(b, Cause.MANUAL, InstanceState.FAILED, Duration.ofHours(2));
-        run(b, Cause.MANUAL, InstanceState.RUNNING, Duration.ofMinutes(1));
+        long old1 = run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(48));
+        long old2 = run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(30));
+        long in1 = run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(20));
+        run(b, Cause.MANUAL, RunState.FAILED, Duration.ofHours(2));
+        run(b, Cause.MANUAL, RunState.RUNNING, Duration.ofMinutes(1));
 
         long from = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(24))));
         assertThat(from).isEqualTo(in1).isGreaterThan(old2).isGreaterThan(old1);
@@ -61,7 +61,7 @@ abstract class ConsoleReadsContractTest {
         assertThat(window.stream().mapToLong(HourRow::runs).sum()).isEqualTo(3);
         assertThat(window)
                 .extracting(HourRow::state)
-                .containsExactlyInAnyOrder(InstanceState.SUCCESS, InstanceState.FAILED, InstanceState.RUNNING);
+                .containsExactlyInAnyOrder(RunState.SUCCESS, RunState.FAILED, RunState.RUNNING);
         long none = store.tx(tx -> ConsoleReads.firstIdSince(tx, now.plus(Duration.ofHours(1))));
         List<HourRow> empty = store.tx(tx -> ConsoleReads.hourly(tx, none));
         assertThat(empty).isEmpty();
@@ -76,21 +76,21 @@ abstract class ConsoleReadsContractTest {
 
     @Test
     void counts_runs_by_utc_hour_and_state_with_the_worst_fire_lag() {
-        long first = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(90));
-        run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(2));
-        run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(3), Duration.ofSeconds(5));
-        run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(500));
-        run(b, Cause.MANUAL, InstanceState.SUCCESS, Duration.ZERO);
+        long first = run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(90));
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(2));
+        run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(3), Duration.ofSeconds(5));
+        run(b, Cause.MANUAL, RunState.SUCCESS, Duration.ofHours(3), Duration.ofSeconds(500));
+        run(b, Cause.MANUAL, RunState.SUCCESS, Duration.ZERO);
         List<HourRow> hours = store.tx(tx -> ConsoleReads.hourly(tx, first));
         long threeAgo = Math.floorDiv(now.minus(Duration.ofHours(3)).getEpochSecond(), 3600);
         long current = Math.floorDiv(now.getEpochSecond(), 3600);
         assertThat(hours).hasSize(3);
         HourRow ok = hours.stream()
-                .filter(h -> h.hour() == threeAgo && h.state() == InstanceState.SUCCESS)
+                .filter(h -> h.hour() == threeAgo && h.state() == RunState.SUCCESS)
                 .findFirst()
                 .orElseThrow();
         HourRow failed = hours.stream()
-                .filter(h -> h.hour() == threeAgo && h.state() == InstanceState.FAILED)
+                .filter(h -> h.hour() == threeAgo && h.state() == RunState.FAILED)
                 .findFirst()
                 .orElseThrow();
         assertThat(ok.runs()).isEqualTo(3);
@@ -105,63 +105,61 @@ abstract class ConsoleReadsContractTest {
 
     @Test
     void lists_the_newest_runs_in_a_state_and_the_failures_nobody_handled() {
-        long handled = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(2));
-        long open = run(a, Cause.CRON, InstanceState.FAILED, Duration.ofHours(1));
-        long retry = run(a, Cause.RETRY, InstanceState.SUCCESS, Duration.ZERO);
+        long handled = run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(2));
+        long open = run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(1));
+        long retry = run(a, Cause.RETRY, RunState.SUCCESS, Duration.ZERO);
         store.tx(tx -> tx.update("UPDATE ax_instance SET parent_id = ? WHERE id = ?", handled, retry));
-        List<RunRow> failed = store.tx(tx -> ConsoleReads.failedUnhandled(tx, 0, 10));
-        assertThat(failed).extracting(RunRow::id).containsExactly(open);
-        List<RunRow> inState = store.tx(tx -> ConsoleReads.inState(tx, InstanceState.FAILED, 1));
-        assertThat(inState).extracting(RunRow::id).containsExactly(open);
+        List<RunListRow> failed = store.tx(tx -> ConsoleReads.failedUnhandled(tx, 0, 10));
+        assertThat(failed).extracting(RunListRow::id).containsExactly(open);
+        List<RunListRow> inState = store.tx(tx -> ConsoleReads.inState(tx, RunState.FAILED, 1));
+        assertThat(inState).extracting(RunListRow::id).containsExactly(open);
     }
 
     @Test
     void filters_and_pages_runs_newest_first() {
-        long a1 = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
-        long a2 = run(a, Cause.MANUAL, InstanceState.FAILED, Duration.ZERO);
-        long a3 = run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        run(b, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        List<RunRow> page1 =
-                store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
-        assertThat(page1).extracting(RunRow::id).containsExactly(a3, a2);
-        List<RunRow> page2 =
-                store.tx(tx -> ConsoleReads.runs(tx, new RunFilter(List.of(a.id()), null, null, 0), a2, 2));
-        assertThat(page2).extracting(RunRow::id).containsExactly(a1);
-        List<RunRow> failedCron = store.tx(tx -> ConsoleReads.runs(
+        long a1 = run(a, Cause.CRON, RunState.SUCCESS, Duration.ZERO);
+        long a2 = run(a, Cause.MANUAL, RunState.FAILED, Duration.ZERO);
+        long a3 = run(a, Cause.CRON, RunState.FAILED, Duration.ZERO);
+        run(b, Cause.CRON, RunState.FAILED, Duration.ZERO);
+        List<RunListRow> page1 = store.tx(
+                tx -> ConsoleReads.runs(tx, new RunListFilter(List.of(a.id()), null, null, 0), Long.MAX_VALUE, 2));
+        assertThat(page1).extracting(RunListRow::id).containsExactly(a3, a2);
+        List<RunListRow> page2 =
+                store.tx(tx -> ConsoleReads.runs(tx, new RunListFilter(List.of(a.id()), null, null, 0), a2, 2));
+        assertThat(page2).extracting(RunListRow::id).containsExactly(a1);
+        List<RunListRow> failedCron = store.tx(tx -> ConsoleReads.runs(
                 tx,
-                new RunFilter(ConsoleReads.taskIdsNamed(tx, "alpha"), InstanceState.FAILED, Cause.CRON, 0),
+                new RunListFilter(ConsoleReads.taskIdsNamed(tx, "alpha"), RunState.FAILED, Cause.CRON, 0),
                 Long.MAX_VALUE,
                 10));
-        assertThat(failedCron).extracting(RunRow::id).containsExactly(a3);
+        assertThat(failedCron).extracting(RunListRow::id).containsExactly(a3);
     }
 
     @Test
     void filters_runs_by_creation_time_through_the_first_id_since() {
-        run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(30));
-        long recent = run(a, Cause.CRON, InstanceState.SUCCESS, Duration.ofHours(3));
-        long newest = run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
-        List<RunRow> lastDay = store.tx(tx -> ConsoleReads.runs(
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(30));
+        long recent = run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(3));
+        long newest = run(b, Cause.CRON, RunState.SUCCESS, Duration.ZERO);
+        List<RunListRow> lastDay = store.tx(tx -> ConsoleReads.runs(
                 tx,
-                new RunFilter(
+                new RunListFilter(
                         null, null, null, ConsoleReads.firstIdSince(tx, tx.now().minus(Duration.ofHours(24)))),
                 Long.MAX_VALUE,
                 10));
-        assertThat(lastDay).extracting(RunRow::id).containsExactly(newest, recent);
-        List<RunRow> unknownName = store.tx(tx -> ConsoleReads.runs(
-                tx, new RunFilter(ConsoleReads.taskIdsNamed(tx, "nobody"), null, null, 0), Long.MAX_VALUE, 10));
+        assertThat(lastDay).extracting(RunListRow::id).containsExactly(newest, recent);
+        List<RunListRow> unknownName = store.tx(tx -> ConsoleReads.runs(
+                tx, new RunListFilter(ConsoleReads.taskIdsNamed(tx, "nobody"), null, null, 0), Long.MAX_VALUE, 10));
         assertThat(unknownName).isEmpty();
     }
 
     @Test
     void the_last_state_of_each_task_ignores_approval_previews() {
-        run(a, Cause.CRON, InstanceState.FAILED, Duration.ZERO);
-        run(a, Cause.PREVIEW, InstanceState.SUCCESS, Duration.ZERO);
-        run(b, Cause.CRON, InstanceState.SUCCESS, Duration.ZERO);
+        run(a, Cause.CRON, RunState.FAILED, Duration.ZERO);
+        run(a, Cause.PREVIEW, RunState.SUCCESS, Duration.ZERO);
+        run(b, Cause.CRON, RunState.SUCCESS, Duration.ZERO);
         TaskRow idle = task("gamma");
-        Map<Long, InstanceState> last = store.tx(tx -> ConsoleReads.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
-        assertThat(last)
-                .containsExactlyInAnyOrderEntriesOf(
-                        Map.of(a.id(), InstanceState.FAILED, b.id(), InstanceState.SUCCESS));
+        Map<Long, RunState> last = store.tx(tx -> ConsoleReads.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
+        assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), RunState.FAILED, b.id(), RunState.SUCCESS));
     }
 
     TaskRow task(String name) {
@@ -178,18 +176,18 @@ abstract class ConsoleReadsContractTest {
         return store.tx(tx -> store.tasks().insert(tx, def, null, "test"));
     }
 
-    long run(TaskRow t, Cause cause, InstanceState state, Duration age) {
+    long run(TaskRow t, Cause cause, RunState state, Duration age) {
         return run(t, cause, state, age, Duration.ZERO);
     }
 
     /** A run created {@code age} ago, {@code lag} after its slot, now in {@code state} (set directly: these tests only read). */
-    long run(TaskRow t, Cause cause, InstanceState state, Duration age, Duration lag) {
+    long run(TaskRow t, Cause cause, RunState state, Duration age, Duration lag) {
         Instant created = now.minus(age);
         return store.tx(tx -> {
-            long id = store.instances()
+            long id = store.runs()
                     .create(
                             tx,
-                            new NewInstance(
+                            new NewRun(
                                     t.id(),
                                     t.name(),
                                     1,
@@ -197,7 +195,7 @@ abstract class ConsoleReadsContractTest {
                                     cause.wireName() + ":" + UUID.randomUUID(),
                                     created.minus(lag),
                                     Map.of(),
-                                    InstanceState.READY,
+                                    RunState.READY,
                                     1,
                                     "default",
                                     "test",

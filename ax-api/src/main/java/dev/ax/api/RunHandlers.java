@@ -2,18 +2,18 @@ package dev.ax.api;
 
 import dev.ax.api.Views.ChainLink;
 import dev.ax.api.Views.EventView;
-import dev.ax.api.Views.InstanceView;
 import dev.ax.api.Views.LogView;
 import dev.ax.api.Views.Page;
 import dev.ax.api.Views.Repeated;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.api.Views.RunView;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.task.Sharding;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.NotFoundException;
-import dev.ax.store.InstanceRow;
-import dev.ax.store.InstanceStore.InstanceFilter;
 import dev.ax.store.LogStore.LogLine;
+import dev.ax.store.RunRow;
+import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
 import io.javalin.http.Context;
@@ -26,9 +26,9 @@ import java.util.Optional;
 
 /**
  * Runs: lists, one run with its trigger chain and why it waits, its events and its output; and
- * what an operator does to a run (terminate, cancel, retry, re-run), which {@code RunService} decides.
+ * what an operator does to a run (terminate, cancel, retry, re-run), which {@code Runs} decides.
  */
-final class InstanceHandlers {
+final class RunHandlers {
     private static final int DEFAULT_LIMIT = 50;
     /** A trigger chain longer than this is cut (a cycle would be a bug; a very long chain is unreadable anyway). */
     private static final int MAX_CHAIN = 50;
@@ -37,23 +37,23 @@ final class InstanceHandlers {
 
     private final ApiContext api;
 
-    InstanceHandlers(ApiContext api) {
+    RunHandlers(ApiContext api) {
         this.api = api;
     }
 
     void list(Context ctx) {
-        InstanceFilter filter = new InstanceFilter(
+        RunFilter filter = new RunFilter(
                 Params.string(ctx, "task"),
-                Params.enumOf(ctx, "state", InstanceState.class),
+                Params.enumOf(ctx, "state", RunState.class),
                 Params.instant(ctx, "from"),
                 Params.instant(ctx, "to"));
         int limit = Params.limit(ctx, DEFAULT_LIMIT);
         long before = Cursor.idBefore(Params.string(ctx, "cursor"));
         Store store = api.store();
-        Page<InstanceView> page = store.tx(tx -> {
-            List<InstanceRow> rows = store.instances().list(tx, filter, before, limit + 1);
+        Page<RunView> page = store.tx(tx -> {
+            List<RunRow> rows = store.runs().list(tx, filter, before, limit + 1);
             boolean more = rows.size() > limit;
-            List<InstanceRow> shown = more ? rows.subList(0, limit) : rows;
+            List<RunRow> shown = more ? rows.subList(0, limit) : rows;
             Explainer explain = new Explainer(tx);
             return new Page<>(
                     shown.stream()
@@ -68,21 +68,21 @@ final class InstanceHandlers {
     void get(Context ctx) {
         long id = Params.pathId(ctx, "id");
         Store store = api.store();
-        InstanceView view = store.tx(tx -> new Explainer(tx).full(find(tx, id))).masked(api.mask());
+        RunView view = store.tx(tx -> new Explainer(tx).full(find(tx, id))).masked(api.mask());
         ctx.json(
-                view.state() == InstanceState.WAITING_DEPENDENCY
+                view.state() == RunState.WAITING_DEPENDENCY
                         ? view.withWaitingFor(api.node().dependencies().waitingFor(id))
                         : view);
     }
 
-    /** {@code POST /api/instances/{id}/terminate}, body {@code {"reason":"..."}} or none. */
+    /** {@code POST /api/runs/{id}/terminate}, body {@code {"reason":"..."}} or none. */
     void terminate(Context ctx) {
         long id = Params.pathId(ctx, "id");
         String reason = reason(ctx);
         ctx.json(view(api.runs().terminate(id, Auth.actor(ctx), reason)));
     }
 
-    /** {@code POST /api/instances/{id}/cancel}, body {@code {"reason":"..."}} or none. */
+    /** {@code POST /api/runs/{id}/cancel}, body {@code {"reason":"..."}} or none. */
     void cancel(Context ctx) {
         long id = Params.pathId(ctx, "id");
         String reason = reason(ctx);
@@ -90,7 +90,7 @@ final class InstanceHandlers {
     }
 
     /**
-     * {@code POST /api/instances/{id}/complete}, body {@code {"attempt":1,"success":true,"status":200,"message":"..."}}:
+     * {@code POST /api/runs/{id}/complete}, body {@code {"attempt":1,"success":true,"status":200,"message":"..."}}:
      * an async HTTP action's service reports how the attempt ended. 200 when applied, 409 when the attempt is over.
      */
     void complete(Context ctx) {
@@ -138,7 +138,7 @@ final class InstanceHandlers {
 
     private static void created(Context ctx, long newId, long parentId) {
         AuditTrail.note(ctx, "new run " + newId);
-        ctx.status(201).header("Location", "/api/instances/" + newId).json(new Repeated(newId, parentId));
+        ctx.status(201).header("Location", "/api/runs/" + newId).json(new Repeated(newId, parentId));
     }
 
     private String reason(Context ctx) {
@@ -149,7 +149,7 @@ final class InstanceHandlers {
         return (String) reason;
     }
 
-    private InstanceView view(InstanceRow row) {
+    private RunView view(RunRow row) {
         return api.store().tx(tx -> new Explainer(tx).full(row)).masked(api.mask());
     }
 
@@ -214,8 +214,8 @@ final class InstanceHandlers {
                 || (accept != null && accept.contains("text/plain") && !accept.contains("application/json"));
     }
 
-    private InstanceRow find(Tx tx, long id) {
-        return api.store().instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+    private RunRow find(Tx tx, long id) {
+        return api.store().runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
     }
 
     /** Builds views inside one transaction, asking about each executor group once. */
@@ -230,24 +230,23 @@ final class InstanceHandlers {
             this.now = tx.now();
         }
 
-        InstanceView view(InstanceRow i) {
-            return InstanceView.of(i, chain(i), waitingReason(i));
+        RunView view(RunRow i) {
+            return RunView.of(i, chain(i), waitingReason(i));
         }
 
         /** One run on its own, with the shards of a sharded run (not in lists: a query per run). */
-        InstanceView full(InstanceRow i) {
-            return InstanceView.of(
+        RunView full(RunRow i) {
+            return RunView.of(
                     i, chain(i), waitingReason(i), api.store().shards().ofInstance(tx, i.id()));
         }
 
         /** From the root to {@code i}, following {@code parentId}. */
-        private List<ChainLink> chain(InstanceRow i) {
+        private List<ChainLink> chain(RunRow i) {
             List<ChainLink> links = new ArrayList<>();
             links.add(ChainLink.of(i));
-            InstanceRow cur = i;
+            RunRow cur = i;
             while (cur.parentId() != null && links.size() < MAX_CHAIN) {
-                InstanceRow parent =
-                        api.store().instances().find(tx, cur.parentId()).orElse(null);
+                RunRow parent = api.store().runs().find(tx, cur.parentId()).orElse(null);
                 if (parent == null) {
                     break;
                 }
@@ -257,7 +256,7 @@ final class InstanceHandlers {
             return links;
         }
 
-        private String waitingReason(InstanceRow i) {
+        private String waitingReason(RunRow i) {
             return switch (i.state()) {
                 case READY -> {
                     boolean online = groupOnline.computeIfAbsent(

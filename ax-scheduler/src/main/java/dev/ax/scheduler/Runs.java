@@ -2,11 +2,11 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
-import dev.ax.store.NewInstance;
+import dev.ax.store.NewRun;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -23,36 +23,35 @@ import java.util.UUID;
  * it creates a new instance whose trigger chain points at the failed one, with the same task
  * version and parameters. "Re-run" does the same with the task's current version.
  */
-public final class RunService {
-    private static final Set<InstanceState> CANCELABLE = Set.of(
-            InstanceState.READY,
-            InstanceState.BLOCKED,
-            InstanceState.RETRYING,
-            InstanceState.WAITING_APPROVAL,
-            InstanceState.WAITING_DEPENDENCY);
-    private static final Set<InstanceState> RETRYABLE =
-            Set.of(InstanceState.FAILED, InstanceState.TERMINATED, InstanceState.CANCELED);
+public final class Runs {
+    private static final Set<RunState> CANCELABLE = Set.of(
+            RunState.READY,
+            RunState.BLOCKED,
+            RunState.RETRYING,
+            RunState.WAITING_APPROVAL,
+            RunState.WAITING_DEPENDENCY);
+    private static final Set<RunState> RETRYABLE = Set.of(RunState.FAILED, RunState.TERMINATED, RunState.CANCELED);
 
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
 
-    RunService(NodeContext ctx, ConcurrencyGate gate) {
+    Runs(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.gate = gate;
     }
 
     /** Stops a RUNNING run: TERMINATED now; its executor kills the process tree at its next heartbeat. */
-    public InstanceRow terminate(long id, String actor, String reason) {
+    public RunRow terminate(long id, String actor, String reason) {
         return change(id, (tx, run, task) -> {
-            if (run.state() != InstanceState.RUNNING) {
+            if (run.state() != RunState.RUNNING) {
                 throw new ConflictException(
-                        "instance " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
+                        "run " + id + " is " + run.state() + "; only a RUNNING run can be terminated"
                                 + (CANCELABLE.contains(run.state()) ? " (cancel it instead)" : ""));
             }
             String why = why("terminated by " + actor, reason);
             // A sharded run's shards end with it (same transaction); their executors kill them at the next heartbeat.
             ctx.store().shards().stopAll(tx, id, why, actor, ctx.nodeId());
-            return Move.of(id, InstanceState.RUNNING, InstanceState.TERMINATED)
+            return Move.of(id, RunState.RUNNING, RunState.TERMINATED)
                     .finished()
                     .set(Move.Column.MESSAGE, why)
                     .event(EventType.TERMINATED, actor, ctx.nodeId(), why);
@@ -60,15 +59,14 @@ public final class RunService {
     }
 
     /** Withdraws a run that has not finished and is not running. */
-    public InstanceRow cancel(long id, String actor, String reason) {
+    public RunRow cancel(long id, String actor, String reason) {
         return change(id, (tx, run, task) -> {
             if (!CANCELABLE.contains(run.state())) {
-                throw new ConflictException(
-                        "instance " + id + " is " + run.state() + "; only a waiting run can be canceled"
-                                + (run.state() == InstanceState.RUNNING ? " (terminate it instead)" : ""));
+                throw new ConflictException("run " + id + " is " + run.state() + "; only a waiting run can be canceled"
+                        + (run.state() == RunState.RUNNING ? " (terminate it instead)" : ""));
             }
             String why = why("canceled by " + actor, reason);
-            return Move.of(id, run.state(), InstanceState.CANCELED)
+            return Move.of(id, run.state(), RunState.CANCELED)
                     .finished()
                     .set(Move.Column.MESSAGE, why)
                     .event(EventType.CANCELED, actor, ctx.nodeId(), why);
@@ -88,15 +86,14 @@ public final class RunService {
     private long again(long id, String actor, boolean sameVersion) {
         Store store = ctx.store();
         long created = store.tx(tx -> {
-            InstanceRow old =
-                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            RunRow old = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
             if (sameVersion && !RETRYABLE.contains(old.state())) {
                 throw new ConflictException(
-                        "instance " + id + " is " + old.state() + "; retry takes a FAILED, TERMINATED or CANCELED run"
+                        "run " + id + " is " + old.state() + "; retry takes a FAILED, TERMINATED or CANCELED run"
                                 + (old.state().isTerminal() ? " (re-run it instead)" : ""));
             }
             if (!old.state().isTerminal()) {
-                throw new ConflictException("instance " + id + " is " + old.state() + "; it has not finished yet");
+                throw new ConflictException("run " + id + " is " + old.state() + "; it has not finished yet");
             }
             TaskRow task = store.tasks()
                     .lockById(tx, old.taskId())
@@ -111,13 +108,13 @@ public final class RunService {
                     : task.definition();
             Cause cause = sameVersion ? Cause.RETRY : Cause.MANUAL;
             long root = old.rootId() != null ? old.rootId() : old.id();
-            String what = (sameVersion ? "retry" : "re-run") + " of instance " + id + " by " + actor;
+            String what = (sameVersion ? "retry" : "re-run") + " of run " + id + " by " + actor;
             // A re-run meets the current version's declarations, which may have changed since.
-            Map<String, Object> params = TaskService.checkParams(def, old.params(), tx.now());
+            Map<String, Object> params = Tasks.checkParams(def, old.params(), tx.now());
             return gate.admit(
                             tx,
                             task,
-                            new NewInstance(
+                            new NewRun(
                                     task.id(),
                                     task.name(),
                                     version,
@@ -125,7 +122,7 @@ public final class RunService {
                                     cause.wireName() + ":" + UUID.randomUUID(),
                                     tx.now(),
                                     params,
-                                    InstanceState.READY,
+                                    RunState.READY,
                                     def.policy().maxAttempts(),
                                     def.group(),
                                     actor,
@@ -141,26 +138,25 @@ public final class RunService {
 
     @FunctionalInterface
     private interface Decide {
-        Move decide(Tx tx, InstanceRow run, TaskRow task);
+        Move decide(Tx tx, RunRow run, TaskRow task);
     }
 
-    private InstanceRow change(long id, Decide decide) {
+    private RunRow change(long id, Decide decide) {
         Store store = ctx.store();
         return store.tx(tx -> {
-            InstanceRow seen =
-                    store.instances().find(tx, id).orElseThrow(() -> new NotFoundException("no instance " + id));
+            RunRow seen = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
             TaskRow task = store.tasks().lockById(tx, seen.taskId()).orElse(null);
             // Re-read under the task lock: the run may have moved while we waited for it.
-            InstanceRow run = store.instances().find(tx, id).orElseThrow();
+            RunRow run = store.runs().find(tx, id).orElseThrow();
             Move move = decide.decide(tx, run, task);
-            if (!store.instances().move(tx, move)) {
-                throw new ConflictException("instance " + id + " changed meanwhile; look again");
+            if (!store.runs().move(tx, move)) {
+                throw new ConflictException("run " + id + " changed meanwhile; look again");
             }
             if (task != null) {
                 gate.release(tx, task);
             }
-            Workflows.onRunEnded(ctx, tx, run, move.to());
-            return store.instances().find(tx, id).orElseThrow();
+            WorkflowNodeEnds.onRunEnded(ctx, tx, run, move.to());
+            return store.runs().find(tx, id).orElseThrow();
         });
     }
 

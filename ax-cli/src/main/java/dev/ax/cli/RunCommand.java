@@ -1,7 +1,7 @@
 package dev.ax.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,17 +15,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ax instance ...}: the runs, their events and their logs ({@link RunControlCommands}: changing them). */
+/** {@code ax run ...}: the runs, their events and their logs ({@link RunControlCommands}: changing them). */
 @Command(
-        name = "instance",
+        name = "run",
+        aliases = "instance",
         mixinStandardHelpOptions = true,
         description =
-                "List runs (instances), show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
+                "List runs, show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
         subcommands = {
-            InstanceCommand.ListInstances.class,
-            InstanceCommand.Show.class,
-            InstanceCommand.Events.class,
-            InstanceCommand.Log.class,
+            RunCommand.ListInstances.class,
+            RunCommand.Show.class,
+            RunCommand.Events.class,
+            RunCommand.Log.class,
             RunControlCommands.Terminate.class,
             RunControlCommands.Cancel.class,
             RunControlCommands.Retry.class,
@@ -35,16 +36,16 @@ import picocli.CommandLine.Parameters;
             ApprovalCommands.Reject.class,
             ApprovalCommands.Request.class
         })
-final class InstanceCommand extends GroupCommand {
+final class RunCommand extends GroupCommand {
 
     static String path(String id) {
-        return "/api/instances/" + ApiClient.segment(id);
+        return "/api/runs/" + ApiClient.segment(id);
     }
 
     /** The instance's state, if this client knows its name (a newer server may add states). */
-    static Optional<InstanceState> state(JsonNode instance) {
+    static Optional<RunState> state(JsonNode instance) {
         try {
-            return Optional.of(InstanceState.valueOf(instance.path("state").asText()));
+            return Optional.of(RunState.valueOf(instance.path("state").asText()));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
@@ -60,7 +61,7 @@ final class InstanceCommand extends GroupCommand {
                 : System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         while (true) {
             JsonNode instance = api.get(path(id));
-            if (state(instance).map(InstanceState::isTerminal).orElse(false)) {
+            if (state(instance).map(RunState::isTerminal).orElse(false)) {
                 return instance;
             }
             if (System.nanoTime() - deadline >= 0) {
@@ -70,14 +71,14 @@ final class InstanceCommand extends GroupCommand {
                 Thread.sleep(every);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CliException(ExitCodes.REFUSED, "interrupted while waiting for instance " + id);
+                throw new CliException(ExitCodes.REFUSED, "interrupted while waiting for run " + id);
             }
         }
     }
 
     /** One line on how a run ended: {@code instance 42 FAILED after 3 attempts (exit 2, NONZERO_EXIT: ...)}. */
     static String outcome(JsonNode i) {
-        StringBuilder sb = new StringBuilder("instance ")
+        StringBuilder sb = new StringBuilder("run ")
                 .append(Output.text(i, "id"))
                 .append(' ')
                 .append(Output.text(i, "state"));
@@ -89,7 +90,7 @@ final class InstanceCommand extends GroupCommand {
             details.add(i.get("failureKind").asText());
         }
         // A success's message only repeats its exit code; a failure's says why.
-        boolean success = state(i).map(InstanceState::isSuccessful).orElse(false);
+        boolean success = state(i).map(RunState::isSuccessful).orElse(false);
         if (!success && i.hasNonNull("message") && !i.get("message").asText().isBlank()) {
             details.add(i.get("message").asText());
         }
@@ -173,7 +174,7 @@ final class InstanceCommand extends GroupCommand {
         @Override
         protected int run(ApiClient api) {
             JsonNode page = api.get(ApiClient.query(
-                    "/api/instances",
+                    "/api/runs",
                     ApiClient.params(
                             "task",
                             task,
@@ -213,7 +214,7 @@ final class InstanceCommand extends GroupCommand {
             mixinStandardHelpOptions = true,
             description = "Show one run: why it was created, where it ran, how it ended.")
     static final class Show extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Override
@@ -295,7 +296,7 @@ final class InstanceCommand extends GroupCommand {
             mixinStandardHelpOptions = true,
             description = "Every transition and decision of one run, oldest first.")
     static final class Events extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @Override
@@ -315,7 +316,7 @@ final class InstanceCommand extends GroupCommand {
             mixinStandardHelpOptions = true,
             description = "Print the output (stdout and stderr) of a run.")
     static final class Log extends ClientCommand {
-        @Parameters(paramLabel = "ID", description = "The instance id.")
+        @Parameters(paramLabel = "ID", description = "The run's id.")
         String id;
 
         @picocli.CommandLine.Option(

@@ -2,7 +2,7 @@ package dev.ax.store;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.time.Instant;
 import java.util.Map;
 
@@ -16,7 +16,7 @@ import java.util.Map;
  * @param requestIdOverride the rendered idempotency key, when the task defines one
  * @param approvalDeadline  when an undecided approval request expires
  */
-public record InstanceRow(
+public record RunRow(
         long id,
         long taskId,
         String taskName,
@@ -25,7 +25,7 @@ public record InstanceRow(
         String fireKey,
         Instant scheduledAt,
         Map<String, Object> params,
-        InstanceState state,
+        RunState state,
         int attempt,
         int maxAttempts,
         String group,
@@ -48,14 +48,14 @@ public record InstanceRow(
         Instant approvalDeadline) {
 
     /**
-     * True if {@code executorId} holds this attempt's lease, as {@link InstanceStore#holds} decides
+     * True if {@code executorId} holds this attempt's lease, as {@link RunStore#holds} decides
      * in SQL: the attempt and executor match, and the run is RUNNING (or WAITING_APPROVAL: a job
      * that asked for approval mid-run keeps running and logging).
      */
     public boolean heldBy(int attempt, String executorId) {
         return this.attempt == attempt
                 && executorId.equals(this.executorId)
-                && (state == InstanceState.RUNNING || state == InstanceState.WAITING_APPROVAL);
+                && (state == RunState.RUNNING || state == RunState.WAITING_APPROVAL);
     }
 
     /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the instance across attempts. */

@@ -1,16 +1,16 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.Cause;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Map;
 
 /**
- * What is needed to create an instance; see {@link InstanceStore#create}. {@code businessDate} is
+ * What is needed to create an instance; see {@link RunStore#create}. {@code businessDate} is
  * the run's date in its task's zone (what dependencies match on), written with the row.
  */
-public record NewInstance(
+public record NewRun(
         long taskId,
         String taskName,
         int taskVersion,
@@ -18,7 +18,7 @@ public record NewInstance(
         String fireKey,
         Instant scheduledAt,
         Map<String, Object> params,
-        InstanceState state,
+        RunState state,
         int maxAttempts,
         String group,
         String actor,
@@ -27,12 +27,12 @@ public record NewInstance(
         Long rootId,
         String message,
         LocalDate businessDate) {
-    public NewInstance {
+    public NewRun {
         params = params == null ? Map.of() : Map.copyOf(params);
     }
 
     /** Without a business date (set later by {@link #withBusinessDate}, or none). */
-    public NewInstance(
+    public NewRun(
             long taskId,
             String taskName,
             int taskVersion,
@@ -40,7 +40,7 @@ public record NewInstance(
             String fireKey,
             Instant scheduledAt,
             Map<String, Object> params,
-            InstanceState state,
+            RunState state,
             int maxAttempts,
             String group,
             String actor,
@@ -67,8 +67,8 @@ public record NewInstance(
                 null);
     }
 
-    public NewInstance withBusinessDate(LocalDate date) {
-        return new NewInstance(
+    public NewRun withBusinessDate(LocalDate date) {
+        return new NewRun(
                 taskId,
                 taskName,
                 taskVersion,

@@ -3,7 +3,7 @@ package dev.ax.store;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
  * table, updates {@code WHERE id = ? AND state = ?} (plus the fencing token when given) and
  * writes the event in the same transaction.
  */
-public final class InstanceStore {
+public final class RunStore {
     static final String COLUMNS =
             "id, task_id, task_name, task_version, cause, fire_key, scheduled_at, params, state, attempt,"
                     + " max_attempts, executor_group, ready_at, executor_id, lease_expires_at, pid, exit_code, failure_kind, message,"
@@ -31,7 +31,7 @@ public final class InstanceStore {
 
     private final EventStore events;
 
-    public InstanceStore(EventStore events) {
+    public RunStore(EventStore events) {
         this.events = events;
     }
 
@@ -39,9 +39,9 @@ public final class InstanceStore {
      * Creates an instance and its CREATED event, or returns empty when the (task, fire key) slot
      * already has one: the unique index, not a check-then-insert, makes the second one impossible.
      */
-    public Optional<Long> create(Tx tx, NewInstance n) {
+    public Optional<Long> create(Tx tx, NewRun n) {
         if (!Transitions.isInitial(n.state())) {
-            throw new IllegalArgumentException("an instance cannot start in " + n.state());
+            throw new IllegalArgumentException("a run cannot start in " + n.state());
         }
         String finished = n.state().isTerminal() ? "CURRENT_TIMESTAMP" : "NULL";
         String sql =
@@ -127,13 +127,13 @@ public final class InstanceStore {
                             + EventStore.insertFrom("moved"),
                     args.toArray());
             if (n > 1) {
-                throw new StoreException("a state change of instance " + m.instanceId + " touched " + n + " rows");
+                throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
             }
             return n == 1;
         }
         int n = tx.update(sql.toString(), args.toArray());
         if (n > 1) {
-            throw new StoreException("a state change of instance " + m.instanceId + " touched " + n + " rows");
+            throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
         }
         if (n == 1 && m.event != null) {
             events.appendForInstance(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
@@ -165,8 +165,8 @@ public final class InstanceStore {
      * partial index (READY and RUNNING have their own, the rarer states share
      * {@code ax_instance_state}). SUCCESS has none (every run writes it): counting it reads the table.
      */
-    public Map<InstanceState, Long> countInStates(Tx tx, Collection<InstanceState> states) {
-        Map<InstanceState, Long> counts = new EnumMap<>(InstanceState.class);
+    public Map<RunState, Long> countInStates(Tx tx, Collection<RunState> states) {
+        Map<RunState, Long> counts = new EnumMap<>(RunState.class);
         states.forEach(s -> counts.put(s, 0L));
         if (states.isEmpty()) {
             return counts;
@@ -177,7 +177,7 @@ public final class InstanceStore {
                         + Tx.literal(s))
                 .collect(Collectors.joining(" UNION ALL "));
         tx.query(sql, r -> {
-            counts.put(r.enumOf(InstanceState.class, "state"), r.lng("n"));
+            counts.put(r.enumOf(RunState.class, "state"), r.lng("n"));
             return null;
         });
         return counts;
@@ -193,7 +193,7 @@ public final class InstanceStore {
     }
 
     /** The runs of a task in the given states, oldest first. */
-    public List<InstanceRow> ofTaskInStates(Tx tx, long taskId, List<InstanceState> states, int limit) {
+    public List<RunRow> ofTaskInStates(Tx tx, long taskId, List<RunState> states, int limit) {
         String in = String.join(", ", Collections.nCopies(states.size(), "?"));
         List<Object> args = new ArrayList<>();
         args.add(taskId);
@@ -202,7 +202,7 @@ public final class InstanceStore {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND state IN (" + in
                         + ") ORDER BY id LIMIT ?",
-                InstanceStore::map,
+                RunStore::map,
                 args.toArray());
     }
 
@@ -220,21 +220,21 @@ public final class InstanceStore {
     }
 
     /** Approval requests past their deadline by the database's clock. */
-    public List<InstanceRow> expiredApprovals(Tx tx, int limit) {
+    public List<RunRow> expiredApprovals(Tx tx, int limit) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'WAITING_APPROVAL'"
                         + " AND approval_deadline < CURRENT_TIMESTAMP ORDER BY approval_deadline LIMIT ?",
-                InstanceStore::map,
+                RunStore::map,
                 limit);
     }
 
     /** The preview run of an approval request, if it has one. */
-    public Optional<InstanceRow> previewOf(Tx tx, long instanceId) {
+    public Optional<RunRow> previewOf(Tx tx, long instanceId) {
         return tx
                 .query(
                         "SELECT " + COLUMNS
                                 + " FROM ax_instance WHERE parent_id = ? AND cause = 'PREVIEW' ORDER BY id DESC",
-                        InstanceStore::map,
+                        RunStore::map,
                         instanceId)
                 .stream()
                 .findFirst();
@@ -251,12 +251,12 @@ public final class InstanceStore {
     }
 
     /** A run of the task with this idempotency key that succeeded or is still going, if any. */
-    public Optional<InstanceRow> doneOrActiveWithKey(Tx tx, long taskId, String key) {
+    public Optional<RunRow> doneOrActiveWithKey(Tx tx, long taskId, String key) {
         return tx
                 .query(
                         "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND request_id = ?"
                                 + " AND state IN ('SUCCESS', 'READY', 'RUNNING', 'RETRYING', 'WAITING_APPROVAL', 'BLOCKED', 'WAITING_DEPENDENCY') ORDER BY id LIMIT 1",
-                        InstanceStore::map,
+                        RunStore::map,
                         taskId,
                         key)
                 .stream()
@@ -272,40 +272,40 @@ public final class InstanceStore {
     }
 
     /** RETRYING instances whose next attempt is due. */
-    public List<InstanceRow> lockDueRetries(Tx tx, int limit) {
+    public List<RunRow> lockDueRetries(Tx tx, int limit) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RETRYING' AND ready_at <= CURRENT_TIMESTAMP"
                         + " ORDER BY ready_at LIMIT ?" + tx.dialect().forUpdateSkipLocked(),
-                InstanceStore::map,
+                RunStore::map,
                 limit);
     }
 
-    public Optional<InstanceRow> find(Tx tx, long id) {
-        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE id = ?", InstanceStore::map, id);
+    public Optional<RunRow> find(Tx tx, long id) {
+        return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE id = ?", RunStore::map, id);
     }
 
     /** The instances of {@code ids} that exist, in id order, in one statement. */
-    public List<InstanceRow> findAll(Tx tx, Collection<Long> ids) {
+    public List<RunRow> findAll(Tx tx, Collection<Long> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE id IN ("
                         + String.join(", ", Collections.nCopies(ids.size(), "?")) + ") ORDER BY id",
-                InstanceStore::map,
+                RunStore::map,
                 ids.toArray());
     }
 
-    public Optional<InstanceRow> findBySlot(Tx tx, long taskId, String fireKey) {
+    public Optional<RunRow> findBySlot(Tx tx, long taskId, String fireKey) {
         return tx.queryOne(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND fire_key = ?",
-                InstanceStore::map,
+                RunStore::map,
                 taskId,
                 fireKey);
     }
 
     /** Instances newest first, filtered; {@code beforeId} is the page cursor. */
-    public List<InstanceRow> list(Tx tx, InstanceFilter f, long beforeId, int limit) {
+    public List<RunRow> list(Tx tx, RunFilter f, long beforeId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM ax_instance WHERE id < ?");
         List<Object> args = new ArrayList<>();
         args.add(beforeId);
@@ -326,26 +326,26 @@ public final class InstanceStore {
         }
         sql.append(" ORDER BY id DESC LIMIT ?");
         args.add(limit);
-        return tx.query(sql.toString(), InstanceStore::map, args.toArray());
+        return tx.query(sql.toString(), RunStore::map, args.toArray());
     }
 
     /** Filters of {@link #list}; null means any. */
-    public record InstanceFilter(String taskName, InstanceState state, Instant scheduledFrom, Instant scheduledTo) {
-        public static final InstanceFilter ALL = new InstanceFilter(null, null, null, null);
+    public record RunFilter(String taskName, RunState state, Instant scheduledFrom, Instant scheduledTo) {
+        public static final RunFilter ALL = new RunFilter(null, null, null, null);
     }
 
     /** Cancels the READY/RETRYING/BLOCKED instances of a task (it was deleted): nothing waits for a recipe that is gone. */
     public int cancelWaiting(Tx tx, long taskId, String actor, String nodeId, String reason) {
-        List<InstanceRow> waiting = tx.query(
+        List<RunRow> waiting = tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ?"
                         + " AND state IN ('READY', 'RETRYING', 'BLOCKED', 'WAITING_APPROVAL', 'WAITING_DEPENDENCY') FOR UPDATE",
-                InstanceStore::map,
+                RunStore::map,
                 taskId);
         int n = 0;
-        for (InstanceRow row : waiting) {
+        for (RunRow row : waiting) {
             if (move(
                     tx,
-                    Move.of(row.id(), row.state(), InstanceState.CANCELED)
+                    Move.of(row.id(), row.state(), RunState.CANCELED)
                             .finished()
                             .event(EventType.CANCELED, actor, nodeId, reason))) {
                 n++;
@@ -355,11 +355,11 @@ public final class InstanceStore {
     }
 
     /** The scheduled runs of a task fired ahead of their slot that are not due yet (READY, {@code ready_at} ahead), locked. */
-    public List<InstanceRow> lockFiredAhead(Tx tx, long taskId) {
+    public List<RunRow> lockFiredAhead(Tx tx, long taskId) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ? AND state = 'READY'"
                         + " AND ready_at > CURRENT_TIMESTAMP AND cause IN ('CRON', 'INTERVAL') ORDER BY id FOR UPDATE",
-                InstanceStore::map,
+                RunStore::map,
                 taskId);
     }
 
@@ -378,9 +378,9 @@ public final class InstanceStore {
                 == 1;
     }
 
-    static InstanceRow map(Tx.Row r) throws SQLException {
+    static RunRow map(Tx.Row r) throws SQLException {
         String params = r.str("params");
-        return new InstanceRow(
+        return new RunRow(
                 r.lng("id"),
                 r.lng("task_id"),
                 r.str("task_name"),
@@ -389,7 +389,7 @@ public final class InstanceStore {
                 r.str("fire_key"),
                 r.instant("scheduled_at"),
                 params == null ? Map.of() : Json.readMap(params),
-                r.enumOf(InstanceState.class, "state"),
+                r.enumOf(RunState.class, "state"),
                 r.integer("attempt"),
                 r.integer("max_attempts"),
                 r.str("executor_group"),

@@ -4,7 +4,7 @@ package dev.ax.domain.run;
  * The states of one instance (one run of one task version). The names are the ones operators know; the
  * meanings here are the only definition. Moves between them are listed in {@link Transitions}.
  */
-public enum InstanceState {
+public enum RunState {
     /** Created and due (or waiting for its ready time); an executor of its group may claim it. */
     READY(false, false),
     /** Claimed by an executor that holds its lease; the attempt is executing. */
@@ -31,7 +31,7 @@ public enum InstanceState {
     private final boolean terminal;
     private final boolean successful;
 
-    InstanceState(boolean terminal, boolean successful) {
+    RunState(boolean terminal, boolean successful) {
         this.terminal = terminal;
         this.successful = successful;
     }

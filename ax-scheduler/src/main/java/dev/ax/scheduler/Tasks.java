@@ -2,7 +2,7 @@ package dev.ax.scheduler;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
-import dev.ax.domain.run.InstanceState;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ParsedTask;
 import dev.ax.domain.task.TaskDefinition;
@@ -13,9 +13,9 @@ import dev.ax.domain.template.TemplateContext;
 import dev.ax.domain.template.TemplateException;
 import dev.ax.domain.template.Templates;
 import dev.ax.store.AuditStore.Entry;
-import dev.ax.store.InstanceRow;
 import dev.ax.store.Move;
 import dev.ax.store.NewEvent;
+import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
@@ -31,13 +31,13 @@ import java.util.stream.Collectors;
  * change is one transaction with its version row and its event; triggers that arrive together
  * share one (see {@link #triggers}). Input is validated completely before anything is written.
  */
-public final class TaskService {
+public final class Tasks {
     private final NodeContext ctx;
     private final ConcurrencyGate gate;
 
     private final Triggers triggers;
 
-    TaskService(NodeContext ctx, ConcurrencyGate gate) {
+    Tasks(NodeContext ctx, ConcurrencyGate gate) {
         this.ctx = ctx;
         this.gate = gate;
         this.triggers = new Triggers(ctx, gate);
@@ -130,16 +130,16 @@ public final class TaskService {
      * Returns what was done, for the TASK_UPDATED event ("" when nothing was fired ahead).
      */
     private String firedAhead(Tx tx, TaskRow before, TaskRow after, String actor) {
-        List<InstanceRow> ahead = ctx.store().instances().lockFiredAhead(tx, before.id());
+        List<RunRow> ahead = ctx.store().runs().lockFiredAhead(tx, before.id());
         if (ahead.isEmpty()) {
             return "";
         }
         TaskDefinition def = after.definition();
         boolean keep = Objects.equals(before.definition().trigger(), def.trigger()) && def.admitsBySlotAlone();
-        for (InstanceRow run : ahead) {
+        for (RunRow run : ahead) {
             if (keep) {
                 ctx.store()
-                        .instances()
+                        .runs()
                         .repoint(
                                 tx,
                                 run.id(),
@@ -148,10 +148,10 @@ public final class TaskService {
                                 def.policy().maxAttempts());
             } else {
                 ctx.store()
-                        .instances()
+                        .runs()
                         .move(
                                 tx,
-                                Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED)
+                                Move.of(run.id(), RunState.READY, RunState.CANCELED)
                                         .finished()
                                         .event(
                                                 EventType.CANCELED,
@@ -182,12 +182,12 @@ public final class TaskService {
             if (paused) {
                 // A run created ahead of its slot has not started: the pause withdraws it, and says so on the run and
                 // the task.
-                for (InstanceRow run : store.instances().lockFiredAhead(tx, current.id())) {
+                for (RunRow run : store.runs().lockFiredAhead(tx, current.id())) {
                     String why = "canceled by " + actor + ": task paused before its slot " + run.scheduledAt();
-                    store.instances()
+                    store.runs()
                             .move(
                                     tx,
-                                    Move.of(run.id(), InstanceState.READY, InstanceState.CANCELED)
+                                    Move.of(run.id(), RunState.READY, RunState.CANCELED)
                                             .finished()
                                             .set(Move.Column.MESSAGE, why)
                                             .event(EventType.CANCELED, actor, ctx.nodeId(), why));
@@ -232,7 +232,7 @@ public final class TaskService {
                 throw new ConflictException("task " + name + " is in the dependsOn of " + String.join(", ", dependents)
                         + "; remove it there first");
             }
-            store.instances().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
+            store.runs().cancelWaiting(tx, current.id(), actor, ctx.nodeId(), "task " + name + " was deleted");
             gate.canaries().taskDeleted(tx, current, actor);
             store.tasks().delete(tx, current, actor);
             store.dependencies().setUpstreams(tx, current.id(), List.of());
