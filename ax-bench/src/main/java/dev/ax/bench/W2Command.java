@@ -272,7 +272,7 @@ final class W2Command implements Callable<Integer> {
                 "SchedulerNode on PostgreSQL, " + axConsumers + " no-op consumers polling " + axBatch + " at a time; "
                         + axTasks + " event task(s), overflow ALLOW");
         out.put("axTasks", axTasks);
-        out.put("insertPath", "batched SQL (instance + CREATED event)");
+        out.put("insertPath", "batched SQL (run + CREATED event)");
         Window w = new Window(pg, db);
         long t0;
         try (AxHarness ax = AxHarness.open(pg, db, axConsumers + 6)) {
