@@ -13,7 +13,7 @@ import java.util.Objects;
  * log tail is the one of the failure), stored as JSON in {@code ax_alert.content}, rendered by
  * each channel in its own format ({@link AlertText}).
  *
- * @param fields     labelled facts, in order (Task, Instance, Attempt, State, Failure, ...)
+ * @param fields     labelled facts, in order (Task, Run, Attempt, State, Failure, ...)
  * @param details    further lines (the slots of an anomaly, the alerts of a storm)
  * @param logTail    the last lines of the run's output, bounded; empty when there is none
  * @param nextAction what to do now, as a command or a sentence

@@ -64,7 +64,7 @@ final class AlertRules {
     }
 
     /**
-     * One alert per instance outcome (a run ends once); an approval request per request event, since
+     * One alert per run outcome (a run ends once); an approval request per request event, since
      * a run may ask twice (before it starts, then mid-run).
      */
     static String dedupeKey(AlertKind kind, long instanceId, long eventId) {

@@ -167,7 +167,7 @@ final class Deliveries {
         if (row.instanceId() != null && RunHistoryReads.exists(tx, row.instanceId())) {
             ctx.store()
                     .events()
-                    .appendForInstance(
+                    .appendForRun(
                             tx, row.instanceId(), type, null, null, AlertsContext.ACTOR, ctx.nodeId(), message, data);
         } else {
             ctx.store()

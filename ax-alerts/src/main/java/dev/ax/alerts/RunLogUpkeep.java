@@ -74,7 +74,7 @@ final class RunLogUpkeep {
             ctx.store().logs().rewrite(tx, plan.get().markerId(), LogCap.markerText(cap));
             ctx.store()
                     .events()
-                    .appendForInstance(
+                    .appendForRun(
                             tx,
                             instanceId,
                             EventType.LOG_TRUNCATED,

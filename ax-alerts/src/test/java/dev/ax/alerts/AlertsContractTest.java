@@ -65,7 +65,7 @@ abstract class AlertsContractTest {
                         "#" + id + " manual by alice");
         assertThat(types(r, id)).contains(EventType.ALERT_SENT);
 
-        // Reading the whole event log again writes nothing new: one alert per instance outcome.
+        // Reading the whole event log again writes nothing new: one alert per run outcome.
         r.store.tx(tx -> tx.update("UPDATE ax_alert_cursor SET last_event_id = 0"));
         r.pump();
         assertThat(r.received).hasSize(1);
@@ -483,13 +483,13 @@ abstract class AlertsContractTest {
     }
 
     private static List<EventType> types(Rig r, long id) {
-        return r.store.tx(tx -> r.store.events().forInstance(tx, id, 0, 1000)).stream()
+        return r.store.tx(tx -> r.store.events().forRun(tx, id, 0, 1000)).stream()
                 .map(EventRow::type)
                 .toList();
     }
 
     private static List<String> messages(Rig r, long id, EventType type) {
-        return r.store.tx(tx -> r.store.events().forInstance(tx, id, 0, 1000)).stream()
+        return r.store.tx(tx -> r.store.events().forRun(tx, id, 0, 1000)).stream()
                 .filter(e -> e.type() == type)
                 .map(EventRow::message)
                 .toList();

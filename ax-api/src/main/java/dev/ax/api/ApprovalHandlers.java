@@ -80,7 +80,7 @@ final class ApprovalHandlers {
 
     /**
      * {@code POST /api/runs/{id}/approval-request}, body {@code {"summary":"1,234 rows will change"}}: a running job
-     * asks a person to confirm; it then waits (polling its instance) for RUNNING (approved) or CANCELED.
+     * asks a person to confirm; it then waits (polling its run) for RUNNING (approved) or CANCELED.
      */
     void request(Context ctx) {
         long id = Params.pathId(ctx, "id");

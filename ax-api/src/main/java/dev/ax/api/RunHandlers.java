@@ -161,7 +161,7 @@ final class RunHandlers {
         Store store = api.store();
         List<EventView> items = store.tx(tx -> {
             find(tx, id);
-            return store.events().forInstance(tx, id, after, limit).stream()
+            return store.events().forRun(tx, id, after, limit).stream()
                     .map(e -> EventView.of(e, api.mask()))
                     .toList();
         });
@@ -237,7 +237,7 @@ final class RunHandlers {
         /** One run on its own, with the shards of a sharded run (not in lists: a query per run). */
         RunView full(RunRow i) {
             return RunView.of(
-                    i, chain(i), waitingReason(i), api.store().shards().ofInstance(tx, i.id()));
+                    i, chain(i), waitingReason(i), api.store().shards().ofRun(tx, i.id()));
         }
 
         /** From the root to {@code i}, following {@code parentId}. */

@@ -113,7 +113,7 @@ public final class Views {
         }
     }
 
-    /** One link of a trigger chain, from the root to the instance shown. */
+    /** One link of a trigger chain, from the root to the run shown. */
     public record ChainLink(long instanceId, String cause, String actor) {
         public static ChainLink of(RunRow i) {
             return new ChainLink(i.id(), i.cause().wireName(), i.actor());

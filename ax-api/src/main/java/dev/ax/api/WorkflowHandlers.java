@@ -64,7 +64,7 @@ final class WorkflowHandlers {
         ctx.status(204);
     }
 
-    /** {@code POST /api/workflows/{name}/trigger}, body {@code {"params":{...}}} or none: every node's instance gets the params. */
+    /** {@code POST /api/workflows/{name}/trigger}, body {@code {"params":{...}}} or none: every node's run gets the params. */
     @SuppressWarnings("unchecked")
     void trigger(Context ctx) {
         Map<String, Object> body = Bodies.object(ctx, api.json());
@@ -168,7 +168,7 @@ final class WorkflowHandlers {
         return v;
     }
 
-    /** A run with its graph: every node with its state, instance and upstream nodes, plus the edges and the run's events. */
+    /** A run with its graph: every node with its state, run and upstream nodes, plus the edges and the run's events. */
     static Map<String, Object> view(RunView rv) {
         Map<String, Object> v = summary(rv.run());
         v.put(

@@ -32,7 +32,7 @@ import java.util.function.IntFunction;
  * One AX scheduler node on a fresh PostgreSQL database, driven the way the in-process executor
  * drives it (register, poll, complete through the {@link Dispatcher}) but with a no-op body: each
  * claimed run is reported successful at once, from its own thread as the executor's run threads
- * do. Every run still takes AX's full path: instance created, claimed under a lease, completed,
+ * do. Every run still takes AX's full path: run created, claimed under a lease, completed,
  * every transition written with its event.
  */
 final class AxHarness implements AutoCloseable {
@@ -41,7 +41,7 @@ final class AxHarness implements AutoCloseable {
     final Store store;
     final SchedulerNode node;
     private final List<NoopConsumer> consumers = new ArrayList<>();
-    /** Per run handed to a consumer: its instance id (the log's task column), its slot and when its body began. */
+    /** Per run handed to a consumer: its run id (the log's task column), its slot and when its body began. */
     private final RunLog deliveries = new RunLog();
 
     private AxHarness(Store store, SchedulerNode node) {

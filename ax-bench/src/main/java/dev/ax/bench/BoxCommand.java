@@ -16,7 +16,7 @@ import picocli.CommandLine.Mixin;
 
 /**
  * What this machine can do without any scheduler: the physical limits BENCHMARKS.md quotes for the reference box
- * its bar was set on (single-row commits, batched inserts into an instance-shaped table, process
+ * its bar was set on (single-row commits, batched inserts into a run-shaped table, process
  * spawns), measured here the same way and printed next to the reference box's figures. The bar's goals
  * are absolute (10,000 runs/s, 5,000 HTTP runs/s); this table says how fast the box was on the
  * day, so a figure from a slow day is read as such. It changes no goal and no "met".

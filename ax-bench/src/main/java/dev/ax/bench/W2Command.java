@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * W2 "burst": R one-time runs due at the same instant; how fast does each system drain them?
  * The runs are inserted due now while the system is stopped, the tables are vacuumed, and then
  * the system starts (t0): at t0 all R runs are due at once. Lag = start - t0. AX's runs are
- * inserted with batched SQL shaped exactly like {@code RunStore.create} (instance row plus
+ * inserted with batched SQL shaped exactly like {@code RunStore.create} (run row plus
  * its CREATED event), because creating 100,000 runs through {@code Tasks.trigger} takes
  * longer than the drain itself; that API path's own rate is measured separately and reported.
  */
@@ -309,7 +309,7 @@ final class W2Command implements Callable<Integer> {
         return out;
     }
 
-    /** R READY instances, due now, spread over the tasks burst-0..burst-(K-1), each with its CREATED event: what RunStore.create writes. */
+    /** R READY runs, due now, spread over the tasks burst-0..burst-(K-1), each with its CREATED event: what RunStore.create writes. */
     static void bulkInsertAx(Pg pg, String db, int tasks, int r) {
         try (Connection c = pg.connect(db)) {
             c.setAutoCommit(false);

@@ -7,7 +7,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * A command that only groups subcommands ({@code ax task}, {@code ax instance}): run bare, it prints its usage to
+ * A command that only groups subcommands ({@code ax task}, {@code ax run}): run bare, it prints its usage to
  * stderr and exits 2, because a missing subcommand is a usage error. Also holds the list helpers they share.
  */
 abstract class GroupCommand implements Callable<Integer> {

@@ -6,7 +6,7 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * A command that creates a run ({@code ax trigger}, {@code ax run retry|rerun}): prints the new instance id and,
+ * A command that creates a run ({@code ax trigger}, {@code ax run retry|rerun}): prints the new run id and,
  * with {@code --wait}, follows it until it ends; exit 0 on SUCCESS, 1 otherwise.
  */
 abstract class NewRunCommand extends ClientCommand {

@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
         description =
                 "List runs, show one, its events and its log; terminate, cancel, retry or re-run one; approve or reject one.",
         subcommands = {
-            RunCommand.ListInstances.class,
+            RunCommand.ListRuns.class,
             RunCommand.Show.class,
             RunCommand.Events.class,
             RunCommand.Log.class,
@@ -42,7 +42,7 @@ final class RunCommand extends GroupCommand {
         return "/api/runs/" + ApiClient.segment(id);
     }
 
-    /** The instance's state, if this client knows its name (a newer server may add states). */
+    /** The run's state, if this client knows its name (a newer server may add states). */
     static Optional<RunState> state(JsonNode instance) {
         try {
             return Optional.of(RunState.valueOf(instance.path("state").asText()));
@@ -52,7 +52,7 @@ final class RunCommand extends GroupCommand {
     }
 
     /**
-     * Polls the instance until it is in a terminal state; {@code null} if {@code timeoutSeconds} (0 = no limit) passed
+     * Polls the run until it is in a terminal state; {@code null} if {@code timeoutSeconds} (0 = no limit) passed
      * first. Polling, not a stream: it is one request per half second for one person's terminal.
      */
     static JsonNode await(ApiClient api, String id, long timeoutSeconds, Duration every) {
@@ -76,7 +76,7 @@ final class RunCommand extends GroupCommand {
         }
     }
 
-    /** One line on how a run ended: {@code instance 42 FAILED after 3 attempts (exit 2, NONZERO_EXIT: ...)}. */
+    /** One line on how a run ended: {@code run 42 FAILED after 3 attempts (exit 2, NONZERO_EXIT: ...)}. */
     static String outcome(JsonNode i) {
         StringBuilder sb = new StringBuilder("run ")
                 .append(Output.text(i, "id"))
@@ -122,8 +122,8 @@ final class RunCommand extends GroupCommand {
         }
     }
 
-    /** Events as a table; {@code withInstance} adds the instance column (a task's events span its runs). */
-    static void eventsTable(PrintWriter out, JsonNode page, boolean withInstance) {
+    /** Events as a table; {@code withRun} adds the run column (a task's events span its runs). */
+    static void eventsTable(PrintWriter out, JsonNode page, boolean withRun) {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode e : items(page)) {
             String move = !e.hasNonNull("to")
@@ -138,13 +138,13 @@ final class RunCommand extends GroupCommand {
                     Output.text(e, "attempt"),
                     who,
                     Output.text(e, "message")));
-            if (withInstance) {
+            if (withRun) {
                 row.add(1, Output.text(e, "instanceId"));
             }
             rows.add(row);
         }
         List<String> headers = new ArrayList<>(List.of("AT", "EVENT", "STATE", "ATTEMPT", "BY", "MESSAGE"));
-        if (withInstance) {
+        if (withRun) {
             headers.add(1, "INSTANCE");
         }
         Output.table(out, headers, rows);
@@ -155,7 +155,7 @@ final class RunCommand extends GroupCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List runs, newest first.")
-    static final class ListInstances extends ClientCommand {
+    static final class ListRuns extends ClientCommand {
         @Option(names = "--task", paramLabel = "NAME", description = "Only runs of this task.")
         String task;
 

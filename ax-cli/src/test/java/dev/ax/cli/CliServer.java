@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A real AX server (embedded H2, in-process executor) for the CLI to talk to, and {@link #ax} to
  * run the CLI against it with the admin token. Registered as a static field it serves the whole
- * class; as an instance field, each test gets its own server.
+ * class; as a run field, each test gets its own server.
  */
 final class CliServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
     private final String nodeId;

@@ -128,7 +128,7 @@ class ExecutorProcessKillTest {
         assertThat(run.state()).isEqualTo(RunState.SUCCESS);
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.executorId()).isEqualTo(healthy);
-        List<EventType> events = server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
+        List<EventType> events = server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 100)).stream()
                 .map(EventRow::type)
                 .toList();
         assertThat(events)
@@ -213,7 +213,7 @@ class ExecutorProcessKillTest {
         assertThat(Duration.ofNanos(System.nanoTime() - restartedAt))
                 .as("well inside the 30 s lease")
                 .isLessThan(Duration.ofSeconds(20));
-        assertThat(server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
+        assertThat(server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 100)).stream()
                         .filter(e -> e.type() == EventType.EXECUTOR_LOST)
                         .findFirst()
                         .orElseThrow()

@@ -116,11 +116,11 @@ class ShardedExecutorProcessTest {
     }
 
     List<ShardRow> shards(long id) {
-        return server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
+        return server.store().tx(tx -> server.store().shards().ofRun(tx, id));
     }
 
     List<EventRow> events(long id) {
-        return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000));
+        return server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 1000));
     }
 
     /** Lines of the runs file per shard index: "index attempt" per process started. */

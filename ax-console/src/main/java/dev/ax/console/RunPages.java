@@ -118,7 +118,7 @@ final class RunPages {
         Store store = c.store();
         RunRow r = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
         SecretMask mask = c.mask();
-        List<EventItem> events = store.events().forInstance(tx, id, 0, MAX_EVENTS).stream()
+        List<EventItem> events = store.events().forRun(tx, id, 0, MAX_EVENTS).stream()
                 .map(e -> event(e, mask))
                 .toList();
         List<LogLine> chunks = store.logs().read(tx, id, 0, MAX_LOG_CHUNKS);
@@ -165,7 +165,7 @@ final class RunPages {
                 RETRYABLE.contains(r.state()),
                 r.state().isTerminal(),
                 c.node().dependencies().waitingFor(tx, id),
-                store.shards().ofInstance(tx, id).stream()
+                store.shards().ofRun(tx, id).stream()
                         .map(s -> new Views.ShardItem(
                                 s.index(),
                                 s.total(),

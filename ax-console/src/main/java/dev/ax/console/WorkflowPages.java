@@ -18,7 +18,7 @@ import java.util.Map;
 
 /**
  * Workflows: the list with recent runs, and a run's page, which draws the graph server-side as an
- * inline SVG (nodes in columns by depth, coloured by state, each linking to its instance) with a
+ * inline SVG (nodes in columns by depth, coloured by state, each linking to its run) with a
  * table of the same nodes below it, and offers a rerun from a node.
  */
 public final class WorkflowPages {

@@ -151,7 +151,7 @@ class WorkflowBrowserTest {
                 .isEqualTo("1");
         assertThat(driver.findElement(By.cssSelector("#node-load td.num")).getText())
                 .isEqualTo("2");
-        // the node's instance is a link to its run page
+        // the node's run is a link to its run page
         driver.findElement(By.cssSelector("#node-load a[href^='/runs/']")).click();
         waiting().until(ExpectedConditions.urlMatches("/runs/\\d+$"));
         waiting().until(ExpectedConditions.textToBe(By.id("run-state"), "SUCCESS"));

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code http} action: one request per attempt, with {@code X-AX-Request-ID} (stable for the
- * instance across attempts and re-sends, so the service can deduplicate), {@code X-AX-Instance-ID}
+ * run across attempts and re-sends, so the service can deduplicate), {@code X-AX-Instance-ID}
  * and {@code X-AX-Attempt} (a shard of a sharded run also {@code X-AX-Shard-Index} and {@code X-AX-Shard-Total}). 2xx is success; whether a failure is worth another attempt is the
  * server's call (connection errors, timeouts, 429 and 5xx by default). The status, a few headers
  * and the start of the body go to the run's log.

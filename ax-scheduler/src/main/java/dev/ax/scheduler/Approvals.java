@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * Approval gates ("preview the affected rows, then a person confirms"). A run of a
  * task with {@code policy.approval} waits in WAITING_APPROVAL; its preview action, if any, runs
- * first as a child instance (cause {@code preview}) whose output goes with the request. Each
+ * first as a child run (cause {@code preview}) whose output goes with the request. Each
  * decision — approve, reject, expiry — is a state change with an event naming who and why.
  */
 public final class Approvals {
@@ -73,7 +73,7 @@ public final class Approvals {
             ctx.signals().workAvailable();
         }
         store.events()
-                .appendForInstance(
+                .appendForRun(
                         tx,
                         id,
                         EventType.APPROVAL_REQUESTED,
@@ -87,7 +87,7 @@ public final class Approvals {
 
     /**
      * A running job asks a person to confirm before it goes on. The run moves RUNNING → WAITING_APPROVAL and keeps its
-     * executor and lease; the job waits (polling its instance) until it is RUNNING again
+     * executor and lease; the job waits (polling its run) until it is RUNNING again
      * (approved) or CANCELED (rejected, expired: its process is then killed).
      */
     public RunRow requestMidRun(long id, String actor, String rawSummary) {

@@ -155,7 +155,7 @@ final class Claims {
 
     /**
      * Fails the claimed runs whose templates do not render (they would fail the same way on every attempt), outside the
-     * claim transaction: failing locks the task row, and no transaction may take a task lock while it holds instance
+     * claim transaction: failing locks the task row, and no transaction may take a task lock while it holds run
      * locks (the one lock order is task first).
      */
     private void failUnrenderable(Claimed claimed, String executorId) {

@@ -26,9 +26,9 @@ import java.util.Optional;
  * Invariant 6: at most {@code maxConcurrency} active runs per task, whatever the number of
  * nodes and executors. Every decision — admitting a new run, and filling a freed slot from the
  * queue — is taken while holding the task's row lock, so two nodes never both see a free slot.
- * Active runs are counted from the instance table (never a stored counter that could drift).
+ * Active runs are counted from the run table (never a stored counter that could drift).
  *
- * <p>Lock order, everywhere: the task row first, then its instance rows.
+ * <p>Lock order, everywhere: the task row first, then its run rows.
  */
 final class ConcurrencyGate {
     static final List<RunState> ACTIVE =
@@ -89,7 +89,7 @@ final class ConcurrencyGate {
                 id.ifPresent(i -> {
                     store.runs().setRequestKey(tx, i, key);
                     store.events()
-                            .appendForInstance(
+                            .appendForRun(
                                     tx,
                                     i,
                                     EventType.DEDUPLICATED,
@@ -118,7 +118,7 @@ final class ConcurrencyGate {
         return admitted;
     }
 
-    /** The rendered {@code policy.idempotencyKey}, or null when the task has none (the instance id is the key then). */
+    /** The rendered {@code policy.idempotencyKey}, or null when the task has none (the run id is the key then). */
     private static String idempotencyKey(TaskRow task, NewRun run) {
         String template = task.definition().policy().idempotencyKey();
         if (template == null || run.cause() == Cause.PREVIEW) {
@@ -330,7 +330,7 @@ final class ConcurrencyGate {
     private void note(Tx tx, long id, EventType type, String reason) {
         ctx.store()
                 .events()
-                .appendForInstance(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
+                .appendForRun(tx, id, type, null, null, ctx.schedulerActor(), ctx.nodeId(), reason, Map.of());
     }
 
     private static NewRun withState(NewRun n, RunState state, String message) {

@@ -83,7 +83,7 @@ public final class Dispatcher {
             return lost;
         });
         // One transaction per lost run: failing one locks its task, and no transaction takes a
-        // second task lock (the one lock order is a task, then its instances).
+        // second task lock (the one lock order is a task, then its runs).
         for (RunRow run : lostRuns) {
             store.tx(tx -> outcomes.fail(
                     tx,

@@ -26,9 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns due slots into instances. One {@link #tick} claims a batch of due tasks (row locks,
+ * Turns due slots into runs. One {@link #tick} claims a batch of due tasks (row locks,
  * SKIP LOCKED, the database's clock), plans each task's slots with {@link Catchup}, inserts one
- * instance per slot to fire — keyed by (task, slot), so a second insert for the same slot is
+ * run per slot to fire — keyed by (task, slot), so a second insert for the same slot is
  * impossible — records every missed slot, and moves the task's {@code next_fire_at} on, all in
  * one transaction. A task that {@link dev.ax.domain.task.TaskDefinition#admitsBySlotAlone fires ahead} has its runs created up to
  * {@code fireAhead} before their slot: they wait READY with {@code ready_at} = the slot, so the time
@@ -53,7 +53,7 @@ public final class Firing {
         this.gate = gate;
     }
 
-    /** Fires everything due now; returns the number of instances created. */
+    /** Fires everything due now; returns the number of runs created. */
     public int tick() {
         int total = 0;
         while (true) {
@@ -211,7 +211,7 @@ public final class Firing {
     /** Counts a slot's outcome and records a late one; true if it created a run. */
     private boolean fired(Tx tx, TaskRow task, Catchup.Slot slot, NewRun run, Optional<Long> id) {
         if (id.isEmpty()) {
-            // The unique (task, fire key) index refused a second instance for this slot.
+            // The unique (task, fire key) index refused a second run for this slot.
             duplicatesPrevented.incrementAndGet();
             LOG.info("slot {} of task {} already has a run; not fired again", slot.at(), task.name());
             return false;

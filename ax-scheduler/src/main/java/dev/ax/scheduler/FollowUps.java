@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * run for good, carried out by the housekeeping loop of any node. Triggering a compensation task
  * and pausing tasks happen in the same transaction that marks the follow-up done, so each
  * happens once; a webhook is sent outside any transaction and retried, so it is sent at least
- * once (the body carries the instance id to dedupe on).
+ * once (the body carries the run id to dedupe on).
  */
 final class FollowUps {
     private static final Logger LOG = LoggerFactory.getLogger(FollowUps.class);
@@ -213,7 +213,7 @@ final class FollowUps {
                                         actor,
                                         ctx.nodeId(),
                                         "paused because run " + failed.id() + " of " + failed.taskName() + " failed",
-                                        Map.of("failedInstance", failed.id())));
+                                        Map.of("failedRun", failed.id())));
             }
             paused.add(name);
         }
@@ -272,7 +272,7 @@ final class FollowUps {
     private void note(Tx tx, RunRow failed, EventType type, String message, FollowUpRow row) {
         ctx.store()
                 .events()
-                .appendForInstance(
+                .appendForRun(
                         tx,
                         failed.id(),
                         type,

@@ -39,7 +39,7 @@ final class Outcomes {
     private record TaskAtEnd(Optional<TaskRow> row, boolean locked) {}
 
     /**
-     * The task row for an attempt's end. Locked first (the one lock order: task, then instances)
+     * The task row for an attempt's end. Locked first (the one lock order: task, then runs)
      * when the end may hand something to other runs in the same transaction: a slot under a
      * concurrency limit, dependents to wake, a canary to judge. A task with none of these
      * ({@code overflow: ALLOW} admits every run, so none waits for a slot) is only read: a flood

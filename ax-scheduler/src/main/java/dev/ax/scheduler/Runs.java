@@ -20,7 +20,7 @@ import java.util.UUID;
  * records who did it and why.
  *
  * <p>Terminal states are final (DESIGN invariant 4), so "retry a failed run" does not reopen it:
- * it creates a new instance whose trigger chain points at the failed one, with the same task
+ * it creates a new run whose trigger chain points at the failed one, with the same task
  * version and parameters. "Re-run" does the same with the task's current version.
  */
 public final class Runs {

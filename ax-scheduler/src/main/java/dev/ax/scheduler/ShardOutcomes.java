@@ -65,7 +65,7 @@ final class ShardOutcomes {
                                 .data(data))) {
             return false;
         }
-        List<ShardRow> all = shards().ofInstance(tx, run.id());
+        List<ShardRow> all = shards().ofRun(tx, run.id());
         if (all.stream().allMatch(s -> s.state() == ShardState.SUCCESS)) {
             int attempts = all.stream().mapToInt(ShardRow::attempt).sum();
             String what = "all " + all.size() + " shards succeeded (" + attempts + " shard attempt"
@@ -149,7 +149,7 @@ final class ShardOutcomes {
         String why = "shard " + ShardStore.label(shard) + " failed after " + shard.attempt() + " attempt"
                 + (shard.attempt() == 1 ? "" : "s");
         shards().stopAll(tx, run.id(), why, ctx.schedulerActor(), ctx.nodeId());
-        List<ShardRow> all = shards().ofInstance(tx, run.id());
+        List<ShardRow> all = shards().ofRun(tx, run.id());
         String instanceMessage = why + ": " + what + " (" + picture(all) + ")";
         Map<String, Object> instanceData = new LinkedHashMap<>();
         instanceData.put("failureKind", kind.name());

@@ -31,21 +31,21 @@ import java.util.Set;
 /**
  * Sharded runs ({@code policy.sharding}), the server side.
  *
- * <p>An instance of a sharded task is claimed like any other (READY → RUNNING, attempt 1, so the
+ * <p>A run of a sharded task is claimed like any other (READY → RUNNING, attempt 1, so the
  * concurrency gate, approvals and the trigger chain work unchanged). In the claim transaction it
- * <b>fans out</b>: N shard rows become READY and the instance lets go of its own lease (executor and
- * lease cleared), so from then on the instance is RUNNING until its shards decide how it ends and is
+ * <b>fans out</b>: N shard rows become READY and the run lets go of its own lease (executor and
+ * lease cleared), so from then on the run is RUNNING until its shards decide how it ends and is
  * never touched by the lease reaper or an executor's restart. Its {@code attempt} stays 1: the
- * instance ran once; retries happen per shard.
+ * run ran once; retries happen per shard.
  *
  * <p>Each shard is claimed by an executor with its own attempt (the fencing token, invariant 5),
  * lease, pid, exit code and log. Reports about a shard carry {@link RunRef#shard()}. A failed shard
  * follows the task's retry policy alone; shards that succeeded never run again. When a shard has no
- * retries left the instance FAILS at once and every other shard still open is STOPPED (running ones
+ * retries left the run FAILS at once and every other shard still open is STOPPED (running ones
  * are killed by their executors at the next heartbeat): the run's outcome is already known, so going
- * on would only spend resources. The instance SUCCEEDS when every shard has.
+ * on would only spend resources. The run SUCCEEDS when every shard has.
  *
- * <p>Every shard step writes an instance event with {@code data.shard}; the final instance event
+ * <p>Every shard step writes a run event with {@code data.shard}; the final run event
  * carries {@code data.shards}, one entry per shard. How attempts end is {@link ShardOutcomes}.
  */
 final class Shards {
@@ -55,7 +55,7 @@ final class Shards {
      * another node looks every {@code pollRecheck}, so a couple of seconds is plenty.
      */
     static final long SPREAD_GRACE_MILLIS = 2_000;
-    /** Candidates looked at per poll: several per instance, since a poll takes at most one shard of each. */
+    /** Candidates looked at per poll: several per run, since a poll takes at most one shard of each. */
     static final int CANDIDATES_PER_SLOT = 8;
 
     private final NodeContext ctx;
@@ -77,8 +77,8 @@ final class Shards {
     // ------------------------------------------------------------------------------------------- fan-out and claims
 
     /**
-     * Called in the claim transaction for each instance just claimed: fans a sharded one out and
-     * returns true (the caller then hands out shards instead of the instance).
+     * Called in the claim transaction for each run just claimed: fans a sharded one out and
+     * returns true (the caller then hands out shards instead of the run).
      */
     boolean fanOut(Tx tx, RunRow run, TaskDefinition def, String executorId) {
         Sharding sharding = def.policy().sharding();
@@ -87,7 +87,7 @@ final class Shards {
         }
         int live = sharding.broadcast() ? able(tx, run.group(), def).size() : 0;
         int total = sharding.total(live);
-        if (!shards().detachInstance(tx, run.id(), run.attempt(), executorId)) {
+        if (!shards().detachRun(tx, run.id(), run.attempt(), executorId)) {
             throw new IllegalStateException("run " + run.id() + " moved inside its own claim transaction");
         }
         // Not due before the run's slot: a run claimed ahead of it is handed out at the slot, and so are its shards.
@@ -103,7 +103,7 @@ final class Shards {
         }
         ctx.store()
                 .events()
-                .appendForInstance(
+                .appendForRun(
                         tx,
                         run.id(),
                         EventType.SHARDED,
@@ -122,7 +122,7 @@ final class Shards {
 
     /**
      * Claims shards for an executor in the caller's claim transaction: at most one shard of each
-     * instance per poll, and only where {@link ShardSpread} allows (spreading, maxParallelShards).
+     * run per poll, and only where {@link ShardSpread} allows (spreading, maxParallelShards).
      */
     List<WorkItem> claim(Tx tx, String executorId, List<String> groups, List<String> labels, int max) {
         if (max <= 0) {
@@ -140,7 +140,7 @@ final class Shards {
             if (!decided.add(shard.instanceId())) {
                 continue; // one shard of an instance per poll: the next poll (of any executor) looks again
             }
-            // Serialises the decision for one instance across nodes (maxParallelShards, spreading).
+            // Serialises the decision for one run across nodes (maxParallelShards, spreading).
             tx.lockKey("ax-shards:" + shard.instanceId());
             RunRow run = ctx.store().runs().find(tx, shard.instanceId()).orElse(null);
             if (run == null || run.state() != RunState.RUNNING) {
@@ -223,7 +223,7 @@ final class Shards {
         ShardRow shard = shards().find(tx, run.instanceId(), run.shard()).orElseThrow();
         ctx.store()
                 .events()
-                .appendForInstance(
+                .appendForRun(
                         tx,
                         run.instanceId(),
                         EventType.SHARD_STARTED,
@@ -357,7 +357,7 @@ final class Shards {
                 n++;
             }
         }
-        // A safety net: an instance that ended by a path that did not stop its shards.
+        // A safety net: a run that ended by a path that did not stop its shards.
         for (long instanceId : ctx.store().tx(tx -> shards().endedWithOpenShards(tx, limit))) {
             ctx.store().tx(tx -> shards().stopAll(tx, instanceId, "the run has ended", "scheduler", ctx.nodeId()));
         }
@@ -380,7 +380,7 @@ final class Shards {
         if (ctx.store().runs().find(tx, ref.instanceId()).isPresent()) {
             ctx.store()
                     .events()
-                    .appendForInstance(
+                    .appendForRun(
                             tx,
                             ref.instanceId(),
                             EventType.REPORT_REFUSED,

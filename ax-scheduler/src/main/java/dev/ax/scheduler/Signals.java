@@ -52,7 +52,7 @@ public final class Signals {
         tasks.await(generationSeen, max);
     }
 
-    /** A workflow node's instance ended, or a workflow changed: the workflow loop looks at once. */
+    /** A workflow node's run ended, or a workflow changed: the workflow loop looks at once. */
     public void workflowsChanged() {
         workflows.raise();
     }

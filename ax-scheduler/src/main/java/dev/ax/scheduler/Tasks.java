@@ -324,7 +324,7 @@ public final class Tasks {
 
     /**
      * An idempotency key names the business unit of work (a date, an order id), known before the
-     * run exists: not the instance, its attempt or request id; and a scheduled run has no
+     * run exists: not the run, its attempt or request id; and a scheduled run has no
      * parameters to put in it.
      */
     static void checkIdempotencyKey(TaskDefinition def) {

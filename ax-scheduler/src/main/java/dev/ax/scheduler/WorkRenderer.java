@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Renders a claimed instance into the work an executor runs: templates filled in the task's time zone,
+ * Renders a claimed run into the work an executor runs: templates filled in the task's time zone,
  * each value written for where it lands ({@link Target}), the AX_* environment set, secrets resolved.
  * Executors get no access to definitions or the store.
  */

@@ -34,15 +34,15 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs workflows: creates a run with its node runs, gives ready nodes an instance through the
+ * Runs workflows: creates a run with its node runs, gives ready nodes a run through the
  * concurrency gate (so concurrency limits, idempotency keys and {@code {{date}}} of the run's
  * scheduled time apply as for any run), skips nodes that can never run, and finishes the run.
  * What to do is {@link WorkflowPlan}'s pure decision; this class does the I/O. It is longer than
  * most files here because it is one algorithm (a run's graph, advanced node by node) best read whole.
  *
- * <p>Lock order: the workflow run row, then task rows in name order, then instances. The hook
+ * <p>Lock order: the workflow run row, then task rows in name order, then runs. The hook
  * that reports an ended run ({@link WorkflowNodeEnds}) holds a task lock and touches only the
- * node row of that instance, never the run row, so the two never wait for each other in a circle.
+ * node row of that run, never the run row, so the two never wait for each other in a circle.
  */
 final class WorkflowEngine {
     static final int BATCH = 100;
@@ -117,7 +117,7 @@ final class WorkflowEngine {
 
     /**
      * Acts on a RUNNING run whose row the caller has locked, until nothing changes: skips what can
-     * never run, starts what is ready (an instance the gate creates already final — skipped by an
+     * never run, starts what is ready (a run the gate creates already final — skipped by an
      * idempotency key, say — makes its node final at once, so the plan is asked again), and
      * finishes the run when every node is final.
      */
@@ -179,7 +179,7 @@ final class WorkflowEngine {
 
     /**
      * Cancels a RUNNING run whose row the caller has locked: nodes not yet final are SKIPPED (with
-     * who canceled), their waiting instances CANCELED and running ones TERMINATED (the executor
+     * who canceled), their waiting runs CANCELED and running ones TERMINATED (the executor
      * kills the process tree at its next heartbeat), each through the state machine with its event.
      */
     void cancel(Tx tx, WorkflowRunRow run, String actor, String reason) {
@@ -191,11 +191,11 @@ final class WorkflowEngine {
                 .sorted(Comparator.comparing(NodeRunRow::taskName))
                 .toList();
         for (NodeRunRow n : open) {
-            // The task before the node row: the order in which an instance's end takes them (the
+            // The task before the node row: the order in which a run's end takes them (the
             // executor's report locks the task, then the hook updates the node), so the two never deadlock.
             Optional<TaskRow> task =
                     n.instanceId() == null ? Optional.empty() : store.tasks().lock(tx, n.taskName());
-            // The node before the instance: the instance's end below then finds no RUNNING node to report to.
+            // The node before the run: the run's end below then finds no RUNNING node to report to.
             if (!store.workflowRuns().setNode(tx, run.id(), n.node(), n.state(), NodeState.SKIPPED, why)
                     || n.instanceId() == null) {
                 continue;
@@ -265,7 +265,7 @@ final class WorkflowEngine {
         }
     }
 
-    /** Gives a node a new instance; true if that instance is final already (its node too, then). */
+    /** Gives a node a new run; true if that run is final already (its node too, then). */
     private boolean start(Tx tx, WorkflowRunRow run, WorkflowDefinition.Node node, int attemptsBefore) {
         Store store = ctx.store();
         Optional<TaskRow> task = store.tasks().lock(tx, node.task());
@@ -318,7 +318,7 @@ final class WorkflowEngine {
                                 why))
                 .or(() -> store.runs().findBySlot(tx, task.get().id(), fireKey).map(RunRow::id))
                 .orElseThrow();
-        store.workflowRuns().tagInstance(tx, id, run.id());
+        store.workflowRuns().tagRun(tx, id, run.id());
         if (!store.workflowRuns().startNode(tx, run.id(), node.name(), id)) {
             throw new IllegalStateException(
                     "node " + node.name() + " of workflow run " + run.id() + " was not PENDING under the run's lock");
@@ -426,7 +426,7 @@ final class WorkflowEngine {
         return n;
     }
 
-    /** Node instances that ended by a path that did not report it (the safety net); returns how many. */
+    /** Node runs that ended by a path that did not report it (the safety net); returns how many. */
     int reconcile() {
         Store store = ctx.store();
         int n = 0;

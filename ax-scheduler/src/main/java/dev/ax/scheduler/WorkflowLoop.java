@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * The workflow part of a node: its service, its backfills and its own loop. One {@link #tick}
  * fires due workflows, advances runs whose nodes ended, catches ends no hook reported, and
- * moves workflow backfills on. The loop wakes at once when a node's instance ends on this node
+ * moves workflow backfills on. The loop wakes at once when a node's run ends on this node
  * (or a workflow changes here) and otherwise every {@code housekeeping} interval, or at the
  * next due slot if that is sooner; other nodes' changes are found by those passes.
  */

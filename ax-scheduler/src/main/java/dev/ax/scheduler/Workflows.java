@@ -42,8 +42,8 @@ public final class Workflows {
     public record Workflow(WorkflowRow row, WorkflowDefinition definition) {}
 
     /**
-     * One node of a run, for drawing the graph: its state, its current instance (and that
-     * instance's state and message), how many instances it has had, the nodes above it and its
+     * One node of a run, for drawing the graph: its state, its current run (and that
+     * run's state and message), how many runs it has had, the nodes above it and its
      * column (the longest path from a first node).
      */
     public record NodeView(
@@ -205,7 +205,7 @@ public final class Workflows {
             RunRow instance = row == null || row.instanceId() == null
                     ? null
                     : store.runs().find(tx, row.instanceId()).orElse(null);
-            // Why a node is where it is: the rule's reason, or what went wrong with its instance (a success needs no
+            // Why a node is where it is: the rule's reason, or what went wrong with its run (a success needs no
             // words).
             String message = row != null && row.reason() != null
                     ? row.reason()
@@ -294,7 +294,7 @@ public final class Workflows {
         return view;
     }
 
-    /** Stops a RUNNING run: what has not finished is skipped, waiting instances canceled, running ones terminated. */
+    /** Stops a RUNNING run: what has not finished is skipped, waiting runs canceled, running ones terminated. */
     public RunView cancel(long id, String actor, String reason) {
         Store store = ctx.store();
         return store.tx(tx -> {

@@ -56,7 +56,7 @@ abstract class ApprovalContractTest {
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 100));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 100));
     }
 
     List<WorkItem> poll() throws InterruptedException {

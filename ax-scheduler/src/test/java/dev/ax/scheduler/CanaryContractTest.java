@@ -93,7 +93,7 @@ abstract class CanaryContractTest {
                 .findFirst()
                 .orElseThrow()
                 .id();
-        assertThat(store.tx(tx -> store.events().forInstance(tx, oneCanaryRun, 0, 10))
+        assertThat(store.tx(tx -> store.events().forRun(tx, oneCanaryRun, 0, 10))
                         .getFirst()
                         .message())
                 .contains("canary version " + canary + " (10 %)");

@@ -90,7 +90,7 @@ abstract class DependencyContractTest {
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 1000));
     }
 
     EventRow event(long id, EventType type) {

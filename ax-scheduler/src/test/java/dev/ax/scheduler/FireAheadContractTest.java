@@ -154,7 +154,7 @@ abstract class FireAheadContractTest {
         RunRow run = store.tx(tx -> store.runs().find(tx, target.id()).orElseThrow());
         assertThat(run.state()).isEqualTo(RunState.RUNNING);
         assertThat(run.startedAt()).isEqualTo(slot);
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, target.id(), 0, 10));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, target.id(), 0, 10));
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
@@ -214,7 +214,7 @@ abstract class FireAheadContractTest {
         for (RunRow r : ahead) {
             RunRow now = store.tx(tx -> store.runs().find(tx, r.id()).orElseThrow());
             assertThat(now.state()).isEqualTo(RunState.CANCELED);
-            List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, r.id(), 0, 10));
+            List<EventRow> events = store.tx(tx -> store.events().forRun(tx, r.id(), 0, 10));
             assertThat(events.getLast().type()).isEqualTo(EventType.CANCELED);
             assertThat(events.getLast().message()).contains("task paused before its slot");
             assertThat(now.message())

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Invariants 1–3 on each database: one instance per slot, database time, nothing missed silently. */
+/** Invariants 1–3 on each database: one run per slot, database time, nothing missed silently. */
 abstract class FiringContractTest {
     Store store;
     SchedulerNode node;
@@ -304,8 +304,8 @@ abstract class FiringContractTest {
         assertThat(b.maxAttempts()).isEqualTo(3);
         assertThat(businessDate(two)).isEqualTo(LocalDate.parse("2026-11-29"));
         assertThat(businessDate(one)).isEqualTo(LocalDate.parse("2026-11-28"));
-        EventRow ea = store.tx(tx -> store.events().forInstance(tx, one, 0, 10)).getFirst();
-        List<EventRow> eb = store.tx(tx -> store.events().forInstance(tx, two, 0, 10));
+        EventRow ea = store.tx(tx -> store.events().forRun(tx, one, 0, 10)).getFirst();
+        List<EventRow> eb = store.tx(tx -> store.events().forRun(tx, two, 0, 10));
         assertThat(eb)
                 .singleElement()
                 .usingRecursiveComparison()
@@ -378,7 +378,7 @@ abstract class FiringContractTest {
                     .contains(taskRow(name).nextFireAt().minusSeconds(1));
             RunRow taken =
                     runs.stream().min(Comparator.comparing(RunRow::scheduledAt)).orElseThrow();
-            List<EventRow> takenEvents = store.tx(tx -> store.events().forInstance(tx, taken.id(), 0, 10));
+            List<EventRow> takenEvents = store.tx(tx -> store.events().forRun(tx, taken.id(), 0, 10));
             assertThat(takenEvents)
                     .singleElement()
                     .satisfies(e -> assertThat(e.message()).isEqualTo("fired by another node"));
@@ -410,8 +410,7 @@ abstract class FiringContractTest {
                 .allSatisfy(id -> assertThat(runs).extracting(RunRow::id).contains(id));
         for (EventRow e : caughtUp) {
             long id = ((Number) e.data().get("instanceId")).longValue();
-            EventRow made =
-                    store.tx(tx -> store.events().forInstance(tx, id, 0, 10)).getFirst();
+            EventRow made = store.tx(tx -> store.events().forRun(tx, id, 0, 10)).getFirst();
             assertThat(made.type()).isEqualTo(EventType.CREATED);
             assertThat(made.message())
                     .isEqualTo(e.message() + "; overflow ALLOW: no limit")

@@ -54,7 +54,7 @@ abstract class FollowUpContractTest {
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 100));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 100));
     }
 
     @Test

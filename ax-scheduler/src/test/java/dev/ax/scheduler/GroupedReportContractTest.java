@@ -102,7 +102,7 @@ abstract class GroupedReportContractTest {
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 1000));
     }
 
     @Test
@@ -366,7 +366,7 @@ abstract class GroupedReportContractTest {
             RunRow run = store.tx(tx -> store.runs().find(tx, e.getKey())).orElseThrow();
             assertThat(run.state()).isEqualTo(RunState.READY);
             assertThat(run.params()).containsEntry("day", e.getValue());
-            List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, e.getKey(), 0, 100));
+            List<EventRow> events = store.tx(tx -> store.events().forRun(tx, e.getKey(), 0, 100));
             assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
         }
         for (Future<Long> f : bad) {

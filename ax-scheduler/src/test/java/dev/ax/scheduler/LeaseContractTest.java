@@ -69,7 +69,7 @@ abstract class LeaseContractTest {
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 1000));
     }
 
     @Test

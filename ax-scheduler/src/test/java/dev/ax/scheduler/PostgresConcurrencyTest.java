@@ -104,7 +104,7 @@ class PostgresConcurrencyTest {
     }
 
     List<EventRow> events(long id) {
-        return storeA.tx(tx -> storeA.events().forInstance(tx, id, 0, 100));
+        return storeA.tx(tx -> storeA.events().forRun(tx, id, 0, 100));
     }
 
     static void assertNoTwoRanAtOnce(List<RunRow> runs) {

@@ -132,7 +132,7 @@ class PostgresShardClusterTest {
                 storeA.tx(tx -> storeA.runs().list(tx, new RunFilter("fanned", null, null, null), Long.MAX_VALUE, 100));
         assertThat(all).hasSize(runs).allSatisfy(r -> {
             assertThat(r.state()).isEqualTo(RunState.SUCCESS);
-            List<ShardRow> shards = storeA.tx(tx -> storeA.shards().ofInstance(tx, r.id()));
+            List<ShardRow> shards = storeA.tx(tx -> storeA.shards().ofRun(tx, r.id()));
             assertThat(shards).hasSize(5).extracting(ShardRow::attempt).containsOnly(1);
         });
         a.close();

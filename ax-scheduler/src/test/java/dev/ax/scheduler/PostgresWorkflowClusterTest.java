@@ -95,7 +95,7 @@ class PostgresWorkflowClusterTest {
             assertThat(runs.stream().map(WorkflowRunRow::fireKey).toList()).doesNotHaveDuplicates();
             // no slot missed between the first and the last
             assertThat(slots).hasSize((int) ChronoUnit.SECONDS.between(slots.getFirst(), slots.getLast()) + 1);
-            // each run made one instance per node: a duplicate run would have made two
+            // each run made one run per node: a duplicate run would have made two
             for (WorkflowRunRow r : runs.stream()
                     .filter(r -> r.state() == WorkflowRunState.SUCCESS)
                     .toList()) {
@@ -141,7 +141,7 @@ class PostgresWorkflowClusterTest {
                     .isEqualTo(LocalDate.parse("2026-10-01")
                             .datesUntil(LocalDate.parse("2026-10-06"))
                             .toList());
-            // every node's instance carries the run's slot, so {{date}} renders the business date
+            // every node's run carries the run's slot, so {{date}} renders the business date
             for (WorkflowRunRow r : runs) {
                 List<WorkflowRunStore.NodeRunRow> nodes =
                         storeA.tx(tx -> storeA.workflowRuns().nodes(tx, r.id()));

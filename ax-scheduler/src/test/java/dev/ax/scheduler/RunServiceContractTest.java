@@ -68,7 +68,7 @@ abstract class RunServiceContractTest {
                         .abandon())
                 .containsExactly(w.ref());
         assertThat(row(second).state()).isEqualTo(RunState.READY);
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, first, 0, 50));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, first, 0, 50));
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.TERMINATED)
                 .singleElement()

@@ -122,11 +122,11 @@ abstract class ShardContractTest {
     }
 
     List<ShardRow> shards(long id) {
-        return store.tx(tx -> store.shards().ofInstance(tx, id));
+        return store.tx(tx -> store.shards().ofRun(tx, id));
     }
 
     List<EventRow> events(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 1000));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 1000));
     }
 
     @Test

@@ -116,7 +116,7 @@ public final class AxClient {
 
     /**
      * Runs the task now with these parameters ({@code {{params.x}}} in templates, {@link AxContext#params()}); returns the
-     * new instance id. The call sends an idempotency key of its own (a new UUID) and, when its answer may have been
+     * new run id. The call sends an idempotency key of its own (a new UUID) and, when its answer may have been
      * lost, sends the request again with that key (see {@link #trigger(String, Map, String)}): one call, one run.
      */
     public long trigger(String name, Map<String, ?> params) {
@@ -125,7 +125,7 @@ public final class AxClient {
 
     /**
      * Runs the task now under the caller's idempotency key ({@code Idempotency-Key}): the same key for the same task
-     * within the server's window (24 h by default) returns the instance the first call made instead of making another,
+     * within the server's window (24 h by default) returns the run the first call made instead of making another,
      * so a caller that retries a call of its own (after a crash, say) with the same key never runs the task twice. The
      * same key with other parameters is refused ({@link AxClientException} with status 422).
      *

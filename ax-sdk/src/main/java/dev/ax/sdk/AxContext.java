@@ -12,7 +12,7 @@ public interface AxContext {
     /**
      * The key that identifies this piece of work across attempts and re-deliveries:
      * {@code ax-<instanceId>} by default, or the task's rendered {@code policy.idempotencyKey}
-     * (then it may span instances, e.g. one per business date). Use it as the idempotency key
+     * (then it may span runs, e.g. one per business date). Use it as the idempotency key
      * towards other systems.
      */
     String requestId();

@@ -116,7 +116,7 @@ public final class AxWorkerBuilder {
 
     /**
      * This worker's name on the server (default {@code <host>-<pid>}). A name that stays the same across
-     * restarts (a pod or instance name) lets the server fail the runs a crashed worker held as soon as it
+     * restarts (a pod or run name) lets the server fail the runs a crashed worker held as soon as it
      * comes back, instead of when their leases expire; it must be unique among running workers.
      */
     public AxWorkerBuilder executorId(String executorId) {

@@ -368,7 +368,7 @@ class AlertsEndToEndTest {
     }
 
     private List<EventType> events(long id) {
-        return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
+        return server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 1000)).stream()
                 .map(EventRow::type)
                 .toList();
     }

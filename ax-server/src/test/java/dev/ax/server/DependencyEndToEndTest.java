@@ -242,7 +242,7 @@ class DependencyEndToEndTest {
     }
 
     private EventRow event(long id, EventType type) {
-        return server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 1000)).stream()
+        return server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 1000)).stream()
                 .filter(e -> e.type() == type)
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no " + type + " on " + id));

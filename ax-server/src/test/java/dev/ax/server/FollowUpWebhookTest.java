@@ -83,7 +83,7 @@ class FollowUpWebhookTest {
                 .contains("\"exitCode\":4");
         assertThat(tokens).containsExactly("s3cret");
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> server.store().tx(tx -> server.store().events().forInstance(tx, id, 0, 100)).stream()
+                .until(() -> server.store().tx(tx -> server.store().events().forRun(tx, id, 0, 100)).stream()
                         .map(EventRow::type)
                         .anyMatch(t -> t == EventType.FOLLOW_UP_DONE));
     }

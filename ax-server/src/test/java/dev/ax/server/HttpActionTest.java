@@ -119,7 +119,7 @@ class HttpActionTest {
         assertThat(r.state()).isEqualTo(RunState.SUCCESS);
         assertThat(r.attempt()).isEqualTo(3);
         assertThat(r.exitCode()).isEqualTo(200);
-        // One request id for the instance across attempts: the service deduplicates on it.
+        // One request id for the run across attempts: the service deduplicates on it.
         assertThat(requestIds).hasSize(3).containsOnly("ax-" + id);
         assertThat(attempts).containsExactly("1", "2", "3");
         assertThat(bodies.getFirst()).contains("\"task\":\"notify\"");
@@ -183,7 +183,7 @@ class HttpActionTest {
 
         long second = server.node().tasks().trigger("daily_load", Map.of("day", "2026-11-28"), Cause.EVENT, "test");
         assertThat(run(second).state()).isEqualTo(RunState.SKIPPED);
-        List<EventRow> events = server.store().tx(tx -> server.store().events().forInstance(tx, second, 0, 10));
+        List<EventRow> events = server.store().tx(tx -> server.store().events().forRun(tx, second, 0, 10));
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.DEDUPLICATED)
                 .singleElement()

@@ -169,7 +169,7 @@ class ShardedRunTest {
         assertThat(awaitEnd(id).state()).isEqualTo(RunState.SUCCESS);
         // Alone in its group the executor would take every shard at once; the limit makes them strictly sequential.
         assertThat(Files.readAllLines(out)).containsExactly("start-0", "end-0", "start-1", "end-1", "start-2", "end-2");
-        List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
+        List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofRun(tx, id));
         assertThat(shards).extracting(ShardRow::state).containsOnly(ShardState.SUCCESS);
         for (int i = 1; i < shards.size(); i++) {
             assertThat(shards.get(i).startedAt())
@@ -236,7 +236,7 @@ class ShardedRunTest {
         assertThat(run.message())
                 .startsWith("shard 1/3 failed after 2 attempts: exited with code 3")
                 .contains("shard 1 FAILED (2 attempts)");
-        List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofInstance(tx, id));
+        List<ShardRow> shards = server.store().tx(tx -> server.store().shards().ofRun(tx, id));
         assertThat(shards)
                 .extracting(ShardRow::state)
                 .containsExactly(ShardState.STOPPED, ShardState.FAILED, ShardState.STOPPED);

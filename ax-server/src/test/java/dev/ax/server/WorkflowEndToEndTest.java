@@ -89,7 +89,7 @@ class WorkflowEndToEndTest {
         return client.get("/api/workflow-runs/" + id).json();
     }
 
-    /** Straight from the database: how many instances each task had in the run. */
+    /** Straight from the database: how many runs each task had in the run. */
     Map<String, Integer> instancesPerTask(long runId) {
         Map<String, Integer> counts = new TreeMap<>();
         server.store()
@@ -171,7 +171,7 @@ class WorkflowEndToEndTest {
                         Map.entry("d", "SUCCESS"),
                         Map.entry("e", "SKIPPED"));
         assertThat(done.get("nodes").get(4).get("reason").asText()).isEqualTo("no upstream node failed");
-        // a and b kept their single instance; c ran twice; d ran once (now); the cleanup ran once (the first time)
+        // a and b kept their single run; c ran twice; d ran once (now); the cleanup ran once (the first time)
         assertThat(instancesPerTask(id)).isEqualTo(Map.of("wf_a", 1, "wf_b", 1, "wf_c", 2, "wf_d", 1, "wf_cleanup", 1));
         assertThat(done.get("nodes").get(0).get("attempts").asInt()).isEqualTo(1);
         assertThat(done.get("nodes").get(2).get("attempts").asInt()).isEqualTo(2);

@@ -27,7 +27,7 @@ public final class ClaimStore {
     }
 
     /**
-     * Claims up to {@code max} READY instances of the given groups that are due by the database's
+     * Claims up to {@code max} READY runs of the given groups that are due by the database's
      * clock: each becomes RUNNING with a new attempt number (the fencing token) and a lease held by
      * {@code executorId}. SKIP LOCKED lets concurrent claimers on other nodes take other rows
      * instead of waiting. A run whose task version names {@code environment} labels is claimed only
@@ -174,7 +174,7 @@ public final class ClaimStore {
             if (n != share.size()) {
                 throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
             }
-            events.appendForInstances(
+            events.appendForRuns(
                     tx,
                     share,
                     EventType.CLAIMED,

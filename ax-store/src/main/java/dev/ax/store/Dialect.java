@@ -93,7 +93,7 @@ public enum Dialect {
     /** SQL for {@code timestampExpr + ? milliseconds}; the caller binds the milliseconds. */
     public abstract String plusMillis(String timestampExpr);
 
-    /** Appended to the instance insert so that a second insert for a taken slot is a no-op. */
+    /** Appended to the run insert so that a second insert for a taken slot is a no-op. */
     public abstract String onSlotConflictDoNothing();
 
     public abstract boolean supportsSkipLocked();

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** The append-only event log. Instance events are written with their state change, in one transaction. */
+/** The append-only event log. Run events are written with their state change, in one transaction. */
 public final class EventStore {
     private static final String COLUMNS =
             "id, instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data";
@@ -33,10 +33,10 @@ public final class EventStore {
     }
 
     /**
-     * An instance event; task id, name and the current attempt are copied from the instance row
+     * A run event; task id, name and the current attempt are copied from the run row
      * by the statement itself, so writing an event costs no extra read.
      */
-    public void appendForInstance(
+    public void appendForRun(
             Tx tx,
             long instanceId,
             EventType type,
@@ -62,7 +62,7 @@ public final class EventStore {
         }
     }
 
-    /** True if the instance has an event of {@code type} for its attempt {@code attempt}. */
+    /** True if the run has an event of {@code type} for its attempt {@code attempt}. */
     public boolean has(Tx tx, long instanceId, int attempt, EventType type) {
         return tx.queryOne(
                         "SELECT id FROM ax_event WHERE instance_id = ? AND attempt = ? AND type = ? LIMIT 1",
@@ -74,7 +74,7 @@ public final class EventStore {
     }
 
     /**
-     * An event about one attempt of an instance, which need not be its current one: a report refused for an attempt
+     * An event about one attempt of a run, which need not be its current one: a report refused for an attempt
      * that is over is recorded with that attempt, not with the one running now.
      */
     public void appendForAttempt(
@@ -105,7 +105,7 @@ public final class EventStore {
      * The same event for each of {@code instanceIds}, in one statement (a claim's CLAIMED events),
      * in id order; returns how many were written.
      */
-    public int appendForInstances(
+    public int appendForRuns(
             Tx tx,
             List<Long> instanceIds,
             EventType type,
@@ -129,14 +129,14 @@ public final class EventStore {
                 args.toArray());
     }
 
-    /** The columns and values of an instance event read from {@code source}, a row set with the instance's columns. */
+    /** The columns and values of a run event read from {@code source}, a row set with the run's columns. */
     static String insertFrom(String source) {
         return "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
                 + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM " + source;
     }
 
     /**
-     * An instance event for each row of {@code source}, every column read from it (named as in
+     * A run event for each row of {@code source}, every column read from it (named as in
      * ax_event): for events that differ per row, such as a batch of runs' CREATED events.
      */
     static String insertEachFrom(String source) {
@@ -168,7 +168,7 @@ public final class EventStore {
                 .toList();
     }
 
-    public List<EventRow> forInstance(Tx tx, long instanceId, long afterId, int limit) {
+    public List<EventRow> forRun(Tx tx, long instanceId, long afterId, int limit) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
                 EventStore::map,

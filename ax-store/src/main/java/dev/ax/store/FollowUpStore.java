@@ -61,7 +61,7 @@ public final class FollowUpStore {
                 == 1;
     }
 
-    public List<FollowUpRow> forInstance(Tx tx, long instanceId) {
+    public List<FollowUpRow> forRun(Tx tx, long instanceId) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_follow_up WHERE instance_id = ? ORDER BY position",
                 FollowUpStore::map,

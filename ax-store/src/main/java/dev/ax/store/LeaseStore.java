@@ -94,8 +94,8 @@ public final class LeaseStore {
     }
 
     /**
-     * RUNNING instances whose lease ran out by the database's clock. Not locked: the reaper fails
-     * each with a conditional, fenced move after locking its task (tasks before instances, the
+     * RUNNING runs whose lease ran out by the database's clock. Not locked: the reaper fails
+     * each with a conditional, fenced move after locking its task (tasks before runs, the
      * one lock order), and a node that loses the race simply changes nothing. Read by plain index
      * scans ({@link Tx#preferPlainIndexScans()}): housekeeping asks at every tick.
      */
@@ -150,7 +150,7 @@ public final class LeaseStore {
             if (!recordPid(tx, ref, executorId, pid)) {
                 return false;
             }
-            events.appendForInstance(tx, ref.instanceId(), EventType.STARTED, null, null, actor, nodeId, message, data);
+            events.appendForRun(tx, ref.instanceId(), EventType.STARTED, null, null, actor, nodeId, message, data);
             return true;
         }
         return tx.update(

@@ -47,7 +47,7 @@ public final class LogStore {
                 rows);
     }
 
-    /** Chunks of an instance after {@code afterChunkId}, oldest first (for following a live log). */
+    /** Chunks of a run after {@code afterChunkId}, oldest first (for following a live log). */
     public List<LogLine> read(Tx tx, long instanceId, long afterChunkId, int limit) {
         return tx.query(
                 "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One state change of one instance, with its event: the only way an instance changes state
+ * One state change of one run, with its event: the only way a run changes state
  * ({@link RunStore#move}). Built fluently:
  * {@code Move.of(id, RUNNING, SUCCESS).fence(attempt, executor).set(EXIT_CODE, 0).finished().event(SUCCEEDED, actor, node, "exit 0")}.
  */
@@ -58,7 +58,7 @@ public final class Move {
         return new Move(instanceId, from, to);
     }
 
-    /** Applies only if the instance is still at this attempt and held by this executor (invariant 5). */
+    /** Applies only if the run is still at this attempt and held by this executor (invariant 5). */
     public Move fence(int attempt, String executorId) {
         this.fenceAttempt = attempt;
         this.fenceExecutor = executorId;

@@ -7,7 +7,7 @@ import java.time.LocalDate;
 import java.util.Map;
 
 /**
- * What is needed to create an instance; see {@link RunStore#create}. {@code businessDate} is
+ * What is needed to create a run; see {@link RunStore#create}. {@code businessDate} is
  * the run's date in its task's zone (what dependencies match on), written with the row.
  */
 public record NewRun(

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * <p>AX's hot statements are prepared once per connection, and PostgreSQL keeps a prepared
  * statement's generic plan until the statistics of a table it reads change. A table nobody has
  * analyzed yet is planned as if it had ten pages: on a new database a grouped success planned in
- * its first seconds joins its runs to the whole instance table by a sequential scan, and keeps
+ * its first seconds joins its runs to the whole run table by a sequential scan, and keeps
  * doing so for as long as the connection lives, while the table grows by thousands of runs a
  * second (seen: two thirds of PostgreSQL's time under the HTTP workload, half the throughput).
  * Autovacuum analyzes such a table only on its next round, up to a minute later and then only

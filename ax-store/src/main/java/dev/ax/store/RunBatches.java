@@ -37,7 +37,7 @@ public final class RunBatches {
 
     /**
      * {@link RunStore#create} for many runs: the id of each run created, aligned with {@code runs}; empty where
-     * the (task, fire key) slot already had an instance, or an earlier entry of {@code runs} took it.
+     * the (task, fire key) slot already had a run, or an earlier entry of {@code runs} took it.
      * The same rows and CREATED events as {@code create} writes one by one, in one statement per
      * {@link #CREATE_CHUNK} runs on PostgreSQL: a firing batch of 200 tasks due every second spent
      * more of its time in one round trip per run than in anything but commits.

@@ -11,8 +11,8 @@ import java.util.Map;
  *
  * @param fireKey    the slot's key for scheduled runs (its ISO instant), a unique token otherwise
  * @param readyAt    when it may be claimed (the slot time, or the time of the next attempt)
- * @param parentId   the instance that caused this one (retry of, re-run of, compensation for)
- * @param rootId     the first instance of the trigger chain
+ * @param parentId   the run that caused this one (retry of, re-run of, compensation for)
+ * @param rootId     the first run of the trigger chain
  * @param requestIdOverride the rendered idempotency key, when the task defines one
  * @param approvalDeadline  when an undecided approval request expires
  */
@@ -58,7 +58,7 @@ public record RunRow(
                 && (state == RunState.RUNNING || state == RunState.WAITING_APPROVAL);
     }
 
-    /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the instance across attempts. */
+    /** Sent as {@code X-AX-Request-ID} / {@code AX_REQUEST_ID}: stable for the run across attempts. */
     public String requestId() {
         return requestIdOverride != null ? requestIdOverride : "ax-" + id;
     }

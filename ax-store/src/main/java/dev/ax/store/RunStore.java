@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Instances: creation keyed by slot, the state machine's conditional updates, reads. Claiming
+ * Runs: creation keyed by slot, the state machine's conditional updates, reads. Claiming
  * is {@link ClaimStore}'s, leases and the fence of reports {@link LeaseStore}'s. Every state change goes through {@link #move}, which checks the transition
  * table, updates {@code WHERE id = ? AND state = ?} (plus the fencing token when given) and
  * writes the event in the same transaction.
@@ -36,7 +36,7 @@ public final class RunStore {
     }
 
     /**
-     * Creates an instance and its CREATED event, or returns empty when the (task, fire key) slot
+     * Creates a run and its CREATED event, or returns empty when the (task, fire key) slot
      * already has one: the unique index, not a check-then-insert, makes the second one impossible.
      */
     public Optional<Long> create(Tx tx, NewRun n) {
@@ -81,13 +81,13 @@ public final class RunStore {
                     args.toArray());
         }
         Optional<Long> id = tx.insertUnlessDuplicate(sql, values);
-        id.ifPresent(i -> events.appendForInstance(
+        id.ifPresent(i -> events.appendForRun(
                 tx, i, EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(), data));
         return id;
     }
 
     /**
-     * Applies one state change if the instance is still where the caller saw it. Returns false
+     * Applies one state change if the run is still where the caller saw it. Returns false
      * when it is not (another node or a report got there first: a lost race, which is normal);
      * throws if the move is not in the transition table or more than one row changed.
      */
@@ -136,7 +136,7 @@ public final class RunStore {
             throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
         }
         if (n == 1 && m.event != null) {
-            events.appendForInstance(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
+            events.appendForRun(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
         }
         return n == 1;
     }
@@ -271,7 +271,7 @@ public final class RunStore {
                 limit);
     }
 
-    /** RETRYING instances whose next attempt is due. */
+    /** RETRYING runs whose next attempt is due. */
     public List<RunRow> lockDueRetries(Tx tx, int limit) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE state = 'RETRYING' AND ready_at <= CURRENT_TIMESTAMP"
@@ -284,7 +284,7 @@ public final class RunStore {
         return tx.queryOne("SELECT " + COLUMNS + " FROM ax_instance WHERE id = ?", RunStore::map, id);
     }
 
-    /** The instances of {@code ids} that exist, in id order, in one statement. */
+    /** The runs of {@code ids} that exist, in id order, in one statement. */
     public List<RunRow> findAll(Tx tx, Collection<Long> ids) {
         if (ids.isEmpty()) {
             return List.of();
@@ -304,7 +304,7 @@ public final class RunStore {
                 fireKey);
     }
 
-    /** Instances newest first, filtered; {@code beforeId} is the page cursor. */
+    /** Runs newest first, filtered; {@code beforeId} is the page cursor. */
     public List<RunRow> list(Tx tx, RunFilter f, long beforeId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM ax_instance WHERE id < ?");
         List<Object> args = new ArrayList<>();
@@ -334,7 +334,7 @@ public final class RunStore {
         public static final RunFilter ALL = new RunFilter(null, null, null, null);
     }
 
-    /** Cancels the READY/RETRYING/BLOCKED instances of a task (it was deleted): nothing waits for a recipe that is gone. */
+    /** Cancels the READY/RETRYING/BLOCKED runs of a task (it was deleted): nothing waits for a recipe that is gone. */
     public int cancelWaiting(Tx tx, long taskId, String actor, String nodeId, String reason) {
         List<RunRow> waiting = tx.query(
                 "SELECT " + COLUMNS + " FROM ax_instance WHERE task_id = ?"

@@ -6,7 +6,7 @@ import dev.ax.domain.run.ShardState;
 import java.time.Instant;
 
 /**
- * One shard of a sharded instance, as stored.
+ * One shard of a sharded run, as stored.
  *
  * @param attempt  the shard's own attempt: its fencing token, counted from 1 at its first claim
  * @param readyAt  when it may be claimed (the fan-out, or the time of its next attempt)

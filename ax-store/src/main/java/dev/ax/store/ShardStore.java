@@ -14,10 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Shards of sharded instances ({@code policy.sharding}): the fan-out, claims, leases and the
- * shard state machine ({@link ShardState}). Like instances, every state change is a conditional
+ * Shards of sharded runs ({@code policy.sharding}): the fan-out, claims, leases and the
+ * shard state machine ({@link ShardState}). Like runs, every state change is a conditional
  * update whose row count is checked, fenced by (shard attempt, executor) where an executor reports.
- * Events go on the instance, with the shard index in their data.
+ * Events go on the run, with the shard index in their data.
  */
 public final class ShardStore {
     static final String COLUMNS =
@@ -31,7 +31,7 @@ public final class ShardStore {
     }
 
     /**
-     * Creates shards 0..total-1 of a RUNNING instance, READY from {@code notBefore} (the run's slot: a run claimed ahead
+     * Creates shards 0..total-1 of a RUNNING run, READY from {@code notBefore} (the run's slot: a run claimed ahead
      * of it is handed out then, and so are its shards) or now, whichever is later. {@code maxParallel} (the policy's
      * maxParallelShards, null for none) is kept on the rows so that {@link #readyFor} can tell in SQL whether a waiting
      * poll could get a shard.
@@ -52,10 +52,10 @@ public final class ShardStore {
     }
 
     /**
-     * The instance's own lease ends when it fans out: from then on the shards hold leases, and the
-     * instance (RUNNING, no executor) is ended by its shards' outcomes, never by the lease reaper.
+     * The run's own lease ends when it fans out: from then on the shards hold leases, and the
+     * run (RUNNING, no executor) is ended by its shards' outcomes, never by the lease reaper.
      */
-    public boolean detachInstance(Tx tx, long instanceId, int attempt, String executorId) {
+    public boolean detachRun(Tx tx, long instanceId, int attempt, String executorId) {
         return tx.update(
                         "UPDATE ax_instance SET executor_id = NULL, lease_expires_at = NULL, updated_at = CURRENT_TIMESTAMP"
                                 + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",
@@ -69,7 +69,7 @@ public final class ShardStore {
     public record Candidate(ShardRow shard, boolean waitedPastGrace) {}
 
     /**
-     * READY or due RETRYING shards of RUNNING instances in the given groups, oldest first, locked
+     * READY or due RETRYING shards of RUNNING runs in the given groups, oldest first, locked
      * (SKIP LOCKED on PostgreSQL: concurrent claimers on other nodes take other shards).
      */
     public List<Candidate> claimable(
@@ -96,7 +96,7 @@ public final class ShardStore {
                 args.toArray());
     }
 
-    /** RUNNING shards of an instance per executor. */
+    /** RUNNING shards of a run per executor. */
     public Map<String, Integer> runningByExecutor(Tx tx, long instanceId) {
         Map<String, Integer> out = new LinkedHashMap<>();
         tx.query(
@@ -123,7 +123,7 @@ public final class ShardStore {
                 shard.attempt());
         check(n, shard.instanceId(), shard.index());
         if (n == 1) {
-            events.appendForInstance(
+            events.appendForRun(
                     tx,
                     shard.instanceId(),
                     EventType.SHARD_CLAIMED,
@@ -168,13 +168,13 @@ public final class ShardStore {
         int n = tx.update(sql.toString(), args.toArray());
         check(n, s.instanceId(), s.index());
         if (n == 1 && end.event != null) {
-            events.appendForInstance(
+            events.appendForRun(
                     tx, s.instanceId(), end.event, null, null, end.actor, end.nodeId, end.eventMessage, end.data);
         }
         return n == 1;
     }
 
-    /** Stops every shard of the instance that may still run (the instance ended); returns the ones stopped. */
+    /** Stops every shard of the run that may still run (the run ended); returns the ones stopped. */
     public List<ShardRow> stopAll(Tx tx, long instanceId, String why, String actor, String nodeId) {
         List<ShardRow> open = tx.query(
                 "SELECT " + COLUMNS + " FROM ax_shard WHERE instance_id = ?"
@@ -194,7 +194,7 @@ public final class ShardStore {
             check(n, instanceId, s.index());
             if (n == 1) {
                 stopped.add(s);
-                events.appendForInstance(
+                events.appendForRun(
                         tx,
                         instanceId,
                         EventType.SHARD_STOPPED,
@@ -273,7 +273,7 @@ public final class ShardStore {
                 limit);
     }
 
-    /** Instances that have shards still open although the instance itself ended (a safety net; normally none). */
+    /** Runs that have shards still open although the run itself ended (a safety net; normally none). */
     public List<Long> endedWithOpenShards(Tx tx, int limit) {
         return tx.query(
                 "SELECT DISTINCT s.instance_id FROM ax_shard s WHERE s.state IN ('READY', 'RUNNING', 'RETRYING')"
@@ -325,8 +325,8 @@ public final class ShardStore {
                 index);
     }
 
-    /** The shards of an instance by index; empty for a run that is not sharded (or not started). */
-    public List<ShardRow> ofInstance(Tx tx, long instanceId) {
+    /** The shards of a run by index; empty for a run that is not sharded (or not started). */
+    public List<ShardRow> ofRun(Tx tx, long instanceId) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_shard WHERE instance_id = ? ORDER BY shard_index",
                 ShardStore::map,

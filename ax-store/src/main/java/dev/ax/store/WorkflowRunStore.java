@@ -57,7 +57,7 @@ public final class WorkflowRunStore {
             boolean noticed,
             Instant updatedAt) {}
 
-    /** A workflow event: no task, no instance; the run is named. */
+    /** A workflow event: no task, no run; the run is named. */
     public record RunEvent(
             long id,
             Long runId,
@@ -196,7 +196,7 @@ public final class WorkflowRunStore {
                 runId);
     }
 
-    /** PENDING → RUNNING with its new instance; counts the attempt. */
+    /** PENDING → RUNNING with its new run; counts the attempt. */
     public boolean startNode(Tx tx, long runId, String node, long instanceId) {
         return tx.update(
                         "UPDATE ax_workflow_node_run SET state = 'RUNNING', instance_id = ?, attempts = attempts + 1, reason = NULL,"
@@ -207,7 +207,7 @@ public final class WorkflowRunStore {
                 == 1;
     }
 
-    /** Sets a node's state when the run itself decides it (skip by rule, an instance created already final). */
+    /** Sets a node's state when the run itself decides it (skip by rule, a run created already final). */
     public boolean setNode(Tx tx, long runId, String node, NodeState from, NodeState to, String reason) {
         NodeState.MACHINE.check(from, to);
         return tx.update(
@@ -222,8 +222,8 @@ public final class WorkflowRunStore {
     }
 
     /**
-     * The instance of a RUNNING node ended: the node takes its final state and is flagged for the
-     * workflow loop. Zero rows for an instance that is no node's current one (the common case).
+     * The run of a RUNNING node ended: the node takes its final state and is flagged for the
+     * workflow loop. Zero rows for a run that is no node's current one (the common case).
      */
     public int instanceEnded(Tx tx, long instanceId, NodeState to, String reason) {
         NodeState.MACHINE.check(NodeState.RUNNING, to);
@@ -243,7 +243,7 @@ public final class WorkflowRunStore {
                 runId);
     }
 
-    /** Back to PENDING for a rerun; the old instances stay linked to the run through ax_instance.workflow_run_id. */
+    /** Back to PENDING for a rerun; the old node runs stay linked to the workflow run through ax_instance.workflow_run_id. */
     public int resetNode(Tx tx, long runId, String node) {
         return tx.update(
                 "UPDATE ax_workflow_node_run SET state = 'PENDING', instance_id = NULL, reason = NULL, noticed = TRUE,"
@@ -253,8 +253,8 @@ public final class WorkflowRunStore {
     }
 
     /**
-     * RUNNING nodes whose instance is already final: an end that no hook reported (the safety
-     * net; every path that ends an instance normally reports it in its own transaction).
+     * RUNNING nodes whose run is already final: an end that no hook reported (the safety
+     * net; every path that ends a run normally reports it in its own transaction).
      */
     public List<long[]> endedUnreported(Tx tx, int limit) {
         return tx.query(
@@ -264,12 +264,12 @@ public final class WorkflowRunStore {
                 limit);
     }
 
-    /** Links an instance to the workflow run that created it. */
-    public void tagInstance(Tx tx, long instanceId, long runId) {
+    /** Links a run to the workflow run that created it. */
+    public void tagRun(Tx tx, long instanceId, long runId) {
         tx.update("UPDATE ax_instance SET workflow_run_id = ? WHERE id = ?", runId, instanceId);
     }
 
-    /** How many instances each task had in a run (reruns included). */
+    /** How many runs each task had in a run (reruns included). */
     public Map<String, Integer> instanceCounts(Tx tx, long runId) {
         Map<String, Integer> counts = new TreeMap<>();
         tx.query(

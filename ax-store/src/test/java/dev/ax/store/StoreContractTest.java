@@ -106,7 +106,7 @@ abstract class StoreContractTest {
         assertThat(second).isFalse();
         assertThat(row(id).state()).isEqualTo(RunState.CANCELED);
         assertThat(row(id).finishedAt()).isNotNull();
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, id, 0, 10));
         assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED, EventType.CANCELED);
     }
 
@@ -195,7 +195,7 @@ abstract class StoreContractTest {
                 }))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(row(id).state()).isEqualTo(RunState.READY);
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, id, 0, 10));
         assertThat(events).extracting(EventRow::type).containsExactly(EventType.CREATED);
     }
 
@@ -245,7 +245,7 @@ abstract class StoreContractTest {
     }
 
     List<EventRow> eventsOf(long id) {
-        return store.tx(tx -> store.events().forInstance(tx, id, 0, 10));
+        return store.tx(tx -> store.events().forRun(tx, id, 0, 10));
     }
 
     LocalDate businessDate(long id) {
@@ -613,7 +613,7 @@ abstract class StoreContractTest {
         });
         assertThat(row(b).state()).isEqualTo(RunState.RUNNING);
         assertThat(row(d).state()).isEqualTo(RunState.TERMINATED);
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, a, 0, 10));
         assertThat(events)
                 .extracting(EventRow::type)
                 .containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
@@ -626,8 +626,8 @@ abstract class StoreContractTest {
             assertThat(e.message()).isEqualTo("done, 3 rows");
             assertThat(e.taskName()).isEqualTo("t");
         });
-        List<EventRow> ofStale = store.tx(tx -> store.events().forInstance(tx, b, 0, 10));
-        List<EventRow> ofTerminated = store.tx(tx -> store.events().forInstance(tx, d, 0, 10));
+        List<EventRow> ofStale = store.tx(tx -> store.events().forRun(tx, b, 0, 10));
+        List<EventRow> ofTerminated = store.tx(tx -> store.events().forRun(tx, d, 0, 10));
         assertThat(ofStale).extracting(EventRow::type).doesNotContain(EventType.SUCCEEDED);
         assertThat(ofTerminated).extracting(EventRow::type).doesNotContain(EventType.SUCCEEDED);
     }
@@ -720,14 +720,14 @@ abstract class StoreContractTest {
         assertThat(recorded).containsExactly(b);
         assertThat(row(b).pid()).isEqualTo(42L);
         assertThat(row(a).pid()).isNull();
-        List<EventRow> events = store.tx(tx -> store.events().forInstance(tx, b, 0, 10));
+        List<EventRow> events = store.tx(tx -> store.events().forRun(tx, b, 0, 10));
         assertThat(events.getLast()).satisfies(e -> {
             assertThat(e.type()).isEqualTo(EventType.STARTED);
             assertThat(e.actor()).isEqualTo("executor:e1");
             assertThat(e.message()).isEqualTo("pid 42 on executor e1");
             assertThat(e.data()).containsEntry("executor", "e1").containsKey("pid");
         });
-        List<EventRow> ofA = store.tx(tx -> store.events().forInstance(tx, a, 0, 10));
+        List<EventRow> ofA = store.tx(tx -> store.events().forRun(tx, a, 0, 10));
         assertThat(ofA).extracting(EventRow::type).doesNotContain(EventType.STARTED);
     }
 

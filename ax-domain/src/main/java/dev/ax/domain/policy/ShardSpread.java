@@ -3,31 +3,31 @@ package dev.ax.domain.policy;
 import java.util.Collection;
 
 /**
- * May this executor take one more shard of this instance now? A pure function of what the caller
+ * May this executor take one more shard of this run now? A pure function of what the caller
  * reads in the claim transaction.
  *
  * <p>The rule ("no executor takes two shards while another of the group is idle, when
  * possible"):
  * <ol>
- *   <li>never more RUNNING shards of the instance than {@code maxParallelShards};</li>
- *   <li>an executor takes at most one shard of an instance per poll (enforced by the caller);</li>
- *   <li>an executor that already runs {@code mine} shards of the instance takes another only if no
+ *   <li>never more RUNNING shards of the run than {@code maxParallelShards};</li>
+ *   <li>an executor takes at most one shard of a run per poll (enforced by the caller);</li>
+ *   <li>an executor that already runs {@code mine} shards of the run takes another only if no
  *       other live executor of the group runs fewer — unless the shard has waited longer than the
  *       spread grace: then the others are busy with other work (or not polling), and leaving the
  *       shard waiting would spread nothing, only delay it.</li>
  * </ol>
  *
- * @param take   whether to claim a shard of the instance
+ * @param take   whether to claim a shard of the run
  * @param reason why not, for logs and tests
  */
 public record ShardSpread(boolean take, String reason) {
     private static final ShardSpread YES = new ShardSpread(true, "ok");
 
     /**
-     * @param running           RUNNING shards of the instance, on every executor
+     * @param running           RUNNING shards of the run, on every executor
      * @param maxParallelShards the policy's limit, {@code null} for none
-     * @param mine              RUNNING shards of the instance on the executor asking
-     * @param others            RUNNING shards of the instance on each other live executor of the group (0 for an idle one)
+     * @param mine              RUNNING shards of the run on the executor asking
+     * @param others            RUNNING shards of the run on each other live executor of the group (0 for an idle one)
      * @param waitedPastGrace   the shard has been claimable for longer than the spread grace
      */
     public static ShardSpread decide(

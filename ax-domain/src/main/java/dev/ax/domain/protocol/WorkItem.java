@@ -17,8 +17,8 @@ import java.util.Map;
  * @param handler        the handler name ({@code sdk})
  * @param params         the run's parameters, for SDK handlers
  * @param shardIndex     the shard (0-based) of a sharded run ({@code policy.sharding}); {@code null} when not sharded,
- *                       and then {@code attempt} is the instance's attempt, else the shard's own
- * @param shardTotal     how many shards the instance has; {@code null} when not sharded
+ *                       and then {@code attempt} is the run's attempt, else the shard's own
+ * @param shardTotal     how many shards the run has; {@code null} when not sharded
  * @param masks          the values of the secrets this work carries: the executor writes {@code ***} for each
  *                       wherever it reports text (output, messages), so a job that prints one shows no secret
  */

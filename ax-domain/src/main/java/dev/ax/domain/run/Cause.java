@@ -2,7 +2,7 @@ package dev.ax.domain.run;
 
 import java.util.Locale;
 
-/** Why an instance exists. Written on the instance and at the root of its trigger chain. */
+/** Why a run exists. Written on the run and at the root of its trigger chain. */
 public enum Cause {
     CRON,
     INTERVAL,
@@ -19,7 +19,7 @@ public enum Cause {
     /** A draft definition run once before it is saved ({@code POST /api/tasks/{name}/test-run}); no follow-ups, no alerts. */
     TEST;
 
-    /** Time-triggered instances are keyed by their slot; at most one per (task, slot). */
+    /** Time-triggered runs are keyed by their slot; at most one per (task, slot). */
     public boolean isScheduled() {
         return this == CRON || this == INTERVAL;
     }

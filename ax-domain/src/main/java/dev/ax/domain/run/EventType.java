@@ -1,11 +1,11 @@
 package dev.ax.domain.run;
 
 /**
- * Everything that the event log records. Instance events describe one run; task events
- * (no instance) describe the recipe and the slots that produced no run.
+ * Everything that the event log records. Run events describe one run; task events
+ * (no run) describe the recipe and the slots that produced no run.
  */
 public enum EventType {
-    // instance life
+    // run life
     CREATED,
     CLAIMED,
     STARTED,
@@ -50,7 +50,7 @@ public enum EventType {
     // slots
     MISFIRE_SKIPPED,
     MISFIRE_CAUGHT_UP,
-    // alert delivery (ax-alerts): on the instance or task the alert is about
+    // alert delivery (ax-alerts): on the run or task the alert is about
     ALERT_SENT,
     ALERT_FAILED,
     // task life
@@ -59,7 +59,7 @@ public enum EventType {
     TASK_DELETED,
     TASK_PAUSED,
     TASK_RESUMED,
-    // workflows (no task, no instance: the workflow and its run are named in data)
+    // workflows (no task, no run: the workflow and its run are named in data)
     WORKFLOW_CREATED,
     WORKFLOW_UPDATED,
     WORKFLOW_DELETED,
@@ -73,7 +73,7 @@ public enum EventType {
     CANARY_ROLLED_BACK,
     // a draft definition run once as a test
     TEST_RUN,
-    // secrets (no task, no instance: data.name is the secret, never its value)
+    // secrets (no task, no run: data.name is the secret, never its value)
     SECRET_CREATED,
     SECRET_UPDATED,
     SECRET_DELETED,

@@ -1,7 +1,7 @@
 package dev.ax.domain.run;
 
 /**
- * The states of one instance (one run of one task version). The names are the ones operators know; the
+ * The states of a run (one execution of one task version). The names are the ones operators know; the
  * meanings here are the only definition. Moves between them are listed in {@link Transitions}.
  */
 public enum RunState {
@@ -36,7 +36,7 @@ public enum RunState {
         this.successful = successful;
     }
 
-    /** Terminal states are final: nothing, not even a late report, moves an instance out of them. */
+    /** Terminal states are final: nothing, not even a late report, moves a run out of them. */
     public boolean isTerminal() {
         return terminal;
     }
@@ -45,7 +45,7 @@ public enum RunState {
         return successful;
     }
 
-    /** An executor holds (or may hold) a process for the instance in these states. */
+    /** An executor holds (or may hold) a process for the run in these states. */
     public boolean isActive() {
         return this == RUNNING;
     }

@@ -4,7 +4,7 @@ import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.state.StateMachine;
 
 /**
- * The state of one shard of a sharded instance ({@code policy.sharding}). The instance keeps its
+ * The state of one shard of a sharded run ({@code policy.sharding}). The run keeps its
  * own {@link RunState} (RUNNING while any shard may still run); shards move through this
  * smaller machine ({@link #MACHINE}), and only through {@link #check}.
  *
@@ -12,7 +12,7 @@ import dev.ax.domain.state.StateMachine;
  * READY ──► RUNNING ──► SUCCESS
  *   ▲          ├──► RETRYING ──► RUNNING   (claimed again once due)
  *   │          ├──► FAILED                  (retries exhausted or not retryable)
- *   │          └──► STOPPED                 (the instance ended: terminated, or another shard failed)
+ *   │          └──► STOPPED                 (the run ended: terminated, or another shard failed)
  *   └─ READY / RETRYING ──► STOPPED
  * </pre>
  */

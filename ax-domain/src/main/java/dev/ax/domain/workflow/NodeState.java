@@ -5,8 +5,8 @@ import dev.ax.domain.state.StateMachine;
 
 /**
  * The state of one node in one workflow run. A node is PENDING until its trigger rule says run
- * (RUNNING: it has an instance) or skip (SKIPPED, with the reason); it is final once its
- * instance is.
+ * (RUNNING: it has a run) or skip (SKIPPED, with the reason); it is final once its
+ * run is.
  */
 public enum NodeState {
     PENDING,
@@ -16,9 +16,9 @@ public enum NodeState {
     SKIPPED;
 
     /**
-     * A node starts PENDING; its rule runs it (RUNNING, with an instance) or skips it, or its instance
-     * cannot be created (FAILED); an instance created already final gives the node its end at once. A
-     * running node ends with its instance, or is skipped when the run is canceled. A rerun resets a
+     * A node starts PENDING; its rule runs it (RUNNING, with a run) or skips it, or its run
+     * cannot be created (FAILED); a run created already final gives the node its end at once. A
+     * running node ends with its run, or is skipped when the run is canceled. A rerun resets a
      * finished node to PENDING.
      */
     public static final StateMachine<NodeState> MACHINE = StateMachine.of("workflow node", NodeState.class)
@@ -35,8 +35,8 @@ public enum NodeState {
     }
 
     /**
-     * The node state that an instance state stands for. A terminated or canceled instance is a
-     * failure of its node (the work was not done); an instance the concurrency gate or an
+     * The node state that a run state stands for. A terminated or canceled run is a
+     * failure of its node (the work was not done); a run the concurrency gate or an
      * idempotency key skipped makes the node SKIPPED.
      */
     public static NodeState of(RunState instance) {

@@ -16,7 +16,7 @@ public final class WorkflowPlan {
     private WorkflowPlan() {}
 
     /**
-     * @param start    nodes to give an instance now, in topological order
+     * @param start    nodes to give a run now, in topological order
      * @param skip     nodes to mark SKIPPED, with the reason
      * @param outcome  present when every node is final after this plan
      */

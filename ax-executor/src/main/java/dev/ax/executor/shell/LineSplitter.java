@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * Cuts a byte stream into UTF-8 lines. Not thread-safe: one instance per stream, fed by one reader thread.
+ * Cuts a byte stream into UTF-8 lines. Not thread-safe: one run per stream, fed by one reader thread.
  *
  * <p>A line ends at {@code \n}; the {@code \n} and a {@code \r} right before it are stripped. A line longer than
  * {@code maxLineBytes} is emitted in pieces of at most that many bytes, cut before a multi-byte UTF-8 character rather
