@@ -28,7 +28,7 @@ public final class Routes {
         return List.copyOf(all);
     }
 
-    /** Runs were "instances" in the API's paths before 0.2: those paths stay, the same routes under the old name. */
+    /** Runs were "instances" in the API's paths of earlier versions: those paths stay, the same routes under the old name. */
     static final String RUNS = "/api/runs";
 
     static final String OLD_RUNS = "/api/instances";

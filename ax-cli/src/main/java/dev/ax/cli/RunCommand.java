@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ax run ...}: the runs, their events and their logs ({@link RunControlCommands}: changing them). */
+/** {@code ax run ...} (also {@code ax instance ...}, as in earlier versions): the runs, their events and their logs. */
 @Command(
         name = "run",
         aliases = "instance",

@@ -99,21 +99,22 @@ class CliAgainstServerTest {
         String id = r.out().lines().findFirst().orElseThrow();
         assertThat(r.out()).contains("run " + id + " SUCCESS (exit 0");
 
-        Cli.Result log = ax("instance", "log", id);
+        Cli.Result log = ax("run", "log", id);
         assertThat(log.exitCode()).as(log.toString()).isZero();
         assertThat(log.out()).contains("ok");
 
-        Cli.Result show = ax("instance", "show", id);
+        Cli.Result show = ax("run", "show", id);
         assertThat(show.out())
                 .as(show.toString())
                 .contains("SUCCESS")
                 .contains("manual")
                 .containsPattern("pid:\\s+\\d+");
 
-        Cli.Result events = ax("instance", "events", id);
+        Cli.Result events = ax("run", "events", id);
         assertThat(events.exitCode()).as(events.toString()).isZero();
         assertThat(events.out()).contains("RUNNING -> SUCCESS");
 
+        // "ax instance", the name of earlier versions, still works.
         Cli.Result list = ax("instance", "list", "--task", "echo_ok");
         assertThat(list.out()).as(list.toString()).contains(id).contains("SUCCESS");
     }
