@@ -85,6 +85,35 @@ final class AxMetrics {
                         f -> f.loopAge().toMillis() / 1000.0)
                 .baseUnit("seconds")
                 .register(registry);
+        gauge(
+                        "ax.history.rows",
+                        "Rows of history: runs, events, log chunks (estimates on PostgreSQL)",
+                        f -> f.history().runs())
+                .tag("table", "runs")
+                .register(registry);
+        gauge(
+                        "ax.history.rows",
+                        "Rows of history: runs, events, log chunks (estimates on PostgreSQL)",
+                        f -> f.history().events())
+                .tag("table", "events")
+                .register(registry);
+        gauge(
+                        "ax.history.rows",
+                        "Rows of history: runs, events, log chunks (estimates on PostgreSQL)",
+                        f -> f.history().logChunks())
+                .tag("table", "log_chunks")
+                .register(registry);
+        gauge(
+                        "ax.history.oldest.age",
+                        "Age of the oldest run kept, in seconds",
+                        f -> f.history().oldestRunAt() == null
+                                ? 0
+                                : Math.max(
+                                        0,
+                                        Duration.between(f.history().oldestRunAt(), f.dbTime())
+                                                .toSeconds()))
+                .baseUnit("seconds")
+                .register(registry);
         Gauge.builder("ax.watchdog.failing", failing, f -> f.get())
                 .description("Watchdog checks failing on this node")
                 .register(registry);

@@ -23,6 +23,7 @@ import java.util.Set;
  * @param lastScheduledAt when the newest cron/interval run was created
  * @param overdueTasks    enabled tasks whose next slot is older than the silence threshold
  * @param loopAge         since this node's firing loop last ticked
+ * @param history         how much history the database holds (rows, oldest run and event)
  */
 record WatchFacts(
         Instant dbTime,
@@ -36,7 +37,8 @@ record WatchFacts(
         int overdueTasks,
         Instant oldestOverdue,
         Duration loopAge,
-        Duration clockOffset) {
+        Duration clockOffset,
+        HealthReads.History history) {
 
     /** Runs that have not finished, READY aside (counted with its oldest): their counts are the first facts. */
     private static final List<RunState> UNFINISHED = List.of(
@@ -82,7 +84,8 @@ record WatchFacts(
                 (int) overdue.count(),
                 overdue.oldest(),
                 loopAge,
-                clockOffset);
+                clockOffset,
+                HealthReads.history(tx));
     }
 
     long count(String state) {
@@ -110,6 +113,17 @@ record WatchFacts(
         m.put("schedulerLoopAgeMillis", loopAge.toMillis());
         m.put("lastScheduledRunAt", lastScheduledAt == null ? null : lastScheduledAt.toString());
         m.put("overdueTasks", overdueTasks);
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("runs", history.runs());
+        h.put("events", history.events());
+        h.put("logChunks", history.logChunks());
+        h.put(
+                "oldestRunAt",
+                history.oldestRunAt() == null ? null : history.oldestRunAt().toString());
+        h.put(
+                "oldestEventAt",
+                history.oldestEventAt() == null ? null : history.oldestEventAt().toString());
+        m.put("history", h);
         return m;
     }
 }

@@ -3,6 +3,7 @@ package dev.ax.alerts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ax.alerts.WatchChecks.Check;
+import dev.ax.store.read.HealthReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -97,6 +98,7 @@ class WatchChecksTest {
                 b.overdue,
                 b.overdue > 0 ? NOW.minusSeconds(600) : null,
                 b.loopAge,
-                b.clockOffset);
+                b.clockOffset,
+                new HealthReads.History(10, 40, 20, NOW.minusSeconds(3600), NOW.minusSeconds(3600)));
     }
 }

@@ -276,6 +276,8 @@ class AlertsEndToEndTest {
                         "ax_instances{state=\"ready\"}",
                         "ax_executors_live",
                         "ax_scheduler_loop_age_seconds",
+                        "ax_history_rows{table=\"runs\"}",
+                        "ax_history_oldest_age_seconds",
                         "hikaricp_connections_active",
                         "jvm_memory_used_bytes");
     }

@@ -1,5 +1,6 @@
 package dev.ax.store.read;
 
+import dev.ax.store.Dialect;
 import dev.ax.store.Tx;
 import java.time.Instant;
 import java.util.List;
@@ -17,6 +18,40 @@ public final class HealthReads {
 
     /** How many (runs, tasks) and the oldest moment among them; {@code oldest} null when none. */
     public record Backlog(long count, Instant oldest) {}
+
+    /**
+     * How much history the database holds: rows of runs, events and log chunks, and the oldest run and
+     * event. On PostgreSQL the row counts are the planner's estimates ({@code pg_class.reltuples},
+     * kept by ANALYZE and autovacuum), so asking costs nothing however large the tables; on H2 they
+     * are exact. The oldest rows are found at the start of the primary key.
+     */
+    public record History(long runs, long events, long logChunks, Instant oldestRunAt, Instant oldestEventAt) {}
+
+    public static History history(Tx tx) {
+        return new History(
+                rows(tx, "ax_instance"),
+                rows(tx, "ax_event"),
+                rows(tx, "ax_log"),
+                tx.queryOne(
+                                "SELECT created_at FROM ax_instance ORDER BY id FETCH FIRST 1 ROWS ONLY",
+                                r -> r.instant("created_at"))
+                        .orElse(null),
+                tx.queryOne("SELECT at FROM ax_event ORDER BY id FETCH FIRST 1 ROWS ONLY", r -> r.instant("at"))
+                        .orElse(null));
+    }
+
+    private static long rows(Tx tx, String table) {
+        if (tx.dialect() == Dialect.POSTGRES) {
+            // -1 until the table was first analyzed (PostgreSQL 14+): nothing known yet, shown as 0.
+            return tx.queryOne(
+                            "SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass(?)",
+                            r -> r.lng("n"),
+                            table)
+                    .orElse(0L);
+        }
+        return tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.lng("n"))
+                .orElse(0L);
+    }
 
     public static Newest newestRun(Tx tx) {
         return tx.queryOne(

@@ -7,6 +7,7 @@ import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import dev.ax.store.DbConfig;
+import dev.ax.store.Dialect;
 import dev.ax.store.NewRun;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -160,6 +161,28 @@ abstract class ConsoleReadsContractTest {
         TaskRow idle = task("gamma");
         Map<Long, RunState> last = store.tx(tx -> ConsoleReads.lastStates(tx, List.of(a.id(), b.id(), idle.id())));
         assertThat(last).containsExactlyInAnyOrderEntriesOf(Map.of(a.id(), RunState.FAILED, b.id(), RunState.SUCCESS));
+    }
+
+    @Test
+    void the_history_counts_its_rows_and_names_its_oldest_run_and_event() {
+        HealthReads.History empty = store.tx(HealthReads::history);
+        assertThat(empty.oldestRunAt()).isNull();
+        long old = run(a, Cause.CRON, RunState.SUCCESS, Duration.ofDays(3));
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(2));
+        run(b, Cause.MANUAL, RunState.FAILED, Duration.ofMinutes(5));
+        if (store.db().dialect() == Dialect.POSTGRES) {
+            // PostgreSQL's figures are the planner's, which ANALYZE (or autovacuum) keeps.
+            store.tx(tx -> tx.update("ANALYZE ax_instance") + tx.update("ANALYZE ax_event"));
+        }
+        HealthReads.History h = store.tx(HealthReads::history);
+        long events = store.tx(tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_event", r -> r.lng("n"))
+                .orElseThrow());
+        assertThat(h.runs()).isEqualTo(3);
+        assertThat(h.events()).isEqualTo(events).isPositive();
+        assertThat(h.oldestRunAt())
+                .isEqualTo(
+                        store.tx(tx -> store.runs().find(tx, old)).orElseThrow().createdAt());
+        assertThat(h.oldestEventAt()).isNotNull();
     }
 
     TaskRow task(String name) {
