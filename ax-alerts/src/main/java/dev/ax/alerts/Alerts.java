@@ -144,7 +144,7 @@ public final class Alerts implements AutoCloseable {
             facts.putAll(f.toMap());
             WatchChecks.failing(f, ctx.config().watch())
                     .forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
-            pending = ctx.store().tx(tx -> ctx.outbox().pendingByChannel(tx));
+            pending = ctx.store().tx(tx -> ctx.store().alerts().pendingByChannel(tx));
         } catch (RuntimeException e) {
             failing.put(WatchChecks.Check.DATABASE.wireName, "the database cannot be reached: " + e.getMessage());
         }

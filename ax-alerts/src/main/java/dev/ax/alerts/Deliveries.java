@@ -51,7 +51,8 @@ final class Deliveries {
         var channel = ctx.channels().get(row.channel());
         if (channel.isEmpty()) {
             store.tx(tx -> {
-                if (ctx.outbox()
+                if (ctx.store()
+                        .alerts()
                         .markFailed(tx, row.id(), "channel '" + row.channel() + "' is not configured on this server")) {
                     note(
                             tx,
@@ -76,13 +77,13 @@ final class Deliveries {
         int attempt = row.attempts() + 1;
         return store.tx(tx -> {
             if (result.ok()) {
-                if (ctx.outbox().markSent(tx, row.id())) {
+                if (ctx.store().alerts().markSent(tx, row.id())) {
                     note(tx, row, EventType.ALERT_SENT, "alert sent to " + row.channel() + ": " + content.title());
                 }
                 return true;
             }
             if (attempt >= ctx.config().pipeline().maxAttempts()) {
-                if (ctx.outbox().markFailed(tx, row.id(), result.detail())) {
+                if (ctx.store().alerts().markFailed(tx, row.id(), result.detail())) {
                     note(
                             tx,
                             row,
@@ -99,7 +100,7 @@ final class Deliveries {
                 return false;
             }
             Duration wait = backoff(ctx.config().pipeline().firstRetry(), attempt);
-            if (ctx.outbox().markRetry(tx, row.id(), wait.toMillis(), result.detail())) {
+            if (ctx.store().alerts().markRetry(tx, row.id(), wait.toMillis(), result.detail())) {
                 note(
                         tx,
                         row,
@@ -135,7 +136,7 @@ final class Deliveries {
     }
 
     private AlertContent summary(Tx tx, Outbox.AlertRow row) {
-        long count = ctx.outbox().countCollapsedInto(tx, row.id());
+        long count = ctx.store().alerts().countCollapsedInto(tx, row.id());
         List<String> details = new ArrayList<>();
         for (Outbox.AlertRow a : ctx.outbox().collapsedInto(tx, row.id(), SUMMARY_LINES)) {
             details.add(a.content().title());

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * The outbox as the alerting side sees it: typed alerts over {@link AlertStore}'s rows, and storm
  * control. One row per alert per channel; the store's unique (channel, dedupe key) makes a second
- * write of the same alert a no-op, whichever node or re-read of the event log attempts it.
+ * write of the same alert a no-op, whichever node or re-read of the event log attempts it. What needs
+ * no typed row (marking an alert sent, counting) callers ask {@link AlertStore} for directly.
  */
 final class Outbox {
     /** An alert to write, for one or more channels. */
@@ -121,31 +122,11 @@ final class Outbox {
         return rows.claimDue(tx, limit, leaseMillis).stream().map(AlertRow::of).toList();
     }
 
-    boolean markSent(Tx tx, long id) {
-        return rows.markSent(tx, id);
-    }
-
-    boolean markRetry(Tx tx, long id, long delayMillis, String error) {
-        return rows.markRetry(tx, id, delayMillis, error);
-    }
-
-    boolean markFailed(Tx tx, long id, String error) {
-        return rows.markFailed(tx, id, error);
-    }
-
     /** The alerts a storm summary stands for, oldest first. */
     List<AlertRow> collapsedInto(Tx tx, long summaryId, int limit) {
         return rows.collapsedInto(tx, summaryId, limit).stream()
                 .map(AlertRow::of)
                 .toList();
-    }
-
-    long countCollapsedInto(Tx tx, long summaryId) {
-        return rows.countCollapsedInto(tx, summaryId);
-    }
-
-    Map<String, Long> pendingByChannel(Tx tx) {
-        return rows.pendingByChannel(tx);
     }
 
     /** The newest alerts, for tests and operators. */

@@ -219,17 +219,6 @@ public final class PullLoop<R> {
         runThreads.forEach(Thread::interrupt);
     }
 
-    /** Runs {@code action} unless the loop is stopping, atomically with stop(): for work that must not start after it. */
-    public boolean whileRunning(Runnable action) {
-        synchronized (lifecycle) {
-            if (!running) {
-                return false;
-            }
-            action.run();
-            return true;
-        }
-    }
-
     /** The heartbeat period: the server's, else a third of its lease, else ten seconds. */
     public static long heartbeatPeriod(RegisterAnswer answer) {
         if (answer.heartbeatMillis() > 0) {
