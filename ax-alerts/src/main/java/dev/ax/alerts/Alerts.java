@@ -1,6 +1,9 @@
 package dev.ax.alerts;
 
+import dev.ax.domain.task.RunRetention;
+import dev.ax.scheduler.HistoryRetention;
 import dev.ax.scheduler.LoopRunner;
+import dev.ax.scheduler.Retention;
 import dev.ax.scheduler.SchedulerNode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +41,7 @@ public final class Alerts implements AutoCloseable {
     public static Alerts create(SchedulerNode node, AlertsConfig config) {
         AxMetrics metrics = new AxMetrics();
         metrics.bindPool(node.context().store().db());
+        metrics.bindRetention(node.retention());
         Channels channels = new Channels(config.channels(), node.context().clock());
         return new Alerts(new AlertsContext(
                 node,
@@ -106,10 +110,9 @@ public final class Alerts implements AutoCloseable {
         return anomalies.runsReadLastRound();
     }
 
-    /** Applies the per-run log cap and the retention; returns the runs cut and the chunks deleted. */
-    public long[] runLogTick() {
-        RunLogUpkeep.Result r = runLogs.tick();
-        return new long[] {r.truncatedRuns(), r.deletedChunks()};
+    /** Applies the per-run log cap; returns the runs cut. */
+    public int runLogTick() {
+        return runLogs.tick();
     }
 
     // ---- what the API shows -----------------------------------------------------------------------
@@ -134,6 +137,20 @@ public final class Alerts implements AutoCloseable {
         }
     }
 
+    /** The periods in force and what this node's retention deleted since it started (/healthz's {@code retention}). */
+    private Map<String, Object> retention() {
+        HistoryRetention periods = ctx.node().context().config().retention();
+        Retention.Totals deleted = ctx.node().retention().totals();
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("runs", RunRetention.format(periods.runs()));
+        r.put("logs", RunRetention.format(periods.logs()));
+        r.put("deletedRuns", deleted.runs());
+        r.put("deletedLogChunks", deleted.logChunks());
+        r.put("deletedWorkflowRuns", deleted.workflowRuns());
+        r.put("deletedTaskEvents", deleted.taskEvents());
+        return r;
+    }
+
     public Health health() {
         Map<String, String> failing = new LinkedHashMap<>();
         Map<String, String> degraded = new LinkedHashMap<>();
@@ -155,6 +172,7 @@ public final class Alerts implements AutoCloseable {
                         > 0) {
             failing.put("watchdog", "the watchdog has not run for " + RunAlerts.human(watchdogAge));
         }
+        facts.put("retention", retention());
         facts.put("alertLoopErrors", loopErrors());
         String status = !failing.isEmpty()
                 ? "unhealthy"

@@ -1,8 +1,10 @@
 package dev.ax.alerts;
 
 import dev.ax.domain.run.RunState;
+import dev.ax.scheduler.Retention;
 import dev.ax.store.Database;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -13,7 +15,9 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
@@ -189,6 +193,21 @@ final class AxMetrics {
         if (!db.bindPoolMetrics(registry)) {
             LOG.info("database pool metrics not bound: the pool reports to another registry");
         }
+    }
+
+    /** What this node's history retention deleted since it started: {@code ax_retention_deleted_total{what}}. */
+    void bindRetention(Retention retention) {
+        Map<String, ToDoubleFunction<Retention.Totals>> kinds = new LinkedHashMap<>();
+        kinds.put("runs", Retention.Totals::runs);
+        kinds.put("log_chunks", Retention.Totals::logChunks);
+        kinds.put("workflow_runs", Retention.Totals::workflowRuns);
+        kinds.put("task_events", Retention.Totals::taskEvents);
+        kinds.forEach((what, f) -> FunctionCounter.builder(
+                        "ax.retention.deleted", retention, r -> f.applyAsDouble(r.totals()))
+                .description("Rows of expired history this node deleted: runs (with their events), output, workflow"
+                        + " runs, a task's own events")
+                .tag("what", what)
+                .register(registry));
     }
 
     String scrape() {

@@ -6,26 +6,20 @@ import dev.ax.store.Tx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Keeps run output (ax_log) from filling the database the scheduler needs: a per-run size cap
- * ({@link LogCap}, recorded as LOG_TRUNCATED) and retention (output of runs finished more than
- * {@code logs.runRetentionDays} ago is deleted, and so are alerts and anomaly marks of that age).
- * Periodic and idempotent; any node may run it.
+ * ({@link LogCap}, recorded as LOG_TRUNCATED); and deletes sent alerts and anomaly marks older than
+ * {@code logs.runRetentionDays}. Output of old runs is deleted by the scheduler's history retention
+ * ({@code --retention-logs}). Periodic and idempotent; any node may run it.
  *
  * <p>The cap is applied after the fact, to runs that wrote output since the last round, so a run
  * can exceed it by what it writes in one {@code logs.upkeepInterval}. Sizes are
  * {@code OCTET_LENGTH} of the stored text.
  */
 final class RunLogUpkeep {
-    private static final Logger LOG = LoggerFactory.getLogger(RunLogUpkeep.class);
     /** At the first round, the newest chunks this node looks at (not the whole table). */
     static final long FIRST_LOOK = 10_000;
-
-    static final int DELETE_BATCH = 5_000;
-    static final int MAX_BATCHES = 20;
 
     private final AlertsContext ctx;
     private long seenLogId = -1;
@@ -34,10 +28,11 @@ final class RunLogUpkeep {
         this.ctx = ctx;
     }
 
-    record Result(int truncatedRuns, long deletedChunks) {}
-
-    Result tick() {
-        return new Result(cap(), retention());
+    /** Caps the runs that wrote output since the last round, then deletes old alerts; returns the runs cut. */
+    int tick() {
+        int cut = cap();
+        retention();
+        return cut;
     }
 
     /** Cuts the runs that wrote output since the last round and are over the cap; returns how many. */
@@ -89,28 +84,13 @@ final class RunLogUpkeep {
         return true;
     }
 
-    /** Deletes the output of runs finished before the retention period; returns how many chunks. */
-    long retention() {
+    /**
+     * Deletes the alerting side's own rows older than {@code logs.runRetentionDays}: sent or given-up alerts, and
+     * anomalies far outside any detection window. Pending alerts stay whatever their age. Returns how many went.
+     */
+    int retention() {
         Store store = ctx.store();
         Duration keep = Duration.ofDays(ctx.config().logs().runRetentionDays());
-        long total = 0;
-        for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = store.tx(
-                    tx -> store.logs().deleteOfRunsFinishedBefore(tx, tx.now().minus(keep), DELETE_BATCH));
-            total += n;
-            if (n < DELETE_BATCH) {
-                break;
-            }
-        }
-        if (total > 0) {
-            LOG.info(
-                    "run log retention: deleted {} chunks of runs finished more than {} days ago",
-                    total,
-                    keep.toDays());
-        }
-        // The alerting side's own rows go after the same period: sent or given-up alerts, and
-        // anomalies far outside any detection window. Pending alerts stay whatever their age.
-        store.tx(tx -> store.alerts().deleteOlderThan(tx, tx.now().minus(keep)));
-        return total;
+        return store.tx(tx -> store.alerts().deleteOlderThan(tx, tx.now().minus(keep)));
     }
 }

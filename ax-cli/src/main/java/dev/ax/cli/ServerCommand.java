@@ -2,6 +2,8 @@ package dev.ax.cli;
 
 import dev.ax.api.HttpOptions;
 import dev.ax.api.TlsIdentity;
+import dev.ax.domain.task.RunRetention;
+import dev.ax.scheduler.HistoryRetention;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
 import dev.ax.server.ServerConfig;
@@ -142,6 +144,23 @@ final class ServerCommand implements Callable<Integer> {
     String idempotencyWindow;
 
     @Option(
+            names = "--retention-runs",
+            paramLabel = "DURATION",
+            defaultValue = "P90D",
+            description =
+                    "How long a run is kept after it ended, with its events and output; a task's"
+                            + " policy.retention may say otherwise for its runs (ISO-8601, e.g. P90D, PT12H; default: ${DEFAULT-VALUE}).")
+    String retentionRuns;
+
+    @Option(
+            names = "--retention-logs",
+            paramLabel = "DURATION",
+            defaultValue = "P30D",
+            description = "How long a run's output is kept after the run ended; the run itself stays as long as"
+                    + " --retention-runs says (ISO-8601; default: ${DEFAULT-VALUE}).")
+    String retentionLogs;
+
+    @Option(
             names = "--lease",
             paramLabel = "DURATION",
             defaultValue = "PT30S",
@@ -279,7 +298,8 @@ final class ServerCommand implements Callable<Integer> {
                         SchedulerConfig.DEFAULT
                                 .withGroupCapacity(groupCapacity)
                                 .withIdempotencyWindow(window)
-                                .withLeaseMillis(leaseLength.toMillis()),
+                                .withLeaseMillis(leaseLength.toMillis())
+                                .withRetention(retention()),
                         null)
                 .withExecutorLabels(executorLabels.stream()
                         .map(String::strip)
@@ -296,6 +316,23 @@ final class ServerCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), option + " must be an ISO-8601 duration such as PT30S, was '" + text + "'");
         }
+    }
+
+    /** {@code --retention-runs} and {@code --retention-logs}, each refused with the option's name. */
+    private HistoryRetention retention() {
+        return HistoryRetention.DEFAULT
+                .withRuns(period("--retention-runs", retentionRuns))
+                .withLogs(period("--retention-logs", retentionLogs));
+    }
+
+    private Duration period(String option, String text) {
+        Duration d = duration(option, text);
+        if (d.isNegative() || d.isZero() || d.compareTo(RunRetention.MAX_PERIOD) > 0) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    option + " must be positive and at most P" + RunRetention.MAX_PERIOD.toDays() + "D, was " + text);
+        }
+        return d;
     }
 
     /** {@code --idempotency-window}, refused with the option's name (the config's own check names its field). */

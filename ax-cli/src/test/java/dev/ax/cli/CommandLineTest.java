@@ -141,6 +141,26 @@ class CommandLineTest {
     }
 
     @Test
+    void server_takes_its_retention_from_the_options_and_refuses_one_that_is_no_duration() {
+        ServerCommand given = new ServerCommand();
+        new CommandLine(given).parseArgs("--retention-runs", "PT10S", "--retention-logs", "P7D");
+        ServerCommand none = new ServerCommand();
+        new CommandLine(none).parseArgs();
+
+        assertThat(given.config().scheduler().retention().runs()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(given.config().scheduler().retention().logs()).isEqualTo(Duration.ofDays(7));
+        assertThat(none.config().scheduler().retention().runs()).isEqualTo(Duration.ofDays(90));
+        assertThat(none.config().scheduler().retention().logs()).isEqualTo(Duration.ofDays(30));
+
+        Cli.Result words = Cli.run("server", "--retention-runs", "90 days");
+        assertThat(words.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(words.err()).contains("--retention-runs must be an ISO-8601 duration such as PT30S, was '90 days'");
+        Cli.Result forever = Cli.run("server", "--retention-logs", "P5000D");
+        assertThat(forever.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(forever.err()).contains("--retention-logs must be positive and at most P3650D, was P5000D");
+    }
+
+    @Test
     void server_refuses_a_request_size_limit_out_of_range_and_a_proxy_that_is_not_an_address() {
         Cli.Result small = Cli.run("server", "--max-request-size", "1000");
         Cli.Result word = Cli.run("server", "--max-request-size", "lots");

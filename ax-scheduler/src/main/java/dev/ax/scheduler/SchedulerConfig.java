@@ -26,6 +26,7 @@ import java.util.Set;
  *                         milliseconds for a thousand runs due at once). Zero: runs are claimed once due
  * @param idempotencyWindow how long a trigger's {@code Idempotency-Key} answers with the run it made; after it, the
  *                         same key makes a new run (and housekeeping deletes the old key)
+ * @param retention        how long runs, events and output are kept
  */
 public record SchedulerConfig(
         Duration scanWindow,
@@ -39,7 +40,8 @@ public record SchedulerConfig(
         Map<String, Integer> groupCapacity,
         Duration fireAhead,
         Duration claimAhead,
-        Duration idempotencyWindow) {
+        Duration idempotencyWindow,
+        HistoryRetention retention) {
     public static final Duration DEFAULT_SCAN_WINDOW = Catchup.DEFAULT_WINDOW;
     public static final int DEFAULT_FIRE_BATCH = 200;
     public static final Duration DEFAULT_MAX_IDLE_WAIT = Duration.ofSeconds(1);
@@ -77,7 +79,8 @@ public record SchedulerConfig(
             Map.of(),
             DEFAULT_FIRE_AHEAD,
             DEFAULT_CLAIM_AHEAD,
-            DEFAULT_IDEMPOTENCY_WINDOW);
+            DEFAULT_IDEMPOTENCY_WINDOW,
+            HistoryRetention.DEFAULT);
 
     public SchedulerConfig {
         positive("scanWindow", scanWindow);
@@ -108,6 +111,7 @@ public record SchedulerConfig(
             throw new IllegalArgumentException(
                     "idempotencyWindow must be at most " + MAX_IDEMPOTENCY_WINDOW + ", was " + idempotencyWindow);
         }
+        Objects.requireNonNull(retention, "retention");
         groupCapacity.forEach((group, n) -> {
             if (n == null || n < 1) {
                 throw new IllegalArgumentException("groupCapacity." + group + " must be at least 1, was " + n);
@@ -136,7 +140,8 @@ public record SchedulerConfig(
                 Map.of(),
                 DEFAULT_FIRE_AHEAD,
                 DEFAULT_CLAIM_AHEAD,
-                DEFAULT_IDEMPOTENCY_WINDOW);
+                DEFAULT_IDEMPOTENCY_WINDOW,
+                HistoryRetention.DEFAULT);
     }
 
     public SchedulerConfig withChannels(Set<String> names) {
@@ -152,7 +157,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 fireAhead,
                 claimAhead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     public SchedulerConfig withGroupCapacity(Map<String, Integer> capacity) {
@@ -168,7 +174,8 @@ public record SchedulerConfig(
                 capacity,
                 fireAhead,
                 claimAhead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     /**
@@ -192,7 +199,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 fireAhead,
                 claimAhead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     public SchedulerConfig withScanWindow(Duration window) {
@@ -208,7 +216,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 fireAhead,
                 claimAhead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     public SchedulerConfig withFireAhead(Duration ahead) {
@@ -224,7 +233,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 ahead,
                 claimAhead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     public SchedulerConfig withClaimAhead(Duration ahead) {
@@ -240,7 +250,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 fireAhead,
                 ahead,
-                idempotencyWindow);
+                idempotencyWindow,
+                retention);
     }
 
     public SchedulerConfig withIdempotencyWindow(Duration window) {
@@ -256,7 +267,8 @@ public record SchedulerConfig(
                 groupCapacity,
                 fireAhead,
                 claimAhead,
-                window);
+                window,
+                retention);
     }
 
     private static void positive(String field, Duration d) {
@@ -264,5 +276,22 @@ public record SchedulerConfig(
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(field + " must be positive, was " + d);
         }
+    }
+
+    public SchedulerConfig withRetention(HistoryRetention r) {
+        return new SchedulerConfig(
+                scanWindow,
+                fireBatch,
+                maxIdleWait,
+                leaseMillis,
+                executorAlive,
+                housekeeping,
+                pollRecheck,
+                channels,
+                groupCapacity,
+                fireAhead,
+                claimAhead,
+                idempotencyWindow,
+                r);
     }
 }

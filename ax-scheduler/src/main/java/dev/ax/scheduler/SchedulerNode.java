@@ -29,6 +29,8 @@ public final class SchedulerNode implements AutoCloseable {
     private final AuditLog audit;
     private final LoopRunner firingLoop;
     private final LoopRunner housekeepingLoop;
+    private final Retention retention;
+    private final LoopRunner retentionLoop;
     private volatile long tasksSeen;
 
     public SchedulerNode(String nodeId, Store store, AxClock clock, SchedulerConfig config) {
@@ -72,6 +74,12 @@ public final class SchedulerNode implements AutoCloseable {
                 "housekeeping-" + nodeId,
                 housekeeping::tick,
                 () -> Thread.sleep(config.housekeeping().toMillis()));
+        // Its own loop: a round over a large backlog must not hold up lease reaping and retries.
+        this.retention = new Retention(ctx);
+        this.retentionLoop = new LoopRunner(
+                "retention-" + nodeId,
+                retention::tick,
+                () -> Thread.sleep(config.retention().every().toMillis()));
     }
 
     /** Starts the loops, once this node's secrets are sealed with its key and it knows what to mask. */
@@ -79,6 +87,7 @@ public final class SchedulerNode implements AutoCloseable {
         secrets.start();
         firingLoop.start();
         housekeepingLoop.start();
+        retentionLoop.start();
         workflows.start();
         return this;
     }
@@ -116,6 +125,11 @@ public final class SchedulerNode implements AutoCloseable {
 
     public Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    /** History retention: expired runs, output, workflow runs and task events. */
+    public Retention retention() {
+        return retention;
     }
 
     public Housekeeping housekeeping() {
@@ -178,7 +192,7 @@ public final class SchedulerNode implements AutoCloseable {
 
     /** Loop errors since start; healthy nodes keep this at zero. */
     public long loopErrors() {
-        return firingLoop.errors() + housekeepingLoop.errors() + workflows.errors();
+        return firingLoop.errors() + housekeepingLoop.errors() + retentionLoop.errors() + workflows.errors();
     }
 
     public LoopRunner firingLoop() {
@@ -190,6 +204,7 @@ public final class SchedulerNode implements AutoCloseable {
         ctx.signals().close();
         firingLoop.close();
         housekeepingLoop.close();
+        retentionLoop.close();
         workflows.close();
     }
 }

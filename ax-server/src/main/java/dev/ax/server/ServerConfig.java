@@ -4,6 +4,7 @@ import dev.ax.alerts.AlertsConfig;
 import dev.ax.api.HttpOptions;
 import dev.ax.console.SsoConfig;
 import dev.ax.executor.ExecutorConfig;
+import dev.ax.scheduler.HistoryRetention;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.DbConfig;
 import java.nio.file.Path;
@@ -334,7 +335,15 @@ public record ServerConfig(
     public SchedulerConfig effectiveScheduler() {
         Set<String> channels = new TreeSet<>(scheduler.channels());
         channels.addAll(alerts.channels().keySet());
-        return scheduler.withChannels(channels);
+        SchedulerConfig s = scheduler.withChannels(channels);
+        // Before --retention-logs, the alerts file's logs.runRetentionDays said how long run output was kept: a file
+        // that sets it keeps doing so unless the option is given.
+        int days = alerts.logs().runRetentionDays();
+        if (days != AlertsConfig.Logs.DEFAULT_RUN_RETENTION_DAYS
+                && s.retention().logs().equals(HistoryRetention.DEFAULT_LOGS)) {
+            s = s.withRetention(s.retention().withLogs(Duration.ofDays(days)));
+        }
+        return s;
     }
 
     public static ServerConfig defaults() {

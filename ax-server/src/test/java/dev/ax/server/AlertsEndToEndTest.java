@@ -13,6 +13,7 @@ import dev.ax.alerts.AlertsConfig;
 import dev.ax.alerts.ChannelConfig;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
+import dev.ax.scheduler.HistoryRetention;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.TestDatabases;
@@ -25,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -280,6 +282,52 @@ class AlertsEndToEndTest {
                         "ax_history_oldest_age_seconds",
                         "hikaricp_connections_active",
                         "jvm_memory_used_bytes");
+    }
+
+    @Test
+    void with_a_short_retention_runs_expire_while_the_task_fires_and_healthz_and_metrics_say_so() {
+        SchedulerConfig scheduler = SchedulerConfig.DEFAULT.withRetention(
+                HistoryRetention.DEFAULT.withRuns(Duration.ofSeconds(3)).withEvery(Duration.ofMillis(500)));
+        server = AxServer.start(new ServerConfig(
+                0,
+                dir,
+                TestDatabases.h2(),
+                List.of("default"),
+                "t",
+                "node-1",
+                scheduler,
+                Duration.ZERO,
+                AlertsConfig.NONE));
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "every_second",
+                                "trigger",
+                                Map.of("type", "interval", "intervalSeconds", 1),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        "test");
+        ServerClient anonymous = new ServerClient(server.url(), null);
+
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> anonymous
+                                .get("/healthz")
+                                .json()
+                                .at("/retention/deletedRuns")
+                                .asLong()
+                        >= 3);
+
+        JsonNode health = anonymous.get("/healthz").json();
+        assertThat(health.at("/retention/runs").asText()).isEqualTo("PT3S");
+        assertThat(health.at("/retention/logs").asText()).isEqualTo("P30D");
+        // The oldest run kept ended at most the period, a round and a run ago; none of the task's runs is lost
+        // while it fires: the newest is always there.
+        Instant oldest = Instant.parse(health.at("/history/oldestRunAt").asText());
+        Instant newest = Instant.parse(health.at("/lastInstanceAt").asText());
+        assertThat(Duration.between(oldest, newest)).isLessThan(Duration.ofSeconds(15));
+        assertThat(anonymous.get("/metrics").body()).contains("ax_retention_deleted_total{what=\"runs\"}");
     }
 
     @Test

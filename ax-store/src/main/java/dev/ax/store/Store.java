@@ -25,6 +25,7 @@ public final class Store implements AutoCloseable {
     private final AuditStore audit = new AuditStore();
     private final SessionStore sessions = new SessionStore();
     private final AlertStore alerts = new AlertStore();
+    private final RetentionStore retention = new RetentionStore();
     private final PlannerStatistics statistics;
 
     public Store(Database db) {
@@ -138,6 +139,10 @@ public final class Store implements AutoCloseable {
     /** Console sessions of single sign-on, and sign-ins under way. */
     public SessionStore sessions() {
         return sessions;
+    }
+
+    public RetentionStore retention() {
+        return retention;
     }
 
     public PlannerStatistics statistics() {

@@ -3,6 +3,7 @@ package dev.ax.store;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.TaskDefinitionCodec;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -100,8 +101,9 @@ public final class TaskStore {
         Map<String, Object> json = TaskDefinitionCodec.toJson(def);
         long id = tx.insert(
                         "INSERT INTO ax_task (name, version, definition, trigger_type, executor_group, fires_ahead, team, enabled,"
-                                + " next_fire_at, created_at, created_by, updated_at, updated_by)"
-                                + " VALUES (?, 1, ?, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?)",
+                                + " next_fire_at, created_at, created_by, updated_at, updated_by,"
+                                + " retention_runs_ms, retention_failed_ms, retention_keep_last)"
+                                + " VALUES (?, 1, ?, ?, ?, ?, ?, TRUE, ?, CURRENT_TIMESTAMP, ?, CURRENT_TIMESTAMP, ?, ?, ?, ?)",
                         def.taskName(),
                         Json.write(json),
                         def.trigger().type(),
@@ -110,10 +112,18 @@ public final class TaskStore {
                         def.team(),
                         nextFireAt,
                         actor,
-                        actor)
+                        actor,
+                        millis(def.policy().retention().runs()),
+                        millis(def.policy().retention().failedRuns()),
+                        def.policy().retention().keepLast())
                 .orElseThrow();
         appendVersion(tx, id, def.taskName(), 1, "CREATE", def, json, JsonDiff.diff(Map.of(), json), actor);
         return findById(tx, id).orElseThrow();
+    }
+
+    /** A retention period as the column holds it (null: the server's default). */
+    private static Long millis(Duration d) {
+        return d == null ? null : d.toMillis();
     }
 
     /** Replaces the definition of a locked task; returns the new row. */
@@ -128,7 +138,8 @@ public final class TaskStore {
         int version = nextVersion(tx, current);
         int n = tx.update(
                 "UPDATE ax_task SET version = ?, definition = ?, trigger_type = ?, executor_group = ?, fires_ahead = ?,"
-                        + " team = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ? WHERE id = ? AND version = ?",
+                        + " team = ?, next_fire_at = ?, updated_at = CURRENT_TIMESTAMP, updated_by = ?,"
+                        + " retention_runs_ms = ?, retention_failed_ms = ?, retention_keep_last = ? WHERE id = ? AND version = ?",
                 version,
                 Json.write(after),
                 def.trigger().type(),
@@ -137,6 +148,9 @@ public final class TaskStore {
                 def.team(),
                 nextFireAt,
                 actor,
+                millis(def.policy().retention().runs()),
+                millis(def.policy().retention().failedRuns()),
+                def.policy().retention().keepLast(),
                 current.id(),
                 current.version());
         expectOne(n, current);

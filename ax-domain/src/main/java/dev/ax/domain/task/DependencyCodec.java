@@ -5,7 +5,6 @@ import static dev.ax.domain.task.JsonReader.path;
 import dev.ax.domain.task.Dependency.Scope;
 import dev.ax.domain.task.DependencyPolicy.OnUpstreamFailure;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -69,7 +68,7 @@ final class DependencyCodec {
                     in.error("dependencyPolicy.onUpstreamFailure", "must be WAIT, SKIP or FAIL");
                 }
             }
-            Duration d = duration(in, p.get("waitDeadline"), "dependencyPolicy.waitDeadline");
+            Duration d = in.duration(p.get("waitDeadline"), "dependencyPolicy.waitDeadline");
             if (d != null) {
                 deadline = d;
             }
@@ -112,7 +111,7 @@ final class DependencyCodec {
         }
         Duration window = null;
         if (scope == Scope.LATEST) {
-            window = duration(in, in.required(e, field, "window"), path(field, "window"));
+            window = in.duration(in.required(e, field, "window"), path(field, "window"));
             if (window == null) {
                 return null;
             }
@@ -120,24 +119,6 @@ final class DependencyCodec {
             in.error(path(field, "window"), "applies only to scope latest");
         }
         return task == null || scope == null ? null : new Dependency(task, scope, window);
-    }
-
-    private static Duration duration(JsonReader in, Object value, String field) {
-        String text = in.string(value, field);
-        if (text == null) {
-            return null;
-        }
-        try {
-            Duration d = Duration.parse(text);
-            if (d.isNegative() || d.isZero()) {
-                in.error(field, "must be a positive duration");
-                return null;
-            }
-            return d;
-        } catch (DateTimeParseException e) {
-            in.error(field, "must be an ISO-8601 duration such as PT6H, PT30M or P1D");
-            return null;
-        }
     }
 
     static void write(Map<String, Object> root, DependencyPolicy deps) {

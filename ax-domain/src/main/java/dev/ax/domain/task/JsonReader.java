@@ -2,6 +2,8 @@ package dev.ax.domain.task;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -128,6 +130,25 @@ public final class JsonReader {
             return null;
         }
         return s;
+    }
+
+    /** A positive ISO-8601 duration ({@code PT6H}, {@code P1D}) given as a string. */
+    public Duration duration(Object value, String field) {
+        String text = string(value, field);
+        if (text == null) {
+            return null;
+        }
+        try {
+            Duration d = Duration.parse(text);
+            if (d.isNegative() || d.isZero()) {
+                error(field, "must be a positive duration");
+                return null;
+            }
+            return d;
+        } catch (DateTimeParseException e) {
+            error(field, "must be an ISO-8601 duration such as PT6H, PT30M or P1D");
+            return null;
+        }
     }
 
     public Boolean bool(Object value, String field) {

@@ -13,6 +13,7 @@ import java.util.List;
  * @param approval       a person approves each run before it starts; {@code null} = no gate
  * @param notifyOnSuccess whether successes are told to the {@code notifyOnFailure} channels too
  * @param sharding       fan each run out into shards ({@code policy.sharding}); {@code null} = one process per run
+ * @param retention      how long the task's runs are kept ({@code policy.retention}); {@link RunRetention#NONE}: the server's defaults
  */
 public record Policy(
         int maxRetries,
@@ -29,7 +30,8 @@ public record Policy(
         List<FollowUp> onFailed,
         Approval approval,
         SuccessNotice notifyOnSuccess,
-        Sharding sharding) {
+        Sharding sharding,
+        RunRetention retention) {
 
     public static final int DEFAULT_MAX_RETRIES = 0;
     public static final long DEFAULT_RETRY_INTERVAL_SECONDS = 60;
@@ -105,7 +107,44 @@ public record Policy(
                 onFailed,
                 approval,
                 notifyOnSuccess,
-                null);
+                null,
+                RunRetention.NONE);
+    }
+
+    /** A policy with the server's retention. */
+    public Policy(
+            int maxRetries,
+            long retryIntervalSeconds,
+            Long timeoutSeconds,
+            MisfirePolicy misfire,
+            int maxConcurrency,
+            RetryRules retryable,
+            List<String> notifyOnFailure,
+            String idempotencyKey,
+            OverflowPolicy overflow,
+            Integer queueLimit,
+            RetryBackoff backoff,
+            List<FollowUp> onFailed,
+            Approval approval,
+            SuccessNotice notifyOnSuccess,
+            Sharding sharding) {
+        this(
+                maxRetries,
+                retryIntervalSeconds,
+                timeoutSeconds,
+                misfire,
+                maxConcurrency,
+                retryable,
+                notifyOnFailure,
+                idempotencyKey,
+                overflow,
+                queueLimit,
+                backoff,
+                onFailed,
+                approval,
+                notifyOnSuccess,
+                sharding,
+                RunRetention.NONE);
     }
 
     public Policy {
@@ -116,6 +155,7 @@ public record Policy(
         backoff = backoff == null ? RetryBackoff.FIXED : backoff;
         onFailed = onFailed == null ? List.of() : List.copyOf(onFailed);
         notifyOnSuccess = notifyOnSuccess == null ? SuccessNotice.NEVER : notifyOnSuccess;
+        retention = retention == null ? RunRetention.NONE : retention;
     }
 
     /** True when a task may have any number of active runs. */

@@ -3,6 +3,7 @@ package dev.ax.domain.task;
 import static dev.ax.domain.task.JsonReader.path;
 
 import dev.ax.domain.template.Target;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -38,7 +39,9 @@ final class PolicyCodec {
             "onFailedActions",
             "approval",
             "notifyOnSuccess",
-            "sharding");
+            "sharding",
+            "retention");
+    private static final Set<String> RETENTION_FIELDS = Set.of("runs", "failedRuns", "keepLast");
     private static final Set<String> RETRYABLE_FIELDS = Set.of("exitCodes", "timeout", "executorLost", "httpStatuses");
 
     private PolicyCodec() {}
@@ -73,6 +76,7 @@ final class PolicyCodec {
         Approval approval = ApprovalCodec.read(in, p.get("approval"));
         SuccessNotice notifyOnSuccess = successNotice(in, p.get("notifyOnSuccess"));
         Sharding sharding = ShardingCodec.read(in, p.get("sharding"));
+        RunRetention retention = retention(in, p.get("retention"));
         return new Policy(
                 maxRetries == null ? Policy.DEFAULT_MAX_RETRIES : maxRetries,
                 retryInterval == null ? Policy.DEFAULT_RETRY_INTERVAL_SECONDS : retryInterval,
@@ -88,7 +92,8 @@ final class PolicyCodec {
                 onFailed,
                 approval,
                 notifyOnSuccess,
-                sharding);
+                sharding,
+                retention);
     }
 
     static Map<String, Object> toJson(Policy policy) {
@@ -112,7 +117,43 @@ final class PolicyCodec {
         if (policy.sharding() != null) {
             p.put("sharding", ShardingCodec.toJson(policy.sharding()));
         }
+        if (!policy.retention().isNone()) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            RunRetention retention = policy.retention();
+            if (retention.runs() != null) {
+                r.put("runs", RunRetention.format(retention.runs()));
+            }
+            if (retention.failedRuns() != null) {
+                r.put("failedRuns", RunRetention.format(retention.failedRuns()));
+            }
+            if (retention.keepLast() != null) {
+                r.put("keepLast", retention.keepLast());
+            }
+            p.put("retention", r);
+        }
         return p;
+    }
+
+    /** {@code policy.retention}: {@code {"runs": "P30D", "failedRuns": "P180D", "keepLast": 100}}, every field optional. */
+    private static RunRetention retention(JsonReader in, Object value) {
+        Map<String, Object> r = in.object(value, "policy.retention");
+        if (r == null) {
+            return RunRetention.NONE;
+        }
+        in.rejectUnknown(r, "policy.retention", RETENTION_FIELDS);
+        Duration runs = period(in, r.get("runs"), "policy.retention.runs");
+        Duration failedRuns = period(in, r.get("failedRuns"), "policy.retention.failedRuns");
+        Integer keepLast = in.int32(r.get("keepLast"), "policy.retention.keepLast", 0, RunRetention.MAX_KEEP_LAST);
+        return new RunRetention(runs, failedRuns, keepLast);
+    }
+
+    private static Duration period(JsonReader in, Object value, String field) {
+        Duration d = in.duration(value, field);
+        if (d != null && d.compareTo(RunRetention.MAX_PERIOD) > 0) {
+            in.error(field, "must be at most " + RunRetention.MAX_PERIOD.toDays() + " days (P3650D)");
+            return null;
+        }
+        return d;
     }
 
     private static MisfirePolicy misfire(JsonReader in, Object value) {

@@ -3,6 +3,7 @@ package dev.ax.domain.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigInteger;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
@@ -50,6 +51,27 @@ class TaskDefinitionCodecTest {
         assertThat(d.trigger()).isEqualTo(new Trigger.Interval(60, null, ZoneId.of("UTC")));
         assertThat(d.action()).isEqualTo(new Action.Shell("true", Map.of(), null, "default"));
         assertThat(d.policy()).isEqualTo(Policy.DEFAULT);
+    }
+
+    @Test
+    void retentionReadsAsWrittenAndWritesBackAsPeopleWroteIt() {
+        TaskDefinition d = parse(Json.parse("""
+                { "taskName": "t1", "trigger": { "type": "event" }, "action": { "type": "shell", "command": "true" },
+                  "policy": { "retention": { "runs": "P30D", "failedRuns": "P180D", "keepLast": 100 } } }
+                """));
+
+        assertThat(d.policy().retention()).isEqualTo(new RunRetention(Duration.ofDays(30), Duration.ofDays(180), 100));
+        Object written = TaskDefinitionCodec.toJson(d).get("policy");
+        assertThat(((Map<?, ?>) written).get("retention"))
+                .isEqualTo(Map.of("runs", "P30D", "failedRuns", "P180D", "keepLast", 100));
+        assertThat(TaskDefinitionCodec.toJson(parse(BASE)).get("policy"))
+                .as("a task without retention keeps the JSON it always had")
+                .isInstanceOfSatisfying(Map.class, p -> assertThat(p).doesNotContainKey("retention"));
+        assertThat(parse(Json.parse("""
+                        { "taskName": "t1", "trigger": { "type": "event" }, "action": { "type": "shell", "command": "true" },
+                          "policy": { "retention": { "runs": "PT10S" } } }
+                        """)).policy().retention())
+                .isEqualTo(new RunRetention(Duration.ofSeconds(10), null, null));
     }
 
     static Stream<Arguments> acceptedValues() {

@@ -1,0 +1,63 @@
+package dev.ax.scheduler;
+
+import dev.ax.domain.task.RunRetention;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long history is kept, server-wide. Immutable; invalid values fail with a message naming the field.
+ *
+ * @param runs      a run is deleted with its events, output and shards this long after it ended
+ *                  ({@code --retention-runs}); a task's {@code policy.retention} may say otherwise for its own runs
+ * @param logs      a run's output is deleted this long after the run ended, the run itself staying
+ *                  ({@code --retention-logs})
+ * @param every     how often a node looks for expired history
+ * @param batch     runs deleted per transaction: bounds how long the rows of one batch are locked
+ * @param perTick   runs looked at per round at most; a bigger backlog goes over several rounds
+ */
+public record HistoryRetention(Duration runs, Duration logs, Duration every, int batch, int perTick) {
+    public static final Duration DEFAULT_RUNS = Duration.ofDays(90);
+    public static final Duration DEFAULT_LOGS = Duration.ofDays(30);
+    /** Expired rows are gone within a round and a batch's time of expiring. */
+    public static final Duration DEFAULT_EVERY = Duration.ofSeconds(10);
+
+    public static final int DEFAULT_BATCH = 500;
+    /** At 10 s a round, up to 20,000 runs a second: well above any rate of new runs a database serves. */
+    public static final int DEFAULT_PER_TICK = 200_000;
+
+    public static final HistoryRetention DEFAULT =
+            new HistoryRetention(DEFAULT_RUNS, DEFAULT_LOGS, DEFAULT_EVERY, DEFAULT_BATCH, DEFAULT_PER_TICK);
+
+    public HistoryRetention {
+        period("runs", runs);
+        period("logs", logs);
+        Objects.requireNonNull(every, "every");
+        if (every.isNegative() || every.isZero()) {
+            throw new IllegalArgumentException("every must be positive, was " + every);
+        }
+        if (batch < 1 || perTick < batch) {
+            throw new IllegalArgumentException(
+                    "batch must be at least 1 and perTick at least batch, were " + batch + " and " + perTick);
+        }
+    }
+
+    private static void period(String field, Duration d) {
+        Objects.requireNonNull(d, field);
+        if (d.isNegative() || d.isZero() || d.compareTo(RunRetention.MAX_PERIOD) > 0) {
+            throw new IllegalArgumentException(
+                    field + " must be positive and at most P" + RunRetention.MAX_PERIOD.toDays() + "D, was " + d);
+        }
+    }
+
+    public HistoryRetention withRuns(Duration d) {
+        return new HistoryRetention(d, logs, every, batch, perTick);
+    }
+
+    public HistoryRetention withLogs(Duration d) {
+        return new HistoryRetention(runs, d, every, batch, perTick);
+    }
+
+    public HistoryRetention withEvery(Duration d) {
+        return new HistoryRetention(runs, logs, d, batch, perTick);
+    }
+}

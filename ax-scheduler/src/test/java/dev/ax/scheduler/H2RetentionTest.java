@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class H2RetentionTest extends RetentionContractTest {
+    @Override
+    boolean postgres() {
+        return false;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ax.scheduler;
+
+class PostgresRetentionTest extends RetentionContractTest {
+    @Override
+    boolean postgres() {
+        return true;
+    }
+}
