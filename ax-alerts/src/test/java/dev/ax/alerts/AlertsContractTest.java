@@ -423,11 +423,18 @@ abstract class AlertsContractTest {
         assertThat(types(r, big)).containsOnlyOnce(EventType.LOG_TRUNCATED);
         assertThat(r.alerts.runLogTick()).isZero();
 
-        r.store.tx(tx -> tx.update(
-                "UPDATE ax_instance SET finished_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                        + " WHERE id = ?",
-                -Duration.ofDays(31).toMillis(),
-                old));
+        r.store.tx(tx -> {
+            // The old run and its output (written before the big run's) are a month old.
+            tx.update(
+                    "UPDATE ax_log SET at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE instance_id = ?",
+                    -Duration.ofDays(32).toMillis(),
+                    old);
+            return tx.update(
+                    "UPDATE ax_instance SET finished_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " WHERE id = ?",
+                    -Duration.ofDays(31).toMillis(),
+                    old);
+        });
         assertThat(r.node.retention().tick().logChunks()).isEqualTo(1); // the server's --retention-logs, P30D
         List<?> oldLog = r.store.tx(tx -> r.store.logs().read(tx, old, 0, 10));
         List<?> bigLog = r.store.tx(tx -> r.store.logs().read(tx, big, 0, 10));

@@ -6,6 +6,7 @@ import dev.ax.domain.policy.Expiry.Rules;
 import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.RunRetention;
 import dev.ax.store.DependencyStore;
+import dev.ax.store.LogStore;
 import dev.ax.store.RetentionStore;
 import dev.ax.store.RetentionStore.Candidate;
 import dev.ax.store.Store;
@@ -52,6 +53,7 @@ public final class Retention {
     // walk over events passed (every event older than the period up to it was judged).
     private long cursor;
     private long eventCursor;
+    private long logCursor;
     private volatile Totals totals = new Totals(0, 0, 0, 0);
 
     Retention(NodeContext ctx) {
@@ -74,8 +76,7 @@ public final class Retention {
         Store store = ctx.store();
         Round round = store.tx(tx -> round(tx, cfg));
         int runs = walkTable(round) + walkTasks(round);
-        long chunks = deleteInBatches(
-                cfg, tx -> store.logs().deleteOfRunsFinishedBefore(tx, round.now.minus(cfg.logs()), cfg.batch()));
+        long chunks = walkLogs(round, round.now.minus(cfg.logs()));
         Instant before = round.now.minus(cfg.runs());
         int workflowRuns = (int)
                 deleteInBatches(cfg, tx -> store.retention().deleteWorkflowRunsFinishedBefore(tx, before, cfg.batch()));
@@ -243,6 +244,52 @@ public final class Retention {
                     break;
                 }
                 after = p.lastId;
+            }
+        }
+        return deleted;
+    }
+
+    /**
+     * Deletes the output of runs that ended before {@code before}. Chunks are walked by id from where the last round
+     * stopped up to the first one written since {@code before} (a run ends after its output): the walk never passes a
+     * chunk of a run still going, so that run's output is judged again once it ended.
+     */
+    private long walkLogs(Round round, Instant before) {
+        long deleted = 0;
+        boolean pinned = false; // a chunk of a run still going: the cursor stays before it
+        long after = logCursor;
+        while (round.budget > 0) {
+            long from = after;
+            List<LogStore.ChunkAge> page =
+                    ctx.store().tx(tx -> ctx.store().logs().chunksAfter(tx, from, PAGE));
+            List<Long> expired = new ArrayList<>();
+            boolean done = page.size() < PAGE;
+            for (LogStore.ChunkAge c : page) {
+                if (!c.at().isBefore(before)) {
+                    done = true;
+                    break;
+                }
+                round.budget--;
+                after = c.id();
+                if (c.runGone() || (c.runEndedAt() != null && c.runEndedAt().isBefore(before))) {
+                    expired.add(c.id());
+                } else if (!pinned) {
+                    pinned = true;
+                    logCursor = c.id() - 1;
+                }
+                if (!pinned) {
+                    logCursor = c.id();
+                }
+            }
+            if (!expired.isEmpty()) {
+                ctx.store().tx(tx -> {
+                    ctx.store().logs().delete(tx, expired);
+                    return null;
+                });
+                deleted += expired.size();
+            }
+            if (done) {
+                break;
             }
         }
         return deleted;

@@ -107,15 +107,21 @@ abstract class RetentionContractTest {
      * stops at the first run too young to have expired.
      */
     void age(String where, Duration by) {
-        store.tx(tx -> tx.update(
-                "UPDATE ax_instance SET created_at = " + tx.dialect().plusMillis("created_at") + ", scheduled_at = "
-                        + tx.dialect().plusMillis("scheduled_at") + ", updated_at = "
-                        + tx.dialect().plusMillis("updated_at") + ", finished_at = "
-                        + tx.dialect().plusMillis("finished_at") + where,
-                -by.toMillis(),
-                -by.toMillis(),
-                -by.toMillis(),
-                -by.toMillis()));
+        store.tx(tx -> {
+            tx.update(
+                    "UPDATE ax_log SET at = " + tx.dialect().plusMillis("at")
+                            + " WHERE instance_id IN (SELECT id FROM ax_instance" + where + ")",
+                    -by.toMillis());
+            return tx.update(
+                    "UPDATE ax_instance SET created_at = " + tx.dialect().plusMillis("created_at") + ", scheduled_at = "
+                            + tx.dialect().plusMillis("scheduled_at") + ", updated_at = "
+                            + tx.dialect().plusMillis("updated_at") + ", finished_at = "
+                            + tx.dialect().plusMillis("finished_at") + where,
+                    -by.toMillis(),
+                    -by.toMillis(),
+                    -by.toMillis(),
+                    -by.toMillis());
+        });
     }
 
     boolean exists(long id) {
@@ -176,11 +182,18 @@ abstract class RetentionContractTest {
     }
 
     @Test
-    void output_goes_after_the_log_period_while_its_run_stays() throws Exception {
+    void output_goes_after_the_log_period_while_its_run_stays_and_a_run_still_going_keeps_it() throws Exception {
         create("chatty", null);
+        create("endless", null);
+        long going = trigger("endless");
+        RunRef ref = claim().getFirst().ref();
+        store.tx(tx -> {
+            store.logs().append(tx, ref, "stdout", List.of("started a month ago"));
+            return null;
+        });
         long old = run("chatty", true);
         long recent = run("chatty", true);
-        age(old, Duration.ofDays(31));
+        age(" WHERE id IN (" + going + ", " + old + ")", Duration.ofDays(31));
 
         assertThat(node.retention().tick().logChunks()).isEqualTo(1);
 
@@ -189,6 +202,16 @@ abstract class RetentionContractTest {
                 .isZero();
         assertThat(count("SELECT COUNT(*) FROM ax_log WHERE instance_id = ?", recent))
                 .isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM ax_log WHERE instance_id = ?", going))
+                .as("the output of a run still going")
+                .isEqualTo(1);
+
+        // It ends (a month ago, as far as the periods go): its output goes at the next round.
+        node.dispatcher().complete(new Completion(EXECUTOR, ref, true, null, 0, "ok"));
+        age(going, Duration.ofDays(31));
+        assertThat(node.retention().tick().logChunks()).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM ax_log WHERE instance_id = ?", going))
+                .isZero();
     }
 
     @Test

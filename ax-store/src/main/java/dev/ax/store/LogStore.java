@@ -118,12 +118,23 @@ public final class LogStore {
         tx.update("UPDATE ax_log SET text = ?, stream = 'stderr' WHERE id = ?", text, chunkId);
     }
 
-    /** Deletes up to {@code limit} chunks of runs finished before {@code before}; returns how many. */
-    public int deleteOfRunsFinishedBefore(Tx tx, Instant before, int limit) {
-        return tx.update(
-                "DELETE FROM ax_log WHERE id IN (SELECT l.id FROM ax_log l JOIN ax_instance i"
-                        + " ON i.id = l.instance_id WHERE i.finished_at < ? ORDER BY l.id LIMIT ?)",
-                before,
+    /**
+     * A chunk as retention sees it: when it was written and when its run ended ({@code null} while the run goes on;
+     * {@code runGone}: no such run any more).
+     */
+    public record ChunkAge(long id, Instant at, Instant runEndedAt, boolean runGone) {}
+
+    /**
+     * Chunks with an id above {@code afterId}, oldest first, each with its run's end (the primary keys of both tables):
+     * retention walks the output once, from where it stopped, instead of joining the two tables on every round.
+     */
+    public List<ChunkAge> chunksAfter(Tx tx, long afterId, int limit) {
+        return tx.query(
+                "SELECT l.id, l.at, i.id AS run, i.finished_at FROM ax_log l LEFT JOIN ax_instance i ON i.id = l.instance_id"
+                        + " WHERE l.id > ? ORDER BY l.id LIMIT ?",
+                r -> new ChunkAge(
+                        r.lng("id"), r.instant("at"), r.instant("finished_at"), r.nullableLong("run") == null),
+                afterId,
                 limit);
     }
 
