@@ -212,6 +212,10 @@ public final class Retention {
         int deleted = 0;
         while (round.budget > 0) {
             long from = cursor;
+            if (!due(null, from, bound)) {
+                cursor = 0;
+                break;
+            }
             List<Candidate> page = ctx.store().tx(tx -> ctx.store().retention().after(tx, from, round.keysFrom, PAGE));
             PageResult p = judge(round, page, bound);
             deleted += delete(p.expired);
@@ -234,7 +238,7 @@ public final class Retention {
             long taskId = e.getKey();
             Instant bound = round.now.minus(rules.shortest());
             long after = 0;
-            while (round.budget > 0) {
+            while (round.budget > 0 && due(taskId, after, bound)) {
                 long from = after;
                 List<Candidate> page =
                         ctx.store().tx(tx -> ctx.store().retention().ofTask(tx, taskId, from, round.keysFrom, PAGE));
@@ -326,6 +330,14 @@ public final class Retention {
             }
         }
         return deleted;
+    }
+
+    /** Whether the next run of the walk was created before {@code bound}, so that it may have expired. */
+    private boolean due(Long taskId, long after, Instant bound) {
+        return ctx.store()
+                .tx(tx -> ctx.store().retention().firstCreatedAfter(tx, taskId, after))
+                .filter(created -> created.isBefore(bound))
+                .isPresent();
     }
 
     private record PageResult(List<Long> expired, long lastId, boolean done) {}

@@ -163,17 +163,7 @@ class AlertsEndToEndTest {
                         Duration.ofSeconds(2),
                         Duration.ofSeconds(30)));
         server = start(cfg);
-        server.node()
-                .tasks()
-                .create(
-                        Map.of(
-                                "taskName",
-                                "every_second",
-                                "trigger",
-                                Map.of("type", "interval", "intervalSeconds", 1),
-                                "action",
-                                Map.of("type", "shell", "command", "true")),
-                        "test");
+        createEverySecond();
         ServerClient anonymous = new ServerClient(server.url(), null);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> anonymous.get("/healthz").status() == 200
@@ -252,17 +242,7 @@ class AlertsEndToEndTest {
     @Test
     void metrics_are_scraped_with_the_fire_lag_histogram() {
         server = start(AlertsConfig.NONE);
-        server.node()
-                .tasks()
-                .create(
-                        Map.of(
-                                "taskName",
-                                "every_second",
-                                "trigger",
-                                Map.of("type", "interval", "intervalSeconds", 1),
-                                "action",
-                                Map.of("type", "shell", "command", "true")),
-                        "test");
+        createEverySecond();
         ServerClient anonymous = new ServerClient(server.url(), null);
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> anonymous.get("/metrics").body().contains("ax_runs_finished_total{outcome=\"success\"}"));
@@ -298,17 +278,7 @@ class AlertsEndToEndTest {
                 scheduler,
                 Duration.ZERO,
                 AlertsConfig.NONE));
-        server.node()
-                .tasks()
-                .create(
-                        Map.of(
-                                "taskName",
-                                "every_second",
-                                "trigger",
-                                Map.of("type", "interval", "intervalSeconds", 1),
-                                "action",
-                                Map.of("type", "shell", "command", "true")),
-                        "test");
+        createEverySecond();
         ServerClient anonymous = new ServerClient(server.url(), null);
 
         await().atMost(Duration.ofSeconds(30))
@@ -379,6 +349,21 @@ class AlertsEndToEndTest {
     }
 
     // ---- helpers ------------------------------------------------------------------------------
+
+    /** A task that runs {@code true} every second. */
+    private void createEverySecond() {
+        server.node()
+                .tasks()
+                .create(
+                        Map.of(
+                                "taskName",
+                                "every_second",
+                                "trigger",
+                                Map.of("type", "interval", "intervalSeconds", 1),
+                                "action",
+                                Map.of("type", "shell", "command", "true")),
+                        "test");
+    }
 
     private AxServer start(AlertsConfig alerts) {
         return AxServer.start(new ServerConfig(

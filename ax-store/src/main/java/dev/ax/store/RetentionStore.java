@@ -93,6 +93,23 @@ public final class RetentionStore {
                 limit);
     }
 
+    /**
+     * When the first run after {@code afterId} (of one task, unless {@code taskId} is null) was created: one probe of an
+     * index, so that a walk that has nothing to judge does not read a page of runs and their facts to find that out.
+     */
+    public Optional<Instant> firstCreatedAfter(Tx tx, Long taskId, long afterId) {
+        return taskId == null
+                ? tx.queryOne(
+                        "SELECT created_at FROM ax_instance WHERE id > ? ORDER BY id LIMIT 1",
+                        r -> r.instant("created_at"),
+                        afterId)
+                : tx.queryOne(
+                        "SELECT created_at FROM ax_instance WHERE task_id = ? AND id > ? ORDER BY id LIMIT 1",
+                        r -> r.instant("created_at"),
+                        taskId,
+                        afterId);
+    }
+
     /** The tasks with a {@code policy.retention} of their own, by id. */
     public Map<Long, RunRetention> overrides(Tx tx) {
         Map<Long, RunRetention> byTask = new HashMap<>();
