@@ -3,10 +3,14 @@ package dev.ax.console;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.ExecutorItem;
+import dev.ax.domain.task.RunRetention;
 import dev.ax.domain.time.AxClock;
+import dev.ax.scheduler.HistoryRetention;
+import dev.ax.scheduler.Retention;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
+import dev.ax.store.read.HealthReads;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,6 +57,21 @@ final class SystemPages {
         c.templates().page(ctx, "health.jte", new Page("Health", "health", who, Session.takeFlash(ctx)), h);
     }
 
+    private static Views.History history(ConsoleContext c) {
+        HealthReads.History h = c.store().tx(HealthReads::history);
+        HistoryRetention keep = c.node().context().config().retention();
+        Retention.Totals deleted = c.node().retention().totals();
+        return new Views.History(
+                h.runs(),
+                h.events(),
+                h.logChunks(),
+                h.oldestRunAt() == null ? null : Time.of(h.oldestRunAt()),
+                RunRetention.format(keep.runs()),
+                RunRetention.format(keep.logs()),
+                deleted.runs(),
+                deleted.logChunks());
+    }
+
     /** The data of {@code /healthz}: node, both clocks, their offset, loop errors; "unhealthy" when the database does not answer. */
     static Views.Health health(ConsoleContext c) {
         AxClock clock = c.node().context().clock();
@@ -66,7 +85,14 @@ final class SystemPages {
                     ? offset.toMillis()
                     : Duration.between(nodeTime, dbTime).toMillis();
             return new Views.Health(
-                    "ok", c.nodeId(), Time.of(nodeTime), Time.of(dbTime), offsetMillis + " ms", loopErrors, null);
+                    "ok",
+                    c.nodeId(),
+                    Time.of(nodeTime),
+                    Time.of(dbTime),
+                    offsetMillis + " ms",
+                    loopErrors,
+                    null,
+                    history(c));
         } catch (RuntimeException e) {
             return new Views.Health(
                     "unhealthy",
@@ -75,7 +101,8 @@ final class SystemPages {
                     null,
                     "—",
                     loopErrors,
-                    "database unreachable: " + e.getMessage());
+                    "database unreachable: " + e.getMessage(),
+                    null);
         }
     }
 }

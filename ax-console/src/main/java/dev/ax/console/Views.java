@@ -317,6 +317,9 @@ public final class Views {
             List<AuditItem> items,
             String older) {}
 
+    /**
+     * @param history how much history is kept and for how long; null when the database does not answer
+     */
     public record Health(
             String status,
             String nodeId,
@@ -324,7 +327,22 @@ public final class Views {
             Time dbTime,
             String offsetMillis,
             long loopErrors,
-            String error) {}
+            String error,
+            History history) {}
+
+    /**
+     * The history the database holds (row counts are PostgreSQL's estimates) and its retention: the periods in force and
+     * what this node deleted since it started.
+     */
+    public record History(
+            long runs,
+            long events,
+            long logChunks,
+            Time oldestRun,
+            String keepRuns,
+            String keepLogs,
+            long deletedRuns,
+            long deletedLogChunks) {}
 
     /** @param sso the single sign-on button's words, or null when the server has none */
     public record Login(String next, String error, String sso) {

@@ -354,6 +354,19 @@ class ConsolePagesTest {
     }
 
     @Test
+    void the_health_page_says_how_much_history_there_is_and_how_long_it_is_kept() {
+        WebClient web = web();
+        web.login(ConsoleServer.VIEWER);
+        String page = web.get("/health").body();
+
+        assertThat(page)
+                .contains("id=\"history\"")
+                .contains("P90D after they end")
+                .contains("P30D after its run ended")
+                .contains("0 runs, 0 output chunks since it started");
+    }
+
+    @Test
     void missing_things_get_html_error_pages_not_the_api_json() {
         WebClient web = web();
         web.login(ConsoleServer.VIEWER);
