@@ -14,8 +14,10 @@ import java.util.Objects;
  * @param every     how often a node looks for expired history
  * @param batch     runs deleted per transaction: bounds how long the rows of one batch are locked
  * @param perTick   runs looked at per round at most; a bigger backlog goes over several rounds
+ * @param rewalk    how often the walk over runs starts over from the oldest: a run kept for a reason that has since
+ *                  gone (a waiting dependent, a pending follow-up) is deleted within this of letting go
  */
-public record HistoryRetention(Duration runs, Duration logs, Duration every, int batch, int perTick) {
+public record HistoryRetention(Duration runs, Duration logs, Duration every, int batch, int perTick, Duration rewalk) {
     public static final Duration DEFAULT_RUNS = Duration.ofDays(90);
     public static final Duration DEFAULT_LOGS = Duration.ofDays(30);
     /** Expired rows are gone within a round and a batch's time of expiring. */
@@ -25,8 +27,11 @@ public record HistoryRetention(Duration runs, Duration logs, Duration every, int
     /** At 10 s a round, up to 20,000 runs a second: well above any rate of new runs a database serves. */
     public static final int DEFAULT_PER_TICK = 200_000;
 
-    public static final HistoryRetention DEFAULT =
-            new HistoryRetention(DEFAULT_RUNS, DEFAULT_LOGS, DEFAULT_EVERY, DEFAULT_BATCH, DEFAULT_PER_TICK);
+    /** Once a minute: a pass over what the walk keeps costs a read of it, not on every round. */
+    public static final Duration DEFAULT_REWALK = Duration.ofMinutes(1);
+
+    public static final HistoryRetention DEFAULT = new HistoryRetention(
+            DEFAULT_RUNS, DEFAULT_LOGS, DEFAULT_EVERY, DEFAULT_BATCH, DEFAULT_PER_TICK, DEFAULT_REWALK);
 
     public HistoryRetention {
         period("runs", runs);
@@ -34,6 +39,10 @@ public record HistoryRetention(Duration runs, Duration logs, Duration every, int
         Objects.requireNonNull(every, "every");
         if (every.isNegative() || every.isZero()) {
             throw new IllegalArgumentException("every must be positive, was " + every);
+        }
+        Objects.requireNonNull(rewalk, "rewalk");
+        if (rewalk.isNegative()) {
+            throw new IllegalArgumentException("rewalk must be zero or more, was " + rewalk);
         }
         if (batch < 1 || perTick < batch) {
             throw new IllegalArgumentException(
@@ -49,15 +58,24 @@ public record HistoryRetention(Duration runs, Duration logs, Duration every, int
         }
     }
 
+    /** With the default {@code rewalk}. */
+    public HistoryRetention(Duration runs, Duration logs, Duration every, int batch, int perTick) {
+        this(runs, logs, every, batch, perTick, DEFAULT_REWALK);
+    }
+
     public HistoryRetention withRuns(Duration d) {
-        return new HistoryRetention(d, logs, every, batch, perTick);
+        return new HistoryRetention(d, logs, every, batch, perTick, rewalk);
     }
 
     public HistoryRetention withLogs(Duration d) {
-        return new HistoryRetention(runs, d, every, batch, perTick);
+        return new HistoryRetention(runs, d, every, batch, perTick, rewalk);
     }
 
     public HistoryRetention withEvery(Duration d) {
-        return new HistoryRetention(runs, logs, d, batch, perTick);
+        return new HistoryRetention(runs, logs, d, batch, perTick, rewalk);
+    }
+
+    public HistoryRetention withRewalk(Duration d) {
+        return new HistoryRetention(runs, logs, every, batch, perTick, d);
     }
 }

@@ -49,15 +49,19 @@ public final class Retention {
     static final Duration FAR_AHEAD = Duration.ofDays(3650);
 
     private final NodeContext ctx;
-    // Only the retention loop's thread ticks: the last run id the table's walk looked at, and the last event id the
-    // walk over events passed (every event older than the period up to it was judged).
-    private long cursor;
+    // Only the retention loop's thread ticks: where the walk over the run table (and over each task with a shorter
+    // period) stands, and the last event id the walk over events passed (every event older than the period up to it
+    // was judged).
+    private final Walk table;
+    private final Map<Long, Walk> tasks = new HashMap<>();
     private long eventCursor;
     private long logCursor;
     private volatile Totals totals = new Totals(0, 0, 0, 0);
+    private volatile boolean behind;
 
     Retention(NodeContext ctx) {
         this.ctx = ctx;
+        this.table = new Walk();
     }
 
     /** What a round deleted. */
@@ -68,6 +72,11 @@ public final class Retention {
 
     public Totals totals() {
         return totals;
+    }
+
+    /** The last round stopped at its budget with more to look at: the next one need not wait. */
+    public boolean behind() {
+        return behind;
     }
 
     /** One round: expired runs, then output, workflow runs and a task's own events past their period. */
@@ -81,6 +90,7 @@ public final class Retention {
         int workflowRuns = (int)
                 deleteInBatches(cfg, tx -> store.retention().deleteWorkflowRunsFinishedBefore(tx, before, cfg.batch()));
         int taskEvents = walkEvents(round, before);
+        behind = round.budget <= 0;
         Result r = new Result(runs, chunks, workflowRuns, taskEvents);
         Totals t = totals;
         totals = new Totals(
@@ -208,23 +218,7 @@ public final class Retention {
      * period; then starts again from the oldest run.
      */
     private int walkTable(Round round) {
-        Instant bound = round.now.minus(round.defaults.shortest());
-        int deleted = 0;
-        while (round.budget > 0) {
-            long from = cursor;
-            if (!due(null, from, bound)) {
-                cursor = 0;
-                break;
-            }
-            List<Candidate> page = ctx.store().tx(tx -> ctx.store().retention().after(tx, from, round.keysFrom, PAGE));
-            PageResult p = judge(round, page, bound);
-            deleted += delete(p.expired);
-            cursor = p.done ? 0 : p.lastId;
-            if (p.done) {
-                break;
-            }
-        }
-        return deleted;
+        return walk(round, null, table, round.now.minus(round.defaults.shortest()));
     }
 
     /** Walks each task whose own period is shorter than the server's on the index by task. */
@@ -236,19 +230,55 @@ public final class Retention {
                 continue; // the table's walk reaches its runs
             }
             long taskId = e.getKey();
-            Instant bound = round.now.minus(rules.shortest());
-            long after = 0;
-            while (round.budget > 0 && due(taskId, after, bound)) {
-                long from = after;
-                List<Candidate> page =
-                        ctx.store().tx(tx -> ctx.store().retention().ofTask(tx, taskId, from, round.keysFrom, PAGE));
-                PageResult p = judge(round, page, bound);
-                deleted += delete(p.expired);
-                if (p.done) {
-                    break;
-                }
-                after = p.lastId;
+            Walk walk = tasks.computeIfAbsent(taskId, id -> new Walk());
+            deleted += walk(round, taskId, walk, round.now.minus(rules.shortest()));
+        }
+        tasks.keySet().retainAll(round.rules.keySet());
+        return deleted;
+    }
+
+    /**
+     * Where a walk over runs stands. It goes on from where the last round stopped; once it reached the runs too young to
+     * have expired, it stays there (judging each run as it comes of age) and starts over from the oldest run only once
+     * {@link HistoryRetention#rewalk} has passed since it last did: the runs it passed and kept (a task's longer period,
+     * the newest runs, a waiting dependent...) are judged again then, not on every round.
+     */
+    private final class Walk {
+        long cursor;
+        long startedNanos = System.nanoTime();
+
+        void reachedTheYoung(long lastJudged) {
+            if (lastJudged > 0) {
+                cursor = lastJudged;
             }
+            long now = System.nanoTime();
+            if (now - startedNanos >= ctx.config().retention().rewalk().toNanos()) {
+                cursor = 0;
+                startedNanos = now;
+            }
+        }
+    }
+
+    /** Walks runs (of one task, unless {@code taskId} is null) from where {@code walk} stands up to {@code bound}. */
+    private int walk(Round round, Long taskId, Walk walk, Instant bound) {
+        int deleted = 0;
+        while (round.budget > 0) {
+            long from = walk.cursor;
+            if (!due(taskId, from, bound)) {
+                walk.reachedTheYoung(0);
+                break;
+            }
+            List<Candidate> page = ctx.store()
+                    .tx(tx -> taskId == null
+                            ? ctx.store().retention().after(tx, from, round.keysFrom, PAGE)
+                            : ctx.store().retention().ofTask(tx, taskId, from, round.keysFrom, PAGE));
+            PageResult p = judge(round, page, bound);
+            deleted += delete(p.expired);
+            if (p.done) {
+                walk.reachedTheYoung(p.lastId);
+                break;
+            }
+            walk.cursor = p.lastId;
         }
         return deleted;
     }

@@ -76,10 +76,11 @@ public final class SchedulerNode implements AutoCloseable {
                 () -> Thread.sleep(config.housekeeping().toMillis()));
         // Its own loop: a round over a large backlog must not hold up lease reaping and retries.
         this.retention = new Retention(ctx);
-        this.retentionLoop = new LoopRunner(
-                "retention-" + nodeId,
-                retention::tick,
-                () -> Thread.sleep(config.retention().every().toMillis()));
+        this.retentionLoop = new LoopRunner("retention-" + nodeId, retention::tick, () -> {
+            if (!retention.behind()) {
+                Thread.sleep(config.retention().every().toMillis());
+            }
+        });
     }
 
     /** Starts the loops, once this node's secrets are sealed with its key and it knows what to mask. */

@@ -304,6 +304,28 @@ abstract class RetentionContractTest {
     }
 
     @Test
+    void a_run_kept_for_a_while_goes_once_what_held_it_lets_go() throws Exception {
+        SchedulerConfig rewalking =
+                SchedulerConfig.DEFAULT.withRetention(HistoryRetention.DEFAULT.withRewalk(Duration.ZERO));
+        try (SchedulerNode n = TestNodes.node(store, "rewalking", Duration.ZERO, rewalking)) {
+            create("fragile", null);
+            long failed = run("fragile", false);
+            store.tx(tx -> tx.update(
+                    "INSERT INTO ax_follow_up (instance_id, task_id, position, action, state, next_at, created_at)"
+                            + " VALUES (?, 1, 0, '{}', 'PENDING', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                    failed));
+            run("fragile", true);
+            age("", LONG_AGO);
+
+            assertThat(n.retention().tick().runs()).isZero();
+            store.tx(tx -> tx.update("UPDATE ax_follow_up SET state = 'DONE' WHERE instance_id = ?", failed));
+
+            assertThat(n.retention().tick().runs()).isEqualTo(1);
+            assertThat(exists(failed)).isFalse();
+        }
+    }
+
+    @Test
     void two_nodes_expiring_at_once_delete_each_expired_run_once_and_nothing_else() throws Exception {
         Kept kept = new Kept();
         create("bulk", Map.of("overflow", "ALLOW"));
