@@ -81,6 +81,7 @@ public final class Retention {
 
     /** One round: expired runs, then output, workflow runs and a task's own events past their period. */
     public Result tick() {
+        long started = System.nanoTime();
         HistoryRetention cfg = ctx.config().retention();
         Store store = ctx.store();
         Round round = store.tx(tx -> round(tx, cfg));
@@ -98,11 +99,13 @@ public final class Retention {
         if (runs + chunks + workflowRuns + taskEvents > 0) {
             LOG.info(
                     "retention: deleted {} runs with their events and output, the output of others ({} chunks),"
-                            + " {} workflow runs and {} task events",
+                            + " {} workflow runs and {} task events in {} ms{}",
                     runs,
                     chunks,
                     workflowRuns,
-                    taskEvents);
+                    taskEvents,
+                    (System.nanoTime() - started) / 1_000_000,
+                    behind ? "; more to do, going on" : "");
         }
         return r;
     }
