@@ -304,6 +304,31 @@ abstract class RetentionContractTest {
     }
 
     @Test
+    void the_newest_slot_of_a_task_that_waits_for_its_previous_slot_stays_behind_a_newer_manual_run() throws Exception {
+        Map<String, Object> json = task("daily", TestNodes.cron("0 2 * * *"), "true", Map.of("overflow", "ALLOW"));
+        json.put("dependsOn", List.of(Map.of("scope", "previousSlot")));
+        node.tasks().create(json, "test");
+        node.backfills().start("daily", Map.of("from", "2026-10-01", "to", "2026-10-02", "parallelism", 2), "ops");
+        assertThat(node.housekeeping().backfills()).isEqualTo(2);
+        List<Long> slots = new ArrayList<>();
+        for (int i = 0; i < 2; i++) { // the second slot is READY once the first succeeded
+            for (WorkItem item : claim()) {
+                slots.add(item.ref().instanceId());
+                node.dispatcher().complete(new Completion(EXECUTOR, item.ref(), true, null, 0, "ok"));
+            }
+        }
+        assertThat(slots).hasSize(2);
+        long manual = run("daily", true); // newer than both slots, and no slot itself
+        age("", LONG_AGO);
+
+        node.retention().tick();
+
+        assertThat(exists(slots.get(0))).as("an older slot").isFalse();
+        assertThat(exists(slots.get(1))).as("the slot the next one waits for").isTrue();
+        assertThat(exists(manual)).as("the newest run").isTrue();
+    }
+
+    @Test
     void a_run_kept_for_a_while_goes_once_what_held_it_lets_go() throws Exception {
         SchedulerConfig rewalking =
                 SchedulerConfig.DEFAULT.withRetention(HistoryRetention.DEFAULT.withRewalk(Duration.ZERO));
