@@ -5,6 +5,7 @@ import dev.ax.domain.state.IllegalTransitionException;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.ConflictException;
+import dev.ax.scheduler.DrainingException;
 import dev.ax.scheduler.ForbiddenException;
 import dev.ax.scheduler.KeyReusedException;
 import dev.ax.scheduler.NotFoundException;
@@ -41,6 +42,7 @@ public final class ErrorMapper {
             case ApiException a -> write(ctx, a.status(), a.getMessage(), List.of());
             case NotFoundException n -> write(ctx, 404, n.getMessage(), List.of());
             case ConflictException c -> write(ctx, 409, c.getMessage(), List.of());
+            case DrainingException d -> write(ctx, 503, d.getMessage(), List.of());
             case KeyReusedException k -> write(ctx, 422, k.getMessage(), List.of());
             case ForbiddenException f -> write(ctx, 403, f.getMessage(), List.of());
             case ConcurrentChangeException c -> write(ctx, 409, c.getMessage() + "; reload and try again", List.of());
@@ -70,6 +72,7 @@ public final class ErrorMapper {
             case ApiException a -> a.status();
             case NotFoundException n -> 404;
             case ConflictException c -> 409;
+            case DrainingException d -> 503;
             case KeyReusedException k -> 422;
             case ForbiddenException f -> 403;
             case ConcurrentChangeException c -> 409;

@@ -72,11 +72,13 @@ final class SystemHandlers {
         body.put("degraded", report.degraded());
         body.put("channels", report.channels());
         boolean healthy = error == null && report.failing().isEmpty();
-        body.put("status", !healthy ? "unhealthy" : report.status());
+        // A draining node answers 503 so that a load balancer stops sending it requests while it finishes its runs.
+        boolean draining = api.node().draining();
+        body.put("status", draining ? "draining" : !healthy ? "unhealthy" : report.status());
         if (error != null) {
             body.put("error", error);
         }
-        ctx.status(healthy ? 200 : 503).json(body);
+        ctx.status(healthy && !draining ? 200 : 503).json(body);
     }
 
     /** Prometheus text exposition of this node's metrics (fires, fire lag, outcomes, queue, executors, alerts, pool). */

@@ -102,6 +102,14 @@ final class ExecutorCommand implements Callable<Integer> {
                     "Seconds between SIGTERM and SIGKILL when a run is stopped or times out (default: ${DEFAULT-VALUE}).")
     long killGraceSeconds;
 
+    @Option(
+            names = "--drain-timeout",
+            paramLabel = "DURATION",
+            defaultValue = "PT30S",
+            description = "On SIGTERM, how long to let the runs going on end before stopping; runs still going then are"
+                    + " left to their leases and retried by the server (ISO-8601; default: ${DEFAULT-VALUE}).")
+    String drainTimeout;
+
     @Override
     public Integer call() {
         if (token == null || token.isBlank()) {
@@ -122,6 +130,7 @@ final class ExecutorCommand implements Callable<Integer> {
                                 + " (or several, comma-separated), was '" + server + "'");
             }
         }
+        Duration drain = DurationOption.notNegative(spec.commandLine(), "--drain-timeout", drainTimeout);
         String uri = String.join(", ", servers.stream().map(URI::toString).toList());
         ExecutorConfig config;
         try {
@@ -157,6 +166,7 @@ final class ExecutorCommand implements Callable<Integer> {
                         + (config.labels().isEmpty() ? "" : " with labels " + String.join(", ", config.labels())));
         spec.commandLine().getOut().flush();
         Shutdown.awaitSignal("executor", () -> {
+            agent.drain(drain);
             agent.close();
             channel.close();
         });

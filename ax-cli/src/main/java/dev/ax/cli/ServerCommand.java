@@ -144,6 +144,16 @@ final class ServerCommand implements Callable<Integer> {
     String idempotencyWindow;
 
     @Option(
+            names = "--drain-timeout",
+            paramLabel = "DURATION",
+            defaultValue = "PT30S",
+            description =
+                    "On SIGTERM, how long the in-process executor's runs may go on to their end: the node fires and"
+                            + " hands out nothing more and /healthz says draining (503) meanwhile; runs still going then are left"
+                            + " to their leases (ISO-8601; default: ${DEFAULT-VALUE}).")
+    String drainTimeout;
+
+    @Option(
             names = "--retention-runs",
             paramLabel = "DURATION",
             defaultValue = "P90D",
@@ -213,6 +223,7 @@ final class ServerCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ServerConfig config = config();
+        Duration drain = DurationOption.notNegative(spec.commandLine(), "--drain-timeout", drainTimeout);
         AxServer server;
         try {
             if (alertsFile != null) {
@@ -234,7 +245,10 @@ final class ServerCommand implements Callable<Integer> {
                         ? "no in-process executor: start `ax executor` processes to run work"
                         : "in-process executor serving groups " + String.join(", ", config.executorGroups()));
         out.flush();
-        Shutdown.awaitSignal("server", server::close);
+        Shutdown.awaitSignal("server", () -> {
+            server.drain(drain);
+            server.close();
+        });
         return ExitCodes.OK;
     }
 
@@ -310,12 +324,7 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     private Duration duration(String option, String text) {
-        try {
-            return Duration.parse(text.strip());
-        } catch (DateTimeParseException e) {
-            throw new ParameterException(
-                    spec.commandLine(), option + " must be an ISO-8601 duration such as PT30S, was '" + text + "'");
-        }
+        return DurationOption.parse(spec.commandLine(), option, text);
     }
 
     /** {@code --retention-runs} and {@code --retention-logs}, each refused with the option's name. */

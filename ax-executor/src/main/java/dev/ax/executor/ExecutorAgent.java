@@ -50,7 +50,8 @@ public final class ExecutorAgent implements AutoCloseable {
     private volatile LeaseTerms lease;
     private volatile long heartbeatMillis;
     private Reaper reaper; // set by start(), under lifecycle
-    private boolean started; // under lifecycle
+    private volatile boolean started; // written under lifecycle
+    private volatile boolean closed; // written under lifecycle
 
     /** An agent with its own shell runner, using the config's kill grace. */
     public ExecutorAgent(ExecutorConfig config, ExecutorChannel channel) {
@@ -70,7 +71,9 @@ public final class ExecutorAgent implements AutoCloseable {
                 channel,
                 Objects.requireNonNull(runner, "runner"),
                 Objects.requireNonNull(logLimits, "logLimits"),
-                loop::isRunning,
+                // Reports go on while the agent drains (it takes no runs then, but delivers the outcomes of those it
+                // holds), and stop once it closes.
+                () -> started && !closed,
                 errors);
     }
 
@@ -174,6 +177,38 @@ public final class ExecutorAgent implements AutoCloseable {
     }
 
     /**
+     * Takes no more runs and waits up to {@code timeout} for the runs it holds to end and be reported (their heartbeats
+     * go on meanwhile); true when none is left. {@link #close()} then ends what is left: the server retries those once
+     * their leases expire.
+     */
+    public boolean drain(Duration timeout) {
+        synchronized (lifecycle) {
+            if (!loop.isRunning()) {
+                return loop.activeRuns().isEmpty();
+            }
+            loop.stop(); // no run is admitted after this
+        }
+        int held = loop.activeRuns().size();
+        if (held > 0) {
+            log.info("executor {}: draining, waiting up to {} for {} runs to end", config.executorId(), timeout, held);
+        }
+        try {
+            boolean idle = loop.awaitIdle(timeout);
+            if (!idle) {
+                log.warn(
+                        "executor {}: runs {} still going after {}; left to their leases",
+                        config.executorId(),
+                        loop.activeRuns(),
+                        timeout);
+            }
+            return idle;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
      * Stops polling and heartbeating and kills every running process tree. Their runs are not reported: their leases
      * expire on the server, which fails them as EXECUTOR_LOST and lets the retry policy decide. Returns within about
      * {@code killGrace} + 1 s.
@@ -181,10 +216,11 @@ public final class ExecutorAgent implements AutoCloseable {
     @Override
     public void close() {
         synchronized (lifecycle) {
-            if (!loop.isRunning()) {
+            if (closed || !started) {
                 return;
             }
-            loop.stop(); // no run is admitted after this
+            closed = true;
+            loop.stop(); // no run is admitted after this (a drain may have stopped it already)
             loop.stopHeartbeat();
             loop.heldRuns().forEach(run -> run.abandon("executor shutting down"));
         }

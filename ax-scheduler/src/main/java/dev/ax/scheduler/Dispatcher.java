@@ -62,6 +62,7 @@ public final class Dispatcher {
      * that the server no longer assigns to it are to be abandoned.
      */
     public RegisterAnswer register(Register r) {
+        refuseWhileDraining();
         Store store = ctx.store();
         List<RunRow> lostRuns = new ArrayList<>();
         List<RunRef> abandon = store.tx(tx -> {
@@ -120,6 +121,7 @@ public final class Dispatcher {
      * such runs ends {@code claimAhead} before their slot, so that the executor's next poll claims them.
      */
     public List<WorkItem> poll(Poll p) throws InterruptedException {
+        refuseWhileDraining();
         int max = Math.clamp(p.max(), 0, MAX_POLL);
         long waitNanos = Duration.ofMillis(Math.clamp(p.waitMillis(), 0, MAX_WAIT_MILLIS))
                 .toNanos();
@@ -148,7 +150,7 @@ public final class Dispatcher {
         while (true) {
             long generation = ctx.signals().workGeneration();
             long left = waitNanos - (System.nanoTime() - start);
-            if (left <= 0 || ctx.signals().isClosed()) {
+            if (left <= 0 || ctx.signals().isClosed() || ctx.signals().isDraining()) {
                 return List.of();
             }
             long wait = Math.min(left, recheck);
@@ -170,6 +172,13 @@ public final class Dispatcher {
             if (due != null && due.now()) {
                 return List.of();
             }
+        }
+    }
+
+    /** A draining node takes no executor on and hands out no work; reports of runs already out are still taken. */
+    private void refuseWhileDraining() {
+        if (ctx.signals().isDraining()) {
+            throw new DrainingException(ctx.nodeId());
         }
     }
 

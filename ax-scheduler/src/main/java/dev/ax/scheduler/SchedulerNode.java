@@ -128,6 +128,21 @@ public final class SchedulerNode implements AutoCloseable {
         return dispatcher;
     }
 
+    /**
+     * Starts stopping: the node fires no more slots and hands out no more work (polls and registrations are refused
+     * with {@link DrainingException}), while the runs already out report as usual. Other nodes fire and hand out
+     * meanwhile; housekeeping goes on. Close it once its runs are done or the drain's time is up.
+     */
+    public void drain() {
+        ctx.signals().drain();
+        firingLoop.setPaused(true);
+        workflows.setPaused(true);
+    }
+
+    public boolean draining() {
+        return ctx.signals().isDraining();
+    }
+
     /** History retention: expired runs, output, workflow runs and task events. */
     public Retention retention() {
         return retention;

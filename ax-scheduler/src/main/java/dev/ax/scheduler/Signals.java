@@ -14,6 +14,7 @@ public final class Signals {
     private final Flag tasks = new Flag();
     private final Flag workflows = new Flag();
     private volatile boolean closed;
+    private volatile boolean draining;
 
     /** The node is stopping: waiters return at once, so no long poll outlives the database pool. */
     public void close() {
@@ -25,6 +26,16 @@ public final class Signals {
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /** The node is going away: it hands out no more work; long polls waiting now return empty at once. */
+    public void drain() {
+        draining = true;
+        work.raise();
+    }
+
+    public boolean isDraining() {
+        return draining;
     }
 
     public void workAvailable() {

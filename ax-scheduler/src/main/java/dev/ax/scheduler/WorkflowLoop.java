@@ -83,6 +83,11 @@ public final class WorkflowLoop implements AutoCloseable {
         return loop.errors();
     }
 
+    /** A paused loop fires no workflow and starts no node (a draining node). */
+    public void setPaused(boolean paused) {
+        loop.setPaused(paused);
+    }
+
     @Override
     public void close() {
         loop.close();

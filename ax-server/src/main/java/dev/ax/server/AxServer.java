@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -216,6 +217,22 @@ public final class AxServer implements AutoCloseable {
     }
 
     /** Stops taking requests, then the executor (its runs' leases expire), then the loops, then the pool. */
+    /**
+     * Starts an orderly stop: this node fires and hands out nothing more ({@code /healthz} says {@code draining}, 503),
+     * and its in-process executor takes no more runs and waits up to {@code timeout} for those it holds to end. Returns
+     * when they did or the time is up; {@link #close()} then stops the rest, and runs still going are left to their
+     * leases (another node retries them).
+     */
+    public void drain(Duration timeout) {
+        node.drain();
+        log.info(
+                "AX node {} draining: no more firing or work handed out",
+                node.context().nodeId());
+        if (executor != null) {
+            executor.drain(timeout);
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
