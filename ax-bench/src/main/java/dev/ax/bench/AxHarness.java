@@ -51,8 +51,20 @@ final class AxHarness implements AutoCloseable {
 
     /** A node on {@code database} (dropped and created again); loops not started yet. */
     static AxHarness open(Pg pg, String database, int poolSize) {
+        return open(pg, database, poolSize, SchedulerConfig.DEFAULT, true);
+    }
+
+    /**
+     * A node on {@code database} with {@code config}; loops not started yet.
+     *
+     * @param recreate drop and create the database first; false to open one as a previous step left it (a history
+     *                 loaded in bulk, say)
+     */
+    static AxHarness open(Pg pg, String database, int poolSize, SchedulerConfig config, boolean recreate) {
         Main.quietLogs();
-        pg.recreate(database);
+        if (recreate) {
+            pg.recreate(database);
+        }
         if (Boolean.getBoolean("ax.bench.logStatements")) {
             // Diagnostics only (-Dax.bench.logStatements=true): every statement AX sends goes to the server log.
             try (Connection c = pg.connect("postgres");
@@ -65,7 +77,7 @@ final class AxHarness implements AutoCloseable {
         Store store = Store.open(new DbConfig(pg.url(database), pg.user(), pg.password(), poolSize));
         DatabaseClock clock =
                 new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
-        SchedulerNode node = new SchedulerNode("bench-node", store, clock, SchedulerConfig.DEFAULT);
+        SchedulerNode node = new SchedulerNode("bench-node", store, clock, config);
         return new AxHarness(store, node);
     }
 

@@ -37,11 +37,18 @@ final class AxServers {
 
     /** As above, the in-process executor running {@code concurrency} runs at a time. */
     static AxServer start(Pg pg, String database, Path dataDir, boolean executor, int concurrency) {
-        DbConfig db = null;
         if (database != null) {
             pg.recreate(database);
-            db = new DbConfig(pg.url(database), pg.user(), pg.password(), DbConfig.DEFAULT_POOL_SIZE);
         }
+        return open(pg, database, dataDir, executor, concurrency, SchedulerConfig.DEFAULT);
+    }
+
+    /** A server on {@code database} as it stands (not recreated: a store a workload filled before), or on H2 if null. */
+    static AxServer open(
+            Pg pg, String database, Path dataDir, boolean executor, int concurrency, SchedulerConfig scheduler) {
+        DbConfig db = database == null
+                ? null
+                : new DbConfig(pg.url(database), pg.user(), pg.password(), DbConfig.DEFAULT_POOL_SIZE);
         return AxServer.start(new ServerConfig(
                         0,
                         dataDir,
@@ -49,7 +56,7 @@ final class AxServers {
                         executor ? List.of("default") : List.of(),
                         TOKEN,
                         "bench",
-                        SchedulerConfig.DEFAULT,
+                        scheduler,
                         Duration.ZERO)
                 .withExecutorConcurrency(concurrency));
     }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             StartupCommand.class,
             MemoryCommand.class,
             ConsoleCommand.class,
+            HistoryCommand.class,
             BoxCommand.class,
             AllCommand.class,
             StartupCommand.Child.class,

@@ -108,7 +108,7 @@ final class W1Command implements Callable<Integer> {
                 opts.awaitQuiet();
                 System.gc();
                 Map<String, Object> res = switch (sys) {
-                    case "ax" -> W1Systems.ax(pg, s);
+                    case "ax" -> W1Ax.run(pg, s, W1Ax.Target.W1);
                     case "quartz" -> W1Systems.quartz(pg, s);
                     default -> W1Systems.dbScheduler(pg, s);
                 };
@@ -193,7 +193,7 @@ final class W1Command implements Callable<Integer> {
                     + Table.num(W2Command.d(later, "slots"))
                     + " slots, " + Table.num(W2Command.d(later, "notStarted")) + " had no started run "
                     + later.get("secondsAfterWindow") + " s after it (AX kept running up to "
-                    + (W1Systems.GRACE_MILLIS + W1Systems.CATCH_UP_MILLIS) / 1000
+                    + (W1Systems.GRACE_MILLIS + W1Ax.CATCH_UP_MILLIS) / 1000
                     + " s after the window for them); states at end " + res.get("statesAtEnd"));
         }
         Map<String, Object> options = opts.toMap();

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import org.HdrHistogram.Histogram;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
@@ -32,7 +31,7 @@ import org.quartz.utils.ConnectionProvider;
 
 /**
  * Workload W1, "dense schedule": N recurring tasks each due every second, a no-op body, run by
- * AX, Quartz and db-scheduler on the same PostgreSQL, one after the other, each on a freshly
+ * AX ({@link W1Ax}), Quartz and db-scheduler on the same PostgreSQL, one after the other, each on a freshly
  * created database. Every runner returns the same figures (see {@link W1Stats}) plus its costs.
  */
 final class W1Systems {
@@ -51,155 +50,17 @@ final class W1Systems {
             int quartzBatch,
             long dbSchedulerPollMillis) {}
 
-    // ---- AX -------------------------------------------------------------------------------
-
-    static Map<String, Object> ax(Pg pg, Settings s) {
-        String db = "ax_bench";
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("system", "AX");
-        out.put(
-                "config",
-                "SchedulerNode on PostgreSQL, " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
-                        + " runs at a time through the Dispatcher, a run's start noted when its consumer gets it; cron '* * * * * *', overflow "
-                        + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
-        long setup = System.nanoTime();
-        Window w = new Window(pg, db);
-        long costsEnd;
-        RunLog.Runs deliveries;
-        try (AxHarness ax = AxHarness.open(pg, db, s.axConsumers() + 6)) {
-            Map<String, Object> cron = Map.of("type", "cron", "expression", "* * * * * *", "timezone", "UTC");
-            ax.createTasks(s.tasks(), i -> AxHarness.task(String.format("w1-%05d", i), cron, s.axOverflow()), 4);
-            out.put("setupSeconds", secondsSince(setup));
-            firstSlotsAtStart(pg, db, s.tasks(), "UPDATE ax_task SET next_fire_at = " + NEXT_WHOLE_SECOND);
-            ax.start();
-            ax.startConsumers(s.axConsumers(), s.axBatch());
-            w.measure(s.warmup(), s.seconds());
-            Window.sleep(GRACE_MILLIS);
-            // The costs end here, where the other systems stop: what follows only waits for the window's last slots.
-            w.afterStop();
-            costsEnd = System.currentTimeMillis();
-            out.put("windowSlotsLater", windowSlotsLater(pg, db, s.tasks(), w));
-            out.put("consumerErrors", ax.consumerErrors());
-            out.put("loopErrors", ax.node.loopErrors());
-            ax.stopConsumers();
-            deliveries = ax.deliveries();
-        }
-        // A run starts when a consumer's body gets it, as the anchors' job bodies note their start (the same clock: one
-        // machine). Database time for the rest: created_at is when the firing transaction began, started_at the
-        // claim's.
-        Map<Long, long[]> succeeded = new HashMap<>();
-        try (Connection c = pg.connect(db);
-                Statement st = c.createStatement();
-                ResultSet r = st.executeQuery(
-                        "SELECT id, task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
-                                + " (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, (EXTRACT(EPOCH FROM started_at) * 1000)::bigint,"
-                                + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'")) {
-            while (r.next()) {
-                succeeded.put(
-                        r.getLong(1),
-                        new long[] {r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6)});
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        Histogram fireLag = new Histogram(3_600_000L, 3);
-        Histogram claimWait = new Histogram(3_600_000L, 3);
-        Histogram claimToBody = new Histogram(3_600_000L, 3);
-        Histogram completeLatency = new Histogram(3_600_000L, 3);
-        long sinceT0 = 0;
-        long notSucceeded = 0;
-        RunLog log = new RunLog();
-        Set<Long> delivered = new HashSet<>();
-        for (int i = 0; i < deliveries.size(); i++) {
-            long id = deliveries.task()[i];
-            long[] run = succeeded.get(id);
-            if (run == null) {
-                notSucceeded++; // handed out, yet not SUCCESS: its completion was refused, or it was handed out again
-                continue;
-            }
-            long sched = run[1];
-            long created = run[2];
-            long claimed = run[3];
-            long finished = run[4];
-            long body = deliveries.started()[i];
-            delivered.add(id);
-            log.add(run[0], sched, body);
-            if (body >= w.t0Millis && body < costsEnd) {
-                sinceT0++;
-            }
-            if (body >= w.t0Millis && body < w.t1Millis) {
-                fireLag.recordValue(Math.clamp(created - sched, 0, 3_600_000L));
-                claimWait.recordValue(Math.clamp(claimed - created, 0, 3_600_000L));
-                claimToBody.recordValue(Math.clamp(body - claimed, 0, 3_600_000L));
-                completeLatency.recordValue(Math.clamp(finished - claimed, 0, 3_600_000L));
-            }
-        }
-        RunLog.Runs runs = log.snapshot();
-        out.put("deliveredNotSucceeded", notSucceeded);
-        out.put("succeededNotDelivered", succeeded.size() - delivered.size());
-        W1Stats.Figures f = W1Stats.evaluate(runs, s.tasks(), w.t0Millis, w.t1Millis, GRACE_MILLIS);
-        out.putAll(f.toMap());
-        out.put(
-                "duplicateFireKeys",
-                pg.scalar(
-                        db,
-                        "SELECT COUNT(*) FROM (SELECT task_id, fire_key FROM ax_instance GROUP BY task_id, fire_key HAVING COUNT(*) > 1) d"));
-        Map<String, Object> breakdown = new LinkedHashMap<>();
-        breakdown.put("fireLagP50Ms", fireLag.getTotalCount() == 0 ? -1 : fireLag.getValueAtPercentile(50));
-        breakdown.put("fireLagP99Ms", fireLag.getTotalCount() == 0 ? -1 : fireLag.getValueAtPercentile(99));
-        breakdown.put("claimWaitP50Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(50));
-        breakdown.put("claimWaitP99Ms", claimWait.getTotalCount() == 0 ? -1 : claimWait.getValueAtPercentile(99));
-        breakdown.put("claimToBodyP99Ms", claimToBody.getTotalCount() == 0 ? -1 : claimToBody.getValueAtPercentile(99));
-        breakdown.put(
-                "claimToCompleteP99Ms",
-                completeLatency.getTotalCount() == 0 ? -1 : completeLatency.getValueAtPercentile(99));
-        breakdown.put(
-                "note",
-                "fire lag = created_at - scheduled_at (firing loop); claim wait = started_at - created_at (READY queue);"
-                        + " claim to body = body start - started_at (the claim's transaction, the hand-over)");
-        out.put("lagBreakdown", breakdown);
-        out.put("statesAtEnd", states(pg, db));
-        out.putAll(w.costs(sinceT0, pg.tableSizes(db, "ax_")));
-        return out;
-    }
-
-    /** How long AX is given after the window and its grace to start the window's slots still waiting. */
-    static final long CATCH_UP_MILLIS = 60_000;
-
-    /**
-     * Whether AX ran every slot of the window in the end. "Missed" counts the slots whose run had not started by the
-     * window's end and its grace, which with a demand above AX's rate are the last seconds' slots still waiting READY
-     * (the queue is worked oldest first). AX keeps running, up to {@link #CATCH_UP_MILLIS}, until each slot of the
-     * window has a started run: a slot still without one then is a slot lost, which the unique fire key and the scan
-     * window (invariants 1 and 3 of docs/architecture.md) exist to make impossible.
-     */
-    private static Map<String, Object> windowSlotsLater(Pg pg, String db, int tasks, Window w) {
-        long firstSlot = W1Stats.slotAtOrAfter(w.t0Millis);
-        long endSlot = W1Stats.slotAtOrAfter(w.t1Millis);
-        long expected = (endSlot - firstSlot) * tasks;
-        // One run per (task, slot): the unique (task, fire key) index.
-        String started =
-                "SELECT COUNT(*) FROM ax_instance WHERE started_at IS NOT NULL AND scheduled_at >= to_timestamp("
-                        + firstSlot + ") AND scheduled_at < to_timestamp(" + endSlot + ")";
-        long waitFrom = System.nanoTime();
-        long ran = pg.scalar(db, started);
-        while (ran < expected && System.nanoTime() - waitFrom < CATCH_UP_MILLIS * 1_000_000) {
-            Window.sleep(1000);
-            ran = pg.scalar(db, started);
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("slots", expected);
-        m.put("notStarted", expected - ran);
-        m.put("secondsAfterWindow", Math.round((GRACE_MILLIS + (System.nanoTime() - waitFrom) / 1e6) / 100) / 10.0);
-        return m;
-    }
-
     static Map<String, Long> states(Pg pg, String db) {
+        return states(pg, db, 0);
+    }
+
+    /** How many of AX's runs with an id above {@code afterId} are in each state. */
+    static Map<String, Long> states(Pg pg, String db, long afterId) {
         Map<String, Long> m = new LinkedHashMap<>();
         try (Connection c = pg.connect(db);
                 Statement st = c.createStatement();
-                ResultSet r =
-                        st.executeQuery("SELECT state, COUNT(*) FROM ax_instance GROUP BY state ORDER BY state")) {
+                ResultSet r = st.executeQuery("SELECT state, COUNT(*) FROM ax_instance WHERE id > " + afterId
+                        + " GROUP BY state ORDER BY state")) {
             while (r.next()) {
                 m.put(r.getString(1), r.getLong(2));
             }
@@ -391,7 +252,7 @@ final class W1Systems {
     }
 
     /** The first whole second after the database's now. */
-    private static final String NEXT_WHOLE_SECOND = "date_trunc('second', CURRENT_TIMESTAMP) + INTERVAL '1 second'";
+    static final String NEXT_WHOLE_SECOND = "date_trunc('second', CURRENT_TIMESTAMP) + INTERVAL '1 second'";
 
     /**
      * Moves every task's first slot to the first whole second after now, just before the system starts: each
@@ -402,7 +263,7 @@ final class W1Systems {
      * about N × setup / 2 runs before the warm-up begins, which measures the catching up, not the schedule.
      * {@code update} sets the first slot of every task.
      */
-    private static void firstSlotsAtStart(Pg pg, String db, int tasks, String update) {
+    static void firstSlotsAtStart(Pg pg, String db, int tasks, String update) {
         long moved = pg.scalar(db, "WITH u AS (" + update + " RETURNING 1) SELECT COUNT(*) FROM u");
         if (moved != tasks) {
             throw new IllegalStateException("moved the first slot of " + moved + " tasks, expected " + tasks);

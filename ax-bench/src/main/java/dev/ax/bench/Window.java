@@ -1,6 +1,8 @@
 package dev.ax.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,10 +21,36 @@ final class Window {
     long rssBytes;
     double loadAtStart = Double.NaN;
     double loadAtEnd = Double.NaN;
+    private final List<Probe> probes = new ArrayList<>();
 
     Window(Pg pg, String database) {
         this.pg = pg;
         this.database = database;
+    }
+
+    /**
+     * Something else read at the window's two ends, as close to them as the window's own counters: a workload that
+     * wants more of the same window than CPU and the database's totals (e.g. what each table wrote).
+     */
+    interface Probe {
+        void atStart();
+
+        void atEnd();
+
+        /** What it found; called once the window is over (the system may still be running). */
+        Map<String, Object> result();
+    }
+
+    Window watch(List<? extends Probe> more) {
+        probes.addAll(more);
+        return this;
+    }
+
+    /** Every probe's result, in the order they were added. */
+    Map<String, Object> probeResults() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        probes.forEach(p -> m.putAll(p.result()));
+        return m;
     }
 
     static void sleep(long millis) {
@@ -43,10 +71,12 @@ final class Window {
         t0Millis = (now / 1000 + 1) * 1000;
         sleep(t0Millis - now);
         cpuStart = Proc.Cpu.now();
+        probes.forEach(Probe::atStart);
         loadAtStart = Results.load1();
         long end = t0Millis + seconds * 1000L;
         sleep(Math.max(0, end - System.currentTimeMillis()));
         cpuEnd = Proc.Cpu.now();
+        probes.forEach(Probe::atEnd);
         loadAtEnd = Results.load1();
         t1Millis = end;
         rssBytes = Proc.rssBytes();
@@ -58,12 +88,14 @@ final class Window {
         dbStart = pg.stats(database);
         t0Millis = System.currentTimeMillis();
         cpuStart = Proc.Cpu.now();
+        probes.forEach(Probe::atStart);
     }
 
     void end() {
         loadAtEnd = Results.load1();
         t1Millis = System.currentTimeMillis();
         cpuEnd = Proc.Cpu.now();
+        probes.forEach(Probe::atEnd);
         rssBytes = Proc.rssBytes();
     }
 
