@@ -1,5 +1,6 @@
 package dev.ax.server;
 
+import dev.ax.scheduler.Tokens;
 import dev.ax.store.Store;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -92,10 +93,14 @@ final class AdminToken {
         }
     }
 
+    /**
+     * A new admin token, prefixed like every token AX makes: bare URL-safe Base64 starts with '-' one time in 64, and
+     * {@code ax … --token -xyz} then reads the token as an option.
+     */
     static String newToken() {
         byte[] bytes = new byte[TOKEN_BYTES];
         new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return Tokens.PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /** Written to a temporary file created owner-only, then moved into place: the token is never world-readable. */

@@ -35,6 +35,8 @@ class AxServerTest {
             assertThat(file).isEqualTo(dir.resolve("admin.token"));
             assertThat(Files.readString(file).strip()).isEqualTo(server.adminToken());
             assertThat(server.adminToken()).hasSizeGreaterThanOrEqualTo(43);
+            // Never a leading '-': `ax … --token -xyz` would read the token as an option.
+            assertThat(server.adminToken()).startsWith("axt_");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
                     .isEqualTo("rw-------");
             ServerClient client = new ServerClient(server.url(), server.adminToken());
