@@ -42,6 +42,7 @@ public final class Alerts implements AutoCloseable {
         AxMetrics metrics = new AxMetrics();
         metrics.bindPool(node.context().store().db());
         metrics.bindRetention(node.retention());
+        node.context().store().tallyTo(new RunTallies(metrics));
         Channels channels = new Channels(config.channels(), node.context().clock());
         return new Alerts(new AlertsContext(
                 node,

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This node's Prometheus metrics. Counters of what happened (fires, outcomes, retries) are fed by
- * the event tail, which reads every event exactly once across the cluster: sum them over nodes.
+ * the event tail, which reads every event exactly once across the cluster, and, for the routine
+ * steps that are no events, by the store as this node commits them ({@link RunTallies}): sum
+ * them over nodes.
  * Gauges (queue depth, running, executors, loop age) are the latest {@link WatchFacts} of this node.
  */
 final class AxMetrics {

@@ -8,11 +8,8 @@ import dev.ax.store.AlertStore;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.Tx;
-import dev.ax.store.read.RunHistoryReads;
-import dev.ax.store.read.RunHistoryReads.Slot;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Event ids are handed out when a transaction inserts, not when it commits, so a later id may
  * become visible before an earlier one. At a hole in the ids the tail waits, up to
- * {@code pipeline.gapWait}, for the hole to fill; after that it takes the hole for a rolled-back
- * transaction and moves on.
+ * {@code pipeline.gapWait} from when it first saw the hole, for the hole to fill; after that it
+ * takes the hole for a rolled-back transaction and moves on. It counts from its own sighting, not
+ * from the time of the event after the hole: an attempt's claim written when the next attempt
+ * starts carries the time it happened, long before the transaction that writes it.
  */
 final class EventTail {
     private static final Logger LOG = LoggerFactory.getLogger(EventTail.class);
@@ -40,14 +39,17 @@ final class EventTail {
 
     private final AlertsContext ctx;
     private final Map<Long, Integer> failures = new ConcurrentHashMap<>();
+    /** The first id of each hole waited at, and when it was first seen (database time). */
+    private final Map<Long, Instant> holes = new ConcurrentHashMap<>();
+
     private volatile long handled;
 
     EventTail(AlertsContext ctx) {
         this.ctx = ctx;
     }
 
-    private record Batch(List<EventRow> events, Map<Long, Slot> slots, boolean more) {
-        static final Batch NONE = new Batch(List.of(), Map.of(), false);
+    private record Batch(List<EventRow> events, boolean more) {
+        static final Batch NONE = new Batch(List.of(), false);
     }
 
     /** Works through the events after the cursor; returns how many were read. */
@@ -65,7 +67,7 @@ final class EventTail {
                 throw e;
             }
             // Counted once committed: a rolled-back batch is read again and must not count twice.
-            b.events().forEach(e -> count(e, b.slots()));
+            b.events().forEach(this::count);
             total += b.events().size();
             handled += b.events().size();
             if (!b.more()) {
@@ -95,7 +97,10 @@ final class EventTail {
         long last = cursor.get();
         List<EventRow> taken = new ArrayList<>();
         for (EventRow e : events) {
-            if (e.id() != last + 1 && Duration.between(e.at(), now).compareTo(gapWait) < 0) {
+            if (e.id() != last + 1
+                    && Duration.between(holes.computeIfAbsent(last + 1, id -> now), now)
+                                    .compareTo(gapWait)
+                            < 0) {
                 break; // a hole that may still fill: an earlier transaction has not committed yet
             }
             current[0] = e.id();
@@ -107,8 +112,10 @@ final class EventTail {
         }
         if (!taken.isEmpty()) {
             store.advanceCursor(tx, last);
+            long cursorNow = last;
+            holes.keySet().removeIf(id -> id <= cursorNow);
         }
-        return new Batch(taken, startedRuns(tx, taken), taken.size() == limit);
+        return new Batch(taken, taken.size() == limit);
     }
 
     /**
@@ -170,40 +177,13 @@ final class EventTail {
                 channels);
     }
 
-    /** Scheduled time and cause of the runs whose first attempt was claimed in this batch, in one query. */
-    private static Map<Long, Slot> startedRuns(Tx tx, List<EventRow> events) {
-        return RunHistoryReads.slotsOf(
-                tx,
-                events.stream()
-                        .filter(e -> e.type() == EventType.CLAIMED
-                                && Integer.valueOf(1).equals(e.attempt())
-                                && e.instanceId() != null)
-                        .map(EventRow::instanceId)
-                        .distinct()
-                        .toList());
-    }
-
-    private void count(EventRow e, Map<Long, Slot> started) {
+    /**
+     * The counters told by events. Routine steps (created, claimed, a success) are no events any
+     * more, or not always: {@link RunTallies} counts those as the store commits them.
+     */
+    private void count(EventRow e) {
         AxMetrics m = ctx.metrics();
-        if (e.type() == EventType.CREATED) {
-            String cause = String.valueOf(e.data().getOrDefault("cause", "unknown"));
-            m.created(cause);
-            Object fireKey = e.data().get("fireKey");
-            if ((cause.equals("cron") || cause.equals("interval")) && fireKey != null) {
-                try {
-                    m.fired(cause, Duration.between(Instant.parse(fireKey.toString()), e.at()));
-                } catch (DateTimeParseException ignored) {
-                    // not a slot key: nothing to measure
-                }
-            }
-        }
-        if (e.type() == EventType.CLAIMED) {
-            Slot slot = started.get(e.instanceId());
-            if (slot != null && slot.cause().isScheduled()) {
-                m.started(Duration.between(slot.scheduledAt(), e.at()));
-            }
-        }
-        if (e.to() != null && e.to().isTerminal()) {
+        if (e.to() != null && e.to().isTerminal() && e.to() != RunState.SUCCESS) {
             m.finished(e.to());
         }
         if (e.to() == RunState.RETRYING) {

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -165,7 +166,14 @@ final class RunHandlers {
                     .map(e -> EventView.of(e, api.mask()))
                     .toList();
         });
-        ctx.json(new Page<>(items, items.isEmpty() ? after : items.getLast().id()));
+        // The cursor is the last event of the log on the page: routine steps read from the run have no id.
+        long next = items.stream()
+                .map(EventView::id)
+                .filter(Objects::nonNull)
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(after);
+        ctx.json(new Page<>(items, next));
     }
 
     /**

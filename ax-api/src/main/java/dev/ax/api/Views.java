@@ -302,8 +302,12 @@ public final class Views {
         }
     }
 
+    /**
+     * One event of the log. {@code id} is null for a routine step read from its run's own
+     * columns (created by the scheduler, claimed, started, succeeded): it is no row of the log.
+     */
     public record EventView(
-            long id,
+            Long id,
             Long instanceId,
             String taskName,
             String type,
@@ -335,7 +339,7 @@ public final class Views {
 
         public static EventView of(EventRow e) {
             return new EventView(
-                    e.id(),
+                    e.id() == 0 ? null : e.id(),
                     e.instanceId(),
                     e.taskName(),
                     e.type().name(),

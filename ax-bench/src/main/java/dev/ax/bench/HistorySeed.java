@@ -26,7 +26,8 @@ record HistorySeed(long runs, Duration span, Instant end, boolean requestIds) {
     }
 
     /**
-     * Writes runs {@code from..to} (1-based, inclusive) with their events and output, and moves the alert tail past the
+     * Writes runs {@code from..to} (1-based, inclusive) with their events (what a lean run keeps: who started a manual
+     * run, a failure) and output, and moves the alert tail past the
      * events (a live server's tail is caught up; a bulk load is not something it should replay).
      *
      * @return how many runs were written
@@ -44,7 +45,7 @@ record HistorySeed(long runs, Duration span, Instant end, boolean requestIds) {
         s.execute(
                 "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, state, attempt,"
                         + " max_attempts, executor_group, ready_at, executor_id, pid, exit_code, failure_kind, message, actor, node_id,"
-                        + " request_id, created_at, started_at, finished_at, updated_at)"
+                        + " request_id, created_at, started_at, finished_at, updated_at, claim_node, pid_at, start_node, end_node)"
                         + " SELECT t.id, t.name, 1, CASE WHEN g % 50 = 0 THEN 'MANUAL' WHEN g % 997 = 0 THEN 'BACKFILL' ELSE 'CRON' END,"
                         // A scheduled run is keyed by its slot as Firing.fireKey writes it (Instant.toString()).
                         + " CASE WHEN g % 50 = 0 OR g % 997 = 0 THEN 'b:' || g ELSE to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') END,"
@@ -52,19 +53,23 @@ record HistorySeed(long runs, Duration span, Instant end, boolean requestIds) {
                         + " 'bench-executor-' || (g % 20), 1000 + g % 30000, CASE WHEN g % 40 = 0 THEN 1 ELSE 0 END,"
                         + " CASE WHEN g % 40 = 0 THEN 'EXIT_CODE' END, CASE WHEN g % 40 = 0 THEN 'exited with code 1' END,"
                         + " 'scheduler', 'bench', " + (requestIds ? "'req-' || g" : "NULL") + ","
-                        + " x.at + interval '4 ms', x.at + interval '15 ms', x.at + interval '2 s', x.at + interval '2 s'"
+                        + " x.at + interval '4 ms', x.at + interval '15 ms', x.at + interval '2 s', x.at + interval '2 s',"
+                        // A lean run (V40): its routine steps are these columns, not events.
+                        + " 'bench', x.at + interval '20 ms', 'bench', CASE WHEN g % 40 = 0 THEN NULL ELSE 'bench' END"
                         + " FROM generate_series(" + from + ", " + to + ") g"
                         + " CROSS JOIN LATERAL (SELECT " + at + " AS at) x"
                         + " JOIN (SELECT id, name, row_number() OVER (ORDER BY id) - 1 AS k FROM ax_task) t"
                         + " ON t.k = g % " + tasks + " ORDER BY g");
         String mine = " WHERE i.id > " + before;
+        // What stays an event: who started a manual run, and a failure.
         s.execute(
                 "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message)"
-                        + " SELECT i.id, i.task_id, i.task_name, e.type, e.from_state, e.to_state, 1, 'scheduler', 'bench',"
-                        + " i.created_at + e.n * interval '5 ms', NULL"
-                        + " FROM ax_instance i CROSS JOIN (VALUES (0, 'CREATED', NULL, 'READY'), (1, 'CLAIMED', 'READY', 'RUNNING'),"
-                        + " (2, 'SUCCEEDED', 'RUNNING', 'SUCCESS')) AS e(n, type, from_state, to_state)"
-                        + mine + " ORDER BY i.id, e.n");
+                        + " SELECT i.id, i.task_id, i.task_name, e.type, e.from_state, e.to_state, e.attempt, e.actor, 'bench', e.at,"
+                        + " e.message FROM ax_instance i CROSS JOIN LATERAL (VALUES"
+                        + " ('CREATED', NULL, 'READY', 0, 'bench-user', i.created_at, NULL, i.cause = 'MANUAL'),"
+                        + " ('FAILED', 'RUNNING', 'FAILED', 1, 'executor:' || i.executor_id, i.finished_at, 'exited with code 1',"
+                        + " i.state = 'FAILED')) AS e(type, from_state, to_state, attempt, actor, at, message, wanted)"
+                        + mine + " AND e.wanted ORDER BY i.id, e.at");
         s.execute("UPDATE ax_alert_cursor SET last_event_id = (SELECT MAX(id) FROM ax_event) WHERE id = 1");
         s.execute("INSERT INTO ax_log (instance_id, attempt, stream, at, text)"
                 + " SELECT i.id, 1, 'stdout', i.started_at, 'report for ' || to_char(i.scheduled_at, 'YYYY-MM-DD')"

@@ -278,7 +278,13 @@ final class RunPages {
                 ? null
                 : (e.from() == null ? "" : e.from().name()) + " → " + (e.to() == null ? "" : e.to().name());
         return new EventItem(
-                e.id(), e.type().name(), move, e.attempt(), e.actor(), Time.of(e.at()), mask.apply(e.message()));
+                e.id() == 0 ? null : e.id(),
+                e.type().name(),
+                move,
+                e.attempt(),
+                e.actor(),
+                Time.of(e.at()),
+                mask.apply(e.message()));
     }
 
     private static String params(RunRow r) {

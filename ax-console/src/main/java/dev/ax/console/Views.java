@@ -150,7 +150,7 @@ public final class Views {
     public record ChainItem(long id, String cause, String actor, boolean current) {}
 
     public record EventItem(
-            long id, String type, String move, Integer attempt, String actor, Time at, String message) {}
+            Long id, String type, String move, Integer attempt, String actor, Time at, String message) {}
 
     /** An approval request: who may decide, until when, and what the preview printed. */
     public record ApprovalItem(

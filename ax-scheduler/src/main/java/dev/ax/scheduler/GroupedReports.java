@@ -123,8 +123,7 @@ final class GroupedReports {
                         .recordStartedAll(
                                 tx,
                                 carrying.stream()
-                                        .map(c -> new RunBatches.Start(
-                                                c.run(), c.executorId(), c.pid(), Dispatcher.actor(c.executorId())))
+                                        .map(c -> new RunBatches.Start(c.run(), c.executorId(), c.pid()))
                                         .toList(),
                                 ctx.nodeId());
         Set<Long> applied = outcomes.succeedAlone(
@@ -137,8 +136,7 @@ final class GroupedReports {
                                 c.executorId(),
                                 c.exitCode(),
                                 c.message(),
-                                Dispatcher.actor(c.executorId()),
-                                c.message() == null ? "exit " + c.exitCode() : c.message()))
+                                outcomes.recordsSuccess(tx, runs.get(c.run().instanceId()))))
                         .toList());
         // The output each applied completion carries, in the same transaction (the first report of a run: a repeat is
         // refused).
@@ -164,8 +162,7 @@ final class GroupedReports {
                 .recordStartedAll(
                         tx,
                         once.stream()
-                                .map(s -> new RunBatches.Start(
-                                        s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId())))
+                                .map(s -> new RunBatches.Start(s.run(), s.executorId(), s.pid()))
                                 .toList(),
                         ctx.nodeId());
         return answered(

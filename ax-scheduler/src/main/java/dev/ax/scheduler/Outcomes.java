@@ -118,24 +118,35 @@ final class Outcomes {
     /** Applies a success; false if the attempt no longer holds the lease (fenced out). */
     boolean succeed(Tx tx, RunRow run, String executorId, Integer exitCode, String message, String actor) {
         TaskAtEnd task = taskAtEnd(tx, run);
-        boolean moved = ctx.store()
-                .runs()
-                .move(
-                        tx,
-                        Move.of(run.id(), RunState.RUNNING, RunState.SUCCESS)
-                                .fence(run.attempt(), executorId)
-                                .set(Move.Column.EXIT_CODE, exitCode)
-                                .set(Move.Column.MESSAGE, message)
-                                .finished()
-                                .event(
-                                        EventType.SUCCEEDED,
-                                        actor,
-                                        ctx.nodeId(),
-                                        message == null ? "exit " + exitCode : message));
+        Move move = Move.of(run.id(), RunState.RUNNING, RunState.SUCCESS)
+                .fence(run.attempt(), executorId)
+                .set(Move.Column.EXIT_CODE, exitCode)
+                .set(Move.Column.MESSAGE, message)
+                .set(Move.Column.END_NODE, ctx.nodeId())
+                .finished();
+        if (!actor.equals(Dispatcher.actor(executorId)) || recordsSuccess(tx, run)) {
+            move.event(EventType.SUCCEEDED, actor, ctx.nodeId(), message == null ? "exit " + exitCode : message);
+        }
+        boolean moved = ctx.store().runs().move(tx, move);
         if (moved) {
             ended(tx, task, run, RunState.SUCCESS);
         }
         return moved;
+    }
+
+    /**
+     * Whether a success of {@code run} is written as a SUCCEEDED event: when its task's alerts
+     * watch its runs (a recovery or a success notice is an alert told from that event).
+     * Otherwise a success is a routine step its run's columns hold (docs/architecture.md, "The
+     * event log"), and an executor's success is the routine one.
+     */
+    boolean recordsSuccess(Tx tx, RunRow run) {
+        return !ctx.store()
+                .tasks()
+                .definition(tx, run.taskId(), run.taskVersion())
+                .policy()
+                .notifyOnFailure()
+                .isEmpty();
     }
 
     /** Applies a failure, retrying if the policy says so; false if fenced out. */

@@ -76,9 +76,7 @@ final class Reports {
         }
         Store store = ctx.store();
         return store.tx(tx -> {
-            if (!store.leases()
-                    .recordStarted(
-                            tx, s.run(), s.executorId(), s.pid(), Dispatcher.actor(s.executorId()), ctx.nodeId())) {
+            if (!store.leases().recordStarted(tx, s.run(), s.executorId(), s.pid(), ctx.nodeId())) {
                 return refuse(tx, s.run(), s.executorId(), "started");
             }
             return ReportAnswer.OK;
@@ -127,15 +125,7 @@ final class Reports {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             // A start the completion carries is recorded first, fenced like a "started" report.
-            if (c.pid() != null
-                    && !store.leases()
-                            .recordStarted(
-                                    tx,
-                                    c.run(),
-                                    c.executorId(),
-                                    c.pid(),
-                                    Dispatcher.actor(c.executorId()),
-                                    ctx.nodeId())) {
+            if (c.pid() != null && !store.leases().recordStarted(tx, c.run(), c.executorId(), c.pid(), ctx.nodeId())) {
                 return refuse(tx, c.run(), c.executorId(), "completion");
             }
             boolean applied = c.success()

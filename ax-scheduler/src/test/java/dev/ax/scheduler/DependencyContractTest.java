@@ -211,7 +211,7 @@ abstract class DependencyContractTest {
         WorkItem reportItem = claimOnly(report);
         EventRow claimedAt = event(report, EventType.CLAIMED);
         assertThat(Duration.between(layerDone.at(), claimedAt.at())).isLessThan(Duration.ofSeconds(1));
-        assertThat(claimedAt.id()).isGreaterThan(released.id());
+        assertThat(claimedAt.at()).isAfterOrEqualTo(released.at());
         succeed(reportItem);
         assertThat(events(report))
                 .extracting(EventRow::type)
@@ -542,8 +542,8 @@ abstract class DependencyContractTest {
             assertThat(d.cause()).isEqualTo(Cause.BACKFILL);
             RunRow up = upByDate.get(date(d.scheduledAt()));
             assertThat(up.state()).isEqualTo(RunState.SUCCESS);
-            assertThat(event(d.id(), EventType.CLAIMED).id())
-                    .isGreaterThan(event(up.id(), EventType.SUCCEEDED).id());
+            assertThat(d.startedAt()).as("claimed once upstream succeeded").isAfterOrEqualTo(up.finishedAt());
+            assertThat(event(d.id(), EventType.DEPENDENCY_MET).at()).isAfterOrEqualTo(up.finishedAt());
             assertThat(event(d.id(), EventType.DEPENDENCY_MET).message()).contains("run " + up.id());
         });
         node.housekeeping().backfills();

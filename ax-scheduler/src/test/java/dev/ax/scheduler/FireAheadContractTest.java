@@ -158,8 +158,9 @@ abstract class FireAheadContractTest {
         assertThat(events)
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
-                .satisfies(
-                        e -> assertThat(e.at()).as("claimed ahead of the slot").isBefore(slot));
+                .satisfies(e -> assertThat(e.at())
+                        .as("told when handed out: at the slot")
+                        .isEqualTo(slot));
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.ax.store;
 
-import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
 import java.time.Duration;
@@ -55,7 +54,7 @@ public final class ClaimStore {
     /**
      * Claims for several executors of the same groups and labels at once: one read of the READY
      * index for all of them, the oldest runs to the first claimant, and on PostgreSQL one statement
-     * that moves every run to its executor and writes the CLAIMED events. Claims that read the index
+     * that moves every run to its executor (no CLAIMED events: {@link RoutineEvents}). Claims that read the index
      * one after the other in a transaction each stepped over the runs the ones before had locked,
      * and paid again for every entry the index still holds of runs claimed since the last vacuum.
      * Returns each claimant's runs, in the order given, oldest first.
@@ -63,7 +62,7 @@ public final class ClaimStore {
      * <p>With {@code dueBy}, also runs fired ahead whose slot ({@code ready_at}) is at or before it, a time the
      * database gave ({@link #nextReady}); null takes only runs due now. The runs of such a claim get {@code dueBy} as
      * their {@code started_at} (or now, if it has passed): the dispatcher hands them out then, not before. Their
-     * CLAIMED events (which say so) and their leases count from the claim.
+     * leases count from the claim.
      */
     public List<List<RunRow>> claimEach(
             Tx tx,
@@ -78,8 +77,6 @@ public final class ClaimStore {
             return claimants.stream().<List<RunRow>>map(c -> List.of()).toList();
         }
         Transitions.check(RunState.READY, RunState.RUNNING);
-        // The event says why a run is RUNNING before its slot: the dispatcher holds it until then.
-        String message = dueBy == null ? null : "claimed ahead of its slot; handed out at the slot";
         String in = String.join(", ", Collections.nCopies(groups.size(), "?"));
         List<Object> pick = new ArrayList<>(groups);
         pick.addAll(labels);
@@ -87,13 +84,23 @@ public final class ClaimStore {
             pick.add(dueBy);
         }
         pick.add(total);
-        List<Long> ids = tx.query(
-                "SELECT id FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
+        List<Long> ids = new ArrayList<>();
+        List<Long> again = new ArrayList<>();
+        tx.query(
+                "SELECT id, attempt FROM ax_instance WHERE state = 'READY' AND executor_group IN (" + in + ")"
                         + " AND ready_at <= " + (dueBy == null ? "CURRENT_TIMESTAMP" : "?") + lacksNoLabel(labels)
                         + " ORDER BY ready_at, id LIMIT ?"
                         + tx.dialect().forUpdateSkipLocked(),
-                r -> r.lng("id"),
+                r -> {
+                    ids.add(r.lng("id"));
+                    if (r.integer("attempt") > 0) {
+                        again.add(r.lng("id"));
+                    }
+                    return null;
+                },
                 pick.toArray());
+        // A run's next attempt overwrites the columns that hold its last claim and start: those become events first.
+        events.keepSteps(tx, again);
         // The oldest runs to the first claimant, each taking up to its max.
         List<List<Long>> shares = new ArrayList<>(claimants.size());
         int at = 0;
@@ -108,8 +115,9 @@ public final class ClaimStore {
                 + (dueBy == null
                         ? "CURRENT_TIMESTAMP"
                         : "GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE))")
-                + ", pid = NULL, exit_code = NULL, failure_kind = NULL, message = NULL,"
-                + " updated_at = CURRENT_TIMESTAMP";
+                + ", claim_node = CAST(? AS VARCHAR), pid = NULL, pid_at = NULL, start_node = NULL, end_node = NULL,"
+                + " exit_code = NULL, failure_kind = NULL, message = NULL, updated_at = CURRENT_TIMESTAMP";
+        List<List<RunRow>> out;
         // By id only: the SELECT above locked these rows, and a row locked FOR UPDATE was READY when
         // locked (PostgreSQL re-checks the WHERE on the newest version) and stays so until this
         // transaction ends. A "state = 'READY'" here was not just redundant: with statistics that
@@ -129,66 +137,58 @@ public final class ClaimStore {
             if (dueBy != null) {
                 claimArgs.add(dueBy);
             }
-            claimArgs.addAll(Arrays.asList(EventType.CLAIMED, RunState.READY, RunState.RUNNING, nodeId, message));
-            // The moves, their CLAIMED events (actor and data name each run's executor) and the rows as claimed, in one
-            // round trip.
-            String update = "UPDATE ax_instance SET " + set
-                    + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id";
-            String events = EventStore.insertEachFrom("(SELECT id, task_id, task_name, CAST(? AS VARCHAR) AS type,"
-                    + " CAST(? AS VARCHAR) AS from_state, CAST(? AS VARCHAR) AS to_state, attempt, 'executor:' || executor_id AS actor,"
-                    + " CAST(? AS VARCHAR) AS node_id, CAST(? AS VARCHAR) AS message,"
-                    + " '{\"executor\":' || to_json(executor_id)::text || '}' AS data FROM claimed) c");
+            claimArgs.add(nodeId);
+            // The moves and the rows as claimed, in one round trip. No CLAIMED event: the claim is a routine step the
+            // run's own columns hold (RoutineEvents).
             List<RunRow> rows = tx.query(
-                    "WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))),"
-                            + " claimed AS (" + update + " RETURNING " + CLAIMED_COLUMNS + "), events AS (" + events
-                            + ")"
-                            + " SELECT * FROM claimed ORDER BY ready_at, id",
+                    "WITH v (run_id, claimant) AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[])))"
+                            + " UPDATE ax_instance SET " + set
+                            + ", executor_id = v.claimant FROM v WHERE ax_instance.id = v.run_id RETURNING "
+                            + CLAIMED_COLUMNS,
                     RunStore::map,
                     claimArgs.toArray());
             if (rows.size() != ids.size()) {
                 throw new StoreException("claimed " + rows.size() + " of " + ids.size() + " locked instances");
             }
             Map<Long, RunRow> byId = rows.stream().collect(Collectors.toMap(RunRow::id, r -> r));
-            return shares.stream()
+            out = shares.stream()
                     .map(share -> share.stream().map(byId::get).toList())
                     .toList();
+        } else {
+            out = new ArrayList<>(claimants.size());
+            for (int i = 0; i < claimants.size(); i++) {
+                List<Long> share = shares.get(i);
+                if (share.isEmpty()) {
+                    out.add(List.of());
+                    continue;
+                }
+                String executorId = claimants.get(i).executorId();
+                String idList = String.join(", ", Collections.nCopies(share.size(), "?"));
+                List<Object> args = new ArrayList<>();
+                args.add(leaseMillis);
+                if (dueBy != null) {
+                    args.add(dueBy);
+                }
+                args.add(nodeId);
+                args.add(executorId);
+                args.addAll(share);
+                int n = tx.update(
+                        "UPDATE ax_instance SET " + set + ", executor_id = ? WHERE id IN (" + idList + ")",
+                        args.toArray());
+                if (n != share.size()) {
+                    throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
+                }
+                out.add(tx.query(
+                        "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList
+                                + ") ORDER BY ready_at, id",
+                        RunStore::map,
+                        share.toArray()));
+            }
         }
-        List<List<RunRow>> out = new ArrayList<>(claimants.size());
-        for (int i = 0; i < claimants.size(); i++) {
-            List<Long> share = shares.get(i);
-            if (share.isEmpty()) {
-                out.add(List.of());
-                continue;
-            }
-            String executorId = claimants.get(i).executorId();
-            String idList = String.join(", ", Collections.nCopies(share.size(), "?"));
-            List<Object> args = new ArrayList<>();
-            args.add(leaseMillis);
-            if (dueBy != null) {
-                args.add(dueBy);
-            }
-            args.add(executorId);
-            args.addAll(share);
-            int n = tx.update(
-                    "UPDATE ax_instance SET " + set + ", executor_id = ? WHERE id IN (" + idList + ")", args.toArray());
-            if (n != share.size()) {
-                throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
-            }
-            events.appendForRuns(
-                    tx,
-                    share,
-                    EventType.CLAIMED,
-                    RunState.READY,
-                    RunState.RUNNING,
-                    "executor:" + executorId,
-                    nodeId,
-                    message,
-                    Map.of("executor", executorId));
-            out.add(tx.query(
-                    "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList
-                            + ") ORDER BY ready_at, id",
-                    RunStore::map,
-                    share.toArray()));
+        List<RunRow> claimed = out.stream().flatMap(List::stream).toList();
+        if (!claimed.isEmpty()) {
+            events.tell(
+                    tx, t -> claimed.forEach(r -> t.claimed(r.cause(), r.attempt(), r.scheduledAt(), r.startedAt())));
         }
         return out;
     }

@@ -11,12 +11,35 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The append-only event log. Run events are written with their state change, in one transaction. */
 public final class EventStore {
+    private static final Logger LOG = LoggerFactory.getLogger(EventStore.class);
+    private volatile RunTally tally = RunTally.NONE;
     private static final String COLUMNS =
             "id, instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data";
+
+    void tallyTo(RunTally tally) {
+        this.tally = tally;
+    }
+
+    /** Tells the {@link RunTally} once {@code tx} commits; a tally that throws is logged, the commit stands. */
+    void tell(Tx tx, Consumer<RunTally> what) {
+        RunTally t = tally;
+        if (t != RunTally.NONE) {
+            tx.afterCommit(() -> {
+                try {
+                    what.accept(t);
+                } catch (RuntimeException e) {
+                    LOG.warn("run tally failed", e);
+                }
+            });
+        }
+    }
 
     /** A task-level event. */
     public void append(Tx tx, NewEvent e) {
@@ -168,13 +191,70 @@ public final class EventStore {
                 .toList();
     }
 
+    /**
+     * A run's timeline, oldest first: its events after {@code afterId}, and, on the first page
+     * ({@code afterId} 0), the routine steps its own columns hold ({@link RoutineEvents}: created,
+     * claimed, started, succeeded), which have id 0. A page that is full may leave out a routine
+     * step later than its last event; a run has that many events only when something went wrong
+     * many times, and those are events.
+     */
     public List<EventRow> forRun(Tx tx, long instanceId, long afterId, int limit) {
+        List<EventRow> stored = storedForRun(tx, instanceId, afterId, limit);
+        if (afterId > 0) {
+            return stored;
+        }
+        return steps(tx, List.of(instanceId)).stream()
+                .findFirst()
+                .map(s -> RoutineEvents.timeline(stored, s, limit))
+                .orElse(stored);
+    }
+
+    private List<EventRow> storedForRun(Tx tx, long instanceId, long afterId, int limit) {
         return tx.query(
                 "SELECT " + COLUMNS + " FROM ax_event WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
                 EventStore::map,
                 instanceId,
                 afterId,
                 limit);
+    }
+
+    private static List<RoutineEvents.Steps> steps(Tx tx, Collection<Long> instanceIds) {
+        return tx.query(
+                "SELECT " + RoutineEvents.COLUMNS + " FROM ax_instance WHERE id IN ("
+                        + String.join(", ", Collections.nCopies(instanceIds.size(), "?")) + ")",
+                RoutineEvents::steps,
+                instanceIds.toArray());
+    }
+
+    /**
+     * Writes the claim and start of each run's current attempt as events, with the times they
+     * happened, unless written already: called before a run's next attempt (or a sharded run's
+     * fan-out) overwrites the columns that hold them. Runs not yet claimed write nothing.
+     */
+    public void keepSteps(Tx tx, Collection<Long> instanceIds) {
+        if (instanceIds.isEmpty()) {
+            return;
+        }
+        for (RoutineEvents.Steps s : steps(tx, instanceIds)) {
+            List<EventRow> stored = storedForRun(tx, s.run().id(), 0, Integer.MAX_VALUE);
+            for (EventRow e : RoutineEvents.attemptSteps(s, stored)) {
+                tx.update(
+                        "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor,"
+                                + " node_id, at, message, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        e.instanceId(),
+                        e.taskId(),
+                        e.taskName(),
+                        e.type(),
+                        e.from(),
+                        e.to(),
+                        e.attempt(),
+                        e.actor(),
+                        e.nodeId(),
+                        e.at(),
+                        e.message(),
+                        dataJson(e.data()));
+            }
+        }
     }
 
     /** The actor of what the scheduler itself does (its runs' CREATED events among them). */

@@ -1,7 +1,6 @@
 package dev.ax.store;
 
 import dev.ax.domain.protocol.RunRef;
-import dev.ax.domain.run.EventType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -125,50 +124,21 @@ public final class LeaseStore {
     }
 
     /**
-     * Records the pid of a started attempt (no state change: the run is already RUNNING, or a job that asked for
-     * approval before its "started" report arrived waits mid-run, its process still going).
+     * Records the start of an attempt: its pid, when and on which node. No state change (the run
+     * is already RUNNING, or a job that asked for approval before its "started" report arrived
+     * waits mid-run, its process still going), and no event: the STARTED event is read from these
+     * columns ({@link RoutineEvents}). False when the executor no longer holds the attempt.
      */
-    public boolean recordPid(Tx tx, RunRef ref, String executorId, long pid) {
+    public boolean recordStarted(Tx tx, RunRef ref, String executorId, long pid, String nodeId) {
         return tx.update(
-                        "UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                                + " AND executor_id = ? AND " + held(""),
+                        "UPDATE ax_instance SET pid = ?, pid_at = CURRENT_TIMESTAMP, start_node = ?,"
+                                + " updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ? AND executor_id = ? AND "
+                                + held(""),
                         pid,
+                        nodeId,
                         ref.instanceId(),
                         ref.attempt(),
                         executorId)
-                == 1;
-    }
-
-    /**
-     * {@link #recordPid} and its STARTED event, fenced like it: false (and no event) when the
-     * executor no longer holds the attempt. One statement on PostgreSQL.
-     */
-    public boolean recordStarted(Tx tx, RunRef ref, String executorId, long pid, String actor, String nodeId) {
-        String message = startedMessage(executorId, pid);
-        Map<String, Object> data = startedData(executorId, pid);
-        if (!tx.dialect().writesInWith()) {
-            if (!recordPid(tx, ref, executorId, pid)) {
-                return false;
-            }
-            events.appendForRun(tx, ref.instanceId(), EventType.STARTED, null, null, actor, nodeId, message, data);
-            return true;
-        }
-        return tx.update(
-                        "WITH started AS (UPDATE ax_instance SET pid = ?, updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ?"
-                                + " AND executor_id = ? AND " + held("")
-                                + " RETURNING id, task_id, task_name, attempt) "
-                                + EventStore.insertFrom("started"),
-                        pid,
-                        ref.instanceId(),
-                        ref.attempt(),
-                        executorId,
-                        EventType.STARTED,
-                        null,
-                        null,
-                        actor,
-                        nodeId,
-                        message,
-                        EventStore.dataJson(data))
                 == 1;
     }
 

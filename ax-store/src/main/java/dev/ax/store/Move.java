@@ -22,7 +22,9 @@ public final class Move {
         FAILURE_KIND("failure_kind"),
         MESSAGE("message"),
         STARTED_AT("started_at"),
-        FINISHED_AT("finished_at");
+        FINISHED_AT("finished_at"),
+        /** The node that took a routine success, which writes no event ({@link RoutineEvents}). */
+        END_NODE("end_node");
 
         final String sql;
 

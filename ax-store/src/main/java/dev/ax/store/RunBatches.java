@@ -4,6 +4,7 @@ import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -26,8 +27,10 @@ import java.util.function.Function;
 public final class RunBatches {
     private final RunStore instances;
     private final LeaseStore leases;
+    private final EventStore events;
 
-    RunBatches(RunStore instances, LeaseStore leases) {
+    RunBatches(RunStore instances, LeaseStore leases, EventStore events) {
+        this.events = events;
         this.instances = instances;
         this.leases = leases;
     }
@@ -76,7 +79,7 @@ public final class RunBatches {
      * One array per column (unnest, in the chunk's order): the statement's text is the same
      * whatever the chunk's size, so the server parses and plans it once per connection.
      */
-    private static Map<Integer, Long> createChunk(
+    private Map<Integer, Long> createChunk(
             Tx tx, List<NewRun> runs, List<Integer> chunk, Map<Slot, Integer> firstOfSlot) {
         List<NewRun> rows = chunk.stream().map(runs::get).toList();
         String sql = "WITH v AS (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
@@ -92,15 +95,15 @@ public final class RunBatches {
                 + " max_attempts, executor_group, scheduled_at, actor, node_id, parent_id, root_id, business_date, CURRENT_TIMESTAMP,"
                 + " CURRENT_TIMESTAMP, CASE WHEN finished THEN CURRENT_TIMESTAMP END FROM v ORDER BY ord"
                 + tx.dialect().onSlotConflictDoNothing()
-                + " RETURNING id, task_id, task_name, attempt, fire_key, state, actor, node_id),"
+                + " RETURNING id, task_id, task_name, attempt, fire_key, state, actor, node_id, created_at),"
                 + " logged AS ("
-                + EventStore.insertEachFrom(
-                        "(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
-                                + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, v.message, v.data"
-                                + " FROM created c JOIN v ON v.task_id = c.task_id AND v.fire_key = c.fire_key) e ORDER BY e.id")
+                + EventStore.insertEachFrom("(SELECT c.id, c.task_id, c.task_name, CAST(? AS TEXT) AS type,"
+                        + " CAST(NULL AS TEXT) AS from_state, c.state AS to_state, c.attempt, c.actor, c.node_id, v.message, v.data"
+                        + " FROM created c JOIN v ON v.task_id = c.task_id AND v.fire_key = c.fire_key WHERE NOT ("
+                        + RoutineEvents.routineCreateSql("v") + ")) e ORDER BY e.id")
                 + " RETURNING instance_id)"
-                + " SELECT c.id, c.task_id, c.fire_key, (SELECT COUNT(*) FROM logged) AS events FROM created c";
-        long[] events = {0};
+                + " SELECT c.id, c.task_id, c.fire_key, c.created_at, (SELECT COUNT(*) FROM logged) AS events FROM created c";
+        long[] logged = {0};
         Map<Integer, Long> created = new HashMap<>();
         tx.query(
                 sql,
@@ -110,7 +113,10 @@ public final class RunBatches {
                         throw new StoreException("creating " + chunk.size() + " runs returned an unexpected one: task "
                                 + r.lng("task_id") + " slot " + r.str("fire_key"));
                     }
-                    events[0] = r.lng("events");
+                    logged[0] = r.lng("events");
+                    NewRun n = runs.get(at);
+                    Instant createdAt = r.instant("created_at");
+                    events.tell(tx, t -> t.created(n.cause(), n.scheduledAt(), createdAt));
                     return null;
                 },
                 longs(rows, NewRun::taskId),
@@ -134,24 +140,23 @@ public final class RunBatches {
                 strings(rows, NewRun::message),
                 strings(rows, r -> EventStore.dataJson(Map.of("cause", r.cause().wireName(), "fireKey", r.fireKey()))),
                 EventType.CREATED);
-        if (!created.isEmpty() && events[0] != created.size()) {
-            throw new StoreException("created " + created.size() + " runs but " + events[0] + " CREATED events");
+        long eventful = created.keySet().stream()
+                .filter(at -> !RoutineEvents.routineCreate(runs.get(at)))
+                .count();
+        if (!created.isEmpty() && logged[0] != eventful) {
+            throw new StoreException(
+                    "created " + eventful + " runs that are not routine but " + logged[0] + " CREATED events");
         }
         return created;
     }
 
     /**
      * One RUNNING → SUCCESS move as an executor reported it: fenced by the attempt and executor
-     * like {@link Move#fence}, with the SUCCEEDED event's actor and message.
+     * like {@link Move#fence}. {@code recorded}: the success is written as a SUCCEEDED event (a
+     * task's alerts watch it); otherwise it is a routine step the run's columns hold.
      */
     public record Success(
-            long instanceId,
-            int attempt,
-            String executorId,
-            Integer exitCode,
-            String message,
-            String actor,
-            String eventMessage) {}
+            long instanceId, int attempt, String executorId, Integer exitCode, String message, boolean recorded) {}
 
     /**
      * Applies many {@link Success}es, each exactly as {@link RunStore#move} would (same columns, same
@@ -167,14 +172,7 @@ public final class RunBatches {
                 .toList();
         if (!tx.dialect().writesInWith()) {
             for (Success s : sorted) {
-                if (instances.move(
-                        tx,
-                        Move.of(s.instanceId(), RunState.RUNNING, RunState.SUCCESS)
-                                .fence(s.attempt(), s.executorId())
-                                .set(Move.Column.EXIT_CODE, s.exitCode())
-                                .set(Move.Column.MESSAGE, s.message())
-                                .finished()
-                                .event(EventType.SUCCEEDED, s.actor(), nodeId, s.eventMessage()))) {
+                if (instances.move(tx, move(s, nodeId))) {
                     moved.add(s.instanceId());
                 }
             }
@@ -187,36 +185,59 @@ public final class RunBatches {
         // partial index of RUNNING runs, and the planner read all of them (and their dead entries) and hashed them
         // against the group instead of fetching the group's runs by id.
         moved.addAll(tx.query(
-                "WITH v (id, attempt, executor_id, exit_code, message, actor, event_message, from_state) AS"
+                "WITH v (id, attempt, executor_id, exit_code, message, recorded, from_state) AS"
                         + " (SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS INTEGER[]),"
-                        + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
+                        + " CAST(? AS VARCHAR[]), CAST(? AS BOOLEAN[]), CAST(? AS VARCHAR[]))"
                         + "), moved AS (UPDATE ax_instance i SET state = 'SUCCESS', updated_at = CURRENT_TIMESTAMP, exit_code = v.exit_code,"
-                        + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL FROM v"
-                        + " WHERE i.id = v.id AND i.state = v.from_state AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
-                        + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.event_message)"
-                        + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                        + " message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt, actor, ?,"
-                        + " CURRENT_TIMESTAMP, event_message, NULL FROM moved ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"),
+                        + " message = v.message, finished_at = CURRENT_TIMESTAMP, lease_expires_at = NULL, end_node = CAST(? AS VARCHAR)"
+                        + " FROM v WHERE i.id = v.id AND i.state = v.from_state AND i.attempt = v.attempt AND i.executor_id = v.executor_id"
+                        + " RETURNING i.id, i.task_id, i.task_name, i.attempt, i.executor_id, i.exit_code, i.message, v.recorded),"
+                        + " logged AS (INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor,"
+                        + " node_id, at, message, data) SELECT id, task_id, task_name, 'SUCCEEDED', 'RUNNING', 'SUCCESS', attempt,"
+                        + " 'executor:' || executor_id, CAST(? AS VARCHAR), CURRENT_TIMESTAMP,"
+                        + " COALESCE(message, 'exit ' || CAST(exit_code AS VARCHAR)), NULL FROM moved WHERE recorded ORDER BY id)"
+                        + " SELECT id FROM moved",
+                r -> r.lng("id"),
                 longs(sorted, Success::instanceId),
                 ints(sorted, Success::attempt),
                 strings(sorted, Success::executorId),
                 ints(sorted, Success::exitCode),
                 strings(sorted, Success::message),
-                strings(sorted, Success::actor),
-                strings(sorted, Success::eventMessage),
+                sorted.stream().map(Success::recorded).toArray(Boolean[]::new),
                 strings(sorted, x -> RunState.RUNNING.name()),
+                nodeId,
                 nodeId));
+        if (!moved.isEmpty()) {
+            int n = moved.size();
+            events.tell(tx, t -> t.succeeded(n));
+        }
         return moved;
     }
 
+    /** One success as {@link RunStore#move} applies it: what {@link #succeedAll} does for many. */
+    static Move move(Success s, String nodeId) {
+        Move m = Move.of(s.instanceId(), RunState.RUNNING, RunState.SUCCESS)
+                .fence(s.attempt(), s.executorId())
+                .set(Move.Column.EXIT_CODE, s.exitCode())
+                .set(Move.Column.MESSAGE, s.message())
+                .set(Move.Column.END_NODE, nodeId)
+                .finished();
+        return s.recorded()
+                ? m.event(
+                        EventType.SUCCEEDED,
+                        "executor:" + s.executorId(),
+                        nodeId,
+                        RoutineEvents.successMessage(s.exitCode(), s.message()))
+                : m;
+    }
+
     /** "Started" as an executor reported it: the attempt it holds and the pid of the action's process. */
-    public record Start(RunRef run, String executorId, long pid, String actor) {}
+    public record Start(RunRef run, String executorId, long pid) {}
 
     /**
-     * Many {@link RunStore#recordStarted}s, each fenced like it and each with its STARTED event; returns
-     * the ids recorded (a report for an attempt no longer held is left out). On PostgreSQL one
-     * statement, in id order; elsewhere one {@code recordStarted} per report.
+     * Many {@link LeaseStore#recordStarted}s, each fenced like it; returns the ids recorded (a
+     * report for an attempt no longer held is left out). On PostgreSQL one statement, in id
+     * order; elsewhere one {@code recordStarted} per report.
      */
     public Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
         Set<Long> recorded = new HashSet<>();
@@ -225,7 +246,7 @@ public final class RunBatches {
                 .toList();
         if (!tx.dialect().writesInWith()) {
             for (Start s : sorted) {
-                if (leases.recordStarted(tx, s.run(), s.executorId(), s.pid(), s.actor(), nodeId)) {
+                if (leases.recordStarted(tx, s.run(), s.executorId(), s.pid(), nodeId)) {
                     recorded.add(s.run().instanceId());
                 }
             }
@@ -233,24 +254,18 @@ public final class RunBatches {
         }
         // One array per column, as in succeedAll: one statement text whatever the group's size.
         recorded.addAll(tx.query(
-                "WITH v (id, attempt, executor_id, pid, actor, message, data) AS (SELECT * FROM unnest("
-                        + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]),"
-                        + " CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]))"
-                        + "), started AS (UPDATE ax_instance i SET pid = v.pid, updated_at = CURRENT_TIMESTAMP FROM v"
+                "WITH v (id, attempt, executor_id, pid) AS (SELECT * FROM unnest("
+                        + "CAST(? AS BIGINT[]), CAST(? AS INTEGER[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[])))"
+                        + " UPDATE ax_instance i SET pid = v.pid, pid_at = CURRENT_TIMESTAMP, start_node = CAST(? AS VARCHAR),"
+                        + " updated_at = CURRENT_TIMESTAMP FROM v"
                         + " WHERE i.id = v.id AND i.attempt = v.attempt AND i.executor_id = v.executor_id AND "
                         + LeaseStore.held("i.")
-                        + " RETURNING i.id, i.task_id, i.task_name, i.attempt, v.actor, v.message, v.data)"
-                        + " INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at,"
-                        + " message, data) SELECT id, task_id, task_name, 'STARTED', NULL, NULL, attempt, actor, ?, CURRENT_TIMESTAMP,"
-                        + " message, data FROM started ORDER BY id RETURNING instance_id",
-                r -> r.lng("instance_id"),
+                        + " RETURNING i.id",
+                r -> r.lng("id"),
                 longs(sorted, st -> st.run().instanceId()),
                 ints(sorted, st -> st.run().attempt()),
                 strings(sorted, Start::executorId),
                 longs(sorted, Start::pid),
-                strings(sorted, Start::actor),
-                strings(sorted, st -> LeaseStore.startedMessage(st.executorId(), st.pid())),
-                strings(sorted, st -> EventStore.dataJson(LeaseStore.startedData(st.executorId(), st.pid()))),
                 nodeId));
         return recorded;
     }

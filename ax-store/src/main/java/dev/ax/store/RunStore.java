@@ -36,7 +36,7 @@ public final class RunStore {
     }
 
     /**
-     * Creates a run and its CREATED event, or returns empty when the (task, fire key) slot
+     * Creates a run and, unless it is routine ({@link RoutineEvents#routineCreate}), its CREATED event, or returns empty when the (task, fire key) slot
      * already has one: the unique index, not a check-then-insert, makes the second one impossible.
      */
     public Optional<Long> create(Tx tx, NewRun n) {
@@ -69,21 +69,39 @@ public final class RunStore {
             n.businessDate()
         };
         Map<String, Object> data = Map.of("cause", n.cause().wireName(), "fireKey", n.fireKey());
-        if (tx.dialect().writesInWith()) {
+        boolean routine = RoutineEvents.routineCreate(n);
+        Optional<Created> created;
+        if (!tx.dialect().writesInWith()) {
+            created = tx.insertUnlessDuplicate(sql, values).map(i -> new Created(i, createdAt(tx, i)));
+            created.filter(c -> !routine)
+                    .ifPresent(c -> events.appendForRun(
+                            tx, c.id(), EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(), data));
+        } else if (routine) {
+            created = tx.queryOne(sql + " RETURNING id, created_at", Created::of, values);
+        } else {
             // The run and its CREATED event in one round trip; a taken slot inserts neither.
             List<Object> args = new ArrayList<>(Arrays.asList(values));
             args.addAll(Arrays.asList(
                     EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(), EventStore.dataJson(data)));
-            return tx.queryOne(
-                    "WITH created AS (" + sql + " RETURNING id, task_id, task_name, attempt) "
-                            + EventStore.insertFrom("created") + " RETURNING instance_id",
-                    r -> r.lng("instance_id"),
+            created = tx.queryOne(
+                    "WITH created AS (" + sql + " RETURNING id, task_id, task_name, attempt, created_at), logged AS ("
+                            + EventStore.insertFrom("created") + ") SELECT id, created_at FROM created",
+                    Created::of,
                     args.toArray());
         }
-        Optional<Long> id = tx.insertUnlessDuplicate(sql, values);
-        id.ifPresent(i -> events.appendForRun(
-                tx, i, EventType.CREATED, null, n.state(), n.actor(), n.nodeId(), n.message(), data));
-        return id;
+        created.ifPresent(c -> events.tell(tx, t -> t.created(n.cause(), n.scheduledAt(), c.at())));
+        return created.map(Created::id);
+    }
+
+    private record Created(long id, Instant at) {
+        static Created of(Tx.Row r) throws SQLException {
+            return new Created(r.lng("id"), r.instant("created_at"));
+        }
+    }
+
+    private static Instant createdAt(Tx tx, long id) {
+        return tx.queryOne("SELECT created_at FROM ax_instance WHERE id = ?", r -> r.instant("created_at"), id)
+                .orElseThrow();
     }
 
     /**
@@ -129,7 +147,7 @@ public final class RunStore {
             if (n > 1) {
                 throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
             }
-            return n == 1;
+            return moved(tx, m, n == 1);
         }
         int n = tx.update(sql.toString(), args.toArray());
         if (n > 1) {
@@ -138,7 +156,14 @@ public final class RunStore {
         if (n == 1 && m.event != null) {
             events.appendForRun(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
         }
-        return n == 1;
+        return moved(tx, m, n == 1);
+    }
+
+    private boolean moved(Tx tx, Move m, boolean moved) {
+        if (moved && m.to == RunState.SUCCESS) {
+            events.tell(tx, t -> t.succeeded(1));
+        }
+        return moved;
     }
 
     /** How many runs of a task hold a concurrency slot (READY, RUNNING, RETRYING, WAITING_APPROVAL) and how many wait (BLOCKED). */

@@ -56,6 +56,8 @@ public final class ShardStore {
      * run (RUNNING, no executor) is ended by its shards' outcomes, never by the lease reaper.
      */
     public boolean detachRun(Tx tx, long instanceId, int attempt, String executorId) {
+        // The claim and start the run's columns hold name the executor this drops: they become events first.
+        events.keepSteps(tx, List.of(instanceId));
         return tx.update(
                         "UPDATE ax_instance SET executor_id = NULL, lease_expires_at = NULL, updated_at = CURRENT_TIMESTAMP"
                                 + " WHERE id = ? AND attempt = ? AND executor_id = ? AND state = 'RUNNING'",

@@ -8,7 +8,7 @@ public final class Store implements AutoCloseable {
     private final RunStore runs = new RunStore(events);
     private final ClaimStore claims = new ClaimStore(events);
     private final LeaseStore leases = new LeaseStore(events);
-    private final RunBatches runBatches = new RunBatches(runs, leases);
+    private final RunBatches runBatches = new RunBatches(runs, leases, events);
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();
@@ -66,6 +66,11 @@ public final class Store implements AutoCloseable {
     /** Many runs written at once: firing batches and grouped reports. */
     public RunBatches runBatches() {
         return runBatches;
+    }
+
+    /** Tells {@code tally} of the routine steps of runs this node commits. */
+    public void tallyTo(RunTally tally) {
+        events.tallyTo(tally);
     }
 
     public EventStore events() {

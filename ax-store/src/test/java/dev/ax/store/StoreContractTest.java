@@ -2,6 +2,7 @@ package dev.ax.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ax.domain.protocol.RunRef;
 import dev.ax.domain.run.BackfillState;
@@ -502,8 +503,9 @@ abstract class StoreContractTest {
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
                 .singleElement()
                 .satisfies(e -> {
-                    assertThat(e.at()).as("claimed before the slot").isBefore(slot);
-                    assertThat(e.message()).isEqualTo("claimed ahead of its slot; handed out at the slot");
+                    // A routine step read from the run: the claim is told when the run is handed out.
+                    assertThat(e.at()).as("handed out at the slot").isEqualTo(slot);
+                    assertThat(e.nodeId()).isEqualTo("n1");
                 });
         assertThat(eventsOf(due))
                 .filteredOn(e -> e.type() == EventType.CLAIMED)
@@ -597,11 +599,10 @@ abstract class StoreContractTest {
                 .succeedAll(
                         tx,
                         List.of(
-                                new RunBatches.Success(c, 1, "e1", 0, null, "executor:e1", "exit 0"),
-                                new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", "executor:e1", "done, 3 rows"),
-                                new RunBatches.Success(
-                                        b, 2, "e1", 0, null, "executor:e1", "exit 0"), // a stale attempt: fenced out
-                                new RunBatches.Success(d, 1, "e1", 0, null, "executor:e1", "exit 0")),
+                                new RunBatches.Success(c, 1, "e1", 0, null, false),
+                                new RunBatches.Success(a, 1, "e1", 3, "done, 3 rows", false),
+                                new RunBatches.Success(b, 2, "e1", 0, null, false), // a stale attempt: fenced out
+                                new RunBatches.Success(d, 1, "e1", 0, null, false)),
                         "n1"));
         assertThat(moved).containsExactlyInAnyOrder(a, c);
         assertThat(row(a)).satisfies(r -> {
@@ -656,8 +657,8 @@ abstract class StoreContractTest {
                 .orElseThrow();
         long b = newInstance("b"); // triggered by "test"
         store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
-        store.tx(tx -> store.runBatches()
-                .succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, "executor:e1", "exit 0")), "n1"));
+        store.tx(tx ->
+                store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(a, 1, "e1", 0, null, false)), "n1"));
         terminateByHand(b);
         store.tx(tx -> {
             store.events()
@@ -678,6 +679,178 @@ abstract class StoreContractTest {
         List<EventRow> older = store.tx(
                 tx -> store.events().forTask(tx, task.id(), timeline.getFirst().id(), 10));
         assertThat(older).extracting(EventRow::type).containsExactly(EventType.TERMINATED, EventType.CREATED);
+    }
+
+    /** A run the scheduler fires for a slot, READY, with no note: its creation is routine. */
+    long scheduledRun(String slot) {
+        return store.tx(tx -> store.runs()
+                        .create(
+                                tx,
+                                new NewRun(
+                                        task.id(),
+                                        "t",
+                                        1,
+                                        Cause.CRON,
+                                        slot,
+                                        Instant.parse(slot),
+                                        Map.of(),
+                                        RunState.READY,
+                                        3,
+                                        "default",
+                                        EventStore.SCHEDULER_ACTOR,
+                                        "n0",
+                                        null,
+                                        null,
+                                        null)))
+                .orElseThrow();
+    }
+
+    long storedEvents(long id) {
+        return store.tx(
+                tx -> tx.queryOne("SELECT COUNT(*) AS n FROM ax_event WHERE instance_id = ?", r -> r.lng("n"), id)
+                        .orElseThrow());
+    }
+
+    @Test
+    void a_routine_run_writes_no_event_and_its_timeline_is_read_from_its_row() {
+        long id = scheduledRun("2026-11-29T02:00:00Z");
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
+        store.tx(tx -> store.runBatches()
+                .recordStartedAll(tx, List.of(new RunBatches.Start(new RunRef(id, 1), "e1", 42)), "n2"));
+        store.tx(tx ->
+                store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(id, 1, "e1", 0, null, false)), "n3"));
+
+        assertThat(storedEvents(id)).isZero();
+        RunRow run = row(id);
+        List<EventRow> timeline = eventsOf(id);
+        assertThat(timeline)
+                .extracting(
+                        EventRow::type,
+                        EventRow::from,
+                        EventRow::to,
+                        EventRow::attempt,
+                        EventRow::actor,
+                        EventRow::nodeId)
+                .containsExactly(
+                        tuple(EventType.CREATED, null, RunState.READY, 0, EventStore.SCHEDULER_ACTOR, "n0"),
+                        tuple(EventType.CLAIMED, RunState.READY, RunState.RUNNING, 1, "executor:e1", "n1"),
+                        tuple(EventType.STARTED, null, null, 1, "executor:e1", "n2"),
+                        tuple(EventType.SUCCEEDED, RunState.RUNNING, RunState.SUCCESS, 1, "executor:e1", "n3"));
+        assertThat(timeline).allSatisfy(e -> {
+            assertThat(e.instanceId()).isEqualTo(id);
+            assertThat(e.taskName()).isEqualTo("t");
+        });
+        assertThat(timeline.get(0).data())
+                .containsEntry("cause", "cron")
+                .containsEntry("fireKey", "2026-11-29T02:00:00Z");
+        assertThat(timeline.get(0).at()).isEqualTo(run.createdAt());
+        assertThat(timeline.get(1).at()).isEqualTo(run.startedAt());
+        assertThat(timeline.get(1).data()).containsEntry("executor", "e1");
+        assertThat(timeline.get(2).message()).isEqualTo("pid 42 on executor e1");
+        assertThat(timeline.get(2).data()).containsEntry("executor", "e1").containsEntry("pid", 42L);
+        assertThat(timeline.get(3).message()).isEqualTo("exit 0");
+        assertThat(timeline.get(3).at()).isEqualTo(run.finishedAt());
+    }
+
+    @Test
+    void a_next_attempt_keeps_the_last_attempts_claim_and_start_as_events() {
+        long id = scheduledRun("2026-11-29T03:00:00Z");
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
+        store.tx(tx -> store.runBatches()
+                .recordStartedAll(tx, List.of(new RunBatches.Start(new RunRef(id, 1), "e1", 7)), "n1"));
+        Instant firstClaim = row(id).startedAt();
+        store.tx(tx -> store.runs()
+                .move(
+                        tx,
+                        Move.of(id, RunState.RUNNING, RunState.RETRYING)
+                                .fence(1, "e1")
+                                .event(EventType.FAILED, "executor:e1", "n1", "exit 1")));
+        store.tx(tx -> store.runs()
+                .move(
+                        tx,
+                        Move.of(id, RunState.RETRYING, RunState.READY)
+                                .event(EventType.RETRY_READY, "scheduler", "n1", null)));
+        store.tx(tx -> store.claims().claim(tx, "e2", List.of("default"), List.of(), 10, 30_000, "n2", null));
+
+        List<EventRow> timeline = eventsOf(id);
+        assertThat(timeline)
+                .extracting(EventRow::type, EventRow::attempt, EventRow::actor)
+                .containsExactly(
+                        tuple(EventType.CREATED, 0, EventStore.SCHEDULER_ACTOR),
+                        tuple(EventType.CLAIMED, 1, "executor:e1"),
+                        tuple(EventType.STARTED, 1, "executor:e1"),
+                        tuple(EventType.FAILED, 1, "executor:e1"),
+                        tuple(EventType.RETRY_READY, 1, "scheduler"),
+                        tuple(EventType.CLAIMED, 2, "executor:e2"));
+        // The first attempt's steps are rows now, with the time they happened; the second is still read from the run.
+        assertThat(storedEvents(id)).isEqualTo(4);
+        assertThat(timeline.get(1).id()).isPositive();
+        assertThat(timeline.get(1).at()).isEqualTo(firstClaim);
+        assertThat(timeline.get(2).message()).isEqualTo("pid 7 on executor e1");
+        assertThat(timeline.get(5).id()).isZero();
+    }
+
+    @Test
+    void a_success_that_alerts_watch_is_an_event_and_is_told_once() {
+        long id = scheduledRun("2026-11-29T04:00:00Z");
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
+        store.tx(tx ->
+                store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(id, 1, "e1", 0, "done", true)), "n1"));
+        assertThat(storedEvents(id)).isEqualTo(1);
+        assertThat(eventsOf(id))
+                .extracting(EventRow::type)
+                .containsExactly(EventType.CREATED, EventType.CLAIMED, EventType.SUCCEEDED);
+        assertThat(eventsOf(id).getLast().id()).isPositive();
+        assertThat(eventsOf(id).getLast().message()).isEqualTo("done");
+    }
+
+    @Test
+    void the_tally_hears_of_routine_steps_once_committed_and_never_of_a_rollback() {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        store.tallyTo(new RunTally() {
+            @Override
+            public void created(Cause cause, Instant slot, Instant at) {
+                heard.add("created " + cause.wireName() + " " + slot);
+            }
+
+            @Override
+            public void claimed(Cause cause, int attempt, Instant slot, Instant at) {
+                heard.add("claimed " + attempt);
+            }
+
+            @Override
+            public void succeeded(int runs) {
+                heard.add("succeeded " + runs);
+            }
+        });
+        long id = scheduledRun("2026-11-29T05:00:00Z");
+        assertThatThrownBy(() -> store.tx(tx -> {
+                    store.runs()
+                            .create(
+                                    tx,
+                                    new NewRun(
+                                            task.id(),
+                                            "t",
+                                            1,
+                                            Cause.CRON,
+                                            "2026-11-29T06:00:00Z",
+                                            Instant.parse("2026-11-29T06:00:00Z"),
+                                            Map.of(),
+                                            RunState.READY,
+                                            1,
+                                            "default",
+                                            EventStore.SCHEDULER_ACTOR,
+                                            "n0",
+                                            null,
+                                            null,
+                                            null));
+                    throw new IllegalStateException("rolled back");
+                }))
+                .hasMessage("rolled back");
+        store.tx(tx -> store.claims().claim(tx, "e1", List.of("default"), List.of(), 10, 30_000, "n1", null));
+        store.tx(tx ->
+                store.runBatches().succeedAll(tx, List.of(new RunBatches.Success(id, 1, "e1", 0, null, false)), "n1"));
+        assertThat(heard).containsExactly("created cron 2026-11-29T05:00:00Z", "claimed 1", "succeeded 1");
     }
 
     @Test
@@ -714,8 +887,8 @@ abstract class StoreContractTest {
                 .recordStartedAll(
                         tx,
                         List.of(
-                                new RunBatches.Start(new RunRef(b, 1), "e1", 42, "executor:e1"),
-                                new RunBatches.Start(new RunRef(a, 1), "e2", 43, "executor:e2")),
+                                new RunBatches.Start(new RunRef(b, 1), "e1", 42),
+                                new RunBatches.Start(new RunRef(a, 1), "e2", 43)),
                         "n1")); // e2 does not hold a
         assertThat(recorded).containsExactly(b);
         assertThat(row(b).pid()).isEqualTo(42L);
