@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -33,6 +34,9 @@ final class ExecutorCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    ConfigOptions configOptions = new ConfigOptions();
 
     @Option(
             names = "--server",
@@ -112,6 +116,9 @@ final class ExecutorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (configOptions.printedOrChecked(spec)) {
+            return ExitCodes.OK;
+        }
         if (token == null || token.isBlank()) {
             throw new ParameterException(spec.commandLine(), "an executor token is required: --token or AX_TOKEN");
         }

@@ -1,8 +1,12 @@
 package dev.ax.cli;
 
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
 
 /**
  * The {@code ax} command. Exit codes, for every subcommand: 0 done; 1 the server said no (or the awaited run did not
@@ -47,6 +51,31 @@ public final class Main extends GroupCommand {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", LOGBACK_CONFIG);
         }
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(commandLine(System.getenv(), args).execute(args));
+    }
+
+    /**
+     * The ax command line for {@code args}: {@code ax server} and {@code ax executor} take options
+     * not given as flags from the environment {@code env}, then from {@code --config FILE}
+     * ({@link ConfigSources}).
+     */
+    static CommandLine commandLine(Map<String, String> env, String[] args) {
+        CommandLine cmd = new CommandLine(new Main());
+        ConfigSources sources = ConfigSources.of(env, args);
+        List<CommandLine> services =
+                List.of(cmd.getSubcommands().get("server"), cmd.getSubcommands().get("executor"));
+        services.forEach(sub -> sub.setDefaultValueProvider(sources));
+        // A bad value names the option (picocli) and, when it was no flag, where it came from.
+        IParameterExceptionHandler plain = cmd.getParameterExceptionHandler();
+        cmd.setParameterExceptionHandler((e, rest) -> {
+            if (e.getArgSpec() == null || !services.contains(e.getCommandLine())) {
+                return plain.handleParseException(e, rest);
+            }
+            String from = sources.whereFrom(e.getCommandLine().getCommandSpec(), e.getArgSpec());
+            return plain.handleParseException(
+                    new ParameterException(e.getCommandLine(), e.getMessage() + from, e, e.getArgSpec(), e.getValue()),
+                    rest);
+        });
+        return cmd;
     }
 }

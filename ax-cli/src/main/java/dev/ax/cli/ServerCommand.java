@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -39,6 +40,9 @@ final class ServerCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    ConfigOptions configOptions = new ConfigOptions();
 
     @Option(
             names = "--port",
@@ -222,6 +226,9 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (configOptions.printedOrChecked(spec)) {
+            return ExitCodes.OK;
+        }
         ServerConfig config = config();
         Duration drain = DurationOption.notNegative(spec.commandLine(), "--drain-timeout", drainTimeout);
         AxServer server;

@@ -2,6 +2,7 @@ package dev.ax.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Map;
 import picocli.CommandLine;
 
 /** Runs the ax command in this JVM, the way {@code main} does, capturing what it prints. */
@@ -16,9 +17,14 @@ final class Cli {
     }
 
     static Result run(String... args) {
+        return runWith(System.getenv(), args);
+    }
+
+    /** As {@link #run}, with {@code env} as the environment the command reads. */
+    static Result runWith(Map<String, String> env, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Main());
+        CommandLine cmd = Main.commandLine(env, args);
         cmd.setOut(new PrintWriter(out, true));
         cmd.setErr(new PrintWriter(err, true));
         int code = cmd.execute(args);
