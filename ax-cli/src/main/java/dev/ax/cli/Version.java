@@ -5,35 +5,44 @@ import java.io.InputStream;
 import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
-/** The version Maven wrote into {@code dev/ax/cli/version.properties} at build time. */
+/** The version and commit Maven wrote into {@code dev/ax/cli/version.properties} at build time. */
 public final class Version implements IVersionProvider {
     private static final String UNKNOWN = "dev";
-    private static final String VERSION = load();
+    private static final Properties BUILD = load();
+    private static final String VERSION = value("version", UNKNOWN);
 
     public static String get() {
         return VERSION;
     }
 
+    /** The commit built from, or "unknown" outside a git checkout. */
+    public static String commit() {
+        return value("commit", "unknown");
+    }
+
     @Override
     public String[] getVersion() {
         return new String[] {
-            "ax " + VERSION,
+            "ax " + VERSION + " (commit " + commit() + ")",
             "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")"
         };
     }
 
-    private static String load() {
+    private static String value(String key, String otherwise) {
+        String v = BUILD.getProperty(key, otherwise).strip();
+        // Unfiltered (an IDE that copies resources itself, or no git): say so rather than print "${project.version}".
+        return v.isEmpty() || v.startsWith("${") ? otherwise : v;
+    }
+
+    private static Properties load() {
+        Properties p = new Properties();
         try (InputStream in = Version.class.getResourceAsStream("version.properties")) {
-            if (in == null) {
-                return UNKNOWN;
+            if (in != null) {
+                p.load(in);
             }
-            Properties p = new Properties();
-            p.load(in);
-            String v = p.getProperty("version", UNKNOWN).strip();
-            // Unfiltered (run from an IDE that copies resources itself): say so rather than print "${project.version}".
-            return v.isEmpty() || v.startsWith("${") ? UNKNOWN : v;
         } catch (IOException e) {
-            return UNKNOWN;
+            // no build information: "dev"
         }
+        return p;
     }
 }
