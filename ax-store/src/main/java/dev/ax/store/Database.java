@@ -4,9 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationState;
 
 /**
  * The connection pool, migrations, and transactions. {@link #open} migrates the schema and then
@@ -45,12 +49,37 @@ public final class Database implements AutoCloseable {
     }
 
     private void migrate() {
-        Flyway.configure()
+        Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations(dialect.migrationLocation())
                 .table("ax_schema_history")
-                .load()
-                .migrate();
+                .load();
+        refuseNewerSchema(flyway.info().all());
+        flyway.migrate();
+    }
+
+    /**
+     * An older node on a schema a newer AX has migrated would write rows the newer code does not
+     * expect (or miss columns it relies on): it stops instead, saying what to do. Flyway itself
+     * lets such "future" migrations pass.
+     */
+    static void refuseNewerSchema(MigrationInfo[] migrations) {
+        List<MigrationInfo> future = Arrays.stream(migrations)
+                .filter(m ->
+                        m.getState() == MigrationState.FUTURE_SUCCESS || m.getState() == MigrationState.FUTURE_FAILED)
+                .toList();
+        if (future.isEmpty()) {
+            return;
+        }
+        String known = Arrays.stream(migrations)
+                .filter(m -> m.getState().isResolved() && m.getVersion() != null)
+                .map(m -> "V" + m.getVersion())
+                .reduce((a, b) -> b)
+                .orElse("none");
+        throw new StoreException(
+                "the database's schema is at V" + future.getLast().getVersion()
+                        + ", newer than this AX knows (" + known + "): a newer AX has upgraded it. Run that version"
+                        + " (or newer) on this node; an older AX never runs on a newer schema.");
     }
 
     public Dialect dialect() {
