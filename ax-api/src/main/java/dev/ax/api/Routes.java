@@ -227,6 +227,11 @@ public final class Routes {
                         Scope.AUDIT,
                         "The audit log, newest first: every action with actor, team, address, target, outcome",
                         x::audit),
+                get(
+                        "/api/admin/backup",
+                        ADMIN,
+                        "An online backup of the embedded database, as a zip (PostgreSQL: 409, use pg_dump)",
+                        s::backup),
                 get("/api/cron/next", VIEWER, "The next slots of a cron expression", s::cronNext),
                 get("/api/executors", VIEWER, "Executors that registered, and whether they are online", s::executors),
                 get("/api/runs", VIEWER, "List runs, newest first", i::list),

@@ -7,6 +7,7 @@ import dev.ax.domain.schedule.CronPreview;
 import dev.ax.domain.schedule.CronSchedule;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.time.AxClock;
+import dev.ax.scheduler.ConflictException;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
@@ -135,6 +136,28 @@ final class SystemHandlers {
 
     void openApi(Context ctx) {
         ctx.contentType("application/json").result(openApiDocument());
+    }
+
+    /**
+     * An online backup of the embedded database, as a zip: written to a temporary file by the
+     * database itself (consistent while the node goes on), sent, deleted. 409 on PostgreSQL,
+     * which is backed up with pg_dump.
+     */
+    void backup(Context ctx) throws IOException {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("ax-backup-", ".zip");
+        try {
+            java.nio.file.Files.delete(file); // BACKUP TO writes the file itself
+            try {
+                api.store().db().backupTo(file);
+            } catch (UnsupportedOperationException e) {
+                throw new ConflictException(e.getMessage());
+            }
+            ctx.contentType("application/zip");
+            ctx.header("Content-Disposition", "attachment; filename=\"ax-backup.zip\"");
+            ctx.result(java.nio.file.Files.readAllBytes(file));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
     }
 
     static byte[] readOpenApi() {

@@ -218,6 +218,17 @@ public final class ApiClient {
 
     private HttpResponse<String> send(
             String method, String path, Object body, String accept, Map<String, String> headers) {
+        HttpResponse<byte[]> response = sendFor(method, path, body, accept, headers);
+        return new TextResponse(response, new String(response.body(), StandardCharsets.UTF_8));
+    }
+
+    /** A GET whose answer is a file (a backup): its bytes. */
+    public byte[] getBytes(String path, String accept) {
+        return sendFor("GET", path, null, accept, Map.of()).body();
+    }
+
+    private HttpResponse<byte[]> sendFor(
+            String method, String path, Object body, String accept, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Accept", accept);
@@ -231,9 +242,9 @@ public final class ApiClient {
         } else {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
-        HttpResponse<String> response;
+        HttpResponse<byte[]> response;
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (HttpConnectTimeoutException e) {
             throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
         } catch (HttpTimeoutException e) {
@@ -252,9 +263,47 @@ public final class ApiClient {
             throw new CliException(ExitCodes.UNREACHABLE, "interrupted while waiting for " + base, e);
         }
         if (response.statusCode() / 100 != 2) {
-            throw error(response);
+            throw error(new TextResponse(response, new String(response.body(), StandardCharsets.UTF_8)));
         }
         return response;
+    }
+
+    /** A response with its body read as UTF-8 text. */
+    private record TextResponse(HttpResponse<byte[]> raw, String body) implements HttpResponse<String> {
+        @Override
+        public int statusCode() {
+            return raw.statusCode();
+        }
+
+        @Override
+        public HttpRequest request() {
+            return raw.request();
+        }
+
+        @Override
+        public java.util.Optional<HttpResponse<String>> previousResponse() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public java.net.http.HttpHeaders headers() {
+            return raw.headers();
+        }
+
+        @Override
+        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+            return raw.sslSession();
+        }
+
+        @Override
+        public URI uri() {
+            return raw.uri();
+        }
+
+        @Override
+        public java.net.http.HttpClient.Version version() {
+            return raw.version();
+        }
     }
 
     private CliException unreachable(String why, Exception cause) {

@@ -31,6 +31,7 @@ import picocli.CommandLine.ParameterException;
             TeamCommand.class,
             AuditCommand.class,
             CronCommand.class,
+            DbCommand.class,
             HelpCommand.class
         },
         footerHeading = "%nExit codes:%n",

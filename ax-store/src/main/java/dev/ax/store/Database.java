@@ -82,6 +82,21 @@ public final class Database implements AutoCloseable {
                         + " (or newer) on this node; an older AX never runs on a newer schema.");
     }
 
+    /**
+     * Writes an online backup of the embedded H2 database into the zip file {@code to} (H2's
+     * {@code BACKUP TO}: a consistent copy while the node goes on). PostgreSQL is backed up with
+     * its own tools (pg_dump), not through AX: refused.
+     */
+    public void backupTo(java.nio.file.Path to) {
+        if (dialect != Dialect.H2) {
+            throw new UnsupportedOperationException(
+                    "the database is PostgreSQL: back it up with pg_dump (docs/deploy.md)");
+        }
+        // A file name the server chose, quoted as an SQL string: BACKUP TO takes no parameter.
+        String file = to.toAbsolutePath().toString().replace("'", "''");
+        tx(tx -> tx.update("BACKUP TO '" + file + "'"));
+    }
+
     public Dialect dialect() {
         return dialect;
     }
