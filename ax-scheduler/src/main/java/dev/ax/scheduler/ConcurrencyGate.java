@@ -177,8 +177,15 @@ final class ConcurrencyGate {
         };
     }
 
-    /** The run as admitted: in {@code state}, its message saying why. */
+    /**
+     * The run as admitted: in {@code state}, its message saying why. A task without a limit
+     * decides nothing, so its runs carry no note of it: a scheduled run with no note of its own
+     * is then routine, and its creation is read from its row instead of written as an event.
+     */
     private static NewRun decided(NewRun run, RunState state, Overflow decision) {
+        if (decision.equals(Overflow.NO_LIMIT)) {
+            return withState(run, state, run.message());
+        }
         return withState(
                 run, state, run.message() == null ? decision.reason() : run.message() + "; " + decision.reason());
     }

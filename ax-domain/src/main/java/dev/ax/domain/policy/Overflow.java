@@ -9,6 +9,8 @@ import dev.ax.domain.task.OverflowPolicy;
  * see a free slot.
  */
 public record Overflow(Admission admission, String reason) {
+    /** A task without a limit admits every run: nothing was decided, and there is nothing to say. */
+    public static final Overflow NO_LIMIT = new Overflow(Admission.RUN, "overflow ALLOW: no limit");
 
     public enum Admission {
         /** READY now. */
@@ -28,7 +30,7 @@ public record Overflow(Admission admission, String reason) {
     public static Overflow decide(
             OverflowPolicy policy, int maxConcurrency, Integer queueLimit, int active, int waiting) {
         if (policy == OverflowPolicy.ALLOW) {
-            return new Overflow(Admission.RUN, "overflow ALLOW: no limit");
+            return NO_LIMIT;
         }
         // A free slot goes to the oldest waiting run first, so a newcomer queues behind any waiting run.
         if (active < maxConcurrency && waiting == 0) {
