@@ -47,7 +47,8 @@ final class HistoryCommand implements Callable<Integer> {
     @Option(
             names = "--history-runs",
             defaultValue = "10000000",
-            description = "finished runs loaded, each with 3 events and 1 log chunk (default ${DEFAULT-VALUE})")
+            description =
+                    "finished runs loaded, each with 1 log chunk and the events a lean run keeps (default ${DEFAULT-VALUE})")
     long historyRuns;
 
     @Option(

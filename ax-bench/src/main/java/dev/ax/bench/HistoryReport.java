@@ -110,7 +110,7 @@ final class HistoryReport {
         t.note("W1: AX's side of `w1` (no-op consumers; lag = the body's start - the slot; missed = slots of the window"
                 + " without a started run by its end + " + W1Systems.GRACE_MILLIS / 1000 + " s).");
         t.note(String.format(
-                "history: %,d finished runs of the same %,d tasks (3 events and 1 log chunk each, 2.5 %% failed, no"
+                "history: %,d finished runs of the same %,d tasks (1 log chunk each; events only where a lean run keeps them: a failure, who started a manual run; 2.5 %% failed, no"
                         + " request ids), one every %s s over %d days up to the load; bulk SQL in %s statements, %s s,"
                         + " then VACUUM ANALYZE and CHECKPOINT %s s; database %,d MB. Both history windows start right"
                         + " after a VACUUM ANALYZE and a CHECKPOINT (autovacuum on this server: %s).",
