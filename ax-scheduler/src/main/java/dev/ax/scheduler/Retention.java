@@ -122,7 +122,10 @@ public final class Retention {
         final Set<Long> neededRuns = new HashSet<>();
 
         final Map<Long, Optional<Long>> nthNewest = new HashMap<>();
+        final long startedNanos = System.nanoTime();
         int budget;
+        /** Runs deleted so far, for the pace. */
+        long deleted;
 
         Round(Instant now, HistoryRetention cfg) {
             this.now = now;
@@ -276,7 +279,7 @@ public final class Retention {
                             ? ctx.store().retention().after(tx, from, round.keysFrom, PAGE)
                             : ctx.store().retention().ofTask(tx, taskId, from, round.keysFrom, PAGE));
             PageResult p = judge(round, page, bound);
-            deleted += delete(p.expired);
+            deleted += delete(round, p.expired);
             if (p.done) {
                 walk.reachedTheYoung(p.lastId);
                 break;
@@ -392,14 +395,30 @@ public final class Retention {
         return new PageResult(expired, last, page.size() < PAGE);
     }
 
-    private int delete(List<Long> ids) {
-        int batch = ctx.config().retention().batch();
+    private int delete(Round round, List<Long> ids) {
+        HistoryRetention cfg = ctx.config().retention();
         int deleted = 0;
-        for (int i = 0; i < ids.size(); i += batch) {
-            List<Long> part = ids.subList(i, Math.min(ids.size(), i + batch));
+        for (int i = 0; i < ids.size(); i += cfg.batch()) {
+            List<Long> part = ids.subList(i, Math.min(ids.size(), i + cfg.batch()));
             deleted += ctx.store().tx(tx -> ctx.store().retention().deleteRuns(tx, part));
+            round.deleted += part.size();
+            pace(cfg, round);
         }
         return deleted;
+    }
+
+    /** Waits as {@link HistoryRetention#pause} says; an interrupt (the node stopping) ends the round. */
+    private void pace(HistoryRetention cfg, Round round) {
+        Duration pause = cfg.pause(round.deleted, Duration.ofNanos(System.nanoTime() - round.startedNanos));
+        if (pause.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            round.budget = 0;
+        }
     }
 
     @FunctionalInterface
