@@ -27,10 +27,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Event ids are handed out when a transaction inserts, not when it commits, so a later id may
  * become visible before an earlier one. At a hole in the ids the tail waits, up to
- * {@code pipeline.gapWait} from when it first saw the hole, for the hole to fill; after that it
- * takes the hole for a rolled-back transaction and moves on. It counts from its own sighting, not
- * from the time of the event after the hole: an attempt's claim written when the next attempt
- * starts carries the time it happened, long before the transaction that writes it.
+ * {@code pipeline.gapWait}, for the hole to fill; after that it takes the hole for a rolled-back
+ * transaction and moves on. An event's {@code at} is when its transaction wrote it (an attempt's
+ * claim kept when the next attempt starts says when it happened in its data), so an event older
+ * than that wait tells that whatever came before it has committed or never will.
  */
 final class EventTail {
     private static final Logger LOG = LoggerFactory.getLogger(EventTail.class);
@@ -39,9 +39,6 @@ final class EventTail {
 
     private final AlertsContext ctx;
     private final Map<Long, Integer> failures = new ConcurrentHashMap<>();
-    /** The first id of each hole waited at, and when it was first seen (database time). */
-    private final Map<Long, Instant> holes = new ConcurrentHashMap<>();
-
     private volatile long handled;
 
     EventTail(AlertsContext ctx) {
@@ -97,10 +94,7 @@ final class EventTail {
         long last = cursor.get();
         List<EventRow> taken = new ArrayList<>();
         for (EventRow e : events) {
-            if (e.id() != last + 1
-                    && Duration.between(holes.computeIfAbsent(last + 1, id -> now), now)
-                                    .compareTo(gapWait)
-                            < 0) {
+            if (e.id() != last + 1 && Duration.between(e.at(), now).compareTo(gapWait) < 0) {
                 break; // a hole that may still fill: an earlier transaction has not committed yet
             }
             current[0] = e.id();
@@ -112,8 +106,6 @@ final class EventTail {
         }
         if (!taken.isEmpty()) {
             store.advanceCursor(tx, last);
-            long cursorNow = last;
-            holes.keySet().removeIf(id -> id <= cursorNow);
         }
         return new Batch(taken, taken.size() == limit);
     }

@@ -227,9 +227,11 @@ public final class EventStore {
     }
 
     /**
-     * Writes the claim and start of each run's current attempt as events, with the times they
-     * happened, unless written already: called before a run's next attempt (or a sharded run's
-     * fan-out) overwrites the columns that hold them. Runs not yet claimed write nothing.
+     * Writes the claim and start of each run's current attempt as events, unless written already:
+     * called before a run's next attempt (or a sharded run's fan-out) overwrites the columns that
+     * hold them. Runs not yet claimed write nothing. Like every event, the row's {@code at} is when
+     * it was written (the alert tail relies on it); when the step happened is in its data,
+     * {@link RoutineEvents#STEP_AT}, and a timeline shows that.
      */
     public void keepSteps(Tx tx, Collection<Long> instanceIds) {
         if (instanceIds.isEmpty()) {
@@ -238,9 +240,11 @@ public final class EventStore {
         for (RoutineEvents.Steps s : steps(tx, instanceIds)) {
             List<EventRow> stored = storedForRun(tx, s.run().id(), 0, Integer.MAX_VALUE);
             for (EventRow e : RoutineEvents.attemptSteps(s, stored)) {
+                Map<String, Object> data = new java.util.LinkedHashMap<>(e.data());
+                data.put(RoutineEvents.STEP_AT, e.at().toString());
                 tx.update(
                         "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor,"
-                                + " node_id, at, message, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                + " node_id, at, message, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)",
                         e.instanceId(),
                         e.taskId(),
                         e.taskName(),
@@ -250,9 +254,8 @@ public final class EventStore {
                         e.attempt(),
                         e.actor(),
                         e.nodeId(),
-                        e.at(),
                         e.message(),
-                        dataJson(e.data()));
+                        dataJson(data));
             }
         }
     }

@@ -25,6 +25,9 @@ import java.util.Optional;
 final class RoutineEvents {
     private RoutineEvents() {}
 
+    /** In the data of a step written as an event after the fact ({@link EventStore#keepSteps}): when it happened. */
+    static final String STEP_AT = "stepAt";
+
     /** What a routine step needs beyond {@link RunRow}. */
     record Steps(RunRow run, String claimNode, Instant pidAt, String startNode, String endNode) {}
 
@@ -55,10 +58,35 @@ final class RoutineEvents {
      * {@code limit}. Derived events have id 0: they are no row of the event log.
      */
     static List<EventRow> timeline(List<EventRow> stored, Steps steps, int limit) {
-        List<EventRow> all = new ArrayList<>(stored);
+        List<EventRow> all = new ArrayList<>(stored.size() + 4);
+        stored.forEach(e -> all.add(whenItHappened(e)));
         all.addAll(derived(steps, stored));
         all.sort(ORDER);
         return all.size() <= limit ? all : List.copyOf(all.subList(0, limit));
+    }
+
+    /** A step written after the fact, at the time it happened, its data as it was. */
+    static EventRow whenItHappened(EventRow e) {
+        Object at = e.data().get(STEP_AT);
+        if (at == null) {
+            return e;
+        }
+        Map<String, Object> data = new LinkedHashMap<>(e.data());
+        data.remove(STEP_AT);
+        return new EventRow(
+                e.id(),
+                e.instanceId(),
+                e.taskId(),
+                e.taskName(),
+                e.type(),
+                e.from(),
+                e.to(),
+                e.attempt(),
+                e.actor(),
+                e.nodeId(),
+                Instant.parse(at.toString()),
+                e.message(),
+                data);
     }
 
     /** By time; at the same instant in the order a run lives (a start and its success may share one transaction). */

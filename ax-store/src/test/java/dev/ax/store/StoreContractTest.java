@@ -786,6 +786,12 @@ abstract class StoreContractTest {
         assertThat(storedEvents(id)).isEqualTo(4);
         assertThat(timeline.get(1).id()).isPositive();
         assertThat(timeline.get(1).at()).isEqualTo(firstClaim);
+        assertThat(timeline.get(1).data()).containsOnlyKeys("executor");
+        // The row itself says when it was written, as every event does: the alert tail reads holes by that time.
+        Instant written = store.tx(tx -> tx.queryOne(
+                        "SELECT at FROM ax_event WHERE instance_id = ? AND type = 'CLAIMED'", r -> r.instant("at"), id)
+                .orElseThrow());
+        assertThat(written).isAfter(firstClaim);
         assertThat(timeline.get(2).message()).isEqualTo("pid 7 on executor e1");
         assertThat(timeline.get(5).id()).isZero();
     }
