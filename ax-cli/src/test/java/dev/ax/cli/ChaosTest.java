@@ -8,9 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -284,32 +282,15 @@ class ChaosTest {
     }
 
     private HttpResponse<String> post(int port, String path, String body) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .header("Authorization", "Bearer " + TOKEN)
-                        .POST(HttpRequest.BodyPublishers.ofString(body))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return new NodeApi(http, port, TOKEN).post(path, body);
     }
 
     private JsonNode get(int port, String path) throws Exception {
-        return JSON.readTree(http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .header("Authorization", "Bearer " + TOKEN)
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body());
+        return new NodeApi(http, port, TOKEN).get(path);
     }
 
     private void awaitHealthy(int port) {
-        await().atMost(Duration.ofSeconds(60))
-                .ignoreExceptions()
-                .until(() -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.ofString())
-                                .statusCode()
-                        == 200);
+        new NodeApi(http, port, TOKEN).awaitHealthy();
     }
 
     private void awaitSuccesses(int port, int n) {

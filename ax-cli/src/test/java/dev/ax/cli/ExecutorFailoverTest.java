@@ -8,9 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ax.store.TestDatabases;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -191,32 +189,14 @@ class ExecutorFailoverTest {
     }
 
     private HttpResponse<String> post(int port, String path, Object body) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .header("Authorization", "Bearer " + ADMIN_TOKEN)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return new NodeApi(http, port, ADMIN_TOKEN).post(path, JSON.writeValueAsString(body));
     }
 
     private JsonNode get(int port, String path) throws Exception {
-        return JSON.readTree(http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .header("Authorization", "Bearer " + ADMIN_TOKEN)
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body());
+        return new NodeApi(http, port, ADMIN_TOKEN).get(path);
     }
 
     private void awaitHealthy(int port) {
-        await().atMost(Duration.ofSeconds(60))
-                .ignoreExceptions()
-                .until(() -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.ofString())
-                                .statusCode()
-                        == 200);
+        new NodeApi(http, port, ADMIN_TOKEN).awaitHealthy();
     }
 }
