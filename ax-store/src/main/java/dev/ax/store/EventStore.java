@@ -4,8 +4,6 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -122,34 +120,6 @@ public final class EventStore {
         if (n != 1) {
             throw new StoreException("event for a missing run " + instanceId);
         }
-    }
-
-    /**
-     * The same event for each of {@code instanceIds}, in one statement (a claim's CLAIMED events),
-     * in id order; returns how many were written.
-     */
-    public int appendForRuns(
-            Tx tx,
-            List<Long> instanceIds,
-            EventType type,
-            RunState from,
-            RunState to,
-            String actor,
-            String nodeId,
-            String message,
-            Map<String, Object> data) {
-        if (instanceIds.isEmpty()) {
-            return 0;
-        }
-        List<Object> args = new ArrayList<>(Arrays.asList(type, from, to, actor, nodeId));
-        args.add(message);
-        args.add(dataJson(data));
-        args.addAll(instanceIds);
-        return tx.update(
-                "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
-                        + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id IN ("
-                        + String.join(", ", Collections.nCopies(instanceIds.size(), "?")) + ") ORDER BY id",
-                args.toArray());
     }
 
     /** The columns and values of a run event read from {@code source}, a row set with the run's columns. */

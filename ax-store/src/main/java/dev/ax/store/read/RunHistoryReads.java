@@ -1,14 +1,10 @@
 package dev.ax.store.read;
 
-import dev.ax.domain.run.Cause;
 import dev.ax.store.SlotKeys;
 import dev.ax.store.Tx;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Reads over a task's past runs that anomaly detection and alert texts are made of: the slot
@@ -23,9 +19,6 @@ public final class RunHistoryReads {
 
     /** A RUNNING run and when its attempt started. */
     public record Running(long id, long taskId, int attempt, Instant startedAt) {}
-
-    /** A run's cause and slot. */
-    public record Slot(Cause cause, Instant scheduledAt) {}
 
     /** The task's scheduled runs created after run {@code afterId}, whatever their slot. */
     public static List<SlotRun> scheduledRunsAfter(Tx tx, long taskId, long afterId) {
@@ -92,23 +85,6 @@ public final class RunHistoryReads {
             n++;
         }
         return n;
-    }
-
-    /** Cause and slot of each of the runs, in one query. */
-    public static Map<Long, Slot> slotsOf(Tx tx, List<Long> ids) {
-        Map<Long, Slot> out = new HashMap<>();
-        if (ids.isEmpty()) {
-            return out;
-        }
-        tx.query(
-                "SELECT id, cause, scheduled_at FROM ax_instance WHERE id IN ("
-                        + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")",
-                r -> {
-                    out.put(r.lng("id"), new Slot(r.enumOf(Cause.class, "cause"), r.instant("scheduled_at")));
-                    return null;
-                },
-                ids.toArray());
-        return out;
     }
 
     /** Whether run {@code id} still exists (retention may have taken it). */
