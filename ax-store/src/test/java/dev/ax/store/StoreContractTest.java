@@ -682,27 +682,27 @@ abstract class StoreContractTest {
     }
 
     /** A run the scheduler fires for a slot, READY, with no note: its creation is routine. */
+    NewRun scheduled(String slot) {
+        return new NewRun(
+                task.id(),
+                "t",
+                1,
+                Cause.CRON,
+                slot,
+                Instant.parse(slot),
+                Map.of(),
+                RunState.READY,
+                3,
+                "default",
+                EventStore.SCHEDULER_ACTOR,
+                "n0",
+                null,
+                null,
+                null);
+    }
+
     long scheduledRun(String slot) {
-        return store.tx(tx -> store.runs()
-                        .create(
-                                tx,
-                                new NewRun(
-                                        task.id(),
-                                        "t",
-                                        1,
-                                        Cause.CRON,
-                                        slot,
-                                        Instant.parse(slot),
-                                        Map.of(),
-                                        RunState.READY,
-                                        3,
-                                        "default",
-                                        EventStore.SCHEDULER_ACTOR,
-                                        "n0",
-                                        null,
-                                        null,
-                                        null)))
-                .orElseThrow();
+        return store.tx(tx -> store.runs().create(tx, scheduled(slot))).orElseThrow();
     }
 
     long storedEvents(long id) {
@@ -831,25 +831,7 @@ abstract class StoreContractTest {
         });
         long id = scheduledRun("2026-11-29T05:00:00Z");
         assertThatThrownBy(() -> store.tx(tx -> {
-                    store.runs()
-                            .create(
-                                    tx,
-                                    new NewRun(
-                                            task.id(),
-                                            "t",
-                                            1,
-                                            Cause.CRON,
-                                            "2026-11-29T06:00:00Z",
-                                            Instant.parse("2026-11-29T06:00:00Z"),
-                                            Map.of(),
-                                            RunState.READY,
-                                            1,
-                                            "default",
-                                            EventStore.SCHEDULER_ACTOR,
-                                            "n0",
-                                            null,
-                                            null,
-                                            null));
+                    store.runs().create(tx, scheduled("2026-11-29T06:00:00Z"));
                     throw new IllegalStateException("rolled back");
                 }))
                 .hasMessage("rolled back");
