@@ -37,6 +37,11 @@ final class JvmOptions {
         }
     }
 
+    /** The checkout this runs from: the folder of its {@code jvm.options} (where {@code ./ax} is). */
+    static Optional<Path> checkout() {
+        return file().map(f -> f.toAbsolutePath().getParent()).filter(root -> Files.isExecutable(root.resolve("ax")));
+    }
+
     /** {@code jvm.options} in the working directory, or in the checkout the jar was built in ({@code ax-bench/target/ax-bench.jar}). */
     private static Optional<Path> file() {
         Path here = Path.of("jvm.options");

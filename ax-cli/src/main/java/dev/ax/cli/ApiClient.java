@@ -6,15 +6,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import dev.ax.executor.TlsTrust;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -41,7 +41,7 @@ public final class ApiClient {
     private final URI base;
     private final String token;
     private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http;
+    private final SSLContext tls;
 
     public ApiClient(URI base, String token) {
         this(base, token, null);
@@ -57,12 +57,7 @@ public final class ApiClient {
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.token = token;
-        HttpClient.Builder builder =
-                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
-        if (tls != null) {
-            builder.sslContext(tls);
-        }
-        this.http = builder.build();
+        this.tls = tls;
     }
 
     public URI base() {
@@ -168,8 +163,8 @@ public final class ApiClient {
 
     /** {@link #put} with the answer's status. */
     public Answer putForStatus(String path, Object body) {
-        HttpResponse<String> response = send("PUT", path, body, "application/json");
-        return new Answer(response.statusCode(), parse(response));
+        Reply reply = send("PUT", path, body, "application/json");
+        return new Answer(reply.status(), parse(reply));
     }
 
     public JsonNode delete(String path) {
@@ -178,7 +173,7 @@ public final class ApiClient {
 
     /** A GET whose answer is plain text (a run's log). */
     public String getText(String path) {
-        return send("GET", path, null, "text/plain").body();
+        return send("GET", path, null, "text/plain").text();
     }
 
     /** One URL path segment, percent-encoded (task names may hold characters that mean something in a path). */
@@ -212,42 +207,80 @@ public final class ApiClient {
         return m;
     }
 
-    private HttpResponse<String> send(String method, String path, Object body, String accept) {
+    private Reply send(String method, String path, Object body, String accept) {
         return send(method, path, body, accept, Map.of());
-    }
-
-    private HttpResponse<String> send(
-            String method, String path, Object body, String accept, Map<String, String> headers) {
-        HttpResponse<byte[]> response = sendFor(method, path, body, accept, headers);
-        return new TextResponse(response, new String(response.body(), StandardCharsets.UTF_8));
     }
 
     /** A GET whose answer is a file (a backup): its bytes. */
     public byte[] getBytes(String path, String accept) {
-        return sendFor("GET", path, null, accept, Map.of()).body();
+        return send("GET", path, null, accept, Map.of()).body();
     }
 
-    private HttpResponse<byte[]> sendFor(
-            String method, String path, Object body, String accept, Map<String, String> headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(REQUEST_TIMEOUT)
-                .header("Accept", accept);
-        headers.forEach(request::header);
-        if (token != null && !token.isBlank()) {
-            request.header("Authorization", "Bearer " + token);
+    /** A 2xx answer: its status and body. */
+    private record Reply(int status, byte[] body) {
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
         }
-        if (body != null) {
-            request.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString(write(body), StandardCharsets.UTF_8));
-        } else {
-            request.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpResponse<byte[]> response;
+    }
+
+    /**
+     * One request over {@link HttpURLConnection}: a command makes one or two requests and exits, and this costs a
+     * fraction of {@code java.net.http.HttpClient}'s start (which sets up TLS, a selector thread and an executor
+     * even for {@code http://}, about 150 ms of a command's run). Redirects are not followed: an API answer is final.
+     */
+    private Reply send(String method, String path, Object body, String accept, Map<String, String> headers) {
+        HttpURLConnection c;
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpConnectTimeoutException e) {
-            throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
-        } catch (HttpTimeoutException e) {
+            c = (HttpURLConnection) URI.create(base + path).toURL().openConnection();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, "not a valid request URL: " + base + path, e);
+        }
+        try {
+            c.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+            c.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());
+            c.setInstanceFollowRedirects(false);
+            c.setUseCaches(false);
+            if (tls != null && c instanceof HttpsURLConnection https) {
+                https.setSSLSocketFactory(tls.getSocketFactory());
+            }
+            c.setRequestMethod(method);
+            c.setRequestProperty("Accept", accept);
+            headers.forEach(c::setRequestProperty);
+            if (token != null && !token.isBlank()) {
+                c.setRequestProperty("Authorization", "Bearer " + token);
+            }
+            byte[] bytes = body == null ? null : write(body).getBytes(StandardCharsets.UTF_8);
+            boolean sends = bytes != null || method.equals("POST") || method.equals("PUT");
+            if (bytes != null) {
+                c.setRequestProperty("Content-Type", "application/json");
+            }
+            if (sends) {
+                // Streaming mode also keeps HttpURLConnection from silently sending a POST a second time when the
+                // connection drops before the answer (its default): whether to send again is postIdempotent's call.
+                c.setDoOutput(true);
+                c.setFixedLengthStreamingMode(bytes == null ? 0 : bytes.length);
+            }
+            try {
+                c.connect();
+            } catch (SocketTimeoutException e) {
+                throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
+            }
+            if (sends) {
+                try (OutputStream out = c.getOutputStream()) {
+                    if (bytes != null) {
+                        out.write(bytes);
+                    }
+                }
+            }
+            int status = c.getResponseCode();
+            try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+                byte[] answer = in == null ? new byte[0] : in.readAllBytes();
+                if (status / 100 != 2) {
+                    throw error(status, new String(answer, StandardCharsets.UTF_8));
+                }
+                return new Reply(status, answer);
+            }
+        } catch (SocketTimeoutException e) {
             throw unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s", e);
         } catch (IOException e) {
             if (TlsTrust.isHandshakeFailure(e)) {
@@ -258,51 +291,6 @@ public final class ApiClient {
                         e);
             }
             throw unreachable(describe(e), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliException(ExitCodes.UNREACHABLE, "interrupted while waiting for " + base, e);
-        }
-        if (response.statusCode() / 100 != 2) {
-            throw error(new TextResponse(response, new String(response.body(), StandardCharsets.UTF_8)));
-        }
-        return response;
-    }
-
-    /** A response with its body read as UTF-8 text. */
-    private record TextResponse(HttpResponse<byte[]> raw, String body) implements HttpResponse<String> {
-        @Override
-        public int statusCode() {
-            return raw.statusCode();
-        }
-
-        @Override
-        public HttpRequest request() {
-            return raw.request();
-        }
-
-        @Override
-        public java.util.Optional<HttpResponse<String>> previousResponse() {
-            return java.util.Optional.empty();
-        }
-
-        @Override
-        public java.net.http.HttpHeaders headers() {
-            return raw.headers();
-        }
-
-        @Override
-        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
-            return raw.sslSession();
-        }
-
-        @Override
-        public URI uri() {
-            return raw.uri();
-        }
-
-        @Override
-        public java.net.http.HttpClient.Version version() {
-            return raw.version();
         }
     }
 
@@ -322,8 +310,11 @@ public final class ApiClient {
         if (e instanceof ConnectException) {
             return "connection refused";
         }
-        if (e.getMessage() != null && e.getMessage().startsWith("parsing HTTP/1.1 status line")) {
-            return TlsTrust.describe(e);
+        if ("Unexpected end of file from server".equals(e.getMessage())
+                || "Invalid Http response".equals(e.getMessage())) {
+            // What HttpURLConnection says when plain HTTP meets a TLS port (the server drops the connection, or
+            // answers with a TLS alert); its own words would send the reader looking for a crashed server.
+            return "the server closed the connection without an HTTP answer (does it speak HTTPS? then use https://)";
         }
         Throwable t = e;
         while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isBlank())) {
@@ -342,9 +333,7 @@ public final class ApiClient {
         return false;
     }
 
-    private ApiException error(HttpResponse<String> response) {
-        int status = response.statusCode();
-        String body = response.body() == null ? "" : response.body();
+    private ApiException error(int status, String body) {
         String message = null;
         List<ApiException.FieldError> fields = new ArrayList<>();
         try {
@@ -375,9 +364,9 @@ public final class ApiClient {
         return new ApiException(status, message, fields, body);
     }
 
-    private JsonNode parse(HttpResponse<String> response) {
-        String body = response.body();
-        if (body == null || body.isBlank()) {
+    private JsonNode parse(Reply reply) {
+        String body = reply.text();
+        if (body.isBlank()) {
             return NullNode.getInstance();
         }
         try {

@@ -1,7 +1,12 @@
 package dev.ax.cli;
 
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -18,22 +23,6 @@ import picocli.CommandLine.ParameterException;
         versionProvider = Version.class,
         description =
                 "AX, a self-hosted job scheduler: every run fires when it should, once, tracked, retried and explained.",
-        subcommands = {
-            ServerCommand.class,
-            ExecutorCommand.class,
-            TaskCommand.class,
-            TriggerCommand.class,
-            RunCommand.class,
-            BackfillCommand.class,
-            WorkflowCommand.class,
-            SecretCommand.class,
-            TokenCommand.class,
-            TeamCommand.class,
-            AuditCommand.class,
-            CronCommand.class,
-            DbCommand.class,
-            HelpCommand.class
-        },
         footerHeading = "%nExit codes:%n",
         footer = {
             "  0  done",
@@ -45,6 +34,34 @@ import picocli.CommandLine.ParameterException;
             "for an https:// server, --ca (the CA to trust) from AX_CA."
         })
 public final class Main extends GroupCommand {
+    /**
+     * The subcommands by name (and alias), in the order {@code ax --help} lists them. A command line holds only the
+     * one called: picocli reads every command's annotations when it is added, and building all ~80 commands was a
+     * quarter of a client command's run. {@code ax}, {@code ax help} and a name that is none of these get them all.
+     */
+    private static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Supplier<Object>> subcommands() {
+        Map<String, Supplier<Object>> m = new LinkedHashMap<>();
+        m.put("server", ServerCommand::new);
+        m.put("executor", ExecutorCommand::new);
+        m.put("task", TaskCommand::new);
+        m.put("trigger", TriggerCommand::new);
+        Supplier<Object> run = RunCommand::new;
+        m.put("run", run);
+        m.put("instance", run);
+        m.put("backfill", BackfillCommand::new);
+        m.put("workflow", WorkflowCommand::new);
+        m.put("secret", SecretCommand::new);
+        m.put("token", TokenCommand::new);
+        m.put("team", TeamCommand::new);
+        m.put("audit", AuditCommand::new);
+        m.put("cron", CronCommand::new);
+        m.put("db", DbCommand::new);
+        m.put("help", HelpCommand::new);
+        return m;
+    }
+
     /** Logging for the ax command; a -Dlogback.configurationFile given by the user wins. */
     static final String LOGBACK_CONFIG = "dev/ax/cli/logback-cli.xml";
 
@@ -60,11 +77,20 @@ public final class Main extends GroupCommand {
      * not given as flags from the environment {@code env}, then from {@code --config FILE}
      * ({@link ConfigSources}).
      */
-    static CommandLine commandLine(Map<String, String> env, String[] args) {
+    public static CommandLine commandLine(Map<String, String> env, String[] args) {
         CommandLine cmd = new CommandLine(new Main());
+        String called =
+                Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+        if (SUBCOMMANDS.containsKey(called) && !called.equals("help")) {
+            cmd.addSubcommand(SUBCOMMANDS.get(called).get());
+        } else {
+            SUBCOMMANDS.values().stream().distinct().forEach(sub -> cmd.addSubcommand(sub.get()));
+        }
         ConfigSources sources = ConfigSources.of(env, args);
-        List<CommandLine> services =
-                List.of(cmd.getSubcommands().get("server"), cmd.getSubcommands().get("executor"));
+        List<CommandLine> services = Stream.of("server", "executor")
+                .map(cmd.getSubcommands()::get)
+                .filter(Objects::nonNull)
+                .toList();
         services.forEach(sub -> sub.setDefaultValueProvider(sources));
         // A bad value names the option (picocli) and, when it was no flag, where it came from.
         IParameterExceptionHandler plain = cmd.getParameterExceptionHandler();

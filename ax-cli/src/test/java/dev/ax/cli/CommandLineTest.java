@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -33,7 +34,7 @@ class CommandLineTest {
     @Test
     void every_command_has_help_that_exits_0() {
         List<List<String>> paths = new ArrayList<>();
-        collect(new CommandLine(new Main()), new ArrayList<>(), paths);
+        collect(Main.commandLine(Map.of(), new String[0]), new ArrayList<>(), paths);
         assertThat(paths).hasSizeGreaterThan(15);
         for (List<String> path : paths) {
             List<String> args = new ArrayList<>(path);
@@ -42,6 +43,22 @@ class CommandLineTest {
             assertThat(r.exitCode()).as(String.join(" ", args) + "\n" + r).isZero();
             assertThat(r.out()).as(String.join(" ", args)).contains("Usage: ax");
         }
+    }
+
+    @Test
+    void a_command_line_holds_only_the_command_called_and_help_lists_them_all() {
+        assertThat(Main.commandLine(Map.of(), new String[] {"task", "list"}).getSubcommands())
+                .containsOnlyKeys("task");
+        assertThat(Main.commandLine(Map.of(), new String[] {"instance", "list"}).getSubcommands())
+                .containsOnlyKeys("run", "instance");
+        assertThat(Main.commandLine(Map.of(), new String[] {"--help"}).getSubcommands())
+                .containsKeys("server", "executor", "task", "run", "cron", "db", "help");
+
+        Cli.Result help = Cli.run("--help");
+        assertThat(help.out()).contains("server", "executor", "task", "workflow", "backfill", "token", "audit");
+        Cli.Result typo = Cli.run("tsak", "list");
+        assertThat(typo.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(typo.err()).contains("Unmatched arguments from index 0: 'tsak'", "task", "workflow");
     }
 
     private static void collect(CommandLine cmd, List<String> path, List<List<String>> into) {

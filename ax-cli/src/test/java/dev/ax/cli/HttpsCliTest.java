@@ -162,7 +162,7 @@ class HttpsCliTest {
         Cli.Result r = ax("task", "list", "--server", "http://localhost:" + server.port());
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
-        assertThat(r.err()).contains("the answer was not HTTP (does the server speak HTTPS? then use https://)");
+        assertThat(r.err()).contains("without an HTTP answer (does it speak HTTPS? then use https://)");
         assertThat(r.err().strip().chars()).allMatch(c -> c >= 0x20);
     }
 

@@ -154,7 +154,8 @@ class DeploymentFilesIT {
         if (OTHER_VARIABLES.contains(name)) {
             return true;
         }
-        CommandLine cmd = new CommandLine(new Main()).getSubcommands().get(command);
+        CommandLine cmd =
+                Main.commandLine(Map.of(), new String[0]).getSubcommands().get(command);
         for (OptionSpec o : cmd.getCommandSpec().options()) {
             String option = o.longestName();
             if (option.startsWith("--")

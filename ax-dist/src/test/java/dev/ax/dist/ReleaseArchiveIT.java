@@ -49,6 +49,7 @@ class ReleaseArchiveIT {
         for (String file : List.of(
                 "bin/ax",
                 "lib/ax.jar",
+                "lib/ax-launch.sh",
                 "conf/ax.conf",
                 "conf/executor.conf",
                 "conf/jvm.options",
@@ -115,6 +116,18 @@ class ReleaseArchiveIT {
         assertThat(done.get("state").asText()).as(log(work, "executor.log")).isEqualTo("SUCCESS");
         assertThat(done.get("executorId").asText()).isEqualTo("release-exec");
 
+        // A client command, then again once the clients' class data sharing archive is written (in the background,
+        // by the first client command: --version above): the same answer either way.
+        Map<String, String> client = Map.of("AX_SERVER", url, "AX_TOKEN", admin);
+        Result listed = run(home, List.of("task", "list"), client);
+        assertThat(listed.code()).as(listed.out()).isZero();
+        assertThat(listed.out()).contains("from_release");
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> clientArchiveDone(home.resolve("var")));
+        Result mapped = run(home, List.of("task", "list"), client);
+        assertThat(mapped).isEqualTo(listed);
+
         // SIGTERM: both drain and exit 0.
         executor.destroy();
         server.destroy();
@@ -122,6 +135,15 @@ class ReleaseArchiveIT {
         assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(executor.exitValue()).as(log(work, "executor.log")).isZero();
         assertThat(server.exitValue()).as(log(work, "server.log")).isZero();
+    }
+
+    /** The clients' archive is in {@code var}, and no training run is still writing one. */
+    static boolean clientArchiveDone(Path var) throws IOException {
+        try (var files = Files.list(var)) {
+            List<String> names = files.map(f -> f.getFileName().toString()).toList();
+            return names.stream().anyMatch(n -> n.matches("ax-cli-\\d+\\.jsa"))
+                    && names.stream().noneMatch(n -> n.endsWith(".training") || n.endsWith(".tmp"));
+        }
     }
 
     Path unpack() throws Exception {
