@@ -91,8 +91,17 @@ final class Access {
     static void requireSomeTeam(Who who, Action action) {
         Role needed = Permissions.required(action);
         if (!who.mayInSomeTeam(needed)) {
-            throw new Refused(who.name() + " (" + who.principal().grants().describe() + ") may not " + action.phrase()
-                    + ": that needs " + needed.wireName() + " in a team, or " + needed.wireName() + " everywhere");
+            String name = who.name();
+            String grants = who.principal().grants().describe();
+            throw new Refused(
+                    name + " (" + grants + ") may not " + action.phrase() + ": that needs " + needed.wireName()
+                            + " in a team, or " + needed.wireName() + " everywhere",
+                    t -> t.text(
+                            "refused.may_not",
+                            name,
+                            grants,
+                            t.text("action." + action.name()),
+                            t.text("refused.needs_some_team", needed.wireName())));
         }
     }
 
@@ -143,8 +152,24 @@ final class Access {
                 ? needed.wireName() + " everywhere"
                 : needed.wireName() + " in team " + String.join(" and ", teams) + ", or " + needed.wireName()
                         + " everywhere";
-        return new Refused(p.name() + " (" + p.grants().describe() + ") may not " + action.phrase() + of
-                + ": that needs " + needs);
+        String ofTeams = of;
+        return new Refused(
+                p.name() + " (" + p.grants().describe() + ") may not " + action.phrase() + of + ": that needs " + needs,
+                t -> {
+                    String list = String.join(t.text("refused.team_separator"), teams);
+                    String target = ofTeams.isEmpty()
+                            ? ""
+                            : teamless ? t.text("refused.of_no_team") : t.text("refused.of_team", list);
+                    String need = teamless || teams.isEmpty()
+                            ? t.text("refused.needs_everywhere", needed.wireName())
+                            : t.text("refused.needs_team", needed.wireName(), list);
+                    return t.text(
+                            "refused.may_not",
+                            p.name(),
+                            p.grants().describe(),
+                            t.text("action." + action.name()) + target,
+                            need);
+                });
     }
 
     // ---- finding the owners -------------------------------------------------------------------------------------

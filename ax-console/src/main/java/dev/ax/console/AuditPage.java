@@ -63,7 +63,7 @@ final class AuditPage {
                 .page(
                         ctx,
                         "audit.jte",
-                        new Page("Audit log", "audit", who, Session.takeFlash(ctx)),
+                        new Page(I18n.of(ctx).text("page.audit"), "audit", who, Session.takeFlash(ctx)),
                         new AuditLog(actor, team, target, from, to, teamChoices(who, team), items, older));
     }
 

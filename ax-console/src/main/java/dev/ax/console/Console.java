@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,8 +90,20 @@ public final class Console {
 
     /** As above, with single sign-on through the company's identity provider ({@code sso} null: token log-in only). */
     public static Consumer<JavalinConfig> routes(SchedulerNode node, SsoConfig sso) {
+        return routes(node, sso, I18n.EN);
+    }
+
+    /**
+     * As above, speaking {@code locale} ({@code --locale}: one of {@link I18n#SUPPORTED}) to a person whose browser asks
+     * for no language the console speaks and who chose none.
+     */
+    public static Consumer<JavalinConfig> routes(SchedulerNode node, SsoConfig sso, Locale locale) {
         Access.check();
-        ConsoleContext c = new ConsoleContext(node, new Templates());
+        if (!I18n.SUPPORTED.contains(locale)) {
+            throw new IllegalArgumentException(
+                    "locale must be one of " + I18n.tags() + ", was " + locale.toLanguageTag());
+        }
+        ConsoleContext c = new ConsoleContext(node, new Templates(), locale);
         return cfg -> {
             cfg.routes.before(Console::securityHeaders);
             Assets.routes(cfg);
@@ -121,6 +134,7 @@ public final class Console {
                         signIn.stream(),
                         List.of(
                                 new Route(HandlerType.GET, "/login", Kind.PUBLIC_PAGE, login::form),
+                                new Route(HandlerType.GET, "/language", Kind.PUBLIC_PAGE, Console::language),
                                 new Route(HandlerType.POST, "/login", Kind.PUBLIC_PAGE, login::login),
                                 new Route(HandlerType.POST, "/logout", Kind.ACTION, login::logout),
                                 Route.page("/", dashboard::show),
@@ -184,6 +198,7 @@ public final class Console {
     private static void serve(ConsoleContext c, Route r, Context ctx) {
         ctx.header("Cache-Control", "no-store");
         ctx.attribute(ERROR_WRITTEN, Boolean.TRUE);
+        I18n.attach(ctx, c.locale());
         Who who = null;
         Exception failure = null; // what refused or broke an action, for its audit entry
         try {
@@ -196,7 +211,8 @@ public final class Console {
                 if (r.kind() == Kind.ACTION && !Session.csrfValid(ctx, who)) {
                     failure = new Refused("This form was not sent by a console page of your session"
                             + " (or the session changed). Go back, reload and try again.");
-                    error(c, ctx, who, 403, "Refused", failure.getMessage());
+                    I18n t = I18n.of(ctx);
+                    error(c, ctx, who, 403, t.text("error.refused"), Reasons.of(t, failure.getMessage()));
                     return;
                 }
             }
@@ -220,8 +236,9 @@ public final class Console {
                     return;
                 }
                 if (r.kind() == Kind.ACTION && refusal(e) != null) {
-                    // An action that was refused goes back to where it came from, saying why.
-                    Session.flash(ctx, true, e.getMessage());
+                    // An action that was refused goes back to where it came from, saying why in the person's words.
+                    Session.flashTranslated(
+                            ctx, true, Reasons.of(I18n.of(ctx), e).text(), e.getMessage());
                     ctx.redirect(back(ctx), HttpStatus.SEE_OTHER);
                     return;
                 }
@@ -231,6 +248,7 @@ public final class Console {
             throw e; // Javalin's own refusals are answered by the app's mapper, as for any route
         } catch (Exception e) {
             Integer status = refusal(e);
+            I18n t = I18n.of(ctx);
             if (status == null) {
                 log.error("console {} {} failed", ctx.method(), ctx.path(), e);
                 error(
@@ -238,21 +256,23 @@ public final class Console {
                         ctx,
                         null,
                         500,
-                        "Something went wrong",
-                        e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                        t.text("error.500"),
+                        Reasons.untranslated(
+                                e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())));
             } else {
                 error(
                         c,
                         ctx,
                         Session.of(ctx, c.store()).orElse(null),
                         status,
-                        switch (status) {
-                            case 400 -> "Not understood";
-                            case 403 -> "Not allowed";
-                            case 404 -> "Not found";
-                            default -> "Not done";
-                        },
-                        e.getMessage());
+                        t.text(
+                                switch (status) {
+                                    case 400 -> "error.400";
+                                    case 403 -> "error.403";
+                                    case 404 -> "error.404";
+                                    default -> "error.409";
+                                }),
+                        Reasons.of(t, e.getMessage()));
             }
         } finally {
             if (r.kind() == Kind.ACTION) {
@@ -296,10 +316,29 @@ public final class Console {
         ctx.redirect(login, HttpStatus.SEE_OTHER);
     }
 
-    private static void error(ConsoleContext c, Context ctx, Who who, int status, String title, String message) {
+    private static void error(
+            ConsoleContext c, Context ctx, Who who, int status, String title, Reasons.Reason message) {
         ctx.status(status);
         c.templates()
                 .page(ctx, "error.jte", new Page(title, null, who, null), new Views.ErrorPage(status, title, message));
+    }
+
+    /**
+     * The language switch: {@code ?to=zh-CN&next=/tasks} remembers the choice for a year and goes back to the page. It
+     * needs no login (the log-in page has the switch too) and changes nothing but how pages read.
+     */
+    static void language(Context ctx, Who ignored) {
+        Locale chosen =
+                I18n.supported(ctx.queryParam("to")).orElseThrow(() -> new BadRequest("to: one of " + I18n.tags()));
+        StringBuilder cookie = new StringBuilder(I18n.LANG_COOKIE)
+                .append('=')
+                .append(chosen.toLanguageTag())
+                .append("; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax");
+        if ("https".equalsIgnoreCase(ctx.scheme()) || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"))) {
+            cookie.append("; Secure");
+        }
+        ctx.res().addHeader("Set-Cookie", cookie.toString());
+        ctx.redirect(localPath(ctx.queryParam("next"), "/"), HttpStatus.SEE_OTHER);
     }
 
     /** Where an action returns: the form's {@code back} field when it is a path of this site, else the dashboard. */
@@ -315,10 +354,25 @@ public final class Console {
         return path;
     }
 
-    /** Thrown when the logged-in person's role may not do an action. */
+    /**
+     * Thrown when the logged-in person's role may not do an action. Its message is English, for the audit log; {@code
+     * words} says the same in the person's language (null: the message goes through {@link Reasons}).
+     */
     static final class Refused extends RuntimeException {
+        private final transient Function<I18n, String> words;
+
         Refused(String message) {
+            this(message, null);
+        }
+
+        Refused(String message, Function<I18n, String> words) {
             super(message);
+            this.words = words;
+        }
+
+        /** The refusal in {@code t}'s words. */
+        String in(I18n t) {
+            return words == null ? Reasons.of(t, getMessage()).text() : words.apply(t);
         }
     }
 }

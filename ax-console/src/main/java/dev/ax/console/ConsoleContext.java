@@ -4,9 +4,14 @@ import dev.ax.domain.secret.SecretMask;
 import dev.ax.domain.time.AxClock;
 import dev.ax.scheduler.SchedulerNode;
 import dev.ax.store.Store;
+import java.util.Locale;
 
-/** What every console handler needs, passed as one object. */
-record ConsoleContext(SchedulerNode node, Templates templates) {
+/**
+ * What every console handler needs, passed as one object.
+ *
+ * @param locale the server's language ({@code --locale}), for a person whose browser names none the console speaks
+ */
+record ConsoleContext(SchedulerNode node, Templates templates, Locale locale) {
     /** The node's clock: the database's in production, one a test moves. */
     AxClock clock() {
         return node.context().clock();

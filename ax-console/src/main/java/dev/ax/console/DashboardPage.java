@@ -14,7 +14,6 @@ import dev.ax.store.read.ConsoleReads.HourRow;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,10 +39,8 @@ final class DashboardPage {
             RunState.BLOCKED,
             RunState.WAITING_APPROVAL,
             RunState.WAITING_DEPENDENCY);
-    private static final DateTimeFormatter HOUR =
-            DateTimeFormatter.ofPattern("HH:00").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter HOUR_LONG =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:00 'UTC'").withZone(ZoneOffset.UTC);
+    /** An hour's bar is labelled by when it starts in the person's zone ("02:00"; "05:30" in India). */
+    private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:mm");
 
     /** How long the counts of the finished hours are reused before they are counted again. */
     static final Duration CLOSED_HOURS_TTL = Duration.ofMinutes(1);
@@ -66,7 +63,8 @@ final class DashboardPage {
     void show(Context ctx, Who who) {
         Store store = c.store();
         long alive = c.executorAliveMillis();
-        Views.Health health = SystemPages.health(c);
+        I18n t = I18n.of(ctx);
+        Views.Health health = SystemPages.health(c, t);
         Dashboard d = store.tx(tx -> {
             Instant now = tx.now();
             long fromId = ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(WINDOW_HOURS)));
@@ -94,19 +92,24 @@ final class DashboardPage {
                     outcomes.values().stream().mapToLong(Long::longValue).sum(),
                     counts(outcomes),
                     live.get(RunState.RUNNING),
-                    Items.runs(ConsoleReads.inState(tx, RunState.RUNNING, LIST_LIMIT)),
+                    Items.runs(ConsoleReads.inState(tx, RunState.RUNNING, LIST_LIMIT), t),
                     live.get(RunState.WAITING_APPROVAL),
-                    Items.runs(ConsoleReads.inState(tx, RunState.WAITING_APPROVAL, LIST_LIMIT)),
-                    Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT)),
+                    Items.runs(ConsoleReads.inState(tx, RunState.WAITING_APPROVAL, LIST_LIMIT), t),
+                    Items.runs(ConsoleReads.failedUnhandled(tx, fromId, LIST_LIMIT), t),
                     live.get(RunState.READY),
                     live.get(RunState.BLOCKED),
                     live.get(RunState.RETRYING),
                     online,
                     executors.size(),
                     health,
-                    chart(hours, now));
+                    chart(hours, now, t));
         });
-        c.templates().page(ctx, "dashboard.jte", new Page("Dashboard", "dashboard", who, Session.takeFlash(ctx)), d);
+        c.templates()
+                .page(
+                        ctx,
+                        "dashboard.jte",
+                        new Page(t.text("page.dashboard"), "dashboard", who, Session.takeFlash(ctx)),
+                        d);
     }
 
     private ClosedHours closedHours(Tx tx, Instant now, long fromId) {
@@ -133,8 +136,11 @@ final class DashboardPage {
         return out;
     }
 
-    /** 24 hourly bars (failures stacked in red) and the worst fire lag per hour as a line, in SVG units. */
-    static Chart chart(List<HourRow> rows, Instant now) {
+    /**
+     * 24 hourly bars (failures stacked in red) and the worst fire lag per hour as a line, in SVG units; the hours are
+     * the database's (UTC) hours, labelled by when they start in the person's zone.
+     */
+    static Chart chart(List<HourRow> rows, Instant now, I18n t) {
         int width = 720;
         int height = 160;
         int top = 8; // headroom, so the tallest bar does not touch the frame
@@ -171,20 +177,35 @@ final class DashboardPage {
             int fh = (int) Math.round((double) failed[i] / max * plot);
             int x = i * barWidth;
             Instant start = Instant.ofEpochSecond((firstHour + i) * 3600);
-            String title = HOUR_LONG.format(start) + ": " + runs[i] + (runs[i] == 1 ? " run" : " runs")
-                    + (failed[i] > 0 ? ", " + failed[i] + " failed" : "")
-                    + (lags[i] != null ? ", worst fire lag " + seconds(lags[i]) : "");
-            bars.add(new Bar(x, top + plot - h, h, top + plot - fh, fh, title, i % 6 == 0 ? HOUR.format(start) : null));
+            String when = t.minute(start);
+            String title = (runs[i] == 1 ? t.text("chart.bar_one", when) : t.text("chart.bar", when, runs[i]))
+                    + (failed[i] > 0 ? t.text("chart.bar_failed", failed[i]) : "")
+                    + (lags[i] != null ? t.text("chart.bar_lag", seconds(lags[i], t)) : "");
+            bars.add(new Bar(
+                    x,
+                    top + plot - h,
+                    h,
+                    top + plot - fh,
+                    fh,
+                    title,
+                    i % 6 == 0 ? HOUR.format(start.atZone(t.zone())) : null));
             if (lags[i] != null && maxLag > 0) {
                 int y = (int) Math.round(top + plot - lags[i] / maxLag * plot);
                 lag.append(x + barWidth / 2).append(',').append(y).append(' ');
             }
         }
         return new Chart(
-                width, height, barWidth, max, bars, lag.toString().strip(), maxLag > 0 ? seconds(maxLag) : null);
+                width,
+                height,
+                barWidth,
+                max,
+                bars,
+                lag.toString().strip(),
+                maxLag > 0 ? seconds(maxLag, t) : null,
+                t.zone().getId());
     }
 
-    private static String seconds(double s) {
-        return Fmt.duration(Duration.ofMillis(Math.round(s * 1000)));
+    private static String seconds(double s, I18n t) {
+        return t.duration(Duration.ofMillis(Math.round(s * 1000)));
     }
 }

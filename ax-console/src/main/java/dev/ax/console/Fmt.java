@@ -3,16 +3,14 @@ package dev.ax.console;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 
 /**
- * How values read on a page. Times are rendered as UTC text inside {@code <time datetime>}; the
- * page's script shows them in the viewer's zone, with the UTC text on hover.
+ * How values read on a page, whatever the language. A time is shown in the person's zone ({@link I18n#time}), its UTC
+ * text on hover.
  */
 public final class Fmt {
     private static final DateTimeFormatter UTC =
@@ -21,38 +19,21 @@ public final class Fmt {
 
     private Fmt() {}
 
-    /** A time to show: {@code iso} for the {@code datetime} attribute, {@code utc} for the text. Null renders a dash. */
-    public record Time(String iso, String utc) {
+    /** A time to show; null renders a dash. */
+    public record Time(Instant at) {
         public static Time of(Instant t) {
-            return t == null ? null : new Time(t.truncatedTo(ChronoUnit.MILLIS).toString(), UTC.format(t));
+            return t == null ? null : new Time(t);
         }
-    }
 
-    /** "1.2 s", "3 min 4 s", "2 h 5 min": how long something took or waits. */
-    public static String duration(Duration d) {
-        if (d == null) {
-            return null;
+        /** For the {@code datetime} attribute. */
+        public String iso() {
+            return at.truncatedTo(ChronoUnit.MILLIS).toString();
         }
-        long ms = Math.abs(d.toMillis());
-        String sign = d.isNegative() ? "-" : "";
-        if (ms < 1000) {
-            return sign + ms + " ms";
-        }
-        if (ms < 60_000) {
-            return sign + String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
-        }
-        long s = ms / 1000;
-        if (s < 3600) {
-            return sign + (s / 60) + " min " + (s % 60) + " s";
-        }
-        if (s < 86_400) {
-            return sign + (s / 3600) + " h " + (s % 3600 / 60) + " min";
-        }
-        return sign + (s / 86_400) + " d " + (s % 86_400 / 3600) + " h";
-    }
 
-    public static String between(Instant from, Instant to) {
-        return from == null || to == null ? null : duration(Duration.between(from, to));
+        /** "2026-12-01 02:00:00 UTC", on hover. */
+        public String utc() {
+            return UTC.format(at);
+        }
     }
 
     /** A JSON tree, indented for reading; the editor shows the same text. */

@@ -51,36 +51,36 @@ final class Items {
         return v instanceof BigDecimal d ? d.toPlainString() : String.valueOf(v);
     }
 
-    static RunItem run(RunListRow r) {
+    static RunItem run(RunListRow r, I18n t) {
         return new RunItem(
                 r.id(),
                 r.taskName(),
                 r.state(),
                 r.cause().wireName(),
-                attempts(r.attempt(), r.maxAttempts()),
+                attempts(r.attempt(), r.maxAttempts(), t),
                 Time.of(r.scheduledAt()),
                 Time.of(r.createdAt()),
                 Time.of(r.finishedAt()),
-                Fmt.between(r.startedAt(), r.finishedAt()),
+                t.between(r.startedAt(), r.finishedAt()),
                 r.executorId(),
                 Fmt.num(r.exitCode()));
     }
 
-    static List<RunItem> runs(List<RunListRow> rows) {
-        return rows.stream().map(Items::run).toList();
+    static List<RunItem> runs(List<RunListRow> rows, I18n t) {
+        return rows.stream().map(r -> run(r, t)).toList();
     }
 
     /** "2 of 3": the attempt running or last run, of the most the policy allows; "—" before the first. */
-    static String attempts(int attempt, int max) {
-        return attempt == 0 ? "— of " + max : attempt + " of " + max;
+    static String attempts(int attempt, int max, I18n t) {
+        return attempt == 0 ? t.text("attempts_none", max) : t.text("attempts", attempt, max);
     }
 
-    /** The schedule in a few words: the cron expression, "every 300 s", or "by event only". */
-    static String schedule(Trigger t) {
-        return switch (t) {
+    /** The schedule in a few words: the cron expression, "every 5 min 0 s", or "by event or by hand only". */
+    static String schedule(Trigger trigger, I18n t) {
+        return switch (trigger) {
             case Trigger.Cron c -> c.expression();
-            case Trigger.Interval i -> "every " + Fmt.duration(Duration.ofSeconds(i.intervalSeconds()));
-            case Trigger.Event e -> "by event or by hand only";
+            case Trigger.Interval i -> t.text("schedule.every", t.duration(Duration.ofSeconds(i.intervalSeconds())));
+            case Trigger.Event e -> t.text("schedule.event");
         };
     }
 

@@ -51,7 +51,7 @@ final class LogStream {
         ctx.res().setHeader("Cache-Control", "no-store");
         ctx.res().setHeader("X-Accel-Buffering", "no");
         try {
-            follow(ctx.res().getOutputStream(), id, after, attempt, seen);
+            follow(ctx.res().getOutputStream(), id, after, attempt, seen, I18n.of(ctx));
         } catch (IOException e) {
             // The reader closed the page or moved on: a normal end.
         } catch (StoreException e) {
@@ -63,7 +63,7 @@ final class LogStream {
         }
     }
 
-    private void follow(OutputStream out, long id, long after, int attempt, RunState seen)
+    private void follow(OutputStream out, long id, long after, int attempt, RunState seen, I18n t)
             throws IOException, InterruptedException {
         Store store = c.store();
         write(out, "retry: 2000\n\n");
@@ -76,7 +76,7 @@ final class LogStream {
                     store.logs().read(tx, id, from, CHUNKS_PER_READ)));
             if (!read.chunks().isEmpty()) {
                 after = read.chunks().getLast().chunkId();
-                String html = c.templates().fragment("logitems.jte", LogText.of(read.chunks(), attempt, c.mask()));
+                String html = c.templates().fragment("logitems.jte", LogText.of(read.chunks(), attempt, c.mask(), t));
                 attempt = read.chunks().getLast().attempt();
                 write(out, event("log", after, html));
                 lastWrite = System.nanoTime();

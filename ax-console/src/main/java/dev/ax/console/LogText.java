@@ -15,14 +15,14 @@ final class LogText {
     }
 
     static List<LogItem> of(List<LogLine> chunks, int previousAttempt) {
-        return of(chunks, previousAttempt, SecretMask.NONE);
+        return of(chunks, previousAttempt, SecretMask.NONE, I18n.english());
     }
 
     /**
      * {@code previousAttempt}: the attempt of the chunk before these (0 = none), so a stream continues without a marker;
-     * {@code mask}: the values of secrets, written as {@code ***}.
+     * {@code mask}: the values of secrets, written as {@code ***}; {@code t}: the words of the markers.
      */
-    static List<LogItem> of(List<LogLine> chunks, int previousAttempt, SecretMask mask) {
+    static List<LogItem> of(List<LogLine> chunks, int previousAttempt, SecretMask mask, I18n t) {
         List<LogItem> items = new ArrayList<>();
         int attempt = previousAttempt;
         Integer shard = null;
@@ -31,12 +31,13 @@ final class LogText {
                 // A sharded run: shards' chunks interleave, so each change of shard or attempt is marked.
                 if (!chunk.shard().equals(shard) || chunk.attempt() != attempt) {
                     items.add(new LogItem(
-                            "log-attempt", "── shard " + chunk.shard() + " · attempt " + chunk.attempt() + " ──\n"));
+                            "log-attempt",
+                            "── " + t.text("log.shard_attempt", chunk.shard(), chunk.attempt()) + " ──\n"));
                     shard = chunk.shard();
                     attempt = chunk.attempt();
                 }
             } else if (chunk.attempt() != attempt) {
-                items.add(new LogItem("log-attempt", "── attempt " + chunk.attempt() + " ──\n"));
+                items.add(new LogItem("log-attempt", "── " + t.text("log.attempt", chunk.attempt()) + " ──\n"));
                 attempt = chunk.attempt();
             }
             items.add(new LogItem(

@@ -6,16 +6,11 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /** Logging in with an API token, and out. Failed attempts are throttled per client address ({@link LoginThrottle}). */
 final class LoginPages {
-    private static final DateTimeFormatter CLOCK =
-            DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
-
     private final ConsoleContext c;
     private final LoginThrottle throttle;
 
@@ -34,7 +29,7 @@ final class LoginPages {
                 .page(
                         ctx,
                         "login.jte",
-                        new Page("Log in", null, null, Session.takeFlash(ctx)),
+                        new Page(I18n.of(ctx).text("page.login"), null, null, Session.takeFlash(ctx)),
                         new Views.Login(next, null, sso));
     }
 
@@ -65,15 +60,13 @@ final class LoginPages {
                     c, ctx, Principal.ANONYMOUS, 401, "a token that is not known, revoked, expired or an executor's");
             throttle.failed(address);
             ctx.status(401);
+            I18n t = I18n.of(ctx);
             c.templates()
                     .page(
                             ctx,
                             "login.jte",
-                            new Page("Log in", null, null, null),
-                            new Views.Login(
-                                    next,
-                                    "That token is not known (executor tokens cannot log in to the console).",
-                                    sso));
+                            new Page(t.text("page.login"), null, null, null),
+                            new Views.Login(next, t.text("login.unknown_token"), sso));
             return;
         }
         Session.login(ctx, token.strip());
@@ -86,8 +79,8 @@ final class LoginPages {
         ctx.redirect("/login", HttpStatus.SEE_OTHER);
     }
 
-    private static String minutes(Duration d) {
-        return d.toSeconds() % 60 == 0 ? d.toMinutes() + " minutes" : Fmt.duration(d);
+    private static String minutes(Duration d, I18n t) {
+        return d.toSeconds() % 60 == 0 ? t.text("login.minutes", d.toMinutes()) : t.duration(d);
     }
 
     private void tooManyFailures(Context ctx, String next, Instant until) {
@@ -95,17 +88,20 @@ final class LoginPages {
         long seconds =
                 Math.max(1, wait.plusMillis(999).truncatedTo(ChronoUnit.SECONDS).toSeconds());
         ctx.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", Long.toString(seconds));
+        I18n t = I18n.of(ctx);
         c.templates()
                 .page(
                         ctx,
                         "login.jte",
-                        new Page("Log in", null, null, null),
+                        new Page(t.text("page.login"), null, null, null),
                         new Views.Login(
                                 next,
-                                "Too many failed log-ins from your address (" + throttle.maxFailures() + " within "
-                                        + minutes(throttle.window())
-                                        + "). Try again after " + CLOCK.format(until)
-                                        + " (in " + Fmt.duration(Duration.ofSeconds(seconds)) + ").",
+                                t.text(
+                                        "login.too_many",
+                                        throttle.maxFailures(),
+                                        minutes(throttle.window(), t),
+                                        t.time(until),
+                                        t.duration(Duration.ofSeconds(seconds))),
                                 sso));
     }
 }

@@ -33,6 +33,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -83,6 +84,7 @@ final class RunPages {
         });
         boolean more = rows.size() > PAGE_SIZE;
         List<RunListRow> page = more ? rows.subList(0, PAGE_SIZE) : rows;
+        I18n t = I18n.of(ctx);
         String filter = query("task", task)
                 + query("state", state == null ? null : state.name())
                 + query("cause", cause == null ? null : cause.name())
@@ -91,13 +93,13 @@ final class RunPages {
                 .page(
                         ctx,
                         "runs.jte",
-                        new Page("Runs", "runs", who, Session.takeFlash(ctx)),
+                        new Page(t.text("page.runs"), "runs", who, Session.takeFlash(ctx)),
                         new RunList(
                                 task,
-                                options(RunState.values(), state),
-                                options(Cause.values(), cause),
-                                Period.options(since),
-                                Items.runs(page),
+                                options(RunState.values(), state, v -> t.text("state." + v.name(), v.name()), t),
+                                options(Cause.values(), cause, v -> t.cause(v.wireName()), t),
+                                Period.options(since, t),
+                                Items.runs(page, t),
                                 more ? String.valueOf(page.getLast().id()) : null,
                                 filter));
     }
@@ -105,16 +107,17 @@ final class RunPages {
     void show(Context ctx, Who who) {
         long id = pathId(ctx);
         Store store = c.store();
-        RunDetail view = store.tx(tx -> detail(tx, id, who));
+        I18n t = I18n.of(ctx);
+        RunDetail view = store.tx(tx -> detail(tx, id, who, t));
         c.templates()
                 .page(
                         ctx,
                         "run.jte",
-                        new Page("Run " + id + " · " + view.taskName(), "runs", who, Session.takeFlash(ctx)),
+                        new Page(t.text("page.run", id, view.taskName()), "runs", who, Session.takeFlash(ctx)),
                         view);
     }
 
-    private RunDetail detail(Tx tx, long id, Who who) {
+    private RunDetail detail(Tx tx, long id, Who who, I18n t) {
         Store store = c.store();
         RunRow r = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
         SecretMask mask = c.mask();
@@ -137,8 +140,8 @@ final class RunPages {
                 Time.of(r.createdAt()),
                 Time.of(r.startedAt()),
                 Time.of(r.finishedAt()),
-                Fmt.between(r.startedAt(), r.finishedAt()),
-                Items.attempts(r.attempt(), r.maxAttempts()),
+                t.between(r.startedAt(), r.finishedAt()),
+                Items.attempts(r.attempt(), r.maxAttempts(), t),
                 r.group(),
                 r.executorId(),
                 Fmt.num(r.pid()),
@@ -151,15 +154,15 @@ final class RunPages {
                 Time.of(r.leaseExpiresAt()),
                 r.actor(),
                 r.nodeId(),
-                waitingReason(tx, r),
+                waitingReason(tx, r, t),
                 chain(tx, r),
                 events,
-                LogText.of(chunks, 1, mask),
+                LogText.of(chunks, 1, mask, t),
                 lastChunk,
                 lastAttempt,
                 chunks.size() == MAX_LOG_CHUNKS,
                 !r.state().isTerminal(),
-                approval(tx, r, who),
+                approval(tx, r, who, t),
                 r.state() == RunState.RUNNING,
                 CANCELABLE.contains(r.state()),
                 RETRYABLE.contains(r.state()),
@@ -197,33 +200,33 @@ final class RunPages {
     }
 
     /** Why a run that is not running waits, in words (the API's {@code waitingReason}). */
-    private String waitingReason(Tx tx, RunRow r) {
+    private String waitingReason(Tx tx, RunRow r, I18n t) {
         Store store = c.store();
         return switch (r.state()) {
             case READY -> {
                 if (!store.executors().groupHasLiveExecutor(tx, r.group(), c.executorAliveMillis())) {
-                    yield "no executor for group " + r.group() + " is online";
+                    yield t.text("waiting.no_executor", r.group());
                 }
                 Instant now = tx.now();
                 yield r.readyAt() != null && r.readyAt().isAfter(now)
-                        ? "due at " + r.readyAt()
-                        : "waiting for an executor to claim it";
+                        ? t.text("waiting.due_at", t.time(r.readyAt()))
+                        : t.text("waiting.claim");
             }
-            case RETRYING -> "next attempt at " + r.readyAt();
+            case RETRYING -> t.text("waiting.retry_at", r.readyAt() == null ? "—" : t.time(r.readyAt()));
             case BLOCKED ->
                 store.tasks()
                         .findById(tx, r.taskId())
-                        .map(t -> "waiting for a concurrency slot (maxConcurrency "
-                                + t.definition().policy().maxConcurrency() + ")")
-                        .orElse("waiting for a concurrency slot");
-            case WAITING_APPROVAL -> "waiting for a person to approve";
-            case WAITING_DEPENDENCY -> "waiting for its dependencies (see below)";
+                        .map(task -> t.text(
+                                "waiting.slot_max", task.definition().policy().maxConcurrency()))
+                        .orElse(t.text("waiting.slot"));
+            case WAITING_APPROVAL -> t.text("waiting.approval");
+            case WAITING_DEPENDENCY -> t.text("waiting.dependencies");
             default -> null;
         };
     }
 
     /** The approval request of a run waiting for one: who may decide, until when, the preview's output. */
-    private ApprovalItem approval(Tx tx, RunRow r, Who who) {
+    private ApprovalItem approval(Tx tx, RunRow r, Who who, I18n t) {
         if (r.state() != RunState.WAITING_APPROVAL) {
             return null;
         }
@@ -245,12 +248,12 @@ final class RunPages {
                 .orElse(null);
         String whyNot = null;
         if (!who.may(Permissions.required(Action.APPROVE_RUN), team) || !approval.allows(who.principal(), team)) {
-            whyNot = "only " + approvers(approval) + " may decide";
+            whyNot = t.text("approval.only", approvers(approval, t));
         } else if (approval.fourEyes() && who.name().equals(r.actor())) {
-            whyNot = "four-eyes rule: you triggered this run, someone else decides";
+            whyNot = t.text("approval.you_triggered");
         }
         return new ApprovalItem(
-                approvers(approval),
+                approvers(approval, t),
                 approval.fourEyes(),
                 Time.of(r.approvalDeadline()),
                 r.actor(),
@@ -261,8 +264,9 @@ final class RunPages {
                 whyNot);
     }
 
-    private static String approvers(Approval a) {
-        return a.describeApprovers();
+    /** Who may decide, as the task names them (roles and teams are names), or in words when it names nobody. */
+    private static String approvers(Approval a, I18n t) {
+        return a.approvers().isEmpty() ? t.text("approval.any") : a.describeApprovers();
     }
 
     private static String tail(List<LogLine> chunks) {
@@ -300,41 +304,41 @@ final class RunPages {
     void terminate(Context ctx, Who who) {
         long id = pathId(ctx);
         c.node().runs().terminate(id, who.name(), blankToNull(ctx.formParam("reason")));
-        done(ctx, id, "terminated run " + id + "; its process tree is being killed");
+        done(ctx, id, "flash.terminated", id);
     }
 
     void cancel(Context ctx, Who who) {
         long id = pathId(ctx);
         c.node().runs().cancel(id, who.name(), blankToNull(ctx.formParam("reason")));
-        done(ctx, id, "canceled run " + id);
+        done(ctx, id, "flash.canceled", id);
     }
 
     void retry(Context ctx, Who who) {
         long id = pathId(ctx);
         long created = c.node().runs().retry(id, who.name());
-        done(ctx, created, "run " + created + " retries run " + id);
+        done(ctx, created, "flash.retried", created, id);
     }
 
     void rerun(Context ctx, Who who) {
         long id = pathId(ctx);
         long created = c.node().runs().rerun(id, who.name());
-        done(ctx, created, "run " + created + " re-runs run " + id + " with the task's current version");
+        done(ctx, created, "flash.reran", created, id);
     }
 
     void approve(Context ctx, Who who) {
         long id = pathId(ctx);
         c.node().approvals().approve(id, who.principal(), blankToNull(ctx.formParam("comment")));
-        done(ctx, id, "approved run " + id);
+        done(ctx, id, "flash.approved", id);
     }
 
     void reject(Context ctx, Who who) {
         long id = pathId(ctx);
         c.node().approvals().reject(id, who.principal(), blankToNull(ctx.formParam("comment")));
-        done(ctx, id, "rejected run " + id + "; it is canceled");
+        done(ctx, id, "flash.rejected", id);
     }
 
-    private static void done(Context ctx, long runId, String message) {
-        Session.flash(ctx, false, message);
+    private static void done(Context ctx, long runId, String key, Object... values) {
+        Session.flash(ctx, false, key, values);
         ctx.redirect("/runs/" + runId, HttpStatus.SEE_OTHER);
     }
 
@@ -379,19 +383,17 @@ final class RunPages {
 
     /** The runs list's time filter: runs created in the last hour, day, … (by the database clock). */
     enum Period {
-        HOUR("1h", "last hour", Duration.ofHours(1)),
-        SIX_HOURS("6h", "last 6 hours", Duration.ofHours(6)),
-        DAY("24h", "last 24 hours", Duration.ofHours(24)),
-        WEEK("7d", "last 7 days", Duration.ofDays(7)),
-        MONTH("30d", "last 30 days", Duration.ofDays(30));
+        HOUR("1h", Duration.ofHours(1)),
+        SIX_HOURS("6h", Duration.ofHours(6)),
+        DAY("24h", Duration.ofHours(24)),
+        WEEK("7d", Duration.ofDays(7)),
+        MONTH("30d", Duration.ofDays(30));
 
         private final String wire;
-        private final String label;
         private final Duration length;
 
-        Period(String wire, String label, Duration length) {
+        Period(String wire, Duration length) {
             this.wire = wire;
-            this.label = label;
             this.length = length;
         }
 
@@ -416,23 +418,34 @@ final class RunPages {
                     "since: one of " + Arrays.stream(values()).map(Period::wire).collect(Collectors.joining(", ")));
         }
 
-        static List<Option> options(Period selected) {
+        static List<Option> options(Period selected, I18n t) {
             List<Option> out = new ArrayList<>();
-            out.add(new Option("", "any time", selected == null));
+            out.add(new Option("", t.text("option.any_time"), selected == null));
             for (Period p : values()) {
-                out.add(new Option(p.wire, p.label, p == selected));
+                out.add(new Option(p.wire, t.text("period." + p.wire), p == selected));
             }
             return out;
         }
     }
 
-    private static <E extends Enum<E>> List<Option> options(E[] values, E selected) {
+    /** A filter's choices: "any", then each value by its code (the URL's), labelled in the person's words. */
+    private static <E extends Enum<E>> List<Option> options(E[] values, E selected, Function<E, Object> label, I18n t) {
         List<Option> out = new ArrayList<>();
-        out.add(new Option("", "any", selected == null));
+        out.add(new Option("", t.text("option.any"), selected == null));
         for (E v : values) {
-            out.add(new Option(v.name(), v.name().toLowerCase(Locale.ROOT).replace('_', ' '), v == selected));
+            out.add(new Option(v.name(), plain(label.apply(v)), v == selected));
         }
         return out;
+    }
+
+    /** A label that may be rendered content ("失败 FAILED") as plain text, for an {@code <option>}. */
+    private static String plain(Object label) {
+        if (label instanceof gg.jte.Content content) {
+            gg.jte.output.StringOutput out = new gg.jte.output.StringOutput();
+            content.writeTo(out);
+            return out.toString();
+        }
+        return String.valueOf(label);
     }
 
     private static String query(String name, String value) {

@@ -156,9 +156,19 @@ public final class Session {
     /** A message for the next page: {@code error} false = it worked, true = it was refused. */
     public record Flash(boolean error, String message) {}
 
-    static void flash(Context ctx, boolean error, String message) {
-        ctx.attribute(FLASHED, message);
-        setCookie(ctx, FLASH_COOKIE, URLEncoder.encode((error ? "E" : "I") + message, StandardCharsets.UTF_8), -1);
+    /**
+     * A message for the next page in the person's words ({@code shown}), recorded in the audit log in English
+     * ({@code english}): the log reads alike whoever did what in which language.
+     */
+    static void flashTranslated(Context ctx, boolean error, String shown, String english) {
+        ctx.attribute(FLASHED, english);
+        setCookie(ctx, FLASH_COOKIE, URLEncoder.encode((error ? "E" : "I") + shown, StandardCharsets.UTF_8), -1);
+    }
+
+    /** A message by its key: shown in the person's language, recorded in English. */
+    static void flash(Context ctx, boolean error, String key, Object... values) {
+        flashTranslated(
+                ctx, error, I18n.of(ctx).text(key, values), I18n.english().text(key, values));
     }
 
     /** The message this request left for the next page, if any: what the person was told an action did (for its audit entry). */

@@ -140,12 +140,13 @@ final class SsoPages {
     private void refuse(Context ctx, int status, String actor, String message, String next) {
         audit(ctx, actor, status, message);
         ctx.status(status);
+        I18n t = I18n.of(ctx);
         c.templates()
                 .page(
                         ctx,
                         "login.jte",
-                        new Page("Log in", null, null, null),
-                        new Views.Login(next, message, config.label()));
+                        new Page(t.text("page.login"), null, null, null),
+                        new Views.Login(next, Reasons.of(t, message).text(), config.label()));
     }
 
     private void audit(Context ctx, String actor, int status, String message) {

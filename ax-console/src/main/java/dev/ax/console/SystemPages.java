@@ -25,6 +25,7 @@ final class SystemPages {
     }
 
     void executors(Context ctx, Who who) {
+        I18n t = I18n.of(ctx);
         Store store = c.store();
         long alive = c.executorAliveMillis();
         List<ExecutorItem> items = store.tx(tx -> {
@@ -45,16 +46,18 @@ final class SystemPages {
                 .page(
                         ctx,
                         "executors.jte",
-                        new Page("Executors", "executors", who, Session.takeFlash(ctx)),
+                        new Page(t.text("page.executors"), "executors", who, Session.takeFlash(ctx)),
                         new Views.Executors(items, alive / 1000));
     }
 
     void health(Context ctx, Who who) {
-        Views.Health h = health(c);
+        I18n t = I18n.of(ctx);
+        Views.Health h = health(c, t);
         if (!"ok".equals(h.status())) {
             ctx.status(503);
         }
-        c.templates().page(ctx, "health.jte", new Page("Health", "health", who, Session.takeFlash(ctx)), h);
+        c.templates()
+                .page(ctx, "health.jte", new Page(t.text("page.health"), "health", who, Session.takeFlash(ctx)), h);
     }
 
     private static Views.History history(ConsoleContext c) {
@@ -73,7 +76,7 @@ final class SystemPages {
     }
 
     /** The data of {@code /healthz}: node, both clocks, their offset, loop errors; "unhealthy" when the database does not answer. */
-    static Views.Health health(ConsoleContext c) {
+    static Views.Health health(ConsoleContext c, I18n t) {
         AxClock clock = c.node().context().clock();
         Instant nodeView = clock.now();
         Duration offset = clock instanceof DatabaseClock dc ? dc.offset() : null;
@@ -89,7 +92,7 @@ final class SystemPages {
                     c.nodeId(),
                     Time.of(nodeTime),
                     Time.of(dbTime),
-                    offsetMillis + " ms",
+                    t.text("health.offset_ms", offsetMillis),
                     loopErrors,
                     null,
                     history(c));
@@ -101,7 +104,7 @@ final class SystemPages {
                     null,
                     "—",
                     loopErrors,
-                    "database unreachable: " + e.getMessage(),
+                    t.text("health.db_unreachable", e.getMessage()),
                     null);
         }
     }

@@ -49,6 +49,7 @@ final class TaskPages {
         String search = blankToNull(ctx.queryParam("q"));
         String after = blankToNull(ctx.queryParam("after"));
         Store store = c.store();
+        I18n t = I18n.of(ctx);
         TaskList view = store.tx(tx -> {
             List<TaskRow> rows = store.tasks().list(tx, after, search, PAGE_SIZE + 1);
             boolean more = rows.size() > PAGE_SIZE;
@@ -58,39 +59,40 @@ final class TaskPages {
             return new TaskList(
                     search,
                     page.stream()
-                            .map(t -> new Views.TaskRow(
-                                    t.name(),
-                                    t.definition().team(),
-                                    t.definition().trigger().type(),
-                                    Items.schedule(t.definition().trigger()),
-                                    t.definition().trigger().timezone().getId(),
-                                    Time.of(t.nextFireAt()),
-                                    t.paused(),
-                                    last.get(t.id()),
-                                    t.version()))
+                            .map(row -> new Views.TaskRow(
+                                    row.name(),
+                                    row.definition().team(),
+                                    row.definition().trigger().type(),
+                                    Items.schedule(row.definition().trigger(), t),
+                                    row.definition().trigger().timezone().getId(),
+                                    Time.of(row.nextFireAt()),
+                                    row.paused(),
+                                    last.get(row.id()),
+                                    row.version()))
                             .toList(),
                     more ? page.getLast().name() : null);
         });
-        c.templates().page(ctx, "tasks.jte", new Page("Tasks", "tasks", who, Session.takeFlash(ctx)), view);
+        c.templates()
+                .page(ctx, "tasks.jte", new Page(t.text("page.tasks"), "tasks", who, Session.takeFlash(ctx)), view);
     }
 
     void show(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         Store store = c.store();
+        I18n words = I18n.of(ctx);
         TaskDetail view = store.tx(tx -> {
             TaskRow t = store.tasks().find(tx, name).orElseThrow(() -> new NotFoundException("no task named " + name));
             TaskDefinition def = t.definition();
             List<Time> next = List.of();
             String note = null;
             if (!def.trigger().isScheduled()) {
-                note = "This task fires only by an event (POST /api/trigger) or by hand.";
+                note = words.text("task.note_event");
             } else {
                 next = CronPreview.preview(Schedules.of(def.trigger()), tx.now(), NEXT_FIRES).stream()
                         .map(Time::of)
                         .toList();
                 if (t.paused()) {
-                    note = "Paused: these are the slots it would fire at; missed ones follow the misfire policy ("
-                            + def.policy().misfire() + ") on resume.";
+                    note = words.text("task.note_paused", def.policy().misfire());
                 }
             }
             var counts = dev.ax.api.Views.Counters.of(
@@ -101,14 +103,16 @@ final class TaskPages {
                     t.version(),
                     t.paused(),
                     def.trigger().type(),
-                    Items.schedule(def.trigger()),
+                    Items.schedule(def.trigger(), words),
                     def.trigger().timezone().getId(),
                     def.group(),
                     Fmt.prettyJson(TaskDefinitionCodec.toJson(def)),
                     next,
                     note,
-                    Items.runs(ConsoleReads.runs(
-                            tx, new RunListFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS)),
+                    Items.runs(
+                            ConsoleReads.runs(
+                                    tx, new RunListFilter(List.of(t.id()), null, null, 0), Long.MAX_VALUE, RECENT_RUNS),
+                            words),
                     store.tasks().versions(tx, name, VERSIONS).stream()
                             .map(v -> Items.version(v.taskName(), v.version(), v.change(), v.actor(), v.at(), v.diff()))
                             .toList(),
@@ -152,15 +156,19 @@ final class TaskPages {
             }
             Saved saved = c.node().tasks().create(json, who.name());
             AuditTrail.note(ctx, "version 1");
-            saved(ctx, saved, "created " + saved.task().name() + " v1");
+            saved(ctx, saved, "flash.created", saved.task().name(), 1);
         } catch (ValidationException e) {
-            editor(ctx, who, 400, new TaskEditor(null, text, e.errors(), List.of()));
+            editor(ctx, who, 400, new TaskEditor(null, text, Reasons.fields(I18n.of(ctx), e.errors()), List.of()));
         } catch (ConflictException e) {
             editor(
                     ctx,
                     who,
                     409,
-                    new TaskEditor(null, text, List.of(new FieldError("taskName", e.getMessage())), List.of()));
+                    new TaskEditor(
+                            null,
+                            text,
+                            Reasons.fields(I18n.of(ctx), List.of(new FieldError("taskName", e.getMessage()))),
+                            List.of()));
         }
     }
 
@@ -183,9 +191,9 @@ final class TaskPages {
         try {
             Saved saved = c.node().tasks().update(name, parse(text), who.name());
             recordVersion(ctx, saved.task());
-            saved(ctx, saved, "saved " + name + " v" + saved.task().version());
+            saved(ctx, saved, "flash.saved", name, saved.task().version());
         } catch (ValidationException e) {
-            editor(ctx, who, 400, new TaskEditor(name, text, e.errors(), List.of()));
+            editor(ctx, who, 400, new TaskEditor(name, text, Reasons.fields(I18n.of(ctx), e.errors()), List.of()));
         }
     }
 
@@ -223,25 +231,39 @@ final class TaskPages {
                 new TaskEditor(
                         name,
                         ctx.formParam("definition"),
-                        List.of(new FieldError("team", refused.getMessage())),
+                        List.of(new Reasons.FieldReason("team", Reasons.of(I18n.of(ctx), refused))),
                         List.of()));
     }
 
-    private void saved(Context ctx, Saved saved, String what) {
-        Session.flash(
-                ctx,
-                false,
-                what + (saved.warnings().isEmpty() ? "" : "; note: " + String.join("; ", saved.warnings())));
+    /** "created daily_report v1", with the server's warnings (each in the person's words) after it. */
+    private void saved(Context ctx, Saved saved, String key, String name, int version) {
+        I18n t = I18n.of(ctx);
+        I18n en = I18n.english();
+        String shown = t.text(key, name, version);
+        String english = en.text(key, name, version);
+        if (!saved.warnings().isEmpty()) {
+            shown += t.text(
+                    "flash.warnings",
+                    String.join(
+                            "; ",
+                            saved.warnings().stream()
+                                    .map(w -> Reasons.of(t, w).text())
+                                    .toList()));
+            english += en.text("flash.warnings", String.join("; ", saved.warnings()));
+        }
+        Session.flashTranslated(ctx, false, shown, english);
         ctx.redirect("/tasks/" + saved.task().name(), HttpStatus.SEE_OTHER);
     }
 
     private void editor(Context ctx, Who who, int status, TaskEditor view) {
         ctx.status(status);
-        String title = view.isNew() ? "New task" : "Edit " + view.name();
+        I18n t = I18n.of(ctx);
+        String title = view.isNew() ? t.text("page.new_task") : t.text("page.edit_task", view.name());
         TaskEditor shown = view.isNew()
                 ? view
-                : view.withTeam(
-                        Access.ofTask(c, view.name()).map(t -> t.getFirst()).orElse(null));
+                : view.withTeam(Access.ofTask(c, view.name())
+                        .map(teams -> teams.getFirst())
+                        .orElse(null));
         c.templates().page(ctx, "editor.jte", new Page(title, "tasks", who, Session.takeFlash(ctx)), shown);
     }
 
@@ -272,14 +294,18 @@ final class TaskPages {
                 Action.DELETE_TASK,
                 Optional.of(Access.teamsOf(t.definition().team())));
         String name = t.name();
-        c.templates().page(ctx, "delete.jte", new Page("Delete " + name, "tasks", who, Session.takeFlash(ctx)), name);
+        c.templates()
+                .page(
+                        ctx,
+                        "delete.jte",
+                        new Page(I18n.of(ctx).text("page.delete", name), "tasks", who, Session.takeFlash(ctx)),
+                        name);
     }
 
     void delete(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         c.node().tasks().delete(name, who.name());
-        Session.flash(
-                ctx, false, "deleted " + name + "; its waiting runs were canceled, its history stays in the audit log");
+        Session.flash(ctx, false, "flash.deleted", name);
         ctx.redirect("/tasks", HttpStatus.SEE_OTHER);
     }
 
@@ -294,21 +320,21 @@ final class TaskPages {
                         ? declaredParams(ctx)
                         : params(ctx.formParam("params"));
         long id = c.node().tasks().trigger(name, params, Cause.MANUAL, who.name());
-        Session.flash(ctx, false, "triggered " + name + ": run " + id);
+        Session.flash(ctx, false, "flash.triggered", name, id);
         ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
     }
 
     void promoteCanary(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         TaskRow t = c.node().canaries().promote(name, who.name());
-        Session.flash(ctx, false, "promoted the canary of " + name + ": now v" + t.version());
+        Session.flash(ctx, false, "flash.promoted", name, t.version());
         ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
     }
 
     void rollbackCanary(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         TaskRow t = c.node().canaries().rollback(name, who.name());
-        Session.flash(ctx, false, "rolled back the canary of " + name + ": new runs use v" + t.version());
+        Session.flash(ctx, false, "flash.rolled_back", name, t.version());
         ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
     }
 
@@ -321,24 +347,24 @@ final class TaskPages {
                     .testRuns()
                     .run(name, parse(text), Map.of(), who.name())
                     .instanceId();
-            Session.flash(ctx, false, "test run " + id + " of the draft; nothing was saved");
+            Session.flash(ctx, false, "flash.test_run", id);
             ctx.redirect("/runs/" + id, HttpStatus.SEE_OTHER);
         } catch (ValidationException e) {
-            editor(ctx, who, 400, new TaskEditor(name, text, e.errors(), List.of()));
+            editor(ctx, who, 400, new TaskEditor(name, text, Reasons.fields(I18n.of(ctx), e.errors()), List.of()));
         }
     }
 
     void pause(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         c.node().tasks().setPaused(name, true, who.name());
-        Session.flash(ctx, false, "paused " + name);
+        Session.flash(ctx, false, "flash.paused", name);
         ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
     }
 
     void resume(Context ctx, Who who) {
         String name = ctx.pathParam("name");
         c.node().tasks().setPaused(name, false, who.name());
-        Session.flash(ctx, false, "resumed " + name);
+        Session.flash(ctx, false, "flash.resumed", name);
         ctx.redirect("/tasks/" + name, HttpStatus.SEE_OTHER);
     }
 

@@ -2,6 +2,7 @@ package dev.ax.console;
 
 import dev.ax.api.AuditTrail;
 import dev.ax.console.Fmt.Time;
+import dev.ax.console.Reasons.FieldReason;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.MemberItem;
 import dev.ax.console.Views.TeamDetail;
@@ -48,15 +49,20 @@ final class TeamPages {
             TeamRow t = c.node().teams().create(body, who.name());
             AuditTrail.target(ctx, "team:" + t.name());
             AuditTrail.team(ctx, t.name());
-            Session.flash(
-                    ctx, false, "created team " + t.name() + "; a task joins it with \"team\": \"" + t.name() + "\"");
+            Session.flash(ctx, false, "flash.team_created", t.name());
             ctx.redirect("/teams/" + t.name(), HttpStatus.SEE_OTHER);
         } catch (ValidationException e) {
             AuditTrail.note(ctx, e.getMessage());
-            render(ctx, who, 400, name, description, e.errors());
+            render(ctx, who, 400, name, description, Reasons.fields(I18n.of(ctx), e.errors()));
         } catch (ConflictException e) {
             AuditTrail.note(ctx, e.getMessage());
-            render(ctx, who, 409, name, description, List.of(new FieldError("name", e.getMessage())));
+            render(
+                    ctx,
+                    who,
+                    409,
+                    name,
+                    description,
+                    Reasons.fields(I18n.of(ctx), List.of(new FieldError("name", e.getMessage()))));
         }
     }
 
@@ -80,7 +86,12 @@ final class TeamPages {
                     store.teams().workflowsOf(tx, t.name()),
                     members);
         });
-        c.templates().page(ctx, "team.jte", new Page("Team " + t.name(), "teams", who, Session.takeFlash(ctx)), view);
+        c.templates()
+                .page(
+                        ctx,
+                        "team.jte",
+                        new Page(I18n.of(ctx).text("page.team", t.name()), "teams", who, Session.takeFlash(ctx)),
+                        view);
     }
 
     /** A team that tasks, workflows or tokens still name is kept; the refusal says which (a 409, back to the team's page). */
@@ -88,11 +99,11 @@ final class TeamPages {
         String name = ctx.pathParam("name");
         AuditTrail.team(ctx, name);
         c.node().teams().delete(name, who.name());
-        Session.flash(ctx, false, "deleted team " + name);
+        Session.flash(ctx, false, "flash.team_deleted", name);
         ctx.redirect("/teams", HttpStatus.SEE_OTHER);
     }
 
-    private void render(Context ctx, Who who, int status, String name, String description, List<FieldError> errors) {
+    private void render(Context ctx, Who who, int status, String name, String description, List<FieldReason> errors) {
         List<TeamItem> items = c.node().teams().list().stream()
                 .map(t -> new TeamItem(t.name(), t.description(), t.createdBy(), Time.of(t.createdAt())))
                 .toList();
@@ -101,7 +112,7 @@ final class TeamPages {
                 .page(
                         ctx,
                         "teams.jte",
-                        new Page("Teams", "teams", who, Session.takeFlash(ctx)),
+                        new Page(I18n.of(ctx).text("page.teams"), "teams", who, Session.takeFlash(ctx)),
                         new Teams(items, name, description, errors));
     }
 

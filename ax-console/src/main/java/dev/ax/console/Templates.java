@@ -21,14 +21,18 @@ final class Templates {
         return out.toString();
     }
 
-    /** Renders a fragment that takes only its model (no page frame). */
+    /** Renders a fragment that takes only its model (no page frame, no words). */
     String fragment(String name, Object model) {
         StringOutput out = new StringOutput();
         engine.render(name, Map.of("m", model), out);
         return out.toString();
     }
 
+    /** Renders a page in the words of the person who asked for it ({@link I18n#of}). */
     void page(Context ctx, String name, Page page, Object model) {
-        ctx.contentType("text/html; charset=utf-8").result(render(name, page, model));
+        String html = I18n.rendering(I18n.of(ctx), () -> render(name, page, model));
+        ctx.contentType("text/html; charset=utf-8")
+                .header("Content-Language", I18n.of(ctx).tag())
+                .result(html);
     }
 }

@@ -3,6 +3,7 @@ package dev.ax.console;
 import dev.ax.api.AuditTrail;
 import dev.ax.console.Fmt.Time;
 import dev.ax.console.Permissions.Action;
+import dev.ax.console.Reasons.FieldReason;
 import dev.ax.console.Session.Who;
 import dev.ax.console.Views.MadeToken;
 import dev.ax.console.Views.Option;
@@ -32,7 +33,7 @@ import java.util.stream.Collectors;
 final class TokenPages {
     private static final List<String> ROLES = List.of("viewer", "operator", "admin", "executor");
     /** The lifetimes the form offers, as the API takes them (ISO-8601); "" = until revoked. */
-    private static final Map<String, String> LIFETIMES = lifetimes();
+    private static final List<String> LIFETIMES = List.of("", "PT12H", "P1D", "P7D", "P30D", "P90D", "P365D");
 
     private final ConsoleContext c;
 
@@ -49,13 +50,13 @@ final class TokenPages {
     void mine(Context ctx, Who who) {
         Instant now = c.clock().now();
         List<TokenItem> items = c.node().tokens().list(who.name()).stream()
-                .map(t -> item(t, who, now))
+                .map(t -> item(t, who, now, I18n.of(ctx)))
                 .toList();
         c.templates()
                 .page(
                         ctx,
                         "mytokens.jte",
-                        new Page("My tokens", "my-tokens", who, Session.takeFlash(ctx)),
+                        new Page(I18n.of(ctx).text("page.my_tokens"), "my-tokens", who, Session.takeFlash(ctx)),
                         new Views.Tokens(items, null, List.of(), List.of(), List.of(), null));
     }
 
@@ -72,11 +73,17 @@ final class TokenPages {
             made = c.node().tokens().create(request(form), who.name());
         } catch (ValidationException e) {
             AuditTrail.note(ctx, e.getMessage());
-            render(ctx, who, 400, form, e.errors(), null);
+            render(ctx, who, 400, form, Reasons.fields(I18n.of(ctx), e.errors()), null);
             return;
         } catch (ConflictException e) {
             AuditTrail.note(ctx, e.getMessage());
-            render(ctx, who, 409, form, List.of(new FieldError("name", e.getMessage())), null);
+            render(
+                    ctx,
+                    who,
+                    409,
+                    form,
+                    Reasons.fields(I18n.of(ctx), List.of(new FieldError("name", e.getMessage()))),
+                    null);
             return;
         }
         TokenRow row = made.row();
@@ -95,47 +102,48 @@ final class TokenPages {
         if (!who.may(Role.ADMIN, null)) {
             TokenRow t = c.node().tokens().get(name);
             if (!t.owner().equals(who.name())) {
-                throw new Console.Refused(who.name() + " may revoke only their own tokens; " + name + " is " + t.owner()
-                        + "'s (an admin revokes anyone's)");
+                String owner = t.owner();
+                throw new Console.Refused(
+                        who.name() + " may revoke only their own tokens; " + name + " is " + owner
+                                + "'s (an admin revokes anyone's)",
+                        words -> words.text("refused.own_tokens_only", who.name(), name, owner));
             }
         }
         TokenRow revoked = c.node().tokens().revoke(name, who.name());
         boolean own = who.principal().via().equals("token:" + name);
-        Session.flash(
-                ctx,
-                false,
-                "revoked " + revoked.owner() + "'s token " + name
-                        + (own ? "; you were logged in with it, so you are logged out" : ""));
+        Session.flash(ctx, false, own ? "flash.token_revoked_own" : "flash.token_revoked", revoked.owner(), name);
         ctx.redirect(Console.localPath(ctx.formParam("back"), "/my-tokens"), HttpStatus.SEE_OTHER);
     }
 
-    private void render(Context ctx, Who who, int status, TokenForm form, List<FieldError> errors, MadeToken made) {
+    private void render(Context ctx, Who who, int status, TokenForm form, List<FieldReason> errors, MadeToken made) {
         Instant now = c.clock().now();
+        I18n t = I18n.of(ctx);
         List<TokenItem> items = c.node().tokens().list(null).stream()
-                .map(t -> item(t, who, now))
+                .map(row -> item(row, who, now, t))
                 .toList();
         List<Option> roles =
                 ROLES.stream().map(r -> new Option(r, r, r.equals(form.role()))).toList();
-        List<Option> lifetimes = LIFETIMES.entrySet().stream()
-                .map(e -> new Option(e.getKey(), e.getValue(), e.getKey().equals(form.expiresIn())))
+        List<Option> lifetimes = LIFETIMES.stream()
+                .map(l -> new Option(
+                        l, t.text(l.isEmpty() ? "lifetime.never" : "lifetime." + l), l.equals(form.expiresIn())))
                 .toList();
         ctx.status(status);
         c.templates()
                 .page(
                         ctx,
                         "tokens.jte",
-                        new Page("Tokens", "tokens", who, Session.takeFlash(ctx)),
+                        new Page(t.text("page.tokens"), "tokens", who, Session.takeFlash(ctx)),
                         new Views.Tokens(items, form, roles, lifetimes, errors, made));
     }
 
-    private static TokenItem item(TokenRow t, Who who, Instant now) {
+    private static TokenItem item(TokenRow t, Who who, Instant now, I18n words) {
         String teams = t.teams().entrySet().stream()
-                .map(e -> e.getValue().wireName() + " in " + e.getKey())
+                .map(e -> words.text("tokens.role_in", e.getValue().wireName(), e.getKey()))
                 .collect(Collectors.joining(", "));
         return new TokenItem(
                 t.name(),
                 t.owner(),
-                t.role() == null ? "unknown" : t.role().wireName(),
+                t.role() == null ? words.text("tokens.unknown_role") : t.role().wireName(),
                 teams,
                 String.join(", ", t.groups()),
                 t.createdBy(),
@@ -194,17 +202,5 @@ final class TokenPages {
     private static String field(Context ctx, String name) {
         String v = ctx.formParam(name);
         return v == null ? "" : v;
-    }
-
-    private static Map<String, String> lifetimes() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("", "never (until revoked)");
-        m.put("PT12H", "12 hours");
-        m.put("P1D", "1 day");
-        m.put("P7D", "7 days");
-        m.put("P30D", "30 days");
-        m.put("P90D", "90 days");
-        m.put("P365D", "1 year");
-        return m;
     }
 }

@@ -1,8 +1,9 @@
 package dev.ax.console;
 
 import dev.ax.console.Fmt.Time;
+import dev.ax.console.Reasons.FieldReason;
+import dev.ax.console.Reasons.Reason;
 import dev.ax.domain.run.RunState;
-import dev.ax.domain.task.FieldError;
 import dev.ax.scheduler.Canaries;
 import dev.ax.scheduler.Dependencies;
 import java.util.List;
@@ -34,7 +35,14 @@ public final class Views {
 
     /** The runs-per-hour chart, laid out in SVG units; {@code lagPoints} is a polyline of the worst fire lag per hour. */
     public record Chart(
-            int width, int height, int barWidth, long max, List<Bar> bars, String lagPoints, String maxLag) {}
+            int width,
+            int height,
+            int barWidth,
+            long max,
+            List<Bar> bars,
+            String lagPoints,
+            String maxLag,
+            String zone) {}
 
     public record Dashboard(
             int windowHours,
@@ -120,10 +128,13 @@ public final class Views {
         }
     }
 
-    /** The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it. */
-    /** @param team the saved task's team (whose grants count for its test-run button); null for a new task or none */
-    public record TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings, String team) {
-        public TaskEditor(String name, String json, List<FieldError> errors, List<String> warnings) {
+    /**
+     * The JSON editor, for a new task ({@code name} null) or an existing one; errors are listed next to it.
+     *
+     * @param team the saved task's team (whose grants count for its test-run button); null for a new task or none
+     */
+    public record TaskEditor(String name, String json, List<FieldReason> errors, List<String> warnings, String team) {
+        public TaskEditor(String name, String json, List<FieldReason> errors, List<String> warnings) {
             this(name, json, errors, warnings, null);
         }
 
@@ -268,12 +279,12 @@ public final class Views {
             TokenForm form,
             List<Option> roles,
             List<Option> lifetimes,
-            List<FieldError> errors,
+            List<FieldReason> errors,
             MadeToken made) {}
 
     public record TeamItem(String name, String description, String createdBy, Time created) {}
 
-    public record Teams(List<TeamItem> items, String name, String description, List<FieldError> errors) {}
+    public record Teams(List<TeamItem> items, String name, String description, List<FieldReason> errors) {}
 
     /** A token with a role in a team: the team's members. */
     public record MemberItem(String token, String owner, String role) {}
@@ -351,5 +362,5 @@ public final class Views {
         }
     }
 
-    public record ErrorPage(int status, String title, String message) {}
+    public record ErrorPage(int status, String title, Reason message) {}
 }

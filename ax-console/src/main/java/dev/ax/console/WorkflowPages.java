@@ -99,12 +99,13 @@ public final class WorkflowPages {
             boolean canRerun) {}
 
     void list(Context ctx, Who who) {
+        I18n t = I18n.of(ctx);
         Workflows s = c.node().workflows().service();
         List<WorkflowItem> workflows = s.list(null, 500).stream()
                 .map(w -> new WorkflowItem(
                         w.row().name(),
                         w.definition().team(),
-                        trigger(w.definition().trigger()),
+                        trigger(w.definition().trigger(), t),
                         w.definition().nodes().size(),
                         w.row().version(),
                         Time.of(w.row().nextFireAt())))
@@ -116,7 +117,7 @@ public final class WorkflowPages {
                 .page(
                         ctx,
                         "workflows.jte",
-                        new Page("Workflows", "workflows", who, Session.takeFlash(ctx)),
+                        new Page(t.text("page.workflows"), "workflows", who, Session.takeFlash(ctx)),
                         new WorkflowList(workflows, runs));
     }
 
@@ -152,7 +153,11 @@ public final class WorkflowPages {
                 .page(
                         ctx,
                         "workflowrun.jte",
-                        new Page("Workflow run " + v.run().id(), "workflows", who, Session.takeFlash(ctx)),
+                        new Page(
+                                I18n.of(ctx).text("page.workflow_run", v.run().id()),
+                                "workflows",
+                                who,
+                                Session.takeFlash(ctx)),
                         new RunPage(
                                 run,
                                 team,
@@ -171,11 +176,11 @@ public final class WorkflowPages {
         long id = RunPages.pathId(ctx);
         String from = ctx.formParam("from");
         c.node().workflows().service().rerun(id, from == null || from.isBlank() ? null : from, who.name());
-        Session.flash(
-                ctx,
-                false,
-                "workflow run " + id + " runs again from "
-                        + (from == null || from.isBlank() ? "its failed nodes" : from));
+        if (from == null || from.isBlank()) {
+            Session.flash(ctx, false, "flash.workflow_rerun_failed", id);
+        } else {
+            Session.flash(ctx, false, "flash.workflow_rerun_from", id, from);
+        }
         ctx.redirect("/workflow-runs/" + id, HttpStatus.SEE_OTHER);
     }
 
@@ -235,12 +240,15 @@ public final class WorkflowPages {
         return "state-" + state.toLowerCase(Locale.ROOT);
     }
 
-    private static String trigger(Trigger t) {
-        return switch (t) {
+    private static String trigger(Trigger trigger, I18n t) {
+        return switch (trigger) {
             case Trigger.Cron cron ->
-                "cron " + cron.expression() + " (" + t.timezone().getId() + ")";
-            case Trigger.Interval i -> "every " + i.intervalSeconds() + " s";
-            case Trigger.Event e -> "by hand or API";
+                t.text(
+                        "workflows.trigger_cron",
+                        cron.expression(),
+                        trigger.timezone().getId());
+            case Trigger.Interval i -> t.text("workflows.trigger_every", i.intervalSeconds());
+            case Trigger.Event e -> t.text("workflows.trigger_event");
         };
     }
 }

@@ -12,6 +12,8 @@ import dev.ax.store.LogStore.LogLine;
 import dev.ax.store.read.ConsoleReads.HourRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,8 @@ import org.junit.jupiter.api.Test;
 /** The console's pure parts: the chart layout, form parsing, log items, event framing, formatting. */
 class PureFunctionsTest {
     static final Instant NOW = Instant.parse("2026-11-29T10:20:00Z");
+    static final I18n EN_UTC = new I18n(I18n.EN, ZoneOffset.UTC, "/");
+    static final I18n ZH_SHANGHAI = new I18n(I18n.ZH_CN, ZoneId.of("Asia/Shanghai"), "/");
     static final long HOUR = Math.floorDiv(NOW.getEpochSecond(), 3600);
 
     @Test
@@ -31,13 +35,14 @@ class PureFunctionsTest {
                         new HourRow(HOUR, RunState.RUNNING, 1, null),
                         new HourRow(HOUR - 23, RunState.SUCCESS, 5, null),
                         new HourRow(HOUR - 24, RunState.SUCCESS, 99, null)),
-                NOW);
+                NOW,
+                EN_UTC);
         assertThat(c.bars()).hasSize(24);
         assertThat(c.max()).isEqualTo(10); // the hour before the first bar is left out
         Bar last = c.bars().getLast();
         Bar first = c.bars().getFirst();
-        assertThat(last.title()).isEqualTo("2026-11-29 10:00 UTC: 10 runs, 5 failed, worst fire lag 2.5 s");
-        assertThat(first.title()).isEqualTo("2026-11-28 11:00 UTC: 5 runs");
+        assertThat(last.title()).isEqualTo("2026-11-29 10:00 GMT: 10 runs, 5 failed, worst fire lag 2.5 s");
+        assertThat(first.title()).isEqualTo("2026-11-28 11:00 GMT: 5 runs");
         assertThat(first.label()).isEqualTo("11:00");
         assertThat(c.bars().get(6).label()).isEqualTo("17:00");
         assertThat(c.bars().get(1).label()).isNull();
@@ -45,11 +50,23 @@ class PureFunctionsTest {
         assertThat(last.y() + last.height()).isEqualTo(last.failedY() + last.failedHeight());
         assertThat(c.lagPoints()).isEqualTo((23 * c.barWidth() + c.barWidth() / 2) + ",8");
         assertThat(c.maxLag()).isEqualTo("2.5 s");
+        assertThat(c.zone()).isEqualTo("Z");
+    }
+
+    @Test
+    void in_chinese_the_chart_reads_in_chinese_and_labels_hours_in_the_persons_zone() {
+        Chart c = DashboardPage.chart(
+                List.of(new HourRow(HOUR, RunState.SUCCESS, 4, 2.5), new HourRow(HOUR, RunState.FAILED, 1, null)),
+                NOW,
+                ZH_SHANGHAI);
+        assertThat(c.bars().getLast().title()).isEqualTo("2026-11-29 18:00 GMT+8：5 个实例，失败 1 个，最大触发延迟 2.5 秒");
+        assertThat(c.bars().getFirst().label()).isEqualTo("19:00");
+        assertThat(c.zone()).isEqualTo("Asia/Shanghai");
     }
 
     @Test
     void an_empty_day_draws_flat_bars_and_no_lag_line() {
-        Chart c = DashboardPage.chart(List.of(), NOW);
+        Chart c = DashboardPage.chart(List.of(), NOW, EN_UTC);
         assertThat(c.bars()).allSatisfy(b -> assertThat(b.height()).isZero());
         assertThat(c.lagPoints()).isEmpty();
         assertThat(c.maxLag()).isNull();
@@ -119,13 +136,43 @@ class PureFunctionsTest {
     }
 
     @Test
-    void durations_read_like_a_person_would_say_them() {
-        assertThat(Fmt.duration(Duration.ofMillis(924))).isEqualTo("924 ms");
-        assertThat(Fmt.duration(Duration.ofMillis(2500))).isEqualTo("2.5 s");
-        assertThat(Fmt.duration(Duration.ofSeconds(184))).isEqualTo("3 min 4 s");
-        assertThat(Fmt.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
-        assertThat(Fmt.duration(Duration.ofHours(50))).isEqualTo("2 d 2 h");
-        assertThat(Fmt.Time.of(Instant.parse("2026-11-29T02:00:00.123456Z")))
-                .isEqualTo(new Fmt.Time("2026-11-29T02:00:00.123Z", "2026-11-29 02:00:00 UTC"));
+    void durations_read_like_a_person_would_say_them_in_either_language() {
+        assertThat(EN_UTC.duration(Duration.ofMillis(924))).isEqualTo("924 ms");
+        assertThat(EN_UTC.duration(Duration.ofMillis(2500))).isEqualTo("2.5 s");
+        assertThat(EN_UTC.duration(Duration.ofSeconds(184))).isEqualTo("3 min 4 s");
+        assertThat(EN_UTC.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
+        assertThat(EN_UTC.duration(Duration.ofHours(50))).isEqualTo("2 d 2 h");
+        assertThat(ZH_SHANGHAI.duration(Duration.ofMillis(924))).isEqualTo("924 毫秒");
+        assertThat(ZH_SHANGHAI.duration(Duration.ofSeconds(184))).isEqualTo("3 分 4 秒");
+        assertThat(ZH_SHANGHAI.duration(Duration.ofMinutes(125))).isEqualTo("2 小时 5 分");
+        assertThat(ZH_SHANGHAI.duration(Duration.ofHours(50))).isEqualTo("2 天 2 小时");
+    }
+
+    @Test
+    void a_time_is_shown_in_the_persons_zone_with_its_offset_and_kept_in_utc_for_the_attribute_and_hover() {
+        Fmt.Time t = Fmt.Time.of(Instant.parse("2026-11-29T02:00:00.123456Z"));
+        assertThat(t.iso()).isEqualTo("2026-11-29T02:00:00.123Z");
+        assertThat(t.utc()).isEqualTo("2026-11-29 02:00:00 UTC");
+        assertThat(ZH_SHANGHAI.time(t.at())).isEqualTo("2026-11-29 10:00:00 GMT+8");
+        assertThat(EN_UTC.time(t.at())).isEqualTo("2026-11-29 02:00:00 GMT");
+        assertThat(new I18n(I18n.EN, ZoneId.of("Asia/Kolkata"), "/").time(t.at()))
+                .isEqualTo("2026-11-29 07:30:00 GMT+5:30");
+    }
+
+    @Test
+    void the_language_is_the_first_the_browser_accepts_that_ax_speaks_by_its_primary_language() {
+        assertThat(I18n.accepted("zh-CN,zh;q=0.9,en;q=0.8")).contains(I18n.ZH_CN);
+        assertThat(I18n.accepted("en-US,en;q=0.9")).contains(I18n.EN);
+        assertThat(I18n.accepted("fr-FR,zh-TW;q=0.8,en;q=0.5")).contains(I18n.ZH_CN);
+        assertThat(I18n.accepted("de;q=0.9,en;q=0.1")).contains(I18n.EN);
+        assertThat(I18n.accepted("fr, de")).isEmpty();
+        assertThat(I18n.accepted("*")).isEmpty();
+        assertThat(I18n.accepted("not a ; header;;;q=x")).isEmpty();
+        assertThat(I18n.accepted(null)).isEmpty();
+        assertThat(I18n.supported("zh_cn")).contains(I18n.ZH_CN);
+        assertThat(I18n.supported("EN")).contains(I18n.EN);
+        assertThat(I18n.supported("fr")).isEmpty();
+        assertThat(I18n.zone("Asia%2FShanghai")).isEqualTo(ZoneId.of("Asia/Shanghai"));
+        assertThat(I18n.zone("Mars/Olympus")).isEqualTo(ZoneId.systemDefault());
     }
 }

@@ -1,25 +1,14 @@
-// Times arrive as <time datetime="ISO">… UTC</time>: show them in the viewer's zone, UTC on hover.
+// Times are rendered by the server in the zone this script reports in the ax_tz cookie (the browser's own zone); a
+// page rendered before the cookie was set shows the server's zone, and says which, and the next page is right.
 (function () {
-  var pad = function (n) { return (n < 10 ? "0" : "") + n; };
-  var zone = (function () {
-    try {
-      var part = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date())
-        .find(function (p) { return p.type === "timeZoneName"; });
-      return part ? " " + part.value : "";
-    } catch (e) { return ""; }
-  })();
-  function localize(root) {
-    var times = (root || document).querySelectorAll("time[datetime]:not([data-local])");
-    for (var i = 0; i < times.length; i++) {
-      var t = times[i];
-      var d = new Date(t.getAttribute("datetime"));
-      if (isNaN(d.getTime())) { continue; }
-      t.title = t.textContent;
-      t.textContent = d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " "
-        + pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + zone;
-      t.setAttribute("data-local", "");
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var current = document.cookie.split("; ").filter(function (c) { return c.indexOf("ax_tz=") === 0; })[0];
+    if (zone && current !== "ax_tz=" + encodeURIComponent(zone)) {
+      document.cookie = "ax_tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax"
+        + (location.protocol === "https:" ? "; secure" : "");
     }
-  }
+  } catch (e) { /* no Intl: the server's zone, which every page names */ }
   // Keep a followed log scrolled to its end, unless the reader scrolled up to read.
   var atEnd = true;
   function before(evt) {
@@ -31,10 +20,7 @@
     if (log && log.id === "log" && atEnd) { log.scrollTop = log.scrollHeight; }
   }
   if (window.htmx) {
-    htmx.onLoad(localize);
     document.body.addEventListener("htmx:sseBeforeMessage", before);
     document.body.addEventListener("htmx:sseMessage", after);
-  } else {
-    document.addEventListener("DOMContentLoaded", function () { localize(document); });
   }
 })();
