@@ -63,7 +63,7 @@ class ArchitectureTest {
 
     /** The statements of {@link Tx}; its transaction controls ({@code lockKey}, {@code now}, …) may be used by any caller. */
     private static final Set<String> STATEMENTS =
-            Set.of("query", "queryOne", "update", "insert", "insertUnlessDuplicate", "batch");
+            Set.of("query", "queryOne", "update", "insert", "insertUnlessDuplicate", "updateUnlessDuplicate", "batch");
 
     @Test
     void only_the_store_writes_sql() {

@@ -110,7 +110,7 @@ public final class AlertStore {
                         + " next_at, summary_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, "
                         + (a.nextAt() == null ? "CURRENT_TIMESTAMP" : "?")
                         + ", ?, CURRENT_TIMESTAMP)"
-                        + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (channel, dedupe_key) DO NOTHING" : "");
+                        + tx.dialect().onConflictDoNothing("channel, dedupe_key");
         List<Object> args = new ArrayList<>(List.of(a.channel(), a.dedupeKey(), a.kind()));
         args.add(a.taskId());
         args.add(a.taskName());
@@ -214,23 +214,9 @@ public final class AlertStore {
 
     /** True if this node is the first to see the anomaly (and so reports it). */
     public boolean firstSighting(Tx tx, String key, String kind, Long taskId, String detail) {
-        if (tx.dialect() == Dialect.POSTGRES) {
-            return tx.update(
-                            "INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
-                                    + " ON CONFLICT (anomaly_key) DO NOTHING",
-                            key,
-                            kind,
-                            taskId,
-                            detail)
-                    == 1;
-        }
-        // The embedded H2 database is single-node and anomalies are checked by one thread: look, then insert.
-        if (tx.queryOne("SELECT 1 AS one FROM ax_anomaly WHERE anomaly_key = ?", r -> 1, key)
-                .isPresent()) {
-            return false;
-        }
-        return tx.update(
-                        "INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)",
+        return tx.updateUnlessDuplicate(
+                        "INSERT INTO ax_anomaly (anomaly_key, kind, task_id, detail, seen_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
+                                + tx.dialect().onConflictDoNothing("anomaly_key"),
                         key,
                         kind,
                         taskId,
@@ -255,10 +241,10 @@ public final class AlertStore {
             if (!failing) {
                 return false;
             }
-            return tx.update(
+            return tx.updateUnlessDuplicate(
                             "INSERT INTO ax_watch_check (check_key, failing, since, detail, node_id, updated_at)"
                                     + " VALUES (?, TRUE, CURRENT_TIMESTAMP, ?, ?, CURRENT_TIMESTAMP)"
-                                    + (tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (check_key) DO NOTHING" : ""),
+                                    + tx.dialect().onConflictDoNothing("check_key"),
                             key,
                             detail,
                             nodeId)

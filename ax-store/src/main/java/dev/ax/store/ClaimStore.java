@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
 /**
  * Claiming READY runs for executors: the one read of the READY index for several claimants, the
  * move of each run to RUNNING with a new attempt (the fencing token) and a lease, and its CLAIMED
- * event; one statement on PostgreSQL, one per claimant elsewhere (H2, whose claims the dialect
- * serialises in the JVM). Also the looks a waiting poll and a group's capacity need.
+ * event; one statement on PostgreSQL, elsewhere two (H2, whose claims the dialect serialises in
+ * the JVM, and MariaDB, which has no UPDATE ... RETURNING). Also the looks a waiting poll and a group's capacity need.
  */
 public final class ClaimStore {
     private final EventStore events;
@@ -109,13 +109,13 @@ public final class ClaimStore {
             shares.add(ids.subList(at, end));
             at = end;
         }
+        Dialect d = tx.dialect();
         String set = "state = 'RUNNING', attempt = attempt + 1, lease_expires_at = "
-                + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                + d.plusMillis("CURRENT_TIMESTAMP")
                 + ", started_at = "
-                + (dueBy == null
-                        ? "CURRENT_TIMESTAMP"
-                        : "GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE))")
-                + ", claim_node = CAST(? AS VARCHAR), pid = NULL, pid_at = NULL, start_node = NULL, end_node = NULL,"
+                + (dueBy == null ? "CURRENT_TIMESTAMP" : "GREATEST(CURRENT_TIMESTAMP, " + d.castTimestamp("?") + ")")
+                + ", claim_node = " + d.castVarchar("?")
+                + ", pid = NULL, pid_at = NULL, start_node = NULL, end_node = NULL,"
                 + " exit_code = NULL, failure_kind = NULL, message = NULL, updated_at = CURRENT_TIMESTAMP";
         List<List<RunRow>> out;
         // By id only: the SELECT above locked these rows, and a row locked FOR UPDATE was READY when
@@ -154,36 +154,44 @@ public final class ClaimStore {
             out = shares.stream()
                     .map(share -> share.stream().map(byId::get).toList())
                     .toList();
+        } else if (ids.isEmpty()) {
+            out = claimants.stream().<List<RunRow>>map(c -> List.of()).toList();
         } else {
-            out = new ArrayList<>(claimants.size());
-            for (int i = 0; i < claimants.size(); i++) {
-                List<Long> share = shares.get(i);
-                if (share.isEmpty()) {
-                    out.add(List.of());
-                    continue;
-                }
-                String executorId = claimants.get(i).executorId();
-                String idList = String.join(", ", Collections.nCopies(share.size(), "?"));
-                List<Object> args = new ArrayList<>();
-                args.add(leaseMillis);
-                if (dueBy != null) {
-                    args.add(dueBy);
-                }
-                args.add(nodeId);
-                args.add(executorId);
-                args.addAll(share);
-                int n = tx.update(
-                        "UPDATE ax_instance SET " + set + ", executor_id = ? WHERE id IN (" + idList + ")",
-                        args.toArray());
-                if (n != share.size()) {
-                    throw new StoreException("claimed " + n + " of " + share.size() + " locked instances");
-                }
-                out.add(tx.query(
-                        "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList
-                                + ") ORDER BY ready_at, id",
-                        RunStore::map,
-                        share.toArray()));
+            // Elsewhere two statements whatever the claimants: one update that gives each run its claimant's
+            // executor, one read of the rows as claimed.
+            StringBuilder executorOf = new StringBuilder("CASE id");
+            List<Object> args = new ArrayList<>();
+            args.add(leaseMillis);
+            if (dueBy != null) {
+                args.add(dueBy);
             }
+            args.add(nodeId);
+            for (int i = 0; i < claimants.size(); i++) {
+                for (Long id : shares.get(i)) {
+                    executorOf.append(" WHEN ? THEN ").append(d.castVarchar("?"));
+                    args.add(id);
+                    args.add(claimants.get(i).executorId());
+                }
+            }
+            String idList = String.join(", ", Collections.nCopies(ids.size(), "?"));
+            args.addAll(ids);
+            int n = tx.update(
+                    "UPDATE ax_instance SET " + set + ", executor_id = " + executorOf + " END WHERE id IN (" + idList
+                            + ")",
+                    args.toArray());
+            if (n != ids.size()) {
+                throw new StoreException("claimed " + n + " of " + ids.size() + " locked instances");
+            }
+            Map<Long, RunRow> byId = tx
+                    .query(
+                            "SELECT " + RunStore.COLUMNS + " FROM ax_instance WHERE id IN (" + idList + ")",
+                            RunStore::map,
+                            ids.toArray())
+                    .stream()
+                    .collect(Collectors.toMap(RunRow::id, r -> r));
+            out = shares.stream()
+                    .map(share -> share.stream().map(byId::get).toList())
+                    .toList();
         }
         List<RunRow> claimed = out.stream().flatMap(List::stream).toList();
         if (!claimed.isEmpty()) {
@@ -228,7 +236,7 @@ public final class ClaimStore {
         args.addAll(labels);
         return tx.queryOne(
                 "SELECT ready_at, CURRENT_TIMESTAMP AS now FROM ax_instance WHERE state = 'READY' AND executor_group IN ("
-                        + in + ")" + lacksNoLabel(labels) + " ORDER BY ready_at FETCH FIRST 1 ROWS ONLY",
+                        + in + ")" + lacksNoLabel(labels) + " ORDER BY ready_at LIMIT 1",
                 r -> {
                     Instant readyAt = r.instant("ready_at");
                     Duration d = Duration.between(r.instant("now"), readyAt);

@@ -27,17 +27,23 @@ public final class Database implements AutoCloseable {
 
     public static Database open(DbConfig config) {
         HikariConfig hc = new HikariConfig();
-        hc.setJdbcUrl(config.url());
+        Dialect dialect = config.dialect();
+        hc.setJdbcUrl(dialect.driverUrl(config.url()));
         hc.setUsername(config.user());
         hc.setPassword(config.password() == null ? "" : config.password());
         hc.setMaximumPoolSize(config.poolSize());
         hc.setAutoCommit(false);
         hc.setPoolName("ax-db");
+        // The store's locking assumes READ COMMITTED (PostgreSQL's default): each statement sees what
+        // committed before it. MariaDB's default, REPEATABLE READ, would also take gap locks.
         hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        if (dialect.sessionSetup() != null) {
+            hc.setConnectionInitSql(dialect.sessionSetup());
+        }
         // Fail fast at start-up when the database is down, with the driver's message.
         hc.setInitializationFailTimeout(10_000);
         HikariDataSource ds = new HikariDataSource(hc);
-        Database db = new Database(ds, config.dialect());
+        Database db = new Database(ds, dialect);
         try {
             db.migrate();
             SchemaGuard.check(db);
@@ -84,13 +90,18 @@ public final class Database implements AutoCloseable {
 
     /**
      * Writes an online backup of the embedded H2 database into the zip file {@code to} (H2's
-     * {@code BACKUP TO}: a consistent copy while the node goes on). PostgreSQL is backed up with
-     * its own tools (pg_dump), not through AX: refused.
+     * {@code BACKUP TO}: a consistent copy while the node goes on). PostgreSQL and MariaDB are backed
+     * up with their own tools (pg_dump, mariadb-dump), not through AX: refused.
      */
     public void backupTo(java.nio.file.Path to) {
-        if (dialect != Dialect.H2) {
-            throw new UnsupportedOperationException(
-                    "the database is PostgreSQL: back it up with pg_dump (docs/deploy.md)");
+        switch (dialect) {
+            case POSTGRES ->
+                throw new UnsupportedOperationException(
+                        "the database is PostgreSQL: back it up with pg_dump (docs/deploy.md)");
+            case MARIADB ->
+                throw new UnsupportedOperationException(
+                        "the database is MariaDB or MySQL: back it up with mariadb-dump or mysqldump (docs/deploy.md)");
+            case H2 -> {}
         }
         // A file name the server chose, quoted as an SQL string: BACKUP TO takes no parameter.
         String file = to.toAbsolutePath().toString().replace("'", "''");

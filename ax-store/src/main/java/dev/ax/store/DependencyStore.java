@@ -104,7 +104,7 @@ public final class DependencyStore {
     public Optional<Found> successSince(Tx tx, long taskId, Instant since) {
         return tx.queryOne(
                 "SELECT id, state FROM ax_instance WHERE task_id = ? AND state = 'SUCCESS' AND finished_at >= ?" + WORK
-                        + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                        + " ORDER BY id DESC LIMIT 1",
                 DependencyStore::found,
                 taskId,
                 since);
@@ -150,14 +150,14 @@ public final class DependencyStore {
         record Slot(long id, Instant at) {}
         List<Slot> candidates = new ArrayList<>(tx.query(
                 "SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.SCHEDULED
-                        + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC FETCH FIRST 5 ROWS ONLY",
+                        + " AND fire_key < ? AND scheduled_at < ? ORDER BY fire_key DESC LIMIT 5",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")),
                 taskId,
                 SlotKeys.ceiling(scheduledAt),
                 scheduledAt));
         candidates.addAll(tx.query(
                 "SELECT id, scheduled_at FROM ax_instance WHERE task_id = ? AND " + SlotKeys.NOT_SCHEDULED
-                        + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC FETCH FIRST 1 ROWS ONLY",
+                        + " AND cause = 'BACKFILL' AND scheduled_at < ? ORDER BY scheduled_at DESC, id DESC LIMIT 1",
                 r -> new Slot(r.lng("id"), r.instant("scheduled_at")),
                 taskId,
                 scheduledAt));

@@ -92,8 +92,7 @@ public final class ExecutorStore {
             sql.append(" AND EXISTS (SELECT 1 FROM ax_executor_label l WHERE l.executor_id = e.id AND l.label = ?)");
             args.add(label);
         }
-        return tx.queryOne(sql + " FETCH FIRST 1 ROWS ONLY", r -> 1, args.toArray())
-                .isPresent();
+        return tx.queryOne(sql + " LIMIT 1", r -> 1, args.toArray()).isPresent();
     }
 
     public void seen(Tx tx, String id) {
@@ -126,7 +125,7 @@ public final class ExecutorStore {
                         "SELECT 1 AS one FROM ax_executor e JOIN ax_executor_group g ON g.executor_id = e.id"
                                 + " WHERE g.group_name = ? AND e.last_seen_at >= "
                                 + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
-                                + " FETCH FIRST 1 ROWS ONLY",
+                                + " LIMIT 1",
                         r -> 1,
                         group,
                         -aliveMillis)

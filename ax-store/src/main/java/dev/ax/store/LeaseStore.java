@@ -1,10 +1,18 @@
 package dev.ax.store;
 
 import dev.ax.domain.protocol.RunRef;
+import dev.ax.domain.run.RunState;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Leases: which attempt of which run an executor holds, renewed by its heartbeats; the fence of
@@ -78,6 +86,9 @@ public final class LeaseStore {
                     executorId);
             return new Renewal(renewed, lost);
         }
+        if (tx.dialect().supportsSkipLocked()) {
+            return renewSkippingLocked(tx, executorId, sorted, leaseMillis);
+        }
         for (RunRef ref : sorted) {
             int n = tx.update(
                     "UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
@@ -90,6 +101,59 @@ public final class LeaseStore {
             (n == 0 ? lost : renewed).add(ref);
         }
         return new Renewal(renewed, lost);
+    }
+
+    /**
+     * {@link #renew} where SKIP LOCKED cannot be part of an UPDATE (MariaDB): one read locks the held runs'
+     * rows, skipping those another transaction holds, one update renews the leases still held. Of the
+     * skipped runs, those a plain read still finds are busy, the others gone (lost).
+     */
+    private static Renewal renewSkippingLocked(Tx tx, String executorId, List<RunRef> sorted, long leaseMillis) {
+        Object[] ids = sorted.stream().map(RunRef::instanceId).toArray();
+        Map<Long, Boolean> holds = new HashMap<>(); // the free rows: does the executor hold the attempt asked about?
+        Map<Long, Integer> asked = sorted.stream().collect(Collectors.toMap(RunRef::instanceId, RunRef::attempt));
+        tx.query(
+                "SELECT id, attempt, executor_id, state FROM ax_instance WHERE id IN (" + placeholders(ids.length)
+                        + ") ORDER BY id" + tx.dialect().forUpdateSkipLocked(),
+                r -> holds.put(
+                        r.lng("id"),
+                        r.integer("attempt") == asked.get(r.lng("id"))
+                                && executorId.equals(r.str("executor_id"))
+                                && HELD.contains(r.enumOf(RunState.class, "state"))),
+                ids);
+        Set<Long> busy = new HashSet<>();
+        List<Object> skipped =
+                Arrays.stream(ids).filter(id -> !holds.containsKey(id)).toList();
+        if (!skipped.isEmpty()) {
+            busy.addAll(tx.query(
+                    "SELECT id FROM ax_instance WHERE id IN (" + placeholders(skipped.size()) + ")",
+                    r -> r.lng("id"),
+                    skipped.toArray()));
+        }
+        List<RunRef> renewed = new ArrayList<>();
+        List<RunRef> lost = new ArrayList<>();
+        for (RunRef ref : sorted) {
+            Boolean held = holds.get(ref.instanceId());
+            if (Boolean.TRUE.equals(held)) {
+                renewed.add(ref);
+            } else if (held != null || !busy.contains(ref.instanceId())) {
+                lost.add(ref);
+            }
+        }
+        if (!renewed.isEmpty()) {
+            List<Object> args = new ArrayList<>();
+            args.add(leaseMillis);
+            renewed.forEach(ref -> args.add(ref.instanceId()));
+            tx.update(
+                    "UPDATE ax_instance SET lease_expires_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP")
+                            + " WHERE id IN (" + placeholders(renewed.size()) + ")",
+                    args.toArray());
+        }
+        return new Renewal(renewed, lost);
+    }
+
+    private static String placeholders(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
     }
 
     /**
@@ -122,6 +186,9 @@ public final class LeaseStore {
     static String held(String table) {
         return table + "state IN ('RUNNING', 'WAITING_APPROVAL')";
     }
+
+    /** The states of {@link #held}. */
+    private static final Set<RunState> HELD = EnumSet.of(RunState.RUNNING, RunState.WAITING_APPROVAL);
 
     /**
      * Records the start of an attempt: its pid, when and on which node. No state change (the run

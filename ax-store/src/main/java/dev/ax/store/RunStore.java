@@ -211,7 +211,7 @@ public final class RunStore {
     /** True if some run of the task waits for a concurrency slot (BLOCKED). */
     public boolean hasWaiting(Tx tx, long taskId) {
         return tx.queryOne(
-                        "SELECT 1 AS one FROM ax_instance WHERE task_id = ? AND state = 'BLOCKED' FETCH FIRST 1 ROWS ONLY",
+                        "SELECT 1 AS one FROM ax_instance WHERE task_id = ? AND state = 'BLOCKED' LIMIT 1",
                         r -> 1,
                         taskId)
                 .isPresent();

@@ -31,8 +31,10 @@ public final class SchemaGuard {
 
     public static void check(Database db) {
         try (Connection c = db.dataSource().getConnection()) {
+            // MariaDB's driver reads the indexes of every database on the server when given no catalog.
+            String catalog = db.dialect() == Dialect.MARIADB ? c.getCatalog() : null;
             for (Map.Entry<String, List<String>> req : REQUIRED.entrySet()) {
-                if (!hasUniqueIndex(c.getMetaData(), req.getKey(), req.getValue())) {
+                if (!hasUniqueIndex(c.getMetaData(), catalog, req.getKey(), req.getValue())) {
                     throw new StoreException(
                             "the database schema lacks the unique index on " + req.getKey() + req.getValue()
                                     + " that AX relies on for exactly-once firing; refusing to start. Restore it (see the V1 migration).");
@@ -43,10 +45,11 @@ public final class SchemaGuard {
         }
     }
 
-    static boolean hasUniqueIndex(DatabaseMetaData md, String table, List<String> columns) throws SQLException {
+    static boolean hasUniqueIndex(DatabaseMetaData md, String catalog, String table, List<String> columns)
+            throws SQLException {
         Map<String, List<String>> indexes = new LinkedHashMap<>();
         for (String name : List.of(table, table.toUpperCase(Locale.ROOT))) {
-            try (ResultSet rs = md.getIndexInfo(null, null, name, true, false)) {
+            try (ResultSet rs = md.getIndexInfo(catalog, null, name, true, false)) {
                 while (rs.next()) {
                     String index = rs.getString("INDEX_NAME");
                     String column = rs.getString("COLUMN_NAME");

@@ -40,8 +40,8 @@ public final class ShardStore {
         for (int i = 0; i < total; i++) {
             tx.update(
                     "INSERT INTO ax_shard (instance_id, shard_index, shard_total, max_parallel, executor_group, state, attempt, ready_at,"
-                            + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, GREATEST(CURRENT_TIMESTAMP, CAST(? AS TIMESTAMP WITH TIME ZONE)),"
-                            + " CURRENT_TIMESTAMP)",
+                            + " updated_at) VALUES (?, ?, ?, ?, ?, 'READY', 0, GREATEST(CURRENT_TIMESTAMP, "
+                            + tx.dialect().castTimestamp("?") + "), CURRENT_TIMESTAMP)",
                     instanceId,
                     i,
                     total,
@@ -313,7 +313,7 @@ public final class ShardStore {
                                 + " AND (NOT EXISTS (SELECT 1 FROM ax_shard m WHERE m.instance_id = s.instance_id AND m.state = 'RUNNING'"
                                 + " AND m.executor_id = ?) OR ready_at <= "
                                 + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ")"
-                                + " FETCH FIRST 1 ROWS ONLY",
+                                + " LIMIT 1",
                         r -> 1,
                         args.toArray())
                 .isPresent();

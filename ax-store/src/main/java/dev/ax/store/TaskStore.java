@@ -201,8 +201,9 @@ public final class TaskStore {
     }
 
     public List<TaskVersionRow> versions(Tx tx, String name, int limit) {
+        // "change" in quotes: a reserved word in MariaDB and MySQL.
         return tx.query(
-                "SELECT task_id, task_name, version, change, definition, diff, actor, created_at FROM ax_task_version"
+                "SELECT task_id, task_name, version, \"change\", definition, diff, actor, created_at FROM ax_task_version"
                         // Negative versions are test-run drafts (appendDraft): what a test ran, never a version of the
                         // task.
                         + " WHERE task_name = ? AND version > 0 ORDER BY task_id DESC, version DESC LIMIT ?",
@@ -426,7 +427,7 @@ public final class TaskStore {
             String actor) {
         String text = Json.write(def);
         tx.update(
-                "INSERT INTO ax_task_version (task_id, version, task_name, change, definition, diff, actor, created_at)"
+                "INSERT INTO ax_task_version (task_id, version, task_name, \"change\", definition, diff, actor, created_at)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)",
                 taskId,
                 version,

@@ -3,6 +3,9 @@ package dev.ax.store;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -28,9 +31,11 @@ public final class TriggerKeyStore {
      * transaction ends. Called with the task's row locked (the lock order: task, then key).
      */
     public Optional<Earlier> claim(Tx tx, long taskId, String key, String requestHash, Duration window) {
-        return tx.dialect().upsertsOnConflict()
-                ? claimByUpsert(tx, taskId, key, requestHash, window)
-                : claimUnderLock(tx, taskId, key, requestHash, window);
+        return switch (tx.dialect().upsert()) {
+            case ON_CONFLICT -> claimByUpsert(tx, taskId, key, requestHash, window);
+            case ON_DUPLICATE_KEY -> claimOnDuplicateKey(tx, taskId, key, requestHash, window);
+            case NONE -> claimUnderLock(tx, taskId, key, requestHash, window);
+        };
     }
 
     /**
@@ -55,6 +60,41 @@ public final class TriggerKeyStore {
         return Optional.of(read(tx, taskId, key)
                 .orElseThrow(
                         () -> new IllegalStateException("trigger key of task " + taskId + " neither taken nor found")));
+    }
+
+    /**
+     * MariaDB and MySQL: one statement that inserts the key, or takes over its row if it is expired, or
+     * leaves it; a concurrent transaction that inserted the same key makes it wait until that one ends,
+     * and it locks the row it leaves, like PostgreSQL's upsert. The row then says which: a row this
+     * transaction wrote has no run yet ({@link #bind} comes next), a row held by another has its run.
+     * (Inserting, then reading the taken row {@code FOR UPDATE}, deadlocked: two transactions that both
+     * failed the insert held a shared lock on the row, and each waited for the other's to update it.)
+     * {@code created_at} is set last: {@code ON DUPLICATE KEY UPDATE} assigns in order, and the other
+     * columns' condition reads the old value.
+     */
+    private Optional<Earlier> claimOnDuplicateKey(Tx tx, long taskId, String key, String requestHash, Duration window) {
+        String expired = "created_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP");
+        tx.update(
+                "INSERT INTO ax_trigger_key (task_id, idem_key, body_hash, instance_id, created_at)"
+                        + " VALUES (?, ?, ?, NULL, CURRENT_TIMESTAMP) ON DUPLICATE KEY UPDATE"
+                        + " body_hash = IF(" + expired + ", ?, body_hash),"
+                        + " instance_id = IF(" + expired + ", NULL, instance_id),"
+                        + " created_at = IF(" + expired + ", CURRENT_TIMESTAMP, created_at)",
+                taskId,
+                key,
+                requestHash,
+                -window.toMillis(),
+                requestHash,
+                -window.toMillis(),
+                -window.toMillis());
+        boolean taken = tx.queryOne(
+                        "SELECT instance_id FROM ax_trigger_key WHERE task_id = ? AND idem_key = ?",
+                        r -> r.nullableLong("instance_id") == null,
+                        taskId,
+                        key)
+                .orElseThrow(
+                        () -> new IllegalStateException("trigger key of task " + taskId + " neither taken nor found"));
+        return taken ? Optional.empty() : read(tx, taskId, key);
     }
 
     /**
@@ -114,11 +154,26 @@ public final class TriggerKeyStore {
 
     /**
      * Deletes up to {@code limit} keys older than {@code window}, oldest first; returns how many. Rows a
-     * trigger holds are skipped on PostgreSQL (it is taking them over), and the batch is the caller's
-     * transaction: a trigger never waits for more than one batch's delete.
+     * trigger holds are skipped on PostgreSQL and MariaDB (it is taking them over), and the batch is the
+     * caller's transaction: a trigger never waits for more than one batch's delete.
      */
     public int deleteExpired(Tx tx, Duration window, int limit) {
         String expired = "created_at <= " + tx.dialect().plusMillis("CURRENT_TIMESTAMP");
+        if (!tx.dialect().limitsInSubqueries()) {
+            List<Object> keys = new ArrayList<>();
+            tx.query(
+                    "SELECT task_id, idem_key FROM ax_trigger_key WHERE " + expired + " ORDER BY created_at LIMIT ?"
+                            + tx.dialect().forUpdateSkipLocked(),
+                    r -> keys.addAll(List.of(r.lng("task_id"), r.str("idem_key"))),
+                    -window.toMillis(),
+                    limit);
+            return keys.isEmpty()
+                    ? 0
+                    : tx.update(
+                            "DELETE FROM ax_trigger_key WHERE (task_id, idem_key) IN ("
+                                    + String.join(", ", Collections.nCopies(keys.size() / 2, "(?, ?)")) + ")",
+                            keys.toArray());
+        }
         return tx.update(
                 "DELETE FROM ax_trigger_key WHERE " + expired + " AND (task_id, idem_key) IN"
                         + " (SELECT task_id, idem_key FROM ax_trigger_key WHERE " + expired

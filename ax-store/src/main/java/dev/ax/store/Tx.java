@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -52,11 +53,11 @@ public final class Tx {
     }
 
     public <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        try (PreparedStatement ps = connection.prepareStatement(dialect.sql(sql))) {
             bind(ps, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<T> out = new ArrayList<>();
-                Row row = new Row(rs);
+                Row row = new Row(rs, dialect);
                 while (rs.next()) {
                     out.add(mapper.map(row));
                 }
@@ -78,7 +79,7 @@ public final class Tx {
 
     /** Runs an INSERT/UPDATE/DELETE and returns the row count; callers check it (zero = lost a race). */
     public int update(String sql, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        try (PreparedStatement ps = connection.prepareStatement(dialect.sql(sql))) {
             bind(ps, args);
             return ps.executeUpdate();
         } catch (SQLException e) {
@@ -96,23 +97,40 @@ public final class Tx {
     }
 
     /**
-     * Like {@link #insert} but a unique-key violation yields empty instead of an error. Only for
-     * statements that the dialect cannot express as "do nothing on conflict" (H2), where a failed
-     * statement leaves the transaction usable.
+     * Like {@link #insert} but a unique-key violation yields empty instead of an error: for statements
+     * that end in {@link Dialect#onConflictDoNothing}, which some databases cannot express (H2,
+     * MariaDB), where a failed statement leaves the transaction usable.
      */
     public Optional<Long> insertUnlessDuplicate(String sql, Object... args) {
         try {
             return insertOrThrow(sql, args);
         } catch (SQLException e) {
-            if (dialect.isUniqueViolation(e) && !dialect.supportsSkipLocked()) {
+            if (takenKey(e)) {
                 return Optional.empty();
             }
             throw new StoreException(e.getMessage() + " [" + sql + "]", e);
         }
     }
 
+    /** {@link #insertUnlessDuplicate} for a table without an id: the row count, 0 when the key was taken. */
+    public int updateUnlessDuplicate(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(dialect.sql(sql))) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            if (takenKey(e)) {
+                return 0;
+            }
+            throw new StoreException(e.getMessage() + " [" + sql + "]", e);
+        }
+    }
+
+    private boolean takenKey(SQLException e) {
+        return dialect.isUniqueViolation(e) && dialect.goesOnAfterFailedStatement();
+    }
+
     private Optional<Long> insertOrThrow(String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql, new String[] {"id"})) {
+        try (PreparedStatement ps = connection.prepareStatement(dialect.sql(sql), new String[] {"id"})) {
             bind(ps, args);
             if (ps.executeUpdate() == 0) {
                 return Optional.empty();
@@ -128,7 +146,7 @@ public final class Tx {
         if (rows.isEmpty()) {
             return new int[0];
         }
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        try (PreparedStatement ps = connection.prepareStatement(dialect.sql(sql))) {
             for (Object[] args : rows) {
                 bind(ps, args);
                 ps.addBatch();
@@ -146,14 +164,25 @@ public final class Tx {
     }
 
     /**
-     * Serialises transactions that name the same key until they end (PostgreSQL advisory lock).
-     * A no-op on the embedded database, where claims are already serialised in the JVM.
+     * Serialises transactions that name the same key until they end: a PostgreSQL advisory lock; on
+     * MariaDB the row of {@code ax_key_lock} the key's hash names (MariaDB's named locks outlive the
+     * transaction). Two keys may share a lock, as two keys may share a hash on PostgreSQL: one then
+     * waits for the other, no more. A no-op on the embedded database, where claims are already
+     * serialised in the JVM.
      */
     public void lockKey(String key) {
-        if (dialect == Dialect.POSTGRES) {
-            query("SELECT pg_advisory_xact_lock(hashtext(?)) IS NULL AS locked", r -> true, key);
+        switch (dialect) {
+            case POSTGRES -> query("SELECT pg_advisory_xact_lock(hashtext(?)) IS NULL AS locked", r -> true, key);
+            case MARIADB ->
+                update(
+                        "INSERT INTO ax_key_lock (slot) VALUES (?) ON DUPLICATE KEY UPDATE slot = slot",
+                        Math.floorMod(key.hashCode(), KEY_LOCK_SLOTS));
+            case H2 -> {}
         }
     }
+
+    /** Rows of {@code ax_key_lock} (MariaDB) the keys of {@link #lockKey} are spread over. */
+    static final int KEY_LOCK_SLOTS = 4096;
 
     /**
      * Until this transaction ends, PostgreSQL reads tables through plain index scans only (its
@@ -197,12 +226,15 @@ public final class Tx {
         return "'" + value.name() + "'";
     }
 
-    private static void bind(PreparedStatement ps, Object[] args) throws SQLException {
+    private void bind(PreparedStatement ps, Object[] args) throws SQLException {
         for (int i = 0; i < args.length; i++) {
             Object a = args[i];
             int idx = i + 1;
             switch (a) {
                 case null -> ps.setNull(idx, Types.NULL);
+                // MariaDB's DATETIME columns hold UTC without a zone: no zone for the driver to convert to.
+                case Instant t
+                when dialect == Dialect.MARIADB -> ps.setObject(idx, LocalDateTime.ofInstant(t, ZoneOffset.UTC));
                 case Instant t -> ps.setObject(idx, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
                 case Enum<?> e -> ps.setString(idx, e.name());
                 default -> ps.setObject(idx, a);
@@ -213,9 +245,11 @@ public final class Tx {
     /** Typed access to the current row of a result set. */
     public static final class Row {
         private final ResultSet rs;
+        private final Dialect dialect;
 
-        Row(ResultSet rs) {
+        Row(ResultSet rs, Dialect dialect) {
             this.rs = rs;
+            this.dialect = dialect;
         }
 
         public String str(String col) throws SQLException {
@@ -249,11 +283,14 @@ public final class Tx {
         }
 
         public Instant instant(String col) throws SQLException {
-            OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
-            return t == null ? null : t.toInstant();
+            return instant(rs.findColumn(col));
         }
 
         public Instant instant(int col) throws SQLException {
+            if (dialect == Dialect.MARIADB) {
+                LocalDateTime utc = rs.getObject(col, LocalDateTime.class);
+                return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+            }
             OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
             return t == null ? null : t.toInstant();
         }

@@ -76,12 +76,11 @@ public final class WorkflowRunStore {
 
     /** Creates a RUNNING run, or returns empty when its (workflow, fire key) slot already has one. */
     public Optional<Long> insert(Tx tx, NewWorkflowRun n) {
-        String onConflict = tx.dialect() == Dialect.POSTGRES ? " ON CONFLICT (workflow_id, fire_key) DO NOTHING" : "";
         return tx.insertUnlessDuplicate(
                 "INSERT INTO ax_workflow_run (workflow_id, workflow_name, workflow_version, definition, cause,"
                         + " fire_key, scheduled_at, params, state, backfill_id, actor, node_id, created_at, updated_at)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
-                        + onConflict,
+                        + tx.dialect().onConflictDoNothing("workflow_id, fire_key"),
                 n.workflowId(),
                 n.workflowName(),
                 n.workflowVersion(),

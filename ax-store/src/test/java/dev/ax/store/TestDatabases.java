@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Databases for tests. PostgreSQL is the server at {@code AX_TEST_PG_URL} when that is set (a
  * configured server that is down fails the test, never skips it), else an embedded one started
- * once per JVM, so the test command also passes on a fresh machine. Each call gets a fresh
- * database. PostgreSQL sessions run in a non-UTC zone so that no code may rely on UTC sessions.
+ * once per JVM, so the test command also passes on a fresh machine; MariaDB likewise
+ * ({@code AX_TEST_MARIADB_URL}, {@link MariaDbTestServer}). Each call gets a fresh database.
+ * PostgreSQL and MariaDB sessions run in a non-UTC zone so that no code may rely on UTC sessions.
  */
 public final class TestDatabases {
     public static final String PG_URL_ENV = "AX_TEST_PG_URL";
@@ -59,6 +60,15 @@ public final class TestDatabases {
         String url = withDatabase(admin, name);
         url += (url.contains("?") ? "&" : "?") + "options=-c%20TimeZone%3DAsia/Kolkata";
         return new DbConfig(url, null, null, 10);
+    }
+
+    /**
+     * A fresh, empty MariaDB database (MariaDB's store serves MySQL too), its sessions in the zone
+     * +05:30. Skips the calling test, with a notice, on a machine where no MariaDB is configured and
+     * the embedded one cannot start.
+     */
+    public static DbConfig mariadb() {
+        return MariaDbTestServer.database();
     }
 
     /**
@@ -124,7 +134,7 @@ public final class TestDatabases {
         int q = url.indexOf('?');
         String base = q < 0 ? url : url.substring(0, q);
         String params = q < 0 ? "" : url.substring(q);
-        int slash = base.indexOf('/', "jdbc:postgresql://".length());
+        int slash = base.indexOf('/', base.indexOf("//") + 2);
         String hostPart = slash < 0 ? base : base.substring(0, slash);
         return hostPart + "/" + database + params;
     }

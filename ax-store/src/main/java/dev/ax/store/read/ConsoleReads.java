@@ -2,6 +2,7 @@ package dev.ax.store.read;
 
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.RunState;
+import dev.ax.store.Dialect;
 import dev.ax.store.Tx;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -69,7 +70,7 @@ public final class ConsoleReads {
         while (lo < hi) {
             long mid = lo + (hi - lo) / 2;
             Object[] first = tx.queryOne(
-                            "SELECT id, created_at FROM ax_instance WHERE id >= ? ORDER BY id FETCH FIRST 1 ROWS ONLY",
+                            "SELECT id, created_at FROM ax_instance WHERE id >= ? ORDER BY id LIMIT 1",
                             r -> new Object[] {r.lng("id"), r.instant("created_at")},
                             mid)
                     .orElse(null);
@@ -92,10 +93,13 @@ public final class ConsoleReads {
 
     /** {@link #hourly(Tx, long)} for the runs with {@code fromId <= id < toId}. */
     public static List<HourRow> hourly(Tx tx, long fromId, long toId) {
-        String hour = "FLOOR(EXTRACT(EPOCH FROM created_at) / 3600)";
+        Dialect d = tx.dialect();
+        String hour = "FLOOR(" + d.epochSeconds("created_at") + " / 3600)";
         return tx.query(
                 "SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
-                        + " EXTRACT(EPOCH FROM MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN created_at - scheduled_at END)) AS lag"
+                        + " MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN "
+                        + d.secondsBetween("scheduled_at", "created_at")
+                        + " END) AS lag"
                         + " FROM ax_instance WHERE id >= ? AND id < ? GROUP BY " + hour + ", state ORDER BY hr",
                 r -> {
                     String lag = r.str("lag");
@@ -113,7 +117,7 @@ public final class ConsoleReads {
     public static List<RunListRow> inState(Tx tx, RunState state, int limit) {
         return tx.query(
                 "SELECT " + RUN_COLUMNS + " FROM ax_instance WHERE state = " + Tx.literal(state)
-                        + " ORDER BY id DESC FETCH FIRST ? ROWS ONLY",
+                        + " ORDER BY id DESC LIMIT ?",
                 ConsoleReads::run,
                 limit);
     }
@@ -123,7 +127,7 @@ public final class ConsoleReads {
         return tx.query(
                 "SELECT " + RUN_COLUMNS + " FROM ax_instance i WHERE i.state = 'FAILED' AND i.id >= ?"
                         + " AND NOT EXISTS (SELECT 1 FROM ax_instance c WHERE c.parent_id = i.id)"
-                        + " ORDER BY i.id DESC FETCH FIRST ? ROWS ONLY",
+                        + " ORDER BY i.id DESC LIMIT ?",
                 ConsoleReads::run,
                 fromId,
                 limit);
@@ -146,7 +150,7 @@ public final class ConsoleReads {
         if (f.cause() != null) {
             sql.append(" AND cause = ").append(Tx.literal(f.cause()));
         }
-        sql.append(" ORDER BY id DESC FETCH FIRST ? ROWS ONLY");
+        sql.append(" ORDER BY id DESC LIMIT ?");
         args.add(limit);
         return tx.query(sql.toString(), ConsoleReads::run, args.toArray());
     }
@@ -167,7 +171,7 @@ public final class ConsoleReads {
             return out;
         }
         String one =
-                "(SELECT task_id, state FROM ax_instance WHERE task_id = ? AND cause <> 'PREVIEW' ORDER BY id DESC FETCH FIRST 1 ROWS ONLY)";
+                "(SELECT task_id, state FROM ax_instance WHERE task_id = ? AND cause <> 'PREVIEW' ORDER BY id DESC LIMIT 1)";
         tx.query(
                 String.join(" UNION ALL ", Collections.nCopies(taskIds.size(), one)),
                 r -> {

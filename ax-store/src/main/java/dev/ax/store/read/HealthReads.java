@@ -1,6 +1,5 @@
 package dev.ax.store.read;
 
-import dev.ax.store.Dialect;
 import dev.ax.store.Tx;
 import java.time.Instant;
 import java.util.List;
@@ -22,8 +21,8 @@ public final class HealthReads {
     /**
      * How much history the database holds: rows of runs, events and log chunks, and the oldest run and
      * event. On PostgreSQL the row counts are the planner's estimates ({@code pg_class.reltuples},
-     * kept by ANALYZE and autovacuum), so asking costs nothing however large the tables; on H2 they
-     * are exact. The oldest rows are found at the start of the primary key.
+     * kept by ANALYZE and autovacuum) and on MariaDB InnoDB's ({@code information_schema.TABLES}), so
+     * asking costs nothing however large the tables; on H2 they are exact. The oldest rows are found at the start of the primary key.
      */
     public record History(long runs, long events, long logChunks, Instant oldestRunAt, Instant oldestEventAt) {}
 
@@ -32,30 +31,19 @@ public final class HealthReads {
                 rows(tx, "ax_instance"),
                 rows(tx, "ax_event"),
                 rows(tx, "ax_log"),
-                tx.queryOne(
-                                "SELECT created_at FROM ax_instance ORDER BY id FETCH FIRST 1 ROWS ONLY",
-                                r -> r.instant("created_at"))
+                tx.queryOne("SELECT created_at FROM ax_instance ORDER BY id LIMIT 1", r -> r.instant("created_at"))
                         .orElse(null),
-                tx.queryOne("SELECT at FROM ax_event ORDER BY id FETCH FIRST 1 ROWS ONLY", r -> r.instant("at"))
+                tx.queryOne("SELECT at FROM ax_event ORDER BY id LIMIT 1", r -> r.instant("at"))
                         .orElse(null));
     }
 
     private static long rows(Tx tx, String table) {
-        if (tx.dialect() == Dialect.POSTGRES) {
-            // -1 until the table was first analyzed (PostgreSQL 14+): nothing known yet, shown as 0.
-            return tx.queryOne(
-                            "SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass(?)",
-                            r -> r.lng("n"),
-                            table)
-                    .orElse(0L);
-        }
-        return tx.queryOne("SELECT COUNT(*) AS n FROM " + table, r -> r.lng("n"))
-                .orElse(0L);
+        return tx.queryOne(tx.dialect().rowCount(table), r -> r.lng("n")).orElse(0L);
     }
 
     public static Newest newestRun(Tx tx) {
         return tx.queryOne(
-                        "SELECT id, created_at FROM ax_instance ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                        "SELECT id, created_at FROM ax_instance ORDER BY id DESC LIMIT 1",
                         r -> new Newest(r.lng("id"), r.instant("created_at")))
                 .orElse(new Newest(null, null));
     }
@@ -81,7 +69,7 @@ public final class HealthReads {
     public static Instant lastScheduledRunAt(Tx tx) {
         return tx.queryOne(
                         "SELECT created_at FROM ax_instance WHERE cause IN ('CRON', 'INTERVAL')"
-                                + " ORDER BY id DESC FETCH FIRST 1 ROWS ONLY",
+                                + " ORDER BY id DESC LIMIT 1",
                         r -> r.instant("created_at"))
                 .orElse(null);
     }

@@ -1,0 +1,8 @@
+package dev.ax.store;
+
+class MariaDbSecretStoreTest extends SecretStoreContractTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.mariadb();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.ax.store.read;
+
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
+class MariaDbConsoleReadsTest extends ConsoleReadsContractTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
