@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,6 +19,8 @@ import java.util.Objects;
  * @param logTail    the last lines of the run's output, bounded; empty when there is none
  * @param nextAction what to do now, as a command or a sentence
  * @param link       the console page, or null when no console URL is configured
+ * @param language   the language it is written in (its channel's); its fields keep their English labels as keys, which
+ *                   {@link AlertText} shows in this language
  */
 public record AlertContent(
         AlertKind kind,
@@ -26,10 +29,24 @@ public record AlertContent(
         List<String> details,
         String logTail,
         String nextAction,
-        String link) {
+        String link,
+        Locale language) {
+    /** An alert in English. */
+    public AlertContent(
+            AlertKind kind,
+            String title,
+            Map<String, String> fields,
+            List<String> details,
+            String logTail,
+            String nextAction,
+            String link) {
+        this(kind, title, fields, details, logTail, nextAction, link, AlertWords.EN);
+    }
+
     public AlertContent {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(title, "title");
+        language = language == null ? AlertWords.EN : language;
         fields = fields == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(fields));
         details = details == null ? List.of() : List.copyOf(details);
         logTail = logTail == null ? "" : logTail;
@@ -49,7 +66,13 @@ public record AlertContent(
                 details.stream().map(mask::apply).toList(),
                 mask.apply(logTail),
                 mask.apply(nextAction),
-                link);
+                link,
+                language);
+    }
+
+    /** The words of its language. */
+    AlertWords words() {
+        return AlertWords.of(language);
     }
 
     public Map<String, Object> toMap() {
@@ -62,6 +85,7 @@ public record AlertContent(
         m.put("logTail", logTail);
         m.put("nextAction", nextAction);
         m.put("link", link);
+        m.put("language", language.toLanguageTag());
         return m;
     }
 
@@ -78,6 +102,8 @@ public record AlertContent(
                 details,
                 (String) m.get("logTail"),
                 (String) m.get("nextAction"),
-                (String) m.get("link"));
+                (String) m.get("link"),
+                // Alerts queued before languages existed were written in English.
+                AlertWords.parse((String) m.get("language")).orElse(AlertWords.EN));
     }
 }

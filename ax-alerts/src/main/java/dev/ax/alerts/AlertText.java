@@ -2,7 +2,11 @@ package dev.ax.alerts;
 
 import java.util.Map;
 
-/** An alert as plain text (mail, Slack), as Markdown (DingTalk, WeCom): one reading order for all. */
+/**
+ * An alert as plain text (mail, Feishu, Slack), as Markdown (DingTalk, WeCom): one reading order for all, in the
+ * alert's language. The subject keeps its code ({@code [AX CRITICAL]}) in every language: mail filters and robots'
+ * keyword checks look for it.
+ */
 public final class AlertText {
     private AlertText() {}
 
@@ -11,23 +15,24 @@ public final class AlertText {
     }
 
     public static String plain(AlertContent c) {
+        AlertWords w = c.words();
         StringBuilder b = new StringBuilder();
         b.append(c.title()).append("\n\n");
         for (Map.Entry<String, String> f : c.fields().entrySet()) {
-            b.append(f.getKey()).append(": ").append(f.getValue()).append('\n');
+            b.append(w.text("text.field", w.label(f.getKey()), f.getValue())).append('\n');
         }
         if (!c.details().isEmpty()) {
             b.append('\n');
             c.details().forEach(d -> b.append("- ").append(d).append('\n'));
         }
         if (c.nextAction() != null) {
-            b.append("\nNext: ").append(c.nextAction()).append('\n');
+            b.append('\n').append(w.text("text.next", c.nextAction())).append('\n');
         }
         if (c.link() != null) {
-            b.append("Console: ").append(c.link()).append('\n');
+            b.append(w.text("text.console", c.link())).append('\n');
         }
         if (!c.logTail().isEmpty()) {
-            b.append("\nLast lines of the log:\n").append(c.logTail());
+            b.append('\n').append(w.text("text.log_tail")).append('\n').append(c.logTail());
             if (!c.logTail().endsWith("\n")) {
                 b.append('\n');
             }
@@ -40,6 +45,7 @@ public final class AlertText {
      * fences, which DingTalk shows literally, so log lines become quoted lines.
      */
     public static String markdown(AlertContent c) {
+        AlertWords w = c.words();
         StringBuilder b = new StringBuilder();
         b.append("### ")
                 .append(icon(c.kind().severity()))
@@ -47,10 +53,8 @@ public final class AlertText {
                 .append(escape(c.title()))
                 .append("\n\n");
         for (Map.Entry<String, String> f : c.fields().entrySet()) {
-            b.append("- **")
-                    .append(f.getKey())
-                    .append("**: ")
-                    .append(escape(f.getValue()))
+            b.append("- ")
+                    .append(w.text("markdown.field", w.label(f.getKey()), escape(f.getValue())))
                     .append('\n');
         }
         if (!c.details().isEmpty()) {
@@ -58,13 +62,15 @@ public final class AlertText {
             c.details().forEach(d -> b.append("- ").append(escape(d)).append('\n'));
         }
         if (c.nextAction() != null) {
-            b.append("\n**Next**: ").append(escape(c.nextAction())).append('\n');
+            b.append('\n')
+                    .append(w.text("markdown.next", escape(c.nextAction())))
+                    .append('\n');
         }
         if (c.link() != null) {
-            b.append("\n[Open in the console](").append(c.link()).append(")\n");
+            b.append('\n').append(w.text("markdown.console", c.link())).append('\n');
         }
         if (!c.logTail().isEmpty()) {
-            b.append("\n**Last lines of the log**\n\n");
+            b.append("\n**").append(w.text("text.log_tail_heading")).append("**\n\n");
             for (String line : c.logTail().split("\n", -1)) {
                 if (!line.isEmpty()) {
                     b.append("> ").append(escape(line)).append("  \n");

@@ -97,7 +97,7 @@ public final class Alerts implements AutoCloseable {
     /** Runs the watchdog's checks; returns the failing ones by name with their reasons. */
     public Map<String, String> watchdogTick() {
         Map<String, String> out = new LinkedHashMap<>();
-        watchdog.tick().forEach((c, d) -> out.put(c.wireName, d));
+        watchdog.tick().forEach((c, d) -> out.put(c.wireName, d.toString()));
         return out;
     }
 
@@ -161,7 +161,7 @@ public final class Alerts implements AutoCloseable {
             WatchFacts f = watchdog.facts();
             facts.putAll(f.toMap());
             WatchChecks.failing(f, ctx.config().watch())
-                    .forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d));
+                    .forEach((c, d) -> (c.degradesOnly ? degraded : failing).put(c.wireName, d.toString()));
             pending = ctx.store().tx(tx -> ctx.store().alerts().pendingByChannel(tx));
         } catch (RuntimeException e) {
             failing.put(WatchChecks.Check.DATABASE.wireName, "the database cannot be reached: " + e.getMessage());

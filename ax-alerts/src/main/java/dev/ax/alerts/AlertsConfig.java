@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,6 +16,9 @@ import java.util.Map;
  * @param consoleUrl     the web console's base URL for links in alerts; null = alerts carry no link
  * @param systemChannels where watchdog and anomaly alerts go (anomalies also to the task's own channels)
  * @param stormLimit     more alerts than this for one channel within a minute are collapsed into one summary
+ * @param languages      the language of each channel that names one ({@code "language": "zh-CN"})
+ * @param language       the language of every other channel: the server's ({@code --locale}), {@link #DEFAULT_LANGUAGE}
+ *                       unless set
  */
 public record AlertsConfig(
         Map<String, ChannelConfig> channels,
@@ -24,12 +28,28 @@ public record AlertsConfig(
         Pipeline pipeline,
         Watch watch,
         Anomaly anomaly,
-        Logs logs) {
+        Logs logs,
+        Map<String, Locale> languages,
+        Locale language) {
     public static final int DEFAULT_STORM_LIMIT = 10;
+    public static final Locale DEFAULT_LANGUAGE = AlertWords.EN;
 
     /** No channels, default timings: the node still watches itself, detects anomalies and serves metrics. */
     public static final AlertsConfig NONE = new AlertsConfig(
             Map.of(), null, null, DEFAULT_STORM_LIMIT, Pipeline.DEFAULT, Watch.DEFAULT, Anomaly.DEFAULT, Logs.DEFAULT);
+
+    /** Every channel in {@link #DEFAULT_LANGUAGE}. */
+    public AlertsConfig(
+            Map<String, ChannelConfig> channels,
+            String consoleUrl,
+            List<String> systemChannels,
+            int stormLimit,
+            Pipeline pipeline,
+            Watch watch,
+            Anomaly anomaly,
+            Logs logs) {
+        this(channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, anomaly, logs, Map.of(), null);
+    }
 
     public AlertsConfig {
         channels = channels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(channels));
@@ -50,22 +70,68 @@ public record AlertsConfig(
         watch = watch == null ? Watch.DEFAULT : watch;
         anomaly = anomaly == null ? Anomaly.DEFAULT : anomaly;
         logs = logs == null ? Logs.DEFAULT : logs;
+        languages = languages == null ? Map.of() : Map.copyOf(languages);
+        language = language == null ? DEFAULT_LANGUAGE : language;
+        for (Map.Entry<String, Locale> l : languages.entrySet()) {
+            if (!channels.containsKey(l.getKey())) {
+                throw new IllegalArgumentException("channels." + l.getKey() + ".language: no such channel");
+            }
+            checkLanguage("channels." + l.getKey() + ".language", l.getValue());
+        }
+        checkLanguage("language", language);
+    }
+
+    private static void checkLanguage(String field, Locale l) {
+        if (!AlertWords.SUPPORTED.contains(l)) {
+            throw new IllegalArgumentException(
+                    field + " must be one of " + AlertWords.tags() + ", was " + l.toLanguageTag());
+        }
+    }
+
+    /** The language a channel's alerts are written in: its own, else the server's. */
+    public Locale languageOf(String channel) {
+        return languages.getOrDefault(channel, language);
     }
 
     public AlertsConfig withWatch(Watch w) {
-        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, w, anomaly, logs);
+        return new AlertsConfig(
+                channels, consoleUrl, systemChannels, stormLimit, pipeline, w, anomaly, logs, languages, language);
     }
 
     public AlertsConfig withAnomaly(Anomaly a) {
-        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, a, logs);
+        return new AlertsConfig(
+                channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, a, logs, languages, language);
     }
 
     public AlertsConfig withPipeline(Pipeline p) {
-        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, p, watch, anomaly, logs);
+        return new AlertsConfig(
+                channels, consoleUrl, systemChannels, stormLimit, p, watch, anomaly, logs, languages, language);
     }
 
     public AlertsConfig withLogs(Logs l) {
-        return new AlertsConfig(channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, anomaly, l);
+        return new AlertsConfig(
+                channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, anomaly, l, languages, language);
+    }
+
+    /** The server's language ({@code --locale}): the alerts of every channel that names none are written in it. */
+    public AlertsConfig withLanguage(Locale serverLanguage) {
+        return new AlertsConfig(
+                channels,
+                consoleUrl,
+                systemChannels,
+                stormLimit,
+                pipeline,
+                watch,
+                anomaly,
+                logs,
+                languages,
+                serverLanguage);
+    }
+
+    /** The languages of channels that name their own. */
+    public AlertsConfig withLanguages(Map<String, Locale> byChannel) {
+        return new AlertsConfig(
+                channels, consoleUrl, systemChannels, stormLimit, pipeline, watch, anomaly, logs, byChannel, language);
     }
 
     /**

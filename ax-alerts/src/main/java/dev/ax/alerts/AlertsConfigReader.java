@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -33,6 +34,7 @@ public final class AlertsConfigReader {
 
     private final Function<String, String> env;
     private final List<String> errors = new ArrayList<>();
+    private final Map<String, Locale> languages = new LinkedHashMap<>();
 
     private AlertsConfigReader(Function<String, String> env) {
         this.env = env;
@@ -87,6 +89,7 @@ public final class AlertsConfigReader {
                 ChannelConfig c = channel(field, e.getValue());
                 if (c != null) {
                     channels.put(e.getKey(), c);
+                    language(e.getValue(), field + ".").ifPresent(l -> languages.put(e.getKey(), l));
                 }
             }
         }
@@ -109,7 +112,16 @@ public final class AlertsConfigReader {
         }
         try {
             return new AlertsConfig(
-                    channels, consoleUrl, system, storm, AlertsConfig.Pipeline.DEFAULT, watch, anomaly, logs);
+                    channels,
+                    consoleUrl,
+                    system,
+                    storm,
+                    AlertsConfig.Pipeline.DEFAULT,
+                    watch,
+                    anomaly,
+                    logs,
+                    languages,
+                    null);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -128,7 +140,7 @@ public final class AlertsConfigReader {
         return switch (type) {
             case "email" -> email(field, c);
             case "dingtalk" -> {
-                known(c, f, Set.of("type", "webhook", "secret", "atMobiles", "atAll"));
+                known(c, f, Set.of("type", "webhook", "secret", "atMobiles", "atAll", "language"));
                 String webhook = url(c, "webhook", f, true);
                 String secret = text(c, "secret", f, false);
                 List<String> at = strings(c, "atMobiles", f, false);
@@ -136,7 +148,7 @@ public final class AlertsConfigReader {
                 yield webhook == null ? null : new ChannelConfig.DingTalk(webhook, secret, at, all);
             }
             case "webhook" -> {
-                known(c, f, Set.of("type", "url", "headers"));
+                known(c, f, Set.of("type", "url", "headers", "language"));
                 String url = url(c, "url", f, true);
                 Map<String, String> headers = new LinkedHashMap<>();
                 JsonNode h = c.get("headers");
@@ -153,7 +165,12 @@ public final class AlertsConfigReader {
                 yield url == null ? null : new ChannelConfig.Webhook(url, headers);
             }
             case "feishu", "wecom", "slack" -> {
-                known(c, f, type.equals("feishu") ? Set.of("type", "webhook", "secret") : Set.of("type", "webhook"));
+                known(
+                        c,
+                        f,
+                        type.equals("feishu")
+                                ? Set.of("type", "webhook", "secret", "language")
+                                : Set.of("type", "webhook", "language"));
                 String webhook = url(c, "webhook", f, true);
                 String secret = type.equals("feishu") ? text(c, "secret", f, false) : null;
                 yield webhook == null
@@ -171,7 +188,7 @@ public final class AlertsConfigReader {
 
     private ChannelConfig email(String field, JsonNode c) {
         String f = field + ".";
-        known(c, f, Set.of("type", "host", "port", "tls", "ssl", "username", "password", "from", "to"));
+        known(c, f, Set.of("type", "host", "port", "tls", "ssl", "username", "password", "from", "to", "language"));
         String host = text(c, "host", f, true);
         boolean ssl = bool(c, "ssl", f, false);
         boolean tls = bool(c, "tls", f, !ssl);
@@ -195,6 +212,20 @@ public final class AlertsConfigReader {
             return null;
         }
         return new ChannelConfig.Email(host, port, tls, ssl, user, password, from, to);
+    }
+
+    /** A channel's {@code language}: the language its alerts are written in; none = the server's ({@code --locale}). */
+    private Optional<Locale> language(JsonNode channel, String prefix) {
+        String tag = text(channel, "language", prefix, false);
+        if (tag == null) {
+            return Optional.empty();
+        }
+        Optional<Locale> l = AlertWords.parse(tag);
+        if (l.isEmpty()) {
+            errors.add(prefix + "language: must be one of " + AlertWords.tags() + " (leave it out for the server's"
+                    + " --locale), was '" + tag + "'");
+        }
+        return l;
     }
 
     // ---- field readers: each reports its own error and returns null (or the default) --------------

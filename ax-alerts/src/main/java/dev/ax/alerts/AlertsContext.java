@@ -33,6 +33,11 @@ record AlertsContext(
         return node.context().nodeId();
     }
 
+    /** The words of a channel's alerts: its {@code language}, else the server's. */
+    AlertWords words(String channel) {
+        return AlertWords.of(config.languageOf(channel));
+    }
+
     /** The configured ones of {@code wanted}, then the system channels: for anomalies, which concern both a task and operations. */
     List<String> taskAndSystem(List<String> wanted) {
         List<String> all = new ArrayList<>(channels.configured(wanted));
@@ -55,12 +60,14 @@ record AlertsContext(
                 unmasked.taskId(),
                 unmasked.taskName(),
                 unmasked.instanceId(),
-                unmasked.content().masked(mask()));
+                w -> unmasked.content().in(w).masked(mask()));
         if (channelNames.isEmpty()) {
-            LOG.warn("alert with no channel to send it to: {}", alert.content().title());
+            LOG.warn(
+                    "alert with no channel to send it to: {}",
+                    alert.content().in(AlertWords.ENGLISH).title());
             return 0;
         }
-        int rows = outbox.enqueue(tx, alert, channelNames, config.stormLimit());
+        int rows = outbox.enqueue(tx, alert, channelNames, config.stormLimit(), this::words);
         if (rows > 0) {
             metrics.alertsWritten(alert.kind(), rows);
         }

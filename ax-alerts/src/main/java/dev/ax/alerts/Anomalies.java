@@ -10,6 +10,7 @@ import dev.ax.store.Tx;
 import dev.ax.store.read.RunHistoryReads;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -162,11 +163,16 @@ final class Anomalies {
                 .toList();
     }
 
+    /** A line of an anomaly alert, put in each channel's words when the alert is written. */
+    private interface Line {
+        String in(AlertWords w);
+    }
+
     /** Alerts on what an audit found that was not reported before; returns how many alerts were written. */
     private int report(Tx tx, TaskRow task, SlotAudit.Findings found, Instant from, Instant to) {
-        TaskDefinition def = task.definition();
+        ZoneId zone = task.definition().trigger().timezone();
         int written = 0;
-        List<String> dup = new ArrayList<>();
+        List<Line> dup = new ArrayList<>();
         found.duplicates().forEach((slot, ids) -> {
             if (ctx.store()
                     .alerts()
@@ -176,7 +182,7 @@ final class Anomalies {
                             "DUPLICATE_EXECUTION",
                             task.id(),
                             ids.toString())) {
-                dup.add("slot " + RunAlerts.time(slot, def.trigger().timezone()) + ": runs " + ids(ids));
+                dup.add(w -> w.text("anomaly.duplicate_slot", RunAlerts.time(slot, zone), ids(ids)));
             }
         });
         for (SlotAudit.Run stray : found.strays()) {
@@ -188,7 +194,7 @@ final class Anomalies {
                             "DUPLICATE_EXECUTION",
                             task.id(),
                             stray.slot().toString())) {
-                dup.add("run #" + stray.id() + " for " + stray.slot() + ", which is not a slot of the schedule");
+                dup.add(w -> w.text("anomaly.stray_run", stray.id(), stray.slot()));
             }
         }
         if (!dup.isEmpty()) {
@@ -196,22 +202,18 @@ final class Anomalies {
                     tx,
                     task,
                     AlertKind.DUPLICATE_EXECUTION,
-                    "Suspected duplicate execution of " + task.name() + ": " + dup.size()
-                            + (dup.size() == 1 ? " slot" : " slots") + " ran more than once",
+                    w -> w.count("anomaly.duplicate_title", dup.size(), task.name()),
                     dup,
                     from,
                     to,
-                    "Compare the runs (ax run list --task " + task.name()
-                            + "). Two runs for one slot mean the (task, slot) key"
-                            + " was bypassed: another scheduler on a copy of the database, a restored backup, a changed schema."
-                            + " Stop the extra scheduler; terminate the second run if it is still running.");
+                    w -> w.text("anomaly.duplicate_next", task.name()));
         }
-        List<String> missed = new ArrayList<>();
+        List<Line> missed = new ArrayList<>();
         for (Instant slot : found.missed()) {
             if (ctx.store()
                     .alerts()
                     .firstSighting(tx, "missed:" + task.id() + ":" + slot, "MISSED_EXECUTION", task.id(), null)) {
-                missed.add("slot " + RunAlerts.time(slot, def.trigger().timezone()));
+                missed.add(w -> w.text("anomaly.missed_slot", RunAlerts.time(slot, zone)));
             }
         }
         if (!missed.isEmpty()) {
@@ -219,34 +221,29 @@ final class Anomalies {
                     tx,
                     task,
                     AlertKind.MISSED_EXECUTION,
-                    task.name() + " missed " + missed.size() + " scheduled " + (missed.size() == 1 ? "run" : "runs"),
+                    w -> w.count("anomaly.missed_title", missed.size(), task.name()),
                     missed,
                     from,
                     to,
-                    "Check that a scheduler node is running (GET /healthz on each node; the watchdog alerts on a stalled one)."
-                            + " Run it now if the slot matters: ax trigger " + task.name());
+                    w -> w.text("anomaly.missed_next", task.name()));
         }
         return written;
     }
 
     private int alert(
-            Tx tx,
-            TaskRow task,
-            AlertKind kind,
-            String title,
-            List<String> lines,
-            Instant from,
-            Instant to,
-            String next) {
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("Task", task.name() + " (v" + task.version() + ")");
-        f.put("Schedule", schedule(task.definition().trigger()));
-        f.put("Window", from + " – " + to);
-        List<String> details = new ArrayList<>(lines.subList(0, Math.min(lines.size(), MAX_LISTED)));
-        if (lines.size() > MAX_LISTED) {
-            details.add("… and " + (lines.size() - MAX_LISTED) + " more");
-        }
-        AlertContent content = new AlertContent(kind, title, f, details, null, next, null);
+            Tx tx, TaskRow task, AlertKind kind, Line title, List<Line> lines, Instant from, Instant to, Line next) {
+        Outbox.Localized content = w -> {
+            Map<String, String> f = new LinkedHashMap<>();
+            f.put("Task", w.text("value.task", task.name(), task.version()));
+            f.put("Schedule", schedule(task.definition().trigger(), w));
+            f.put("Window", from + " – " + to);
+            List<String> details = new ArrayList<>();
+            lines.subList(0, Math.min(lines.size(), MAX_LISTED)).forEach(l -> details.add(l.in(w)));
+            if (lines.size() > MAX_LISTED) {
+                details.add(w.text("more", lines.size() - MAX_LISTED));
+            }
+            return new AlertContent(kind, title.in(w), f, details, null, next.in(w), null, w.locale());
+        };
         // ax_anomaly already makes each finding once; the key only tells this check's alert apart from the next one's.
         String key = "anomaly:" + kind.name() + ":" + task.id() + ":" + tx.now().toEpochMilli();
         return ctx.enqueue(
@@ -281,26 +278,31 @@ final class Anomalies {
             }
             var run = store.runs().find(tx, r.id()).orElseThrow();
             TaskDefinition def = ctx.store().tasks().definition(tx, run.taskId(), run.taskVersion());
-            Map<String, String> f = new LinkedHashMap<>();
-            f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
-            f.put("Run", "#" + run.id());
-            f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
-            f.put("Started at", RunAlerts.time(run.startedAt(), def.trigger().timezone()));
-            f.put("Running for", RunAlerts.human(age));
-            f.put("Usual (p95 of recent successes)", RunAlerts.human(usual.get(r.taskId())));
-            if (run.executorId() != null) {
-                f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
-            }
-            AlertContent content = new AlertContent(
-                    AlertKind.LONG_RUN,
-                    run.taskName() + " #" + run.id() + " has been running for " + RunAlerts.human(age)
-                            + ", usually at most " + RunAlerts.human(usual.get(r.taskId())),
-                    f,
-                    List.of(),
-                    ctx.runAlerts().logTail(tx, run.id(), run.attempt()),
-                    "Look at its output (ax run log " + run.id() + "); stop it if it hangs: ax run terminate "
-                            + run.id(),
-                    ctx.runAlerts().link(run.id()));
+            Duration p95 = usual.get(r.taskId());
+            RunAlerts.LogTail tail = ctx.runAlerts().logTail(tx, run.id(), run.attempt());
+            Outbox.Localized content = w -> {
+                Map<String, String> f = new LinkedHashMap<>();
+                f.put("Task", w.text("value.task", run.taskName(), run.taskVersion()));
+                f.put("Run", "#" + run.id());
+                f.put("Attempt", w.text("value.attempt", run.attempt(), run.maxAttempts()));
+                f.put(
+                        "Started at",
+                        RunAlerts.time(run.startedAt(), def.trigger().timezone()));
+                f.put("Running for", w.human(age));
+                f.put("Usual (p95 of recent successes)", w.human(p95));
+                if (run.executorId() != null) {
+                    f.put("Executor", RunAlerts.executor(w, run.executorId(), run.pid()));
+                }
+                return new AlertContent(
+                        AlertKind.LONG_RUN,
+                        w.text("anomaly.long_title", run.taskName(), run.id(), w.human(age), w.human(p95)),
+                        f,
+                        List.of(),
+                        tail.text(w),
+                        w.text("anomaly.long_next", run.id()),
+                        ctx.runAlerts().link(run.id()),
+                        w.locale());
+            };
             written += ctx.enqueue(
                     tx,
                     new Outbox.NewAlert(
@@ -333,12 +335,12 @@ final class Anomalies {
         return new SlotAudit.Skips(slots, ranges);
     }
 
-    private static String schedule(Trigger t) {
+    private static String schedule(Trigger t, AlertWords w) {
         return switch (t) {
             case Trigger.Cron c ->
-                "cron '" + c.expression() + "' " + c.timezone().getId();
-            case Trigger.Interval i -> "every " + i.intervalSeconds() + "s";
-            case Trigger.Event e -> "event";
+                w.text("schedule.cron", c.expression(), c.timezone().getId());
+            case Trigger.Interval i -> w.text("schedule.every", i.intervalSeconds());
+            case Trigger.Event e -> w.text("schedule.event");
         };
     }
 

@@ -31,32 +31,36 @@ final class CanaryAlerts {
         List<String> channels = ctx.taskAndSystem(
                 task == null ? List.of() : task.definition().policy().notifyOnFailure());
         Map<String, Object> d = e.data();
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put(
-                "Task",
-                e.taskName() + " (stable v" + d.get("stableVersion") + ", canary v" + d.get("canaryVersion") + ")");
-        f.put(
-                "Canary",
-                d.get("canaryFailed") + " of " + sum(d.get("canaryOk"), d.get("canaryFailed")) + " runs failed ("
-                        + d.get("canaryFailurePercent") + " %)");
-        f.put(
-                "Stable",
-                d.get("stableFailed") + " of " + sum(d.get("stableOk"), d.get("stableFailed")) + " runs failed ("
-                        + d.get("stableFailurePercent") + " %)");
-        f.put("Canceled", d.get("canceledRuns") + " canary runs that had not started");
-        String title = e.taskName() + ": canary v" + d.get("canaryVersion") + " rolled back automatically";
         String link = ctx.config().consoleUrl() == null ? null : ctx.config().consoleUrl() + "/tasks/" + e.taskName();
-        AlertContent content = new AlertContent(
-                AlertKind.CANARY_ROLLED_BACK,
-                title,
-                f,
-                List.of(String.valueOf(d.get("reason"))),
-                null,
-                "New runs use v" + d.get("stableVersion")
-                        + " again. See the canary's failed runs: ax run list --task " + e.taskName()
-                        + "; fix the definition and start a new canary (PUT /api/tasks/" + e.taskName()
-                        + "?rollout=canary)",
-                link);
+        Outbox.Localized content = w -> {
+            Map<String, String> f = new LinkedHashMap<>();
+            f.put("Task", w.text("canary.task", e.taskName(), d.get("stableVersion"), d.get("canaryVersion")));
+            f.put(
+                    "Canary",
+                    w.text(
+                            "canary.failed_of",
+                            d.get("canaryFailed"),
+                            sum(d.get("canaryOk"), d.get("canaryFailed")),
+                            d.get("canaryFailurePercent")));
+            f.put(
+                    "Stable",
+                    w.text(
+                            "canary.failed_of",
+                            d.get("stableFailed"),
+                            sum(d.get("stableOk"), d.get("stableFailed")),
+                            d.get("stableFailurePercent")));
+            f.put("Canceled", w.text("canary.canceled", d.get("canceledRuns")));
+            return new AlertContent(
+                    AlertKind.CANARY_ROLLED_BACK,
+                    w.text("canary.title", e.taskName(), d.get("canaryVersion")),
+                    f,
+                    // The scheduler's reason, as it recorded it.
+                    List.of(String.valueOf(d.get("reason"))),
+                    null,
+                    w.text("canary.next", d.get("stableVersion"), e.taskName()),
+                    link,
+                    w.locale());
+        };
         ctx.enqueue(
                 tx,
                 new Outbox.NewAlert(

@@ -122,40 +122,46 @@ final class Deliveries {
         return Duration.ofMillis(Math.min(millis, MAX_RETRY.toMillis()));
     }
 
-    /** Sends one alert now, outside the outbox (the watchdog, when the database is gone). */
-    Channel.SendResult sendNow(String channelName, String dedupeKey, AlertContent content) {
+    /** Sends one alert now, outside the outbox (the watchdog, when the database is gone), in the channel's words. */
+    Channel.SendResult sendNow(String channelName, String dedupeKey, Outbox.Localized content) {
         var channel = ctx.channels().get(channelName);
         if (channel.isEmpty()) {
             return Channel.SendResult.failed("channel '" + channelName + "' is not configured");
         }
-        Channel.SendResult r =
-                channel.get().send(new Channel.Outgoing(0, channelName, dedupeKey, content.masked(ctx.mask())));
+        Channel.SendResult r = channel.get()
+                .send(new Channel.Outgoing(
+                        0,
+                        channelName,
+                        dedupeKey,
+                        content.in(ctx.words(channelName)).masked(ctx.mask())));
         ctx.channels().record(channelName, r, ctx.node().context().clock().now());
         ctx.metrics().delivered(channelName, r.ok());
         return r;
     }
 
+    /** What a storm summary stands for, in its channel's words: the titles of the alerts it collapsed. */
     private AlertContent summary(Tx tx, Outbox.AlertRow row) {
+        AlertWords w = ctx.words(row.channel());
         long count = ctx.store().alerts().countCollapsedInto(tx, row.id());
         List<String> details = new ArrayList<>();
         for (Outbox.AlertRow a : ctx.outbox().collapsedInto(tx, row.id(), SUMMARY_LINES)) {
             details.add(a.content().title());
         }
         if (count > details.size()) {
-            details.add("… and " + (count - details.size()) + " more");
+            details.add(w.text("more", count - details.size()));
         }
         Map<String, String> f = new LinkedHashMap<>();
         f.put("Channel", row.channel());
         f.put("Minute", row.dedupeKey().substring("storm:".length()));
         return new AlertContent(
                 AlertKind.STORM_SUMMARY,
-                count + " more alerts for " + row.channel() + " within one minute, collapsed into this one",
+                w.text("storm.title", count, row.channel()),
                 f,
                 details,
                 null,
-                "Look at the failed runs in the console or with: ax run list --state FAILED. Alerts are sent one by one again"
-                        + " once fewer than " + ctx.config().stormLimit() + " a minute arrive.",
-                null);
+                w.text("storm.next", ctx.config().stormLimit()),
+                null,
+                w.locale());
     }
 
     /** The delivery's event: on the run when the alert is about one, else on the task, else a node-level event. */

@@ -156,7 +156,7 @@ final class EventTail {
         if (kind.isEmpty()) {
             return;
         }
-        AlertContent content = ctx.runAlerts().compose(tx, kind.get(), e, run, def, failuresBefore);
+        Outbox.Localized content = ctx.runAlerts().compose(tx, kind.get(), e, run, def, failuresBefore);
         ctx.enqueue(
                 tx,
                 new Outbox.NewAlert(

@@ -42,17 +42,41 @@ final class RunAlerts {
         this.consoleUrl = consoleUrl;
     }
 
-    AlertContent compose(Tx tx, AlertKind kind, EventRow event, RunRow run, TaskDefinition def, int failuresBefore) {
+    /**
+     * A run's alert. The facts are read here, once (the log tail of the failed attempt, the trigger chain); the words
+     * are put together for each language its channels speak.
+     */
+    Outbox.Localized compose(
+            Tx tx, AlertKind kind, EventRow event, RunRow run, TaskDefinition def, int failuresBefore) {
+        boolean failure =
+                kind == AlertKind.RUN_FAILED || kind == AlertKind.RUN_TIMED_OUT || kind == AlertKind.RUN_EXECUTOR_LOST;
+        LogTail tail = failure ? logTail(tx, run.id(), run.attempt()) : LogTail.NONE;
+        List<RunRow> chain = chain(tx, run);
+        boolean cut = chain.size() > CHAIN_STEPS;
+        return w -> content(w, kind, event, run, def, failuresBefore, tail, chain, cut);
+    }
+
+    private AlertContent content(
+            AlertWords w,
+            AlertKind kind,
+            EventRow event,
+            RunRow run,
+            TaskDefinition def,
+            int failuresBefore,
+            LogTail tail,
+            List<RunRow> chain,
+            boolean cut) {
         long id = run.id();
+        String task = run.taskName();
         ZoneId zone = def.trigger().timezone();
         Map<String, String> f = new LinkedHashMap<>();
-        f.put("Task", run.taskName() + " (v" + run.taskVersion() + ")");
+        f.put("Task", w.text("value.task", task, run.taskVersion()));
         f.put("Run", "#" + id);
-        f.put("Attempt", run.attempt() + " of " + run.maxAttempts());
-        f.put("State", run.state().name());
+        f.put("Attempt", w.text("value.attempt", run.attempt(), run.maxAttempts()));
+        f.put("State", w.text("state." + run.state().name(), run.state().name()));
         String title;
         String next;
-        String tail = "";
+        String log = "";
         switch (kind) {
             case RUN_FAILED, RUN_TIMED_OUT, RUN_EXECUTOR_LOST -> {
                 f.put(
@@ -64,57 +88,54 @@ final class RunAlerts {
                 }
                 f.put("Failed at", time(event.at(), zone));
                 if (run.executorId() != null) {
-                    f.put("Executor", run.executorId() + (run.pid() == null ? "" : " (pid " + run.pid() + ")"));
+                    f.put("Executor", executor(w, run.executorId(), run.pid()));
                 }
                 title = switch (kind) {
                     case RUN_TIMED_OUT ->
-                        run.taskName() + " #" + id + " timed out"
-                                + (def.policy().timeoutSeconds() == null
-                                        ? ""
-                                        : " after "
-                                                + human(Duration.ofSeconds(
-                                                        def.policy().timeoutSeconds())));
-                    case RUN_EXECUTOR_LOST ->
-                        run.taskName() + " #" + id + " failed: executor " + nullToEmpty(run.executorId()) + " lost";
-                    default -> run.taskName() + " #" + id + " failed: " + summary(run);
+                        def.policy().timeoutSeconds() == null
+                                ? w.text("title.timed_out", task, id)
+                                : w.text(
+                                        "title.timed_out_after",
+                                        task,
+                                        id,
+                                        w.human(Duration.ofSeconds(def.policy().timeoutSeconds())));
+                    case RUN_EXECUTOR_LOST -> w.text("title.executor_lost", task, id, nullToEmpty(run.executorId()));
+                    default -> w.text("title.failed", task, id, summary(run, w));
                 };
-                next = "ax run retry " + id + " (same parameters), or ax run rerun " + id
-                        + " (the task's current version); full output: ax run log " + id;
-                tail = logTail(tx, id, run.attempt());
+                next = w.text("next.failed", id);
+                log = tail.text(w);
             }
             case APPROVAL_WAITING -> {
                 Object approvers = event.data().get("approvers");
-                f.put("Approvers", approvers == null ? "any operator or admin" : String.valueOf(approvers));
+                f.put("Approvers", approvers == null ? w.text("value.any_approver") : String.valueOf(approvers));
                 if (run.approvalDeadline() != null) {
                     f.put("Expires at", time(run.approvalDeadline(), zone));
                 }
                 if (event.message() != null) {
                     f.put("Request", event.message());
                 }
-                title = run.taskName() + " #" + id + " waits for approval";
-                next = "ax run approve " + id + " or ax run reject " + id + " (the request: ax run approval " + id
-                        + ")";
+                title = w.text("title.approval_waiting", task, id);
+                next = w.text("next.approval_waiting", id);
             }
             case APPROVAL_EXPIRED -> {
                 f.put("Expired at", time(event.at(), zone));
-                title = run.taskName() + " #" + id + " was canceled: nobody approved it in time";
-                next = "ax run retry " + id + " to ask again";
+                title = w.text("title.approval_expired", task, id);
+                next = w.text("next.approval_expired", id);
             }
             case DEPENDENCY_DEADLINE -> {
                 f.put("Gave up at", time(event.at(), zone));
                 f.put("Waiting for", nullToEmpty(event.message()));
-                title = run.taskName() + " #" + id + " did not run: its dependencies were not met in time";
-                next = "fix the upstream runs named above, then ax run rerun " + id;
+                title = w.text("title.dependency_deadline", task, id);
+                next = w.text("next.dependency_deadline", id);
             }
             case RUN_SUCCEEDED -> {
                 f.put("Succeeded at", time(event.at(), zone));
-                title = run.taskName() + " succeeded (#" + id + ")";
+                title = w.text("title.succeeded", task, id);
                 next = null;
             }
             case RUN_RECOVERED -> {
                 f.put("Succeeded at", time(event.at(), zone));
-                title = run.taskName() + " succeeded again after " + failuresBefore
-                        + (failuresBefore == 1 ? " failure" : " failures") + " (#" + id + ")";
+                title = w.count("title.recovered", failuresBefore, task, id);
                 next = null;
             }
             default -> throw new IllegalArgumentException("not a run alert: " + kind);
@@ -122,8 +143,13 @@ final class RunAlerts {
         if (run.cause().isScheduled()) {
             f.put("Scheduled for", time(run.scheduledAt(), zone));
         }
-        f.put("Trigger chain", chain(tx, run));
-        return new AlertContent(kind, title, f, List.of(), tail, next, link(id));
+        f.put("Trigger chain", chainText(chain, cut, w));
+        return new AlertContent(kind, title, f, List.of(), log, next, link(id), w.locale());
+    }
+
+    /** "exec-1 (pid 4242)". */
+    static String executor(AlertWords w, String executorId, Long pid) {
+        return pid == null ? executorId : w.text("value.executor_pid", executorId, pid);
     }
 
     String link(long instanceId) {
@@ -146,7 +172,7 @@ final class RunAlerts {
      * the stdout lines printed earlier: when the tail holds no stderr line, the last stderr lines
      * follow it under their own heading.
      */
-    String logTail(Tx tx, long instanceId, int attempt) {
+    LogTail logTail(Tx tx, long instanceId, int attempt) {
         List<String> all = store.logs().last(tx, instanceId, attempt, null, TAIL_LINES).stream()
                 .map(LogStore.Text::text)
                 .toList();
@@ -155,12 +181,22 @@ final class RunAlerts {
                 .map(LogStore.Text::text)
                 .toList();
         if (stderr.isEmpty()) {
-            return tail;
+            return new LogTail(tail, "");
         }
         String errTail = tail(stderr, STDERR_LINES, STDERR_BYTES);
         String lastErr = errTail.lines().reduce((a, b) -> b).orElse("");
         boolean shown = lastErr.isEmpty() || ("\n" + tail).contains("\n" + lastErr + "\n");
-        return shown ? tail : tail + "-- last lines of stderr --\n" + errTail;
+        return new LogTail(tail, shown ? "" : errTail);
+    }
+
+    /** The last lines of an attempt's output, and the last lines of its stderr when those are not among them. */
+    record LogTail(String tail, String stderr) {
+        static final LogTail NONE = new LogTail("", "");
+
+        /** The lines, the stderr ones under their own heading in the alert's language. */
+        String text(AlertWords w) {
+            return stderr.isEmpty() ? tail : tail + "-- " + w.text("log.stderr_heading") + " --\n" + stderr;
+        }
     }
 
     /** The last {@code maxLines} lines of the chunks, at most {@code maxBytes} of UTF-8, cut at a line. */
@@ -207,44 +243,58 @@ final class RunAlerts {
         return s.substring(start);
     }
 
-    /** "#41 cron slot 2024-05-01T02:00:00Z → #45 retry by alice": how the run came to exist, root first. */
-    String chain(Tx tx, RunRow run) {
-        List<String> steps = new ArrayList<>();
+    /**
+     * The run and the runs that led to it, newest first, up to {@link #CHAIN_STEPS} (one more when the chain goes
+     * further: the text then starts with "…").
+     */
+    List<RunRow> chain(Tx tx, RunRow run) {
+        List<RunRow> steps = new ArrayList<>();
         RunRow at = run;
-        for (int i = 0; at != null && i < CHAIN_STEPS; i++) {
-            steps.add(step(at));
+        for (int i = 0; at != null && i <= CHAIN_STEPS; i++) {
+            steps.add(at);
             Long parent = at.parentId();
-            at = parent == null ? null : store.runs().find(tx, parent).orElse(null);
+            at = parent == null || i == CHAIN_STEPS
+                    ? null
+                    : store.runs().find(tx, parent).orElse(null);
         }
-        if (at != null) {
+        return steps;
+    }
+
+    /** "#41 cron slot 2024-05-01T02:00:00Z → #45 retry by alice": how the run came to exist, root first. */
+    static String chainText(List<RunRow> newestFirst, boolean cut, AlertWords w) {
+        List<String> steps = new ArrayList<>();
+        for (RunRow r : newestFirst.subList(0, Math.min(CHAIN_STEPS, newestFirst.size()))) {
+            steps.add(step(r, w));
+        }
+        if (cut) {
             steps.add("…");
         }
         Collections.reverse(steps);
         return String.join(" → ", steps);
     }
 
-    private static String step(RunRow r) {
-        String s = "#" + r.id() + " " + r.cause().wireName();
+    private static String step(RunRow r, AlertWords w) {
+        String cause = w.text("cause." + r.cause().wireName(), r.cause().wireName());
         if (r.cause().isScheduled()) {
-            s += " slot " + r.scheduledAt();
+            return w.text("chain.slot", r.id(), cause, r.scheduledAt());
         } else if (r.cause() != Cause.PREVIEW && r.actor() != null && !r.actor().equals("scheduler")) {
-            s += " by " + r.actor();
+            return w.text("chain.by", r.id(), cause, r.actor());
         }
-        return s;
+        return w.text("chain.step", r.id(), cause);
     }
 
     /** What went wrong, in a few words, for a title. */
-    static String summary(RunRow run) {
+    static String summary(RunRow run, AlertWords w) {
         if (run.failureKind() == null) {
             return shorten(run.message(), 120);
         }
         return switch (run.failureKind()) {
-            case EXIT_CODE -> "exited with code " + run.exitCode();
-            case TIMEOUT -> "timed out";
-            case EXECUTOR_LOST -> "executor lost";
-            case START_ERROR -> "could not start: " + shorten(undouble(nullToEmpty(run.message())), 100);
-            case HTTP_STATUS -> "HTTP status " + run.exitCode();
-            case CONNECTION -> "connection failed";
+            case EXIT_CODE -> w.text("summary.exit_code", run.exitCode());
+            case TIMEOUT -> w.text("summary.timed_out");
+            case EXECUTOR_LOST -> w.text("summary.executor_lost");
+            case START_ERROR -> w.text("summary.start_error", shorten(undouble(nullToEmpty(run.message())), 100));
+            case HTTP_STATUS -> w.text("summary.http_status", run.exitCode());
+            case CONNECTION -> w.text("summary.connection");
             default -> shorten(undouble(nullToEmpty(run.message())), 120);
         };
     }
@@ -268,15 +318,9 @@ final class RunAlerts {
         return LOCAL.format(t.atZone(zone)) + " " + zone.getId() + " (" + t + ")";
     }
 
+    /** "45s", "3m 5s", "2h 5m": English, for logs, events and /healthz; an alert says it in its own words. */
     static String human(Duration d) {
-        long s = d.toSeconds();
-        if (s < 120) {
-            return s + "s";
-        }
-        if (s < 7200) {
-            return (s / 60) + "m" + (s % 60 == 0 ? "" : " " + (s % 60) + "s");
-        }
-        return (s / 3600) + "h" + (s % 3600 / 60 == 0 ? "" : " " + (s % 3600 / 60) + "m");
+        return AlertWords.ENGLISH.human(d);
     }
 
     static String shorten(String s, int max) {

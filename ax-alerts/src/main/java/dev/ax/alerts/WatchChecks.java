@@ -2,6 +2,7 @@ package dev.ax.alerts;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -51,61 +52,71 @@ final class WatchChecks {
 
     private WatchChecks() {}
 
+    /**
+     * Why a check fails: a text of the alerts' bundles and its values. English on /healthz and in the server log; an
+     * alert puts it in its channel's words (a duration too: "3m 5s", "3 分 5 秒").
+     */
+    record Finding(String key, List<Object> values) {
+        static Finding of(String key, Object... values) {
+            return new Finding(key, List.of(values));
+        }
+
+        String in(AlertWords w) {
+            return w.text(
+                    key,
+                    values.stream()
+                            .map(v -> v instanceof Duration d ? w.human(d) : v)
+                            .toArray());
+        }
+
+        /** English, as /healthz says it. */
+        @Override
+        public String toString() {
+            return in(AlertWords.ENGLISH);
+        }
+    }
+
     /** The failing checks with a one-line reason each; empty = healthy. DATABASE is judged by the caller. */
-    static Map<Check, String> failing(WatchFacts f, AlertsConfig.Watch w) {
-        Map<Check, String> out = new EnumMap<>(Check.class);
+    static Map<Check, Finding> failing(WatchFacts f, AlertsConfig.Watch w) {
+        Map<Check, Finding> out = new EnumMap<>(Check.class);
         if (f.loopAge().compareTo(w.loopStall()) > 0) {
-            out.put(
-                    Check.SCHEDULER_LOOP,
-                    "the firing loop has not completed a tick for " + RunAlerts.human(f.loopAge()));
+            out.put(Check.SCHEDULER_LOOP, Finding.of("watch.scheduler_loop", f.loopAge()));
         }
         if (!f.starvedGroups().isEmpty()) {
             out.put(
                     Check.EXECUTORS,
-                    "READY runs in group " + String.join(", ", f.starvedGroups()) + " wait and no live executor serves "
-                            + (f.starvedGroups().size() == 1 ? "it" : "them"));
+                    Finding.of(
+                            f.starvedGroups().size() == 1 ? "watch.executors.one" : "watch.executors.many",
+                            String.join(", ", f.starvedGroups())));
         }
         Duration backlog = f.oldestReadyAge();
         if (backlog.compareTo(w.backlogAge()) > 0) {
-            out.put(
-                    Check.READY_BACKLOG,
-                    f.count("ready") + " READY runs wait, the oldest for " + RunAlerts.human(backlog));
+            out.put(Check.READY_BACKLOG, Finding.of("watch.backlog", f.count("ready"), backlog));
         }
         Duration sinceLast = f.lastScheduledAt() == null ? null : Duration.between(f.lastScheduledAt(), f.dbTime());
         if (f.overdueTasks() > 0 && (sinceLast == null || sinceLast.compareTo(w.silence()) > 0)) {
             Duration overdue =
                     f.oldestOverdue() == null ? Duration.ZERO : Duration.between(f.oldestOverdue(), f.dbTime());
+            String key = (sinceLast == null ? "watch.silence_yet" : "watch.silence_for")
+                    + (f.overdueTasks() == 1 ? ".one" : ".many");
             out.put(
                     Check.SILENCE,
-                    "no scheduled run was created " + (sinceLast == null ? "yet" : "for " + RunAlerts.human(sinceLast))
-                            + " while " + f.overdueTasks() + (f.overdueTasks() == 1 ? " task is" : " tasks are")
-                            + " due, the oldest slot "
-                            + RunAlerts.human(overdue) + " ago");
+                    sinceLast == null
+                            ? Finding.of(key, f.overdueTasks(), overdue)
+                            : Finding.of(key, f.overdueTasks(), overdue, sinceLast));
         }
         if (f.clockOffset() != null && f.clockOffset().abs().compareTo(w.clockOffset()) > 0) {
             out.put(
                     Check.CLOCK,
-                    "this node's clock is " + RunAlerts.human(f.clockOffset().abs())
-                            + (f.clockOffset().isNegative() ? " ahead of" : " behind")
-                            + " the database's; scheduling is not affected, its log times and timings are");
+                    Finding.of(
+                            f.clockOffset().isNegative() ? "watch.clock_ahead" : "watch.clock_behind",
+                            f.clockOffset().abs()));
         }
         return out;
     }
 
-    static String nextAction(Check c, String nodeId) {
-        return switch (c) {
-            case SCHEDULER_LOOP ->
-                "Look for errors in the server log of node " + nodeId + " (logs/ax-server.log in its data directory);"
-                        + " restart the node if its loop stays stuck. Other nodes keep firing.";
-            case DATABASE -> "Node " + nodeId + " cannot reach the database: check the database and the network to it.";
-            case EXECUTORS -> "Start an executor for the group: ax executor --server URL --token TOKEN --group GROUP";
-            case READY_BACKLOG ->
-                "Add executors for the waiting groups, or look for runs that hold every slot (ax run list --state RUNNING).";
-            case SILENCE ->
-                "Is any server node running and connected to the database? GET /healthz on each node and read its server log.";
-            case CLOCK ->
-                "Synchronise the clock of node " + nodeId
-                        + " (NTP, chrony or systemd-timesyncd) with the database host's.";
-        };
+    /** What to do about a failing check, in the alert's words. */
+    static String nextAction(Check c, String nodeId, AlertWords w) {
+        return w.text("watch.next." + c.wireName, nodeId);
     }
 }

@@ -1,6 +1,7 @@
 package dev.ax.alerts;
 
 import dev.ax.alerts.WatchChecks.Check;
+import dev.ax.alerts.WatchChecks.Finding;
 import dev.ax.store.DatabaseClock;
 import dev.ax.store.Store;
 import dev.ax.store.Tx;
@@ -51,23 +52,23 @@ final class Watchdog {
     }
 
     /** One round of checks; returns the failing ones. */
-    Map<Check, String> tick() {
+    Map<Check, Finding> tick() {
         lastRunNanos = System.nanoTime();
         WatchFacts facts;
         try {
             facts = facts();
         } catch (RuntimeException e) {
-            String detail = "the database cannot be reached: " + e.getMessage();
+            Finding detail = Finding.of("watch.database", e.getMessage());
             databaseDown(detail);
             ctx.metrics().update(null, 1);
             return new EnumMap<>(Map.of(Check.DATABASE, detail));
         }
-        Map<Check, String> failing = WatchChecks.failing(facts, ctx.config().watch());
+        Map<Check, Finding> failing = WatchChecks.failing(facts, ctx.config().watch());
         Store store = ctx.store();
         store.tx(tx -> {
             if (databaseDownAlerted) {
                 // Back: the recovery can go through the outbox again.
-                raise(tx, Check.DATABASE, false, "the database answers again");
+                raise(tx, Check.DATABASE, false, Finding.of("watch.database_back"));
             }
             for (Check c : Check.values()) {
                 if (c != Check.DATABASE) {
@@ -81,64 +82,74 @@ final class Watchdog {
         return failing;
     }
 
-    private void raise(Tx tx, Check c, boolean failingNow, String detail) {
+    private void raise(Tx tx, Check c, boolean failingNow, Finding detail) {
         String key = c.key(ctx.nodeId());
         boolean wasDatabaseOutage = c == Check.DATABASE && databaseDownAlerted;
         // The flip is what makes the alert happen once; the key only has to differ between episodes.
-        if (!ctx.store().alerts().flip(tx, key, failingNow, detail, ctx.nodeId()) && !wasDatabaseOutage) {
+        String english = detail == null ? null : detail.toString();
+        if (!ctx.store().alerts().flip(tx, key, failingNow, english, ctx.nodeId()) && !wasDatabaseOutage) {
             return;
         }
-        AlertContent content = failingNow ? failing(c, detail) : recovered(c, detail);
+        Outbox.Localized content = failingNow ? failing(c, detail) : recovered(c, detail);
+        AlertKind kind = failingNow ? AlertKind.WATCHDOG : AlertKind.WATCHDOG_RECOVERED;
         String dedupe =
                 (failingNow ? "watch:" : "watch-ok:") + key + ":" + tx.now().toEpochMilli();
         if (failingNow) {
-            LOG.warn("watchdog: {} failing: {}", c.wireName, detail);
+            LOG.warn("watchdog: {} failing: {}", c.wireName, english);
         } else {
             LOG.info("watchdog: {} is healthy again", c.wireName);
         }
         ctx.enqueue(
                 tx,
-                new Outbox.NewAlert(content.kind(), dedupe, null, null, null, content),
+                new Outbox.NewAlert(kind, dedupe, null, null, null, content),
                 ctx.config().systemChannels());
     }
 
-    private AlertContent failing(Check c, String detail) {
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("Check", c.wireName);
-        f.put("Node", ctx.nodeId());
-        f.put("Detail", detail);
-        return new AlertContent(
-                AlertKind.WATCHDOG,
-                "AX watchdog: " + c.wireName + " failing — " + detail,
-                f,
-                List.of(),
-                null,
-                WatchChecks.nextAction(c, ctx.nodeId()),
-                null);
+    private Outbox.Localized failing(Check c, Finding detail) {
+        return w -> {
+            Map<String, String> f = new LinkedHashMap<>();
+            f.put("Check", c.wireName);
+            f.put("Node", ctx.nodeId());
+            f.put("Detail", detail.in(w));
+            return new AlertContent(
+                    AlertKind.WATCHDOG,
+                    w.text("watchdog.failing", c.wireName, detail.in(w)),
+                    f,
+                    List.of(),
+                    null,
+                    WatchChecks.nextAction(c, ctx.nodeId(), w),
+                    null,
+                    w.locale());
+        };
     }
 
-    private AlertContent recovered(Check c, String detail) {
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("Check", c.wireName);
-        f.put("Node", ctx.nodeId());
-        return new AlertContent(
-                AlertKind.WATCHDOG_RECOVERED,
-                "AX watchdog: " + c.wireName + " is healthy again" + (detail == null ? "" : " — " + detail),
-                f,
-                List.of(),
-                null,
-                null,
-                null);
+    private Outbox.Localized recovered(Check c, Finding detail) {
+        return w -> {
+            Map<String, String> f = new LinkedHashMap<>();
+            f.put("Check", c.wireName);
+            f.put("Node", ctx.nodeId());
+            return new AlertContent(
+                    AlertKind.WATCHDOG_RECOVERED,
+                    detail == null
+                            ? w.text("watchdog.recovered", c.wireName)
+                            : w.text("watchdog.recovered_because", c.wireName, detail.in(w)),
+                    f,
+                    List.of(),
+                    null,
+                    null,
+                    null,
+                    w.locale());
+        };
     }
 
     /** Sent straight to the system channels, once per outage: the outbox lives in the unreachable database. */
-    private void databaseDown(String detail) {
+    private void databaseDown(Finding detail) {
         if (databaseDownAlerted) {
             return;
         }
         databaseDownAlerted = true;
         LOG.error("watchdog: {}", detail);
-        AlertContent content = failing(Check.DATABASE, detail);
+        Outbox.Localized content = failing(Check.DATABASE, detail);
         for (String channel : ctx.config().systemChannels()) {
             Channel.SendResult r = deliveries.sendNow(channel, "watch:" + Check.DATABASE.key(ctx.nodeId()), content);
             if (!r.ok()) {

@@ -72,4 +72,22 @@ class AlertTextTest {
         assertThat(Deliveries.backoff(first, 3)).hasSeconds(135);
         assertThat(Deliveries.backoff(first, 10)).isEqualTo(Deliveries.MAX_RETRY);
     }
+
+    @Test
+    void an_alert_keeps_its_language_in_the_outbox_and_one_queued_before_languages_reads_as_english() {
+        AlertContent zh = new AlertContent(
+                AlertKind.RUN_SUCCEEDED,
+                "daily_report 执行成功（#7）",
+                Map.of("Run", "#7"),
+                List.of(),
+                null,
+                null,
+                null,
+                AlertWords.ZH_CN);
+        assertThat(AlertContent.fromMap(zh.toMap())).isEqualTo(zh);
+        assertThat(AlertText.plain(zh)).isEqualTo("daily_report 执行成功（#7）\n\n实例：#7\n");
+        Map<String, Object> old = new LinkedHashMap<>(zh.toMap());
+        old.remove("language");
+        assertThat(AlertContent.fromMap(old).language()).isEqualTo(AlertWords.EN);
+    }
 }

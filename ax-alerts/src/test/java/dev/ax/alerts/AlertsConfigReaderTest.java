@@ -83,4 +83,37 @@ class AlertsConfigReaderTest {
                 """, k -> null);
         assertThat(c.systemChannels()).containsExactly("a", "b");
     }
+
+    @Test
+    void a_channel_may_name_its_language_and_the_others_speak_the_servers() {
+        AlertsConfig c = AlertsConfigReader.parse("""
+                {"channels": {"dingtalk": {"type": "dingtalk", "webhook": "https://oapi.dingtalk.com/robot/send?t=1",
+                                           "language": "zh-CN"},
+                              "wecom": {"type": "wecom", "webhook": "https://qyapi.weixin.qq.com/x", "language": "zh_cn"},
+                              "mail": {"type": "email", "host": "smtp.x", "from": "ax@example.com", "to": ["a@example.com"],
+                                       "language": "en"},
+                              "ops": {"type": "webhook", "url": "https://hooks.example.com/ax"}}}
+                """, k -> null);
+        assertThat(c.languageOf("dingtalk")).isEqualTo(AlertWords.ZH_CN);
+        assertThat(c.languageOf("wecom")).isEqualTo(AlertWords.ZH_CN);
+        assertThat(c.languageOf("mail")).isEqualTo(AlertWords.EN);
+        assertThat(c.languageOf("ops")).isEqualTo(AlertsConfig.DEFAULT_LANGUAGE);
+        AlertsConfig chinese = c.withLanguage(AlertWords.ZH_CN);
+        assertThat(chinese.languageOf("ops")).isEqualTo(AlertWords.ZH_CN);
+        assertThat(chinese.languageOf("mail")).isEqualTo(AlertWords.EN);
+    }
+
+    @Test
+    void a_language_alerts_are_not_written_in_is_refused_with_its_field() {
+        assertThatThrownBy(() -> AlertsConfigReader.parse("""
+                {"channels": {"lark": {"type": "feishu", "webhook": "https://open.feishu.cn/x", "language": "ja"},
+                              "ops": {"type": "webhook", "url": "https://hooks.example.com/ax", "language": 7}}}
+                """, k -> null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("channels.lark.language: must be one of en, zh-CN (leave it out for the server's"
+                        + " --locale), was 'ja'")
+                .hasMessageContaining("channels.ops.language: must be a non-empty string");
+        assertThatThrownBy(() -> AlertsConfig.NONE.withLanguage(java.util.Locale.JAPANESE))
+                .hasMessageContaining("language must be one of en, zh-CN, was ja");
+    }
 }

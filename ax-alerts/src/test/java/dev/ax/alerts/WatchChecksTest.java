@@ -24,7 +24,9 @@ class WatchChecksTest {
     void a_loop_that_stopped_ticking_fails_scheduler_loop() {
         var f = WatchChecks.failing(facts(b -> b.loopAge = Duration.ofSeconds(90)), W);
         assertThat(f).containsOnlyKeys(Check.SCHEDULER_LOOP);
-        assertThat(f.get(Check.SCHEDULER_LOOP)).contains("90s");
+        assertThat(f.get(Check.SCHEDULER_LOOP).toString()).contains("90s");
+        assertThat(f.get(Check.SCHEDULER_LOOP).in(AlertWords.of(AlertWords.ZH_CN)))
+                .isEqualTo("调度循环已经 90 秒没有完成一轮");
     }
 
     @Test
@@ -50,16 +52,18 @@ class WatchChecksTest {
                 }),
                 W);
         assertThat(f).containsOnlyKeys(Check.READY_BACKLOG, Check.EXECUTORS);
-        assertThat(f.get(Check.EXECUTORS)).contains("gpu");
+        assertThat(f.get(Check.EXECUTORS).toString()).contains("gpu");
     }
 
     @Test
     void a_clock_off_the_databases_by_more_than_the_limit_degrades_the_node_either_way() {
         var ahead = WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(-30)), W);
         assertThat(ahead).containsOnlyKeys(Check.CLOCK);
-        assertThat(ahead.get(Check.CLOCK)).contains("30s ahead of the database's");
+        assertThat(ahead.get(Check.CLOCK).toString()).contains("30s ahead of the database's");
+        assertThat(ahead.get(Check.CLOCK).in(AlertWords.of(AlertWords.ZH_CN))).startsWith("本节点的时钟比数据库快 30 秒");
         assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(30)), W)
-                        .get(Check.CLOCK))
+                        .get(Check.CLOCK)
+                        .toString())
                 .contains("30s behind");
         assertThat(WatchChecks.failing(facts(b -> b.clockOffset = Duration.ofSeconds(4)), W))
                 .isEmpty();
