@@ -8,9 +8,9 @@ import dev.ax.console.Views.Dashboard;
 import dev.ax.domain.run.RunState;
 import dev.ax.store.ExecutorRow;
 import dev.ax.store.Store;
-import dev.ax.store.Tx;
 import dev.ax.store.read.ConsoleReads;
 import dev.ax.store.read.ConsoleReads.HourRow;
+import dev.ax.store.read.RecentHours;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,19 +42,9 @@ final class DashboardPage {
     /** An hour's bar is labelled by when it starts in the person's zone ("02:00"; "05:30" in India). */
     private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("HH:mm");
 
-    /** How long the counts of the finished hours are reused before they are counted again. */
-    static final Duration CLOSED_HOURS_TTL = Duration.ofMinutes(1);
-
     private final ConsoleContext c;
-    /**
-     * The chart's finished hours, counted at most once a minute: counting a day of runs is the one
-     * costly query of the console (about 150 ms at 140,000 runs a day), and the runs of a finished
-     * hour rarely change state later (only long runs and waits do, and a minute's delay is fine on
-     * a dashboard). The current hour is counted on every request.
-     */
-    private volatile ClosedHours closed;
-
-    private record ClosedHours(long hour, long boundaryId, Instant countedAt, List<HourRow> rows) {}
+    /** The chart's counts, kept up to date rather than counted again on each request. */
+    private final RecentHours recent = new RecentHours();
 
     DashboardPage(ConsoleContext c) {
         this.c = c;
@@ -67,10 +57,9 @@ final class DashboardPage {
         Views.Health health = SystemPages.health(c, t);
         Dashboard d = store.tx(tx -> {
             Instant now = tx.now();
-            long fromId = ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(WINDOW_HOURS)));
-            ClosedHours done = closedHours(tx, now, fromId);
-            List<HourRow> hours = new ArrayList<>(done.rows());
-            hours.addAll(ConsoleReads.hourly(tx, done.boundaryId()));
+            Instant since = now.minus(Duration.ofHours(WINDOW_HOURS));
+            long fromId = ConsoleReads.firstIdSince(tx, since);
+            List<HourRow> hours = recent.read(tx, since, fromId);
             Map<RunState, Long> outcomes = new EnumMap<>(RunState.class);
             hours.forEach(h -> outcomes.merge(h.state(), h.runs(), Long::sum));
             Map<RunState, Long> live = store.runs()
@@ -110,19 +99,6 @@ final class DashboardPage {
                         "dashboard.jte",
                         new Page(t.text("page.dashboard"), "dashboard", who, Session.takeFlash(ctx)),
                         d);
-    }
-
-    private ClosedHours closedHours(Tx tx, Instant now, long fromId) {
-        long hour = Math.floorDiv(now.getEpochSecond(), 3600);
-        ClosedHours seen = closed;
-        if (seen == null
-                || seen.hour() != hour
-                || seen.countedAt().plus(CLOSED_HOURS_TTL).isBefore(now)) {
-            long boundary = ConsoleReads.firstIdSince(tx, Instant.ofEpochSecond(hour * 3600));
-            seen = new ClosedHours(hour, boundary, now, ConsoleReads.hourly(tx, fromId, boundary));
-            closed = seen;
-        }
-        return seen;
     }
 
     private static List<Count> counts(Map<RunState, Long> byState) {

@@ -7,10 +7,13 @@ import dev.ax.store.Tx;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The read-only queries of the console's lists and dashboard. Every one is bounded:
@@ -93,24 +96,80 @@ public final class ConsoleReads {
 
     /** {@link #hourly(Tx, long)} for the runs with {@code fromId <= id < toId}. */
     public static List<HourRow> hourly(Tx tx, long fromId, long toId) {
+        return hourly(tx, fromId, toId, "");
+    }
+
+    /** {@link #hourly(Tx, long, long)} of the runs that have ended (which never change state again). */
+    public static List<HourRow> hourlyEnded(Tx tx, long fromId, long toId) {
+        return hourly(tx, fromId, toId, " AND state IN (" + TERMINAL + ")");
+    }
+
+    private static List<HourRow> hourly(Tx tx, long fromId, long toId, String andState) {
         Dialect d = tx.dialect();
-        String hour = "FLOOR(" + d.epochSeconds("created_at") + " / 3600)";
+        String hour = hourOf(d);
         return tx.query(
-                "SELECT " + hour + " AS hr, state, COUNT(*) AS n,"
-                        + " MAX(CASE WHEN cause IN ('CRON', 'INTERVAL') THEN "
-                        + d.secondsBetween("scheduled_at", "created_at")
-                        + " END) AS lag"
-                        + " FROM ax_instance WHERE id >= ? AND id < ? GROUP BY " + hour + ", state ORDER BY hr",
-                r -> {
-                    String lag = r.str("lag");
-                    return new HourRow(
-                            r.lng("hr"),
-                            r.enumOf(RunState.class, "state"),
-                            r.lng("n"),
-                            lag == null ? null : Double.valueOf(lag));
-                },
+                "SELECT " + hour + " AS hr, state, COUNT(*) AS n, MAX(" + lagOf(d) + ") AS lag"
+                        + " FROM ax_instance WHERE id >= ? AND id < ?" + andState
+                        + " GROUP BY " + hour + ", state ORDER BY hr",
+                r -> new HourRow(r.lng("hr"), r.enumOf(RunState.class, "state"), r.lng("n"), lag(r.str("lag"))),
                 fromId,
                 toId);
+    }
+
+    /** A run that has not ended, as {@link HourRow} counts it: its UTC hour, state and fire lag. */
+    public record OpenRun(long id, long hour, RunState state, Double lagSeconds) {}
+
+    /** The runs with {@code fromId <= id < toId} that have not ended. */
+    public static List<OpenRun> openRuns(Tx tx, long fromId, long toId) {
+        return tx.query(
+                openRunSelect(tx.dialect()) + " WHERE id >= ? AND id < ? AND state NOT IN (" + TERMINAL + ")",
+                ConsoleReads::openRun,
+                fromId,
+                toId);
+    }
+
+    /** The runs of {@code ids} that still exist, in whatever state they are now. */
+    public static List<OpenRun> runsById(Tx tx, Collection<Long> ids) {
+        List<OpenRun> out = new ArrayList<>();
+        List<Long> all = List.copyOf(ids);
+        for (int i = 0; i < all.size(); i += IN_CHUNK) {
+            List<Long> part = all.subList(i, Math.min(all.size(), i + IN_CHUNK));
+            out.addAll(tx.query(
+                    openRunSelect(tx.dialect()) + " WHERE id IN ("
+                            + String.join(", ", Collections.nCopies(part.size(), "?")) + ")",
+                    ConsoleReads::openRun,
+                    part.toArray()));
+        }
+        return out;
+    }
+
+    private static final int IN_CHUNK = 500;
+
+    private static final String TERMINAL = Arrays.stream(RunState.values())
+            .filter(RunState::isTerminal)
+            .map(Tx::literal)
+            .collect(Collectors.joining(", "));
+
+    private static String openRunSelect(Dialect d) {
+        return "SELECT id, " + hourOf(d) + " AS hr, state, " + lagOf(d) + " AS lag FROM ax_instance";
+    }
+
+    private static OpenRun openRun(Tx.Row r) throws SQLException {
+        return new OpenRun(r.lng("id"), r.lng("hr"), r.enumOf(RunState.class, "state"), lag(r.str("lag")));
+    }
+
+    private static String hourOf(Dialect d) {
+        return "FLOOR(" + d.epochSeconds("created_at") + " / 3600)";
+    }
+
+    /** The fire lag of a scheduled run (created − scheduled); manual and other runs have no slot to be late for. */
+    private static String lagOf(Dialect d) {
+        return "CASE WHEN cause IN ('CRON', 'INTERVAL') THEN " + d.secondsBetween("scheduled_at", "created_at")
+                + " END";
+    }
+
+    private static Double lag(String text) {
+        return text == null ? null : Double.valueOf(text);
     }
 
     /** The newest runs in one state. */

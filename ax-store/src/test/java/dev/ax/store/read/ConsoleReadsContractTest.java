@@ -105,6 +105,44 @@ abstract class ConsoleReadsContractTest {
     }
 
     @Test
+    void recent_hours_kept_up_to_date_answer_as_a_fresh_count_does() {
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(30)); // before the window
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofHours(5), Duration.ofSeconds(3));
+        long running = run(a, Cause.CRON, RunState.RUNNING, Duration.ofHours(5), Duration.ofSeconds(40));
+        long waiting = run(b, Cause.MANUAL, RunState.WAITING_APPROVAL, Duration.ofHours(2));
+        long deleted = run(b, Cause.CRON, RunState.RETRYING, Duration.ofHours(2));
+        run(b, Cause.CRON, RunState.FAILED, Duration.ofHours(2));
+        RecentHours recent = new RecentHours();
+        assertThat(recentHours(recent)).isEqualTo(freshCount()).isNotEmpty();
+
+        // Runs end or move on, retention deletes one that had not ended, new ones settle, one is made now: the same
+        // answer as counting again, without counting again.
+        store.tx(tx -> tx.update("UPDATE ax_instance SET state = 'FAILED' WHERE id = ?", running)
+                + tx.update("UPDATE ax_instance SET state = 'READY' WHERE id = ?", waiting)
+                + tx.update("DELETE FROM ax_instance WHERE id = ?", deleted));
+        run(a, Cause.CRON, RunState.SUCCESS, Duration.ofMinutes(3), Duration.ofSeconds(7));
+        run(a, Cause.CRON, RunState.RUNNING, Duration.ofMinutes(2));
+        run(b, Cause.MANUAL, RunState.SUCCESS, Duration.ZERO);
+        assertThat(recentHours(recent)).isEqualTo(freshCount());
+        assertThat(recent.recounts()).isEqualTo(1);
+        assertThat(recentHours(recent).stream()
+                        .filter(h -> h.state() == RunState.FAILED)
+                        .mapToLong(HourRow::runs)
+                        .sum())
+                .isEqualTo(2);
+    }
+
+    List<HourRow> recentHours(RecentHours recent) {
+        Instant since = now.minus(Duration.ofHours(24));
+        return store.tx(tx -> recent.read(tx, since, ConsoleReads.firstIdSince(tx, since)));
+    }
+
+    List<HourRow> freshCount() {
+        return RecentHours.merge(store.tx(
+                tx -> ConsoleReads.hourly(tx, ConsoleReads.firstIdSince(tx, now.minus(Duration.ofHours(24))))));
+    }
+
+    @Test
     void lists_the_newest_runs_in_a_state_and_the_failures_nobody_handled() {
         long handled = run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(2));
         long open = run(a, Cause.CRON, RunState.FAILED, Duration.ofHours(1));
