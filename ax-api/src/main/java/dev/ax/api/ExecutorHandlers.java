@@ -47,6 +47,13 @@ final class ExecutorHandlers {
         return value;
     }
 
+    /** An executor serves at least one group: with none it would have nothing to poll for. */
+    private static void requireGroups(List<String> groups) {
+        if (groups.isEmpty()) {
+            throw new ValidationException("groups", "must name at least one group");
+        }
+    }
+
     private static Object value(RecordComponent component, Record record) {
         try {
             return component.getAccessor().invoke(record);
@@ -57,6 +64,7 @@ final class ExecutorHandlers {
 
     void register(Context ctx) {
         Register r = body(ctx, Register.class);
+        requireGroups(r.groups());
         bindings.checkRegister(Auth.principal(ctx), r.executorId(), r.groups());
         var answer = api.dispatcher().register(r);
         bindings.bind(Auth.principal(ctx), r.executorId());
@@ -66,6 +74,7 @@ final class ExecutorHandlers {
     /** Blocks up to {@code waitMillis}: Jetty runs requests on virtual threads, so waiting executors cost no platform thread. */
     void poll(Context ctx) throws InterruptedException {
         Poll p = body(ctx, Poll.class);
+        requireGroups(p.groups());
         bindings.checkGroups(Auth.principal(ctx), p.groups());
         bindings.checkReport(Auth.principal(ctx), p.executorId());
         ctx.json(new PollAnswer(api.dispatcher().poll(p)));

@@ -166,6 +166,17 @@ class ExecutorProtocolApiTest {
                         .get("field")
                         .asText())
                 .isEqualTo("max");
+        for (String route : List.of("/api/executor/poll", "/api/executor/register")) {
+            Response noGroups = exec.post(route, "{\"executorId\":\"x\",\"session\":\"s\",\"groups\":[],\"max\":1}");
+            assertThat(noGroups.status()).as(route + " " + noGroups).isEqualTo(400);
+            assertThat(noGroups.json()
+                            .get("error")
+                            .get("fields")
+                            .get(0)
+                            .get("field")
+                            .asText())
+                    .isEqualTo("groups");
+        }
     }
 
     @Test
