@@ -57,7 +57,9 @@ class ReleaseArchiveIT {
                 "systemd/ax-executor.service",
                 "README.md",
                 "LICENSE",
-                "docs/architecture.md")) {
+                "docs/architecture.md",
+                "sdk/python/pyproject.toml",
+                "sdk/python/src/ax_sdk/worker.py")) {
             assertThat(home.resolve(file)).as(file).isRegularFile();
         }
         assertThat(Files.isExecutable(home.resolve("bin/ax"))).isTrue();
