@@ -14,15 +14,18 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code ax server}: one server node, by default on an embedded H2 file with an in-process executor. */
 @Command(
@@ -219,6 +222,17 @@ final class ServerCommand implements Callable<Integer> {
     List<String> trustedProxies = new ArrayList<>();
 
     @Option(
+            names = "--locale",
+            paramLabel = "LANG",
+            defaultValue = "en",
+            converter = LocaleOption.class,
+            description = {
+                "The console's language for a person who chose none and whose browser asks for none AX speaks, and the",
+                "language of alerts to channels that name none: en or zh-CN (default: ${DEFAULT-VALUE})."
+            })
+    Locale locale;
+
+    @Option(
             names = "--node-id",
             paramLabel = "ID",
             description = "This node's name in events and logs (default: chosen by the server).")
@@ -327,7 +341,26 @@ final class ServerCommand implements Callable<Integer> {
                         .filter(l -> !l.isEmpty())
                         .toList())
                 .withExecutorConcurrency(executorConcurrency)
-                .withHttp(http));
+                .withHttp(http)
+                .withLocale(locale));
+    }
+
+    /** {@code --locale}: a language AX speaks, refused by picocli with the option's name (and where it came from). */
+    static final class LocaleOption implements ITypeConverter<Locale> {
+        @Override
+        public Locale convert(String value) {
+            String tag = value.strip().replace('_', '-');
+            return ServerConfig.LOCALES.stream()
+                    .filter(l -> l.toLanguageTag().equalsIgnoreCase(tag))
+                    .findFirst()
+                    .orElseThrow(() -> new TypeConversionException("must be one of "
+                            + String.join(
+                                    ", ",
+                                    ServerConfig.LOCALES.stream()
+                                            .map(Locale::toLanguageTag)
+                                            .toList())
+                            + ", was '" + value + "'"));
+        }
     }
 
     private Duration duration(String option, String text) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -155,6 +156,26 @@ class CommandLineTest {
 
         assertThat(given.config().scheduler().idempotencyWindow()).isEqualTo(Duration.ofMinutes(30));
         assertThat(none.config().scheduler().idempotencyWindow()).isEqualTo(Duration.ofHours(24));
+    }
+
+    @Test
+    void server_takes_its_language_from_the_option_the_environment_or_a_file_and_refuses_one_ax_does_not_speak() {
+        ServerCommand chinese = new ServerCommand();
+        new CommandLine(chinese).parseArgs("--locale", "zh-CN");
+        ServerCommand none = new ServerCommand();
+        new CommandLine(none).parseArgs();
+        assertThat(chinese.config().locale()).isEqualTo(Locale.SIMPLIFIED_CHINESE);
+        assertThat(none.config().locale()).isEqualTo(Locale.ENGLISH);
+
+        Cli.Result french = Cli.run("server", "--locale", "fr");
+        assertThat(french.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(french.err()).contains("--locale").contains("must be one of en, zh-CN, was 'fr'");
+        Cli.Result fromEnv = Cli.runWith(Map.of("AX_LOCALE", "ja"), "server", "--print-config");
+        assertThat(fromEnv.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(fromEnv.err()).contains("--locale").contains("from AX_LOCALE");
+        Cli.Result printed = Cli.runWith(Map.of("AX_LOCALE", "zh_cn"), "server", "--print-config");
+        assertThat(printed.exitCode()).as(printed.toString()).isZero();
+        assertThat(printed.out()).contains("locale = zh_CN    # environment AX_LOCALE");
     }
 
     @Test

@@ -130,14 +130,14 @@ public final class AxServer implements AutoCloseable {
             AdminToken.Bootstrap admin = AdminToken.ensure(store, cfg.dataDir(), cfg.adminToken());
             node = new SchedulerNode(nodeId, store, clock, cfg.effectiveScheduler(), new HttpWebhookSender(), keyring)
                     .start();
-            alerts = Alerts.start(node, cfg.alerts());
+            alerts = Alerts.start(node, cfg.alerts().withLanguage(cfg.locale()));
             api = ApiServer.start(
                     node,
                     null,
                     cfg.port(),
                     cfg.http(),
                     new AlertsObservability(alerts),
-                    Console.routes(node, cfg.sso()));
+                    Console.routes(node, cfg.sso(), cfg.locale()));
             if (!cfg.executorGroups().isEmpty()) {
                 executor = new ExecutorAgent(
                         ExecutorConfig.of(nodeId + "-local", cfg.executorGroups())

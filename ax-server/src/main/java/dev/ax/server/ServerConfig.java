@@ -10,6 +10,7 @@ import dev.ax.store.DbConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -31,6 +32,9 @@ import java.util.TreeSet;
  * @param secretKeyPrevious  the key before a rotation, still opening the secrets it sealed; {@code null} = take
  *                           AX_SECRET_KEY_PREVIOUS
  * @param sso                single sign-on for the console ({@code --oidc-config FILE}); null = token log-in only
+ * @param locale             the console's language for a person who chose none and whose browser asks for none AX
+ *                           speaks, and the language of alerts to channels that name none ({@code --locale}); one of
+ *                           {@link #LOCALES}, null = {@link #DEFAULT_LOCALE}
  */
 public record ServerConfig(
         int port,
@@ -47,7 +51,44 @@ public record ServerConfig(
         HttpOptions http,
         String secretKey,
         String secretKeyPrevious,
-        SsoConfig sso) {
+        SsoConfig sso,
+        Locale locale) {
+    /** A node in the default language. */
+    public ServerConfig(
+            int port,
+            Path dataDir,
+            DbConfig db,
+            List<String> executorGroups,
+            String adminToken,
+            String nodeId,
+            SchedulerConfig scheduler,
+            Duration clockSkew,
+            AlertsConfig alerts,
+            List<String> executorLabels,
+            int executorConcurrency,
+            HttpOptions http,
+            String secretKey,
+            String secretKeyPrevious,
+            SsoConfig sso) {
+        this(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                sso,
+                null);
+    }
+
     /** A node without single sign-on. */
     public ServerConfig(
             int port,
@@ -197,6 +238,10 @@ public record ServerConfig(
     public static final int DEFAULT_PORT = 7070;
     public static final Path DEFAULT_DATA_DIR = Path.of("ax-data");
     public static final List<String> DEFAULT_EXECUTOR_GROUPS = List.of("default");
+    /** The languages AX speaks: English and Simplified Chinese. */
+    public static final List<Locale> LOCALES = List.of(Locale.ENGLISH, Locale.SIMPLIFIED_CHINESE);
+
+    public static final Locale DEFAULT_LOCALE = Locale.ENGLISH;
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -212,6 +257,13 @@ public record ServerConfig(
             throw new IllegalArgumentException("executorConcurrency must be at least 1, was " + executorConcurrency);
         }
         http = http == null ? HttpOptions.DEFAULT : http;
+        locale = locale == null ? DEFAULT_LOCALE : locale;
+        if (!LOCALES.contains(locale)) {
+            throw new IllegalArgumentException("locale must be one of "
+                    + String.join(
+                            ", ", LOCALES.stream().map(Locale::toLanguageTag).toList()) + ", was "
+                    + locale.toLanguageTag());
+        }
     }
 
     public ServerConfig withAlerts(AlertsConfig a) {
@@ -230,7 +282,8 @@ public record ServerConfig(
                 http,
                 secretKey,
                 secretKeyPrevious,
-                sso);
+                sso,
+                locale);
     }
 
     public ServerConfig withExecutorLabels(List<String> labels) {
@@ -249,7 +302,8 @@ public record ServerConfig(
                 http,
                 secretKey,
                 secretKeyPrevious,
-                sso);
+                sso,
+                locale);
     }
 
     /** The master key of secrets as AX_SECRET_KEY and AX_SECRET_KEY_PREVIOUS would give it (either may be null). */
@@ -269,7 +323,8 @@ public record ServerConfig(
                 http,
                 key,
                 previous,
-                sso);
+                sso,
+                locale);
     }
 
     /** How many runs the in-process executor runs at a time (HTTP calls that mostly wait want many more than the default). */
@@ -289,7 +344,8 @@ public record ServerConfig(
                 http,
                 secretKey,
                 secretKeyPrevious,
-                sso);
+                sso,
+                locale);
     }
 
     /** How the node's HTTP server meets the outside: request size limit, HTTPS, trusted proxies. */
@@ -309,7 +365,8 @@ public record ServerConfig(
                 http,
                 secretKey,
                 secretKeyPrevious,
-                s);
+                s,
+                locale);
     }
 
     public ServerConfig withHttp(HttpOptions options) {
@@ -328,7 +385,29 @@ public record ServerConfig(
                 options,
                 secretKey,
                 secretKeyPrevious,
-                sso);
+                sso,
+                locale);
+    }
+
+    /** The language of the console and of the alerts of channels that name none ({@code --locale}). */
+    public ServerConfig withLocale(Locale l) {
+        return new ServerConfig(
+                port,
+                dataDir,
+                db,
+                executorGroups,
+                adminToken,
+                nodeId,
+                scheduler,
+                clockSkew,
+                alerts,
+                executorLabels,
+                executorConcurrency,
+                http,
+                secretKey,
+                secretKeyPrevious,
+                sso,
+                l);
     }
 
     /** The scheduler's settings, knowing the configured alert channels (a task naming another one gets a warning). */
