@@ -122,7 +122,7 @@ final class RunPages {
         RunRow r = store.runs().find(tx, id).orElseThrow(() -> new NotFoundException("no run " + id));
         SecretMask mask = c.mask();
         List<EventItem> events = store.events().forRun(tx, id, 0, MAX_EVENTS).stream()
-                .map(e -> event(e, mask))
+                .map(e -> event(e, mask, t))
                 .toList();
         List<LogLine> chunks = store.logs().read(tx, id, 0, MAX_LOG_CHUNKS);
         long lastChunk = chunks.isEmpty() ? 0 : chunks.getLast().chunkId();
@@ -147,7 +147,7 @@ final class RunPages {
                 Fmt.num(r.pid()),
                 Fmt.num(r.exitCode()),
                 r.failureKind() == null ? null : r.failureKind().name(),
-                mask.apply(r.message()),
+                r.message() == null ? null : Reasons.of(t, mask.apply(r.message())),
                 r.requestId(),
                 params(r),
                 Time.of(r.readyAt()),
@@ -277,7 +277,7 @@ final class RunPages {
         return String.join("\n", lines.subList(Math.max(0, lines.size() - PREVIEW_LINES), lines.size()));
     }
 
-    private static EventItem event(EventRow e, SecretMask mask) {
+    private static EventItem event(EventRow e, SecretMask mask, I18n t) {
         String move = e.from() == null && e.to() == null
                 ? null
                 : (e.from() == null ? "" : e.from().name()) + " → " + (e.to() == null ? "" : e.to().name());
@@ -288,7 +288,7 @@ final class RunPages {
                 e.attempt(),
                 e.actor(),
                 Time.of(e.at()),
-                mask.apply(e.message()));
+                e.message() == null ? null : Reasons.of(t, mask.apply(e.message())));
     }
 
     private static String params(RunRow r) {

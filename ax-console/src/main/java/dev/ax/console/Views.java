@@ -160,8 +160,9 @@ public final class Views {
 
     public record ChainItem(long id, String cause, String actor, boolean current) {}
 
+    /** One event of a run's timeline; its message in the person's words when AX knows them, else as recorded. */
     public record EventItem(
-            Long id, String type, String move, Integer attempt, String actor, Time at, String message) {}
+            Long id, String type, String move, Integer attempt, String actor, Time at, Reason message) {}
 
     /** An approval request: who may decide, until when, and what the preview printed. */
     public record ApprovalItem(
@@ -194,7 +195,7 @@ public final class Views {
             String pid,
             String exitCode,
             String failureKind,
-            String message,
+            Reason message,
             String requestId,
             String params,
             Time readyAt,

@@ -32,6 +32,14 @@ final class Browser {
     private Browser() {}
 
     static ChromeDriver start(Path profile) {
+        return start(profile, "en-US", null);
+    }
+
+    /**
+     * A browser that asks for {@code language} first ({@code Accept-Language}) and lives in {@code zone} (null: the
+     * machine's), as a person's browser in another country does.
+     */
+    static ChromeDriver start(Path profile, String language, String zone) {
         boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         if (!installed && !"true".equals(System.getenv("CI"))) {
             Assumptions.abort(
@@ -50,13 +58,18 @@ final class Browser {
                 "--disable-dev-shm-usage",
                 "--user-data-dir=" + profile.toAbsolutePath(),
                 "--window-size=1366,900",
-                "--lang=en-US");
+                "--lang=" + language);
+        options.setExperimentalOption("prefs", Map.of("intl.accept_languages", language));
         // The browser's console, to check that no page logs an error (a CSP refusal, a script error, a missing file).
         options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
-        ChromeDriverService service = new ChromeDriverService.Builder()
+        ChromeDriverService.Builder builder = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
-                .usingAnyFreePort()
-                .build();
+                .usingAnyFreePort();
+        if (zone != null) {
+            // The browser takes its zone from its environment, as it would from the machine of a person elsewhere.
+            builder.withEnvironment(Map.of("TZ", zone));
+        }
+        ChromeDriverService service = builder.build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         driver.manage().window().setSize(new Dimension(1366, 900));

@@ -330,6 +330,11 @@ class ConsoleBrowserTest {
      * past hours got runs.
      */
     static int history() {
+        return history(server);
+    }
+
+    /** The same day of history on {@code server}. */
+    static int history(ConsoleServer server) {
         TaskRow task = server.store
                 .tx(tx -> server.store.tasks().find(tx, "daily_report"))
                 .orElseThrow();
@@ -386,6 +391,10 @@ class ConsoleBrowserTest {
     }
 
     static void waitForState(long id, RunState state) {
+        waitForState(server, id, state);
+    }
+
+    static void waitForState(ConsoleServer server, long id, RunState state) {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> server.store

@@ -85,6 +85,19 @@ class ReasonsTest {
     }
 
     @Test
+    void the_routine_messages_of_a_runs_timeline_read_in_chinese() {
+        assertThat(Reasons.of(ZH, "triggered by admin; 0 of 1 runs active").text())
+                .isEqualTo("由 admin 触发；当前运行中 0/1 个");
+        assertThat(Reasons.of(ZH, "exited with code 3; attempt 2 of 3 in 5s").text())
+                .isEqualTo("退出码 3；第 2/3 次尝试将在 5s 后开始");
+        assertThat(Reasons.of(ZH, "waiting for approval by any operator or admin; expires in 60s")
+                        .text())
+                .isEqualTo("等待 任意 operator 或 admin 审批；60 秒后过期");
+        assertThat(Reasons.of(ZH, "approved by admin: checked the order ids").text())
+                .isEqualTo("admin 已批准：checked the order ids");
+    }
+
+    @Test
     void english_is_shown_as_the_api_said_it_and_an_unknown_message_as_it_is() {
         Reasons.Reason en = Reasons.of(EN, "no task named nightly");
         assertThat(en.text()).isEqualTo("no task named nightly");
