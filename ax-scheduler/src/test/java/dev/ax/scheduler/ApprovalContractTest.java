@@ -17,6 +17,7 @@ import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.Store;
@@ -36,11 +37,11 @@ abstract class ApprovalContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
     }

@@ -16,6 +16,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.NewRun;
 import dev.ax.store.RunRow;
@@ -44,11 +45,11 @@ abstract class CanaryContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
     }
 

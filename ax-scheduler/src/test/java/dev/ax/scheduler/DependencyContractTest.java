@@ -16,6 +16,8 @@ import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.store.ClockBoundaries;
+import dev.ax.store.DbConfig;
+import dev.ax.store.Dialect;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.RunStore.RunFilter;
@@ -45,11 +47,11 @@ abstract class DependencyContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
         // A run triggered by an event takes the UTC date it is created on: a test's runs must all get the same one.
@@ -203,7 +205,7 @@ abstract class DependencyContractTest {
         EventRow layerDone = event(retry, EventType.SUCCEEDED);
         EventRow released = event(report, EventType.DEPENDENCY_MET);
         assertThat(released.id()).isGreaterThan(layerDone.id());
-        if (postgres()) {
+        if (store.db().dialect() == Dialect.POSTGRES) {
             // CURRENT_TIMESTAMP is the transaction's start on PostgreSQL: equal stamps = one transaction
             assertThat(released.at()).isEqualTo(layerDone.at());
         }

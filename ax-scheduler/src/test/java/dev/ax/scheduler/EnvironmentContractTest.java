@@ -9,6 +9,7 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.Cause;
 import dev.ax.store.ClaimStore;
+import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,11 +26,11 @@ abstract class EnvironmentContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
     }
 

@@ -9,6 +9,7 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.RunStore.RunFilter;
@@ -39,11 +40,11 @@ abstract class FireAheadContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withFireAhead(AHEAD));
     }
 

@@ -10,6 +10,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.schedule.Schedules;
 import dev.ax.store.ClockBoundaries;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.NewRun;
 import dev.ax.store.RunRow;
@@ -37,11 +38,11 @@ abstract class FiringContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
     }
 

@@ -13,6 +13,7 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.RunStore.RunFilter;
@@ -28,11 +29,11 @@ abstract class FollowUpContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
     }

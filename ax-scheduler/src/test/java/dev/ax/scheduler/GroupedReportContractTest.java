@@ -19,6 +19,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.Store;
@@ -47,11 +48,11 @@ abstract class GroupedReportContractTest {
     SchedulerNode node;
     Dispatcher dispatcher;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT);
         dispatcher = node.dispatcher();
         dispatcher.register(new Register("e1", "e1-s1", List.of("default"), "test", 1, "t", List.of()));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ax.domain.protocol.Poll;
 import dev.ax.domain.protocol.Register;
 import dev.ax.store.Store;
+import dev.ax.store.TestDatabases;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +25,7 @@ class H2DispatcherMemoryTest {
                 SchedulerConfig.DEFAULT_HOUSEKEEPING,
                 SchedulerConfig.DEFAULT_POLL_RECHECK,
                 Set.of());
-        try (Store store = Store.open(TestNodes.fresh(false));
+        try (Store store = Store.open(TestDatabases.h2());
                 SchedulerNode node = TestNodes.node(store, "n1", Duration.ZERO, config)) {
             Dispatcher dispatcher = node.dispatcher();
             AtomicLong nanos = new AtomicLong();

@@ -1,8 +1,11 @@
 package dev.ax.scheduler;
 
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
 class H2TriggerKeyTest extends TriggerKeyContractTest {
     @Override
-    boolean postgres() {
-        return false;
+    DbConfig config() {
+        return TestDatabases.h2();
     }
 }

@@ -18,6 +18,7 @@ import dev.ax.domain.run.Cause;
 import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.Store;
@@ -38,11 +39,11 @@ abstract class LeaseContractTest {
     SchedulerNode node;
     Dispatcher dispatcher;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withLeaseMillis(LEASE_MILLIS));
         dispatcher = node.dispatcher();
     }

@@ -1,8 +1,11 @@
 package dev.ax.scheduler;
 
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
 class PostgresLeaseTest extends LeaseContractTest {
     @Override
-    boolean postgres() {
-        return true;
+    DbConfig config() {
+        return TestDatabases.postgres();
     }
 }

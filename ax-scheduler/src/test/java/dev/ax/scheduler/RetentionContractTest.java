@@ -14,6 +14,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.DbConfig;
 import dev.ax.store.NewEvent;
 import dev.ax.store.Store;
 import java.time.Duration;
@@ -43,11 +44,11 @@ abstract class RetentionContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher()
                 .register(new Register(

@@ -15,6 +15,7 @@ import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.DbConfig;
 import dev.ax.store.LogStore;
 import dev.ax.store.RunRow;
 import dev.ax.store.SecretStore.SecretRow;
@@ -39,11 +40,11 @@ abstract class SecretsContractTest {
     Keyring keyring;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         keyring = Keyring.inMemory(MasterKey.random());
         node = TestNodes.node(store, "n1", keyring).start();
         node.dispatcher()

@@ -19,6 +19,7 @@ import dev.ax.domain.run.EventType;
 import dev.ax.domain.run.FailureKind;
 import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.ShardState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.EventRow;
 import dev.ax.store.RunRow;
 import dev.ax.store.ShardRow;
@@ -44,11 +45,11 @@ abstract class ShardContractTest {
     SchedulerNode node;
     Dispatcher dispatcher;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withLeaseMillis(1000));
         dispatcher = node.dispatcher();
     }

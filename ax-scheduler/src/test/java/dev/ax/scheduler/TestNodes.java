@@ -6,9 +6,7 @@ import dev.ax.domain.protocol.Register;
 import dev.ax.domain.protocol.WorkItem;
 import dev.ax.domain.time.SystemClock;
 import dev.ax.store.DatabaseClock;
-import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
-import dev.ax.store.TestDatabases;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,10 +52,6 @@ final class TestNodes {
 
     static Map<String, Object> event() {
         return Map.of("type", "event");
-    }
-
-    static DbConfig fresh(boolean postgres) {
-        return postgres ? TestDatabases.postgres() : TestDatabases.h2();
     }
 
     /**

@@ -15,6 +15,7 @@ import dev.ax.domain.run.RunState;
 import dev.ax.domain.task.Action;
 import dev.ax.domain.task.TaskDefinition;
 import dev.ax.domain.task.ValidationException;
+import dev.ax.store.DbConfig;
 import dev.ax.store.RunRow;
 import dev.ax.store.Store;
 import dev.ax.store.TaskRow;
@@ -32,11 +33,11 @@ abstract class TestRunContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher()
                 .register(new Register(

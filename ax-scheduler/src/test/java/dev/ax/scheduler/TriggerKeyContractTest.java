@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ax.domain.run.Cause;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.scheduler.Tasks.Triggered;
+import dev.ax.store.DbConfig;
 import dev.ax.store.RunStore.RunFilter;
 import dev.ax.store.Store;
 import dev.ax.store.TriggerKeyStore;
@@ -33,11 +34,11 @@ abstract class TriggerKeyContractTest {
     Store store;
     SchedulerNode node;
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1", Duration.ZERO, SchedulerConfig.DEFAULT.withIdempotencyWindow(SHORT_WINDOW));
         node.tasks().create(task("job", event(), "echo {{params.day}}", null), "test");
         // Overflow ALLOW: its unkeyed triggers are written in groups under a shared task lock.

@@ -16,6 +16,7 @@ import dev.ax.domain.task.FieldError;
 import dev.ax.domain.task.ValidationException;
 import dev.ax.domain.workflow.NodeState;
 import dev.ax.domain.workflow.WorkflowRunState;
+import dev.ax.store.DbConfig;
 import dev.ax.store.Store;
 import dev.ax.store.WorkflowRunStore;
 import java.time.Instant;
@@ -40,11 +41,11 @@ abstract class WorkflowContractTest {
     SchedulerNode node;
     final Set<String> failing = new HashSet<>();
 
-    abstract boolean postgres();
+    abstract DbConfig config();
 
     @BeforeEach
     void open() {
-        store = Store.open(TestNodes.fresh(postgres()));
+        store = Store.open(config());
         node = TestNodes.node(store, "n1");
         node.dispatcher().register(new Register("e1", "s1", List.of("default"), "test", 1, "t", List.of()));
         for (String t : List.of("t_a", "t_b", "t_c", "t_d", "t_cleanup")) {

@@ -1,0 +1,11 @@
+package dev.ax.scheduler;
+
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
+class MariaDbClusterTest extends FiringClusterTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.mariadb();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.ax.scheduler;
+
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
+class MariaDbSecretClusterTest extends SecretClusterTest {
+    @Override
+    DbConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
