@@ -24,14 +24,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ax executor --server URL1,URL2} moves to the other node when its node stops answering, and keeps its leases
  * there: two `ax server` processes without executors of their own share one PostgreSQL, a remote executor talks to the
- * first, and the first is SIGKILLed while the executor runs a ten-second body. The run must end SUCCESS on its first
+ * first, and the first is SIGKILLed while the executor runs a twenty-second body. The run must end SUCCESS on its first
  * attempt, never declared lost.
  */
 class ExecutorFailoverTest {
     private static final String ADMIN_TOKEN = "failover-admin-token";
     private static final String GROUP = "failover";
-    /** Short, so that an executor that did not move on would lose its lease long before the body ends. */
-    private static final Duration LEASE = Duration.ofSeconds(4);
+    /**
+     * Short, so that an executor that did not move on would lose its lease long before the body ends; not shorter,
+     * because on a loaded machine (two test JVMs, each starting nodes) moving to the other node takes seconds.
+     */
+    private static final Duration LEASE = Duration.ofSeconds(8);
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path LOGS = Path.of("target", "failover-logs");
@@ -88,7 +91,7 @@ class ExecutorFailoverTest {
                 "trigger",
                 Map.of("type", "event"),
                 "action",
-                Map.of("type", "shell", "command", "sleep 10; echo done", "group", GROUP),
+                Map.of("type", "shell", "command", "sleep 20; echo done", "group", GROUP),
                 "policy",
                 Map.of("maxRetries", 2, "retryIntervalSeconds", 0));
         HttpResponse<String> created = post(port2, "/api/tasks", task);
@@ -112,7 +115,7 @@ class ExecutorFailoverTest {
                 .waitFor();
         processes.get("n1").waitFor();
 
-        // The body has about ten seconds left, more than two leases: it can end well only if e1 renews them on n2.
+        // The body has about twenty seconds left, more than two leases: it can end well only if e1 renews them on n2.
         // Waits until the first attempt is over, ended or lost (then back to READY or RETRYING, where its retry might
         // wait for ever): the assertions below tell which, rather than a timeout.
         await().atMost(Duration.ofSeconds(60))
