@@ -251,6 +251,30 @@ class AlertLanguagesTest {
     }
 
     @Test
+    void a_missed_slot_is_reported_in_chinese_and_in_english_side_by_side() throws Exception {
+        Rig r = rig(AlertsConfig.DEFAULT_STORM_LIMIT, null);
+        r.task(
+                "minutely",
+                Map.of("type", "interval", "intervalSeconds", 60),
+                Map.of("notifyOnFailure", List.of("hook-zh", "hook")));
+        // A task that has existed for 12 minutes and never ran: every slot of the window was missed.
+        r.store.tx(tx -> tx.update(
+                "UPDATE ax_task SET created_at = " + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + ", updated_at = "
+                        + tx.dialect().plusMillis("CURRENT_TIMESTAMP") + " WHERE name = 'minutely'",
+                -Duration.ofMinutes(12).toMillis(),
+                -Duration.ofMinutes(12).toMillis()));
+        assertThat(r.alerts.anomalyTick()).isEqualTo(2);
+        r.pump();
+
+        JsonNode zh = only("/hook-zh");
+        assertThat(zh.get("kind").asText()).isEqualTo("MISSED_EXECUTION");
+        assertThat(zh.get("title").asText()).matches("minutely 漏执行了 \\d+ 次定时调度");
+        assertThat(zh.get("text").asText()).contains("调度：每 60 秒", "时间点 ", "下一步：确认调度节点在运行", "ax trigger minutely");
+        assertThat(JSON.readTree(r.received.getFirst()).get("title").asText())
+                .matches("minutely missed \\d+ scheduled runs?");
+    }
+
+    @Test
     void every_text_has_the_same_values_in_both_languages_and_english_apostrophes_are_escaped() {
         AlertWords en = AlertWords.of(AlertWords.EN);
         AlertWords zh = AlertWords.of(ZH);
