@@ -122,6 +122,7 @@ public final class WorkflowPages {
     }
 
     void show(Context ctx, Who who) {
+        I18n t = I18n.of(ctx);
         RunView v = c.node().workflows().service().run(RunPages.pathId(ctx));
         List<NodeItem> nodes = v.nodes().stream()
                 .map(n -> new NodeItem(
@@ -133,11 +134,18 @@ public final class WorkflowPages {
                         n.instanceId(),
                         n.attempts(),
                         String.join(", ", n.upstream()),
-                        c.mask().apply(n.message())))
+                        n.message() == null
+                                ? null
+                                : Reasons.of(t, c.mask().apply(n.message())).text()))
                 .toList();
         List<EventItem> events = v.events().stream()
                 .map(e -> new EventItem(
-                        e.type().name(), Time.of(e.at()), e.actor(), c.mask().apply(e.message())))
+                        e.type().name(),
+                        Time.of(e.at()),
+                        e.actor(),
+                        e.message() == null
+                                ? null
+                                : Reasons.of(t, c.mask().apply(e.message())).text()))
                 .toList();
         // The team whose grants count for the rerun button: the workflow's now, as the server's check finds it.
         String team = c.store()
@@ -153,11 +161,7 @@ public final class WorkflowPages {
                 .page(
                         ctx,
                         "workflowrun.jte",
-                        new Page(
-                                I18n.of(ctx).text("page.workflow_run", v.run().id()),
-                                "workflows",
-                                who,
-                                Session.takeFlash(ctx)),
+                        new Page(t.text("page.workflow_run", v.run().id()), "workflows", who, Session.takeFlash(ctx)),
                         new RunPage(
                                 run,
                                 team,
