@@ -349,6 +349,15 @@ public enum Dialect {
     }
 
     /**
+     * Ends a subquery in FROM so that the planner runs it on its own instead of merging it into the
+     * query around it ({@code OFFSET 0} on PostgreSQL, which H2 takes too). MariaDB and MySQL take no
+     * OFFSET without a LIMIT; with the (state, id) index their plan needs no fence.
+     */
+    public String subqueryFence() {
+        return this == MARIADB ? "" : " OFFSET 0";
+    }
+
+    /**
      * A query of one column {@code n}: how many rows {@code table} (one of AX's own, never a caller's
      * text) holds. An estimate where the database keeps one; exact on H2.
      */

@@ -50,12 +50,14 @@ public final class RunHistoryReads {
 
     /** Up to {@code limit} RUNNING runs whose attempt started before {@code before}, oldest id first. */
     public static List<Running> runningSince(Tx tx, Instant before, int limit) {
-        // The RUNNING runs first (OFFSET 0 keeps them a query of their own), then the oldest of them: ordered by id
+        // The RUNNING runs first (the fence keeps them a query of their own), then the oldest of them: ordered by id
         // outright, PostgreSQL walked the primary key over the whole history to find them (400 ms at 400,000 runs).
         tx.preferPlainIndexScans();
         return tx.query(
                 "SELECT id, task_id, attempt, started_at FROM (SELECT id, task_id, attempt, started_at"
-                        + " FROM ax_instance WHERE state = 'RUNNING' AND started_at < ? OFFSET 0) r ORDER BY id LIMIT ?",
+                        + " FROM ax_instance WHERE state = 'RUNNING' AND started_at < ?"
+                        + tx.dialect().subqueryFence()
+                        + ") r ORDER BY id LIMIT ?",
                 r -> new Running(r.lng("id"), r.lng("task_id"), r.integer("attempt"), r.instant("started_at")),
                 before,
                 limit);

@@ -1,0 +1,11 @@
+package dev.ax.alerts;
+
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
+class MariaDbAlertsTest extends AlertsContractTest {
+    @Override
+    DbConfig db() {
+        return TestDatabases.mariadb();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.ax.api;
+
+import dev.ax.store.DbConfig;
+import dev.ax.store.TestDatabases;
+
+class RunControlOnMariaDbTest extends RunControlApiTest {
+    @Override
+    DbConfig db() {
+        return TestDatabases.mariadb();
+    }
+}
