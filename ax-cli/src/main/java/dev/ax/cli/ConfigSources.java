@@ -182,7 +182,9 @@ final class ConfigSources implements IDefaultValueProvider {
                 continue;
             }
             Object value = o.getValue();
-            String shown = value == null ? "" : masked(name, String.valueOf(value));
+            // A Locale prints as zh_CN; the option is written (and read back) as zh-CN.
+            String text = value instanceof Locale l ? l.toLanguageTag() : String.valueOf(value);
+            String shown = value == null ? "" : masked(name, text);
             if (value instanceof List<?> list) {
                 shown = String.join(",", list.stream().map(String::valueOf).toList());
             }

@@ -21,7 +21,8 @@ class ConfigSourcesTest {
 
     @Test
     void a_flag_wins_over_the_environment_which_wins_over_the_file_which_wins_over_the_default() throws Exception {
-        Path f = conf("# a comment\nport = 7100\ndata-dir = /srv/ax\nretention-runs = P30D\nno-executor = true\n");
+        Path f = conf("# a comment\nport = 7100\ndata-dir = /srv/ax\nretention-runs = P30D\nno-executor = true\n"
+                + "locale = zh-CN\n");
         Cli.Result r = Cli.runWith(
                 Map.of("AX_PORT", "7200", "AX_RETENTION_RUNS", "P60D"),
                 "server",
@@ -36,6 +37,7 @@ class ConfigSourcesTest {
                 .contains("data-dir = /srv/ax    # config file")
                 .contains("retention-runs = P7D    # command line")
                 .contains("no-executor = true    # config file")
+                .contains("locale = zh-CN    # config file")
                 .contains("drain-timeout = PT30S    # default")
                 .contains(f.toString());
     }
