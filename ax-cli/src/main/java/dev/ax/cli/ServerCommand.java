@@ -34,12 +34,14 @@ import picocli.CommandLine.TypeConversionException;
         description = {
             "Start a server node (API, scheduler, in-process executor).",
             "It runs until stopped (Ctrl-C, SIGTERM). Without --db-url it keeps everything in an embedded database "
-                    + "under --data-dir (one node only); with a PostgreSQL --db-url, any number of nodes share the work.",
+                    + "under --data-dir (one node only); with a PostgreSQL, MariaDB or MySQL --db-url, any number of nodes"
+                    + " share the work.",
             "Secrets are sealed with AX_SECRET_KEY (base64 of 32 bytes, the same on every node; AX_SECRET_KEY_PREVIOUS after"
                     + " a rotation), else with the key file secret.key in --data-dir, made on the first start."
         })
 final class ServerCommand implements Callable<Integer> {
-    static final String POSTGRES_PREFIX = "jdbc:postgresql:";
+    /** The databases several nodes may share (MariaDB's driver takes MySQL's URLs too); H2 is the embedded one. */
+    static final List<String> DB_URL_PREFIXES = List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:");
 
     @Spec
     CommandSpec spec;
@@ -65,17 +67,19 @@ final class ServerCommand implements Callable<Integer> {
     @Option(
             names = "--db-url",
             paramLabel = "URL",
-            description = "PostgreSQL instead of the embedded database, e.g. jdbc:postgresql://db:5432/ax.")
+            description = "PostgreSQL, MariaDB or MySQL instead of the embedded database, e.g."
+                    + " jdbc:postgresql://db:5432/ax or jdbc:mariadb://db:3306/ax.")
     String dbUrl;
 
-    @Option(names = "--db-user", paramLabel = "USER", description = "PostgreSQL user.")
+    @Option(names = "--db-user", paramLabel = "USER", description = "The database user.")
     String dbUser;
 
     @Option(
             names = "--db-password",
             paramLabel = "PASSWORD",
             defaultValue = "${env:AX_DB_PASSWORD}",
-            description = "PostgreSQL password (default: $AX_DB_PASSWORD; prefer the variable: options show in `ps`).")
+            description =
+                    "The database password (default: $AX_DB_PASSWORD; prefer the variable: options show in `ps`).")
     String dbPassword;
 
     @Option(
@@ -295,10 +299,10 @@ final class ServerCommand implements Callable<Integer> {
         }
         DbConfig db = null;
         if (dbUrl != null) {
-            if (!dbUrl.startsWith(POSTGRES_PREFIX)) {
+            if (DB_URL_PREFIXES.stream().noneMatch(dbUrl::startsWith)) {
                 throw new ParameterException(
                         spec.commandLine(),
-                        "--db-url must start with " + POSTGRES_PREFIX + " (was '" + dbUrl
+                        "--db-url must start with " + String.join(", ", DB_URL_PREFIXES) + " (was '" + dbUrl
                                 + "'); leave it out to use the embedded database in --data-dir");
             }
             db = validated(() -> new DbConfig(dbUrl, dbUser, dbPassword, dbPoolSize));

@@ -117,11 +117,13 @@ class CommandLineTest {
     }
 
     @Test
-    void server_refuses_a_db_url_that_is_not_postgresql_before_starting() {
-        Cli.Result r = Cli.run("server", "--db-url", "jdbc:mysql://db/ax");
+    void server_refuses_a_db_url_of_a_database_it_cannot_share_before_starting() {
+        Cli.Result r = Cli.run("server", "--db-url", "jdbc:oracle:thin:@db:1521/ax");
 
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.err()).contains("--db-url must start with jdbc:postgresql:");
+        assertThat(r.err()).contains("--db-url must start with jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:");
+        // The embedded H2 is --data-dir's: a node given an H2 URL would share a database H2 cannot share safely.
+        assertThat(Cli.run("server", "--db-url", "jdbc:h2:tcp://db/ax").err()).contains("--db-url must start with");
     }
 
     @Test

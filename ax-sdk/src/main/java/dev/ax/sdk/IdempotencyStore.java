@@ -21,8 +21,8 @@ import javax.sql.DataSource;
  * the report afterwards.
  *
  * <p>Needs the table {@value #TABLE} in the same database as the work (a migration ships in this jar:
- * {@code dev/ax/sdk/ax_idempotency-postgresql.sql} and {@code dev/ax/sdk/ax_idempotency-h2.sql};
- * {@link #createTable()} runs the right one):
+ * {@code dev/ax/sdk/ax_idempotency-postgresql.sql}, {@code dev/ax/sdk/ax_idempotency-mariadb.sql} (MariaDB
+ * and MySQL) and {@code dev/ax/sdk/ax_idempotency-h2.sql}; {@link #createTable()} runs the right one):
  * <pre>
  * CREATE TABLE ax_idempotency (
  *     request_id VARCHAR(200) PRIMARY KEY,
@@ -119,7 +119,7 @@ public final class IdempotencyStore {
 
     /**
      * Creates {@value #TABLE} if it does not exist, with the migration for the database behind the
-     * data source (PostgreSQL or H2). Handy for examples and tests; in production, run the migration
+     * data source (PostgreSQL, MariaDB, MySQL or H2). Handy for examples and tests; in production, run the migration
      * with the rest of your schema (Flyway, Liquibase).
      *
      * @throws IllegalStateException for another database: take the SQL from the docs and adapt it
@@ -139,7 +139,7 @@ public final class IdempotencyStore {
 
     /**
      * The DDL of {@value #TABLE} for a database product name as JDBC reports it
-     * ({@code PostgreSQL}, {@code H2}).
+     * ({@code PostgreSQL}, {@code MariaDB}, {@code MySQL}, {@code H2}).
      */
     public static String migration(String databaseProduct) {
         String p = databaseProduct == null ? "" : databaseProduct.toLowerCase(Locale.ROOT);
@@ -148,9 +148,11 @@ public final class IdempotencyStore {
             file = "ax_idempotency-postgresql.sql";
         } else if (p.equals("h2")) {
             file = "ax_idempotency-h2.sql";
+        } else if (p.equals("mariadb") || p.equals("mysql")) {
+            file = "ax_idempotency-mariadb.sql";
         } else {
             throw new IllegalStateException("no bundled " + TABLE + " migration for " + databaseProduct
-                    + " (there are PostgreSQL and H2 ones); create the table as docs/sdk.md shows");
+                    + " (there are PostgreSQL, MariaDB/MySQL and H2 ones); create the table as docs/sdk.md shows");
         }
         try (InputStream in = IdempotencyStore.class.getResourceAsStream(file)) {
             if (in == null) {
@@ -191,9 +193,9 @@ public final class IdempotencyStore {
         return false;
     }
 
-    /** H2's lock timeout, PostgreSQL's lock_not_available (with {@code lock_timeout} set). */
+    /** H2's lock timeout, PostgreSQL's lock_not_available (with {@code lock_timeout} set), MariaDB's and MySQL's 1205. */
     private static boolean isLockTimeout(SQLException e) {
-        return "HYT00".equals(e.getSQLState()) || "55P03".equals(e.getSQLState());
+        return "HYT00".equals(e.getSQLState()) || "55P03".equals(e.getSQLState()) || e.getErrorCode() == 1205;
     }
 
     private static void checkRequestId(String requestId) {

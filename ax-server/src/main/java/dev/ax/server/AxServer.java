@@ -23,6 +23,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -274,14 +275,19 @@ public final class AxServer implements AutoCloseable {
         if (url.startsWith("jdbc:h2:")) {
             return "H2 file " + dataDir;
         }
-        if (url.startsWith("jdbc:postgresql://")) {
-            String rest = url.substring("jdbc:postgresql://".length());
-            int q = rest.indexOf('?');
-            return "PostgreSQL " + (q < 0 ? rest : rest.substring(0, q));
-        }
         int q = url.indexOf('?');
-        return q < 0 ? url : url.substring(0, q);
+        String withoutParams = q < 0 ? url : url.substring(0, q);
+        for (Map.Entry<String, String> server : SERVERS.entrySet()) {
+            if (withoutParams.startsWith(server.getKey())) {
+                return server.getValue() + " "
+                        + withoutParams.substring(server.getKey().length());
+            }
+        }
+        return withoutParams;
     }
+
+    private static final Map<String, String> SERVERS =
+            Map.of("jdbc:postgresql://", "PostgreSQL", "jdbc:mariadb://", "MariaDB", "jdbc:mysql://", "MySQL");
 
     /** host-pid: unique per process, readable in events ("fired by node build-01-4242"). */
     static String defaultNodeId() {

@@ -117,6 +117,8 @@ class AxServerTest {
     void describes_the_database_without_credentials() {
         assertThat(AxServer.describe(new DbConfig("jdbc:postgresql://db.example:5432/ax?password=x", "u", "p", 5), dir))
                 .isEqualTo("PostgreSQL db.example:5432/ax");
+        assertThat(AxServer.describe(new DbConfig("jdbc:mariadb://db.example:3306/ax?password=x", "u", "p", 5), dir))
+                .isEqualTo("MariaDB db.example:3306/ax");
         assertThat(AxServer.describe(DbConfig.embedded(Path.of("ax-data")), Path.of("ax-data")))
                 .isEqualTo("H2 file ax-data");
     }

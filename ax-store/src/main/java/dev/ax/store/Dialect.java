@@ -204,7 +204,9 @@ public enum Dialect {
 
     /**
      * MariaDB's and MySQL's session mode, whatever the server's default: strict (a value too long is an
-     * error, not truncated), and the standard's {@code "identifier"} and {@code a || b}.
+     * error, not truncated), and the standard's {@code "identifier"} and {@code a || b}. A backslash stays
+     * an escape in string literals (their default): AX writes none, and it keeps {@code \} LIKE's escape
+     * character, as on PostgreSQL and H2 (the task and audit searches escape {@code %} and {@code _} so).
      */
     static final String SQL_MODE =
             "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,ANSI_QUOTES,PIPES_AS_CONCAT";
