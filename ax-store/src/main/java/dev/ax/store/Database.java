@@ -40,6 +40,7 @@ public final class Database implements AutoCloseable {
         if (dialect.sessionSetup() != null) {
             hc.setConnectionInitSql(dialect.sessionSetup());
         }
+        dialect.driverProperties().forEach(hc::addDataSourceProperty);
         // Fail fast at start-up when the database is down, with the driver's message.
         hc.setInitializationFailTimeout(10_000);
         HikariDataSource ds = new HikariDataSource(hc);

@@ -67,19 +67,48 @@ public final class EventStore {
             String nodeId,
             String message,
             Map<String, Object> data) {
-        int n = tx.update(
-                "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
-                        + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?",
-                type,
-                from,
-                to,
-                actor,
-                nodeId,
-                message,
-                dataJson(data),
-                instanceId);
+        int n = tx.update(FOR_RUN, type, from, to, actor, nodeId, message, dataJson(data), instanceId);
         if (n != 1) {
             throw new StoreException("event for a missing run " + instanceId);
+        }
+    }
+
+    private static final String FOR_RUN =
+            "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id, at, message, data)"
+                    + " SELECT id, task_id, task_name, ?, ?, ?, attempt, ?, ?, CURRENT_TIMESTAMP, ?, ? FROM ax_instance WHERE id = ?";
+
+    /** One event of {@link #appendForRuns}: what {@link #appendForRun} takes. */
+    record ForRun(
+            long instanceId,
+            EventType type,
+            RunState from,
+            RunState to,
+            String actor,
+            String nodeId,
+            String message,
+            Map<String, Object> data) {}
+
+    /** {@link #appendForRun} for many runs, in one JDBC batch: one round trip. */
+    void appendForRuns(Tx tx, List<ForRun> events) {
+        int[] n = tx.batch(
+                FOR_RUN,
+                events.stream()
+                        .map(e -> new Object[] {
+                            e.type(),
+                            e.from(),
+                            e.to(),
+                            e.actor(),
+                            e.nodeId(),
+                            e.message(),
+                            dataJson(e.data()),
+                            e.instanceId()
+                        })
+                        .toList());
+        for (int i = 0; i < n.length; i++) {
+            if (n[i] != 1) {
+                throw new StoreException(
+                        "event for a missing run " + events.get(i).instanceId());
+            }
         }
     }
 

@@ -197,16 +197,15 @@ public final class LeaseStore {
      * columns ({@link RoutineEvents}). False when the executor no longer holds the attempt.
      */
     public boolean recordStarted(Tx tx, RunRef ref, String executorId, long pid, String nodeId) {
-        return tx.update(
-                        "UPDATE ax_instance SET pid = ?, pid_at = CURRENT_TIMESTAMP, start_node = ?,"
-                                + " updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ? AND executor_id = ? AND "
-                                + held(""),
-                        pid,
-                        nodeId,
-                        ref.instanceId(),
-                        ref.attempt(),
-                        executorId)
-                == 1;
+        return tx.update(RECORD_STARTED, recordStartedArgs(ref, executorId, pid, nodeId)) == 1;
+    }
+
+    /** {@link #recordStarted}'s statement; its arguments by {@link #recordStartedArgs}. */
+    static final String RECORD_STARTED = "UPDATE ax_instance SET pid = ?, pid_at = CURRENT_TIMESTAMP, start_node = ?,"
+            + " updated_at = CURRENT_TIMESTAMP WHERE id = ? AND attempt = ? AND executor_id = ? AND " + held("");
+
+    static Object[] recordStartedArgs(RunRef ref, String executorId, long pid, String nodeId) {
+        return new Object[] {pid, nodeId, ref.instanceId(), ref.attempt(), executorId};
     }
 
     static String startedMessage(String executorId, long pid) {

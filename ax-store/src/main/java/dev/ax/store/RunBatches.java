@@ -21,18 +21,16 @@ import java.util.function.Function;
  * The writes of many runs at once: new runs of a firing batch, successes and "started" reports
  * committed in a group. Each does exactly what its one-run form in {@link RunStore} does
  * (the same columns, the same fence, the same event), in one statement per chunk on PostgreSQL
- * and one run at a time elsewhere; a run its one-run form would leave alone (a taken slot, a lost
- * race, an attempt no longer held) is left out the same way.
+ * and in a few elsewhere ({@link ReturnlessBatches}); a run its one-run form would leave alone (a
+ * taken slot, a lost race, an attempt no longer held) is left out the same way.
  */
 public final class RunBatches {
-    private final RunStore instances;
-    private final LeaseStore leases;
     private final EventStore events;
+    private final ReturnlessBatches elsewhere;
 
-    RunBatches(RunStore instances, LeaseStore leases, EventStore events) {
+    RunBatches(RunStore instances, EventStore events) {
         this.events = events;
-        this.instances = instances;
-        this.leases = leases;
+        this.elsewhere = new ReturnlessBatches(instances, events);
     }
 
     /** Runs per statement in {@link #createAll}: one statement's work (and its locks) stay bounded whatever the batch. */
@@ -42,17 +40,12 @@ public final class RunBatches {
      * {@link RunStore#create} for many runs: the id of each run created, aligned with {@code runs}; empty where
      * the (task, fire key) slot already had a run, or an earlier entry of {@code runs} took it.
      * The same rows and CREATED events as {@code create} writes one by one, in one statement per
-     * {@link #CREATE_CHUNK} runs on PostgreSQL: a firing batch of 200 tasks due every second spent
-     * more of its time in one round trip per run than in anything but commits.
+     * {@link #CREATE_CHUNK} runs on PostgreSQL (elsewhere an INSERT per chunk and a read of it): a
+     * firing batch of 200 tasks due every second spent more of its time in one round trip per run
+     * than in anything but commits.
      */
     public List<Optional<Long>> createAll(Tx tx, List<NewRun> runs) {
         List<Optional<Long>> ids = new ArrayList<>(Collections.nCopies(runs.size(), Optional.<Long>empty()));
-        if (!tx.dialect().writesInWith()) {
-            for (int i = 0; i < runs.size(); i++) {
-                ids.set(i, instances.create(tx, runs.get(i)));
-            }
-            return ids;
-        }
         // The first entry for a slot is the one that may create it, as with create called in order.
         Map<Slot, Integer> firstOfSlot = new LinkedHashMap<>();
         for (int i = 0; i < runs.size(); i++) {
@@ -62,6 +55,9 @@ public final class RunBatches {
             }
             firstOfSlot.putIfAbsent(new Slot(n.taskId(), n.fireKey()), i);
         }
+        if (!tx.dialect().writesInWith()) {
+            return elsewhere.createAll(tx, runs, firstOfSlot);
+        }
         List<Integer> order = new ArrayList<>(firstOfSlot.values());
         for (int from = 0; from < order.size(); from += CREATE_CHUNK) {
             List<Integer> chunk = order.subList(from, Math.min(order.size(), from + CREATE_CHUNK));
@@ -70,7 +66,7 @@ public final class RunBatches {
         return ids;
     }
 
-    private record Slot(long taskId, String fireKey) {}
+    record Slot(long taskId, String fireKey) {}
 
     /**
      * One statement: the runs at {@code chunk} (distinct slots), and a CREATED event for each run
@@ -162,7 +158,8 @@ public final class RunBatches {
      * Applies many {@link Success}es, each exactly as {@link RunStore#move} would (same columns, same
      * fence, same event) and returns the ids that moved; a run no longer where its report says
      * (lost a race) is left out, as {@code move} would return false for it. On PostgreSQL every
-     * move and its event in one statement, in id order; elsewhere one {@code move} per run.
+     * move and its event in one statement, in id order; elsewhere a JDBC batch of {@code move}'s
+     * statement, in id order, and one of the events.
      */
     public Set<Long> succeedAll(Tx tx, List<Success> runs, String nodeId) {
         Transitions.check(RunState.RUNNING, RunState.SUCCESS);
@@ -171,12 +168,7 @@ public final class RunBatches {
                 .sorted(Comparator.comparingLong(Success::instanceId))
                 .toList();
         if (!tx.dialect().writesInWith()) {
-            for (Success s : sorted) {
-                if (instances.move(tx, move(s, nodeId))) {
-                    moved.add(s.instanceId());
-                }
-            }
-            return moved;
+            return elsewhere.succeedAll(tx, sorted, nodeId);
         }
         // One array per column (unnest): the statement's text is the same whatever the group's size, so the
         // server parses and plans it once per connection instead of once per group.
@@ -237,7 +229,7 @@ public final class RunBatches {
     /**
      * Many {@link LeaseStore#recordStarted}s, each fenced like it; returns the ids recorded (a
      * report for an attempt no longer held is left out). On PostgreSQL one statement, in id
-     * order; elsewhere one {@code recordStarted} per report.
+     * order; elsewhere a JDBC batch of {@code recordStarted}'s statement, in id order.
      */
     public Set<Long> recordStartedAll(Tx tx, List<Start> starts, String nodeId) {
         Set<Long> recorded = new HashSet<>();
@@ -245,12 +237,7 @@ public final class RunBatches {
                 .sorted(Comparator.comparingLong(s -> s.run().instanceId()))
                 .toList();
         if (!tx.dialect().writesInWith()) {
-            for (Start s : sorted) {
-                if (leases.recordStarted(tx, s.run(), s.executorId(), s.pid(), nodeId)) {
-                    recorded.add(s.run().instanceId());
-                }
-            }
-            return recorded;
+            return elsewhere.recordStartedAll(tx, sorted, nodeId);
         }
         // One array per column, as in succeedAll: one statement text whatever the group's size.
         recorded.addAll(tx.query(

@@ -111,6 +111,36 @@ public final class RunStore {
      */
     public boolean move(Tx tx, Move m) {
         Transitions.check(m.from, m.to);
+        Update u = update(tx, m);
+        String sql = u.sql();
+        List<Object> args = new ArrayList<>(u.args());
+        if (m.event != null && tx.dialect().writesInWith()) {
+            // The change and its event in one round trip: the event is written for the row moved, or not at all.
+            args.addAll(
+                    Arrays.asList(m.event, m.from, m.to, m.actor, m.nodeId, m.message, EventStore.dataJson(m.data)));
+            int n = tx.update(
+                    "WITH moved AS (" + sql + " RETURNING id, task_id, task_name, attempt) "
+                            + EventStore.insertFrom("moved"),
+                    args.toArray());
+            if (n > 1) {
+                throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
+            }
+            return moved(tx, m, n == 1);
+        }
+        int n = tx.update(sql, args.toArray());
+        if (n > 1) {
+            throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
+        }
+        if (n == 1 && m.event != null) {
+            events.appendForRun(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
+        }
+        return moved(tx, m, n == 1);
+    }
+
+    /** A move's conditional UPDATE, its event aside: one text for every move that sets the same columns. */
+    record Update(String sql, List<Object> args) {}
+
+    static Update update(Tx tx, Move m) {
         StringBuilder sql = new StringBuilder("UPDATE ax_instance SET state = ?, updated_at = CURRENT_TIMESTAMP");
         List<Object> args = new ArrayList<>();
         args.add(m.to);
@@ -136,27 +166,7 @@ public final class RunStore {
             args.add(m.fenceAttempt);
             args.add(m.fenceExecutor);
         }
-        if (m.event != null && tx.dialect().writesInWith()) {
-            // The change and its event in one round trip: the event is written for the row moved, or not at all.
-            args.addAll(
-                    Arrays.asList(m.event, m.from, m.to, m.actor, m.nodeId, m.message, EventStore.dataJson(m.data)));
-            int n = tx.update(
-                    "WITH moved AS (" + sql + " RETURNING id, task_id, task_name, attempt) "
-                            + EventStore.insertFrom("moved"),
-                    args.toArray());
-            if (n > 1) {
-                throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
-            }
-            return moved(tx, m, n == 1);
-        }
-        int n = tx.update(sql.toString(), args.toArray());
-        if (n > 1) {
-            throw new StoreException("a state change of run " + m.instanceId + " touched " + n + " rows");
-        }
-        if (n == 1 && m.event != null) {
-            events.appendForRun(tx, m.instanceId, m.event, m.from, m.to, m.actor, m.nodeId, m.message, m.data);
-        }
-        return moved(tx, m, n == 1);
+        return new Update(sql.toString(), args);
     }
 
     private boolean moved(Tx tx, Move m, boolean moved) {

@@ -8,7 +8,7 @@ public final class Store implements AutoCloseable {
     private final RunStore runs = new RunStore(events);
     private final ClaimStore claims = new ClaimStore(events);
     private final LeaseStore leases = new LeaseStore(events);
-    private final RunBatches runBatches = new RunBatches(runs, leases, events);
+    private final RunBatches runBatches = new RunBatches(runs, events);
     private final LogStore logs = new LogStore();
     private final ExecutorStore executors = new ExecutorStore();
     private final TokenStore tokens = new TokenStore();

@@ -100,7 +100,9 @@ CREATE TABLE ax_instance (
     INDEX ax_instance_active (task_id, state, id),
     INDEX ax_instance_parent (parent_id),
     INDEX ax_instance_request (task_id, request_id),
-    INDEX ax_instance_backfill (backfill_id, state),
+    -- Without the state, unlike PostgreSQL's partial index: here every run has an entry, and one holding the state
+    -- would be rewritten at each of its state changes.
+    INDEX ax_instance_backfill (backfill_id, id),
     INDEX ax_instance_task_slot (task_id, scheduled_at),
     INDEX ax_instance_business_date (task_id, business_date, id),
     INDEX ax_instance_workflow_run (workflow_run_id)
