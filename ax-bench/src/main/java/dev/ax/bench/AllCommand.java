@@ -47,7 +47,7 @@ final class AllCommand implements Callable<Integer> {
             W1Command w1 = new W1Command();
             w1.opts = opts;
             w1.tasks = n;
-            w1.systems = "ax,db-scheduler,quartz";
+            w1.systems = "ax,ax-mariadb,db-scheduler,quartz";
             w1.repeat = repeat;
             w1.axConsumers = 20; // as many poll threads as the anchors have workers
             w1.axBatch = 100;
@@ -60,7 +60,7 @@ final class AllCommand implements Callable<Integer> {
         W2Command w2 = new W2Command();
         w2.opts = opts;
         w2.runs = 100_000;
-        w2.systems = "ax,db-scheduler";
+        w2.systems = "ax,ax-mariadb,db-scheduler";
         w2.axConsumers = 20;
         w2.axBatch = 100;
         w2.triggerThreads = 4;

@@ -50,8 +50,8 @@ final class AxHarness implements AutoCloseable {
     }
 
     /** A node on {@code database} (dropped and created again); loops not started yet. */
-    static AxHarness open(Pg pg, String database, int poolSize) {
-        return open(pg, database, poolSize, SchedulerConfig.DEFAULT, true);
+    static AxHarness open(BenchDb db, String database, int poolSize) {
+        return open(db, database, poolSize, SchedulerConfig.DEFAULT, true);
     }
 
     /**
@@ -60,12 +60,12 @@ final class AxHarness implements AutoCloseable {
      * @param recreate drop and create the database first; false to open one as a previous step left it (a history
      *                 loaded in bulk, say)
      */
-    static AxHarness open(Pg pg, String database, int poolSize, SchedulerConfig config, boolean recreate) {
+    static AxHarness open(BenchDb db, String database, int poolSize, SchedulerConfig config, boolean recreate) {
         Main.quietLogs();
         if (recreate) {
-            pg.recreate(database);
+            db.recreate(database);
         }
-        if (Boolean.getBoolean("ax.bench.logStatements")) {
+        if (Boolean.getBoolean("ax.bench.logStatements") && db instanceof Pg pg) {
             // Diagnostics only (-Dax.bench.logStatements=true): every statement AX sends goes to the server log.
             try (Connection c = pg.connect("postgres");
                     Statement st = c.createStatement()) {
@@ -74,7 +74,7 @@ final class AxHarness implements AutoCloseable {
                 throw new IllegalStateException(e);
             }
         }
-        Store store = Store.open(new DbConfig(pg.url(database), pg.user(), pg.password(), poolSize));
+        Store store = Store.open(new DbConfig(db.url(database), db.user(), db.password(), poolSize));
         DatabaseClock clock =
                 new DatabaseClock(store.db(), new SystemClock(Duration.ZERO), DatabaseClock.DEFAULT_RESYNC);
         SchedulerNode node = new SchedulerNode("bench-node", store, clock, config);

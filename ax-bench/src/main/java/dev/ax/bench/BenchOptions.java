@@ -1,8 +1,10 @@
 package dev.ax.bench;
 
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine.Option;
 
 /** Options every workload shares: where PostgreSQL is, how long to warm up and measure, where results go. */
@@ -21,6 +23,22 @@ final class BenchOptions {
 
     @Option(names = "--pg-password", defaultValue = "${env:AX_BENCH_PG_PASSWORD:-}")
     String pgPassword;
+
+    @Option(
+            names = "--mariadb-url",
+            defaultValue = "${env:AX_BENCH_MARIADB_URL:-jdbc:mariadb://127.0.0.1:3306/}",
+            description = "MariaDB server for AX on MariaDB (system ax-mariadb; a database name is appended;"
+                    + " default ${DEFAULT-VALUE})")
+    String mariadbUrl;
+
+    @Option(
+            names = "--mariadb-user",
+            defaultValue = "${env:AX_BENCH_MARIADB_USER:-root}",
+            description = "default ${DEFAULT-VALUE}")
+    String mariadbUser;
+
+    @Option(names = "--mariadb-password", defaultValue = "${env:AX_BENCH_MARIADB_PASSWORD:-}")
+    String mariadbPassword;
 
     @Option(
             names = "--warmup",
@@ -74,6 +92,24 @@ final class BenchOptions {
         return new Pg(pgUrl, pgUser, pgPassword);
     }
 
+    MariaDb mariadb() {
+        return new MariaDb(mariadbUrl, mariadbUser, mariadbPassword);
+    }
+
+    /**
+     * The systems asked for, without AX on MariaDB when no MariaDB server answers at --mariadb-url (said on stderr):
+     * a box without MariaDB still runs the rest of a workload.
+     */
+    Set<String> reachable(Set<String> systems) {
+        if (systems.contains("ax-mariadb") && !mariadb().reachable()) {
+            System.err.println("no MariaDB answers at " + mariadbUrl + " (--mariadb-url): AX on MariaDB left out");
+            Set<String> rest = new HashSet<>(systems);
+            rest.remove("ax-mariadb");
+            return rest;
+        }
+        return systems;
+    }
+
     int warmup() {
         return quick ? Math.min(warmupSeconds, 3) : warmupSeconds;
     }
@@ -85,6 +121,7 @@ final class BenchOptions {
     Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("pgUrl", pgUrl);
+        m.put("mariadbUrl", mariadbUrl);
         m.put("warmupSeconds", warmup());
         m.put("measuredSeconds", measure());
         m.put("quick", quick);

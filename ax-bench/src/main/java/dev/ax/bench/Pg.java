@@ -19,7 +19,7 @@ import java.util.Map;
  * The PostgreSQL server the benchmarks share: one database per system, dropped and created
  * again for every run, and the server-side counters read around a measured window.
  */
-final class Pg {
+final class Pg implements BenchDb {
     private final String baseUrl;
     private final String user;
     private final String password;
@@ -31,24 +31,39 @@ final class Pg {
         this.password = password == null ? "" : password;
     }
 
-    String url(String database) {
+    @Override
+    public String product() {
+        return "PostgreSQL";
+    }
+
+    @Override
+    public String axSystem() {
+        return "AX";
+    }
+
+    @Override
+    public String url(String database) {
         return baseUrl + database;
     }
 
-    String user() {
+    @Override
+    public String user() {
         return user;
     }
 
-    String password() {
+    @Override
+    public String password() {
         return password;
     }
 
-    Connection connect(String database) throws SQLException {
+    @Override
+    public Connection connect(String database) throws SQLException {
         return DriverManager.getConnection(url(database), user, password);
     }
 
     /** Drops (closing its connections) and creates {@code database}: every run starts from empty tables. */
-    void recreate(String database) {
+    @Override
+    public void recreate(String database) {
         if (!database.matches("[a-z_][a-z0-9_]*")) {
             throw new IllegalArgumentException("database name " + database);
         }
@@ -62,7 +77,8 @@ final class Pg {
         }
     }
 
-    void drop(String database) {
+    @Override
+    public void drop(String database) {
         try (Connection c = connect("postgres");
                 Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
@@ -115,7 +131,8 @@ final class Pg {
     }
 
     /** Total size (table + indexes + toast) of each table whose name starts with one of the prefixes, bytes. */
-    Map<String, Long> tableSizes(String database, String... prefixes) {
+    @Override
+    public Map<String, Long> tableSizes(String database, String... prefixes) {
         Map<String, Long> sizes = new LinkedHashMap<>();
         try (Connection c = connect(database);
                 Statement s = c.createStatement();
@@ -136,7 +153,8 @@ final class Pg {
         return sizes;
     }
 
-    long scalar(String database, String sql) {
+    @Override
+    public long scalar(String database, String sql) {
         try (Connection c = connect(database);
                 Statement s = c.createStatement();
                 ResultSet r = s.executeQuery(sql)) {
@@ -147,7 +165,8 @@ final class Pg {
         }
     }
 
-    String version() {
+    @Override
+    public String version() {
         try (Connection c = connect("postgres");
                 Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("SHOW server_version")) {
@@ -170,22 +189,9 @@ final class Pg {
         }
     }
 
-    /**
-     * Server-side counters of one database: committed transactions, rows written, and the WAL
-     * position of the whole server. Differences of two snapshots say what a run cost the database.
-     */
-    record Stats(long commits, long inserted, long updated, long deleted, long walBytes) {
-        Stats minus(Stats before) {
-            return new Stats(
-                    commits - before.commits,
-                    inserted - before.inserted,
-                    updated - before.updated,
-                    deleted - before.deleted,
-                    walBytes - before.walBytes);
-        }
-    }
-
-    Stats stats(String database) {
+    /** The database's committed transactions and rows written (pg_stat_database), and the server's WAL position. */
+    @Override
+    public Stats stats(String database) {
         try (Connection c = connect("postgres");
                 Statement s = c.createStatement()) {
             // Statistics are flushed by each backend at most once a second; wait for them.
@@ -201,6 +207,45 @@ final class Pg {
             }
         } catch (SQLException e) {
             return new Stats(-1, -1, -1, -1, -1);
+        }
+    }
+
+    @Override
+    public String processName() {
+        return "postgres";
+    }
+
+    @Override
+    public String epochMillis(String column) {
+        return "(EXTRACT(EPOCH FROM " + column + ") * 1000)::bigint";
+    }
+
+    @Override
+    public String fromEpochSeconds(long epochSeconds) {
+        return "to_timestamp(" + epochSeconds + ")";
+    }
+
+    @Override
+    public String nextWholeSecond() {
+        return "date_trunc('second', CURRENT_TIMESTAMP) + INTERVAL '1 second'";
+    }
+
+    @Override
+    public String now() {
+        return "CURRENT_TIMESTAMP";
+    }
+
+    /** VACUUM ANALYZE: fresh statistics and a clean visibility map. */
+    @Override
+    public void analyze(String database, String... tables) {
+        try (Connection c = connect(database);
+                Statement st = c.createStatement()) {
+            c.setAutoCommit(true);
+            for (String t : tables) {
+                st.execute("VACUUM ANALYZE " + t);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 

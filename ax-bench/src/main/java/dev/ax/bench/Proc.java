@@ -39,12 +39,12 @@ final class Proc {
     }
 
     /**
-     * CPU time of every process named {@code postgres} (the postmaster, its backends and helpers),
-     * nanoseconds: utime + stime + cutime + cstime, so backends that exit between two readings are
-     * still counted (their time moves into the postmaster's cutime/cstime when it reaps them).
-     * Only meaningful on a machine where the PostgreSQL server runs locally; -1 when /proc is absent.
+     * CPU time of every process named {@code process} ({@code postgres}: the postmaster, its backends and helpers;
+     * {@code mariadbd}), nanoseconds: utime + stime + cutime + cstime, so backends that exit between two readings
+     * are still counted (their time moves into the postmaster's cutime/cstime when it reaps them). Only meaningful
+     * on a machine where the database server runs locally; -1 when /proc is absent.
      */
-    static long postgresCpuNanos() {
+    static long serverCpuNanos(String process) {
         Path proc = Path.of("/proc");
         if (!Files.isDirectory(proc)) {
             return -1;
@@ -62,7 +62,7 @@ final class Proc {
                     int close = stat.lastIndexOf(')');
                     if (open < 0
                             || close < 0
-                            || !stat.substring(open + 1, close).equals("postgres")) {
+                            || !stat.substring(open + 1, close).equals(process)) {
                         continue;
                     }
                     // Fields after the comm: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
@@ -108,7 +108,12 @@ final class Proc {
     /** A CPU reading of this JVM, of PostgreSQL and of the whole machine at one moment. */
     record Cpu(long wallNanos, long jvmNanos, long pgNanos, long boxNanos) {
         static Cpu now() {
-            return new Cpu(System.nanoTime(), jvmCpuNanos(), postgresCpuNanos(), boxBusyNanos());
+            return now("postgres");
+        }
+
+        /** As {@link #now()}, the database server's processes named {@code server}. */
+        static Cpu now(String server) {
+            return new Cpu(System.nanoTime(), jvmCpuNanos(), serverCpuNanos(server), boxBusyNanos());
         }
 
         /** Cores busy on average between {@code this} and {@code later}: 1.0 = one core fully used. */

@@ -1,7 +1,6 @@
 package dev.ax.bench;
 
 import static dev.ax.bench.W1Systems.GRACE_MILLIS;
-import static dev.ax.bench.W1Systems.NEXT_WHOLE_SECOND;
 import static dev.ax.bench.W1Systems.firstSlotsAtStart;
 import static dev.ax.bench.W1Systems.secondsSince;
 
@@ -59,13 +58,13 @@ final class W1Ax {
         ax.createTasks(s.tasks(), i -> AxHarness.task(String.format("w1-%05d", i), cron, s.axOverflow()), 4);
     }
 
-    static Map<String, Object> run(Pg pg, Settings s, Target target) {
+    static Map<String, Object> run(BenchDb pg, Settings s, Target target) {
         String db = target.database();
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("system", "AX");
+        out.put("system", pg.axSystem());
         out.put(
                 "config",
-                "SchedulerNode on PostgreSQL, " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
+                "SchedulerNode on " + pg.product() + ", " + s.axConsumers() + " no-op consumers polling " + s.axBatch()
                         + " runs at a time through the Dispatcher, a run's start noted when its consumer gets it; cron '* * * * * *', overflow "
                         + (s.axOverflow() == null ? "default (maxConcurrency 1, QUEUE)" : s.axOverflow()));
         long setup = System.nanoTime();
@@ -78,9 +77,9 @@ final class W1Ax {
                 createTasks(ax, s);
             }
             out.put("setupSeconds", secondsSince(setup));
-            afterId = pg.scalar(db, FLOOR);
+            afterId = target.seeded() ? pg.scalar(db, FLOOR) : 0;
             w.watch(target.probes().apply(ax));
-            firstSlotsAtStart(pg, db, s.tasks(), "UPDATE ax_task SET next_fire_at = " + NEXT_WHOLE_SECOND);
+            firstSlotsAtStart(pg, db, s.tasks(), "UPDATE ax_task SET next_fire_at = " + pg.nextWholeSecond());
             ax.start();
             ax.startConsumers(s.axConsumers(), s.axBatch());
             w.measure(s.warmup(), s.seconds());
@@ -100,10 +99,10 @@ final class W1Ax {
         Map<Long, long[]> succeeded = new HashMap<>();
         try (Connection c = pg.connect(db);
                 Statement st = c.createStatement();
-                ResultSet r = st.executeQuery("SELECT id, task_id, (EXTRACT(EPOCH FROM scheduled_at) * 1000)::bigint,"
-                        + " (EXTRACT(EPOCH FROM created_at) * 1000)::bigint, (EXTRACT(EPOCH FROM started_at) * 1000)::bigint,"
-                        + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'"
-                        + " AND id > " + afterId)) {
+                ResultSet r = st.executeQuery("SELECT id, task_id, " + pg.epochMillis("scheduled_at") + ", "
+                        + pg.epochMillis("created_at") + ", " + pg.epochMillis("started_at") + ", "
+                        + pg.epochMillis("finished_at") + " FROM ax_instance WHERE state = 'SUCCESS' AND id > "
+                        + afterId)) {
             while (r.next()) {
                 succeeded.put(
                         r.getLong(1),
@@ -185,14 +184,14 @@ final class W1Ax {
      * window has a started run: a slot still without one then is a slot lost, which the unique fire key and the scan
      * window (invariants 1 and 3 of docs/architecture.md) exist to make impossible.
      */
-    private static Map<String, Object> windowSlotsLater(Pg pg, String db, int tasks, Window w, long afterId) {
+    private static Map<String, Object> windowSlotsLater(BenchDb pg, String db, int tasks, Window w, long afterId) {
         long firstSlot = W1Stats.slotAtOrAfter(w.t0Millis);
         long endSlot = W1Stats.slotAtOrAfter(w.t1Millis);
         long expected = (endSlot - firstSlot) * tasks;
         // One run per (task, slot): the unique (task, fire key) index.
         String started = "SELECT COUNT(*) FROM ax_instance WHERE id > " + afterId
-                + " AND started_at IS NOT NULL AND scheduled_at >= to_timestamp(" + firstSlot
-                + ") AND scheduled_at < to_timestamp(" + endSlot + ")";
+                + " AND started_at IS NOT NULL AND scheduled_at >= " + pg.fromEpochSeconds(firstSlot)
+                + " AND scheduled_at < " + pg.fromEpochSeconds(endSlot);
         long waitFrom = System.nanoTime();
         long ran = pg.scalar(db, started);
         while (ran < expected && System.nanoTime() - waitFrom < CATCH_UP_MILLIS * 1_000_000) {

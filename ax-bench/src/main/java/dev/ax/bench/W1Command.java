@@ -26,8 +26,9 @@ final class W1Command implements Callable<Integer> {
 
     @Option(
             names = "--systems",
-            defaultValue = "ax,db-scheduler,quartz",
-            description = "which systems (default ${DEFAULT-VALUE})")
+            defaultValue = "ax,ax-mariadb,db-scheduler,quartz",
+            description = "which systems: AX on PostgreSQL, AX on MariaDB, the anchors on PostgreSQL (default"
+                    + " ${DEFAULT-VALUE})")
     String systems;
 
     @Option(
@@ -86,7 +87,7 @@ final class W1Command implements Callable<Integer> {
 
     Outcome run() {
         Pg pg = opts.pg();
-        Set<String> which = W1Systems.systems(systems);
+        Set<String> which = opts.reachable(W1Systems.systems(systems));
         W1Systems.Settings s = new W1Systems.Settings(
                 tasks,
                 opts.warmup(),
@@ -100,7 +101,7 @@ final class W1Command implements Callable<Integer> {
         Map<String, List<Map<String, Object>>> bySystem = new LinkedHashMap<>();
         List<Map<String, Object>> all = new ArrayList<>();
         for (int r = 0; r < repeat; r++) {
-            for (String sys : List.of("ax", "db-scheduler", "quartz")) {
+            for (String sys : List.of("ax", "ax-mariadb", "db-scheduler", "quartz")) {
                 if (!which.contains(sys)) {
                     continue;
                 }
@@ -109,6 +110,7 @@ final class W1Command implements Callable<Integer> {
                 System.gc();
                 Map<String, Object> res = switch (sys) {
                     case "ax" -> W1Ax.run(pg, s, W1Ax.Target.W1);
+                    case "ax-mariadb" -> W1Ax.run(opts.mariadb(), s, W1Ax.Target.W1);
                     case "quartz" -> W1Systems.quartz(pg, s);
                     default -> W1Systems.dbScheduler(pg, s);
                 };
@@ -137,7 +139,7 @@ final class W1Command implements Callable<Integer> {
                 "dup",
                 "missed",
                 "JVM CPU",
-                "PG CPU",
+                "DB CPU",
                 "commits/run",
                 "WAL/run",
                 "tables",
@@ -172,13 +174,14 @@ final class W1Command implements Callable<Integer> {
                         + " (AX: when a consumer gets it from its claim; Quartz and db-scheduler: when their job runs); missed = slots in the window with no run started by its end + "
                         + W1Systems.GRACE_MILLIS / 1000
                         + " s (for AX, the notes below say how many still had none once it had caught up);"
-                        + " JVM/PG CPU in cores (PG = all postgres processes on this box).");
+                        + " JVM/DB CPU in cores (DB = all postgres processes on this box; mariadbd for AX on MariaDB).");
         t.note(
                 "load: the machine's 1-minute load average when the window began (2 cores; other work on the box shows here).");
         t.note(
                 "commits/run, WAL/run: pg_stat_database and WAL position, window start to the system's stop (AX: to the window's end + "
                         + W1Systems.GRACE_MILLIS / 1000
-                        + " s, after which it runs on only for the window's last slots), per run started in that span.");
+                        + " s, after which it runs on only for the window's last slots), per run started in that span;"
+                        + " for AX on MariaDB the server's COMMITs and InnoDB redo log (Innodb_lsn_current).");
         t.note("runs/s AX / Quartz = " + Table.ratio(ax, rate.getOrDefault("Quartz", Double.NaN))
                 + ", AX / db-scheduler = " + Table.ratio(ax, rate.getOrDefault("db-scheduler", Double.NaN))
                 + "; lag p99 AX / Quartz = "
@@ -186,10 +189,10 @@ final class W1Command implements Callable<Integer> {
                 + ", AX / db-scheduler = "
                 + Table.ratio(p99.getOrDefault("AX", Double.NaN), p99.getOrDefault("db-scheduler", Double.NaN))
                 + " (lag: lower is better)");
-        for (Map<String, Object> res : bySystem.getOrDefault("AX", List.of())) {
+        for (Map<String, Object> res : axRuns(bySystem)) {
             @SuppressWarnings("unchecked")
             Map<String, Object> later = (Map<String, Object>) res.get("windowSlotsLater");
-            t.note("AX run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's "
+            t.note(res.get("system") + " run " + res.get("run") + ": " + res.get("lagBreakdown") + "; of the window's "
                     + Table.num(W2Command.d(later, "slots"))
                     + " slots, " + Table.num(W2Command.d(later, "notStarted")) + " had no started run "
                     + later.get("secondsAfterWindow") + " s after it (AX kept running up to "
@@ -229,7 +232,41 @@ final class W1Command implements Callable<Integer> {
                 Table.ratio(lag99, p99.getOrDefault("Quartz", Double.NaN)),
                 Table.ratio(lag99, p99.getOrDefault("db-scheduler", Double.NaN)),
                 which.contains("ax") ? Bar.yes(lag99 <= goalLag) : "n/a"));
+        if (rate.containsKey("AX on MariaDB")) {
+            bars.add(mariadbBar(
+                    String.format("MariaDB store, W1 N=%,d", tasks),
+                    rate.get("AX on MariaDB"),
+                    p99.get("AX on MariaDB"),
+                    ax,
+                    lag99));
+        }
         return new Outcome(t, bars, all);
+    }
+
+    /** AX on PostgreSQL's runs first, then on MariaDB's: their notes, in that order. */
+    private static List<Map<String, Object>> axRuns(Map<String, List<Map<String, Object>>> bySystem) {
+        List<Map<String, Object>> runs = new ArrayList<>(bySystem.getOrDefault("AX", List.of()));
+        runs.addAll(bySystem.getOrDefault("AX on MariaDB", List.of()));
+        return runs;
+    }
+
+    /**
+     * AX on MariaDB against AX on PostgreSQL in the same run: within 1.5x, its rate at least two thirds of
+     * PostgreSQL's and its lag p99 at most 1.5 times PostgreSQL's.
+     */
+    static Bar mariadbBar(String workload, double rate, double lagP99, double pgRate, double pgLagP99) {
+        boolean met = rate * 1.5 >= pgRate && lagP99 <= 1.5 * pgLagP99;
+        return new Bar(
+                workload,
+                "within 1.5x of AX on PostgreSQL, same run",
+                Table.num(rate) + " runs/s, lag p99 " + Table.ms(lagP99) + " (PostgreSQL: " + Table.num(pgRate)
+                        + " runs/s, " + Table.ms(pgLagP99) + "; runs/s " + Table.ratio(rate, pgRate) + ", p99 "
+                        + Table.ratio(lagP99, pgLagP99) + ")",
+                "-",
+                "-",
+                "-",
+                "-",
+                Double.isNaN(pgRate) ? "n/a" : Bar.yes(met));
     }
 
     static double med(List<Map<String, Object>> rs, String key) {

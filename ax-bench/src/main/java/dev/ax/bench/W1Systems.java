@@ -50,12 +50,12 @@ final class W1Systems {
             int quartzBatch,
             long dbSchedulerPollMillis) {}
 
-    static Map<String, Long> states(Pg pg, String db) {
+    static Map<String, Long> states(BenchDb pg, String db) {
         return states(pg, db, 0);
     }
 
     /** How many of AX's runs with an id above {@code afterId} are in each state. */
-    static Map<String, Long> states(Pg pg, String db, long afterId) {
+    static Map<String, Long> states(BenchDb pg, String db, long afterId) {
         Map<String, Long> m = new LinkedHashMap<>();
         try (Connection c = pg.connect(db);
                 Statement st = c.createStatement();
@@ -263,8 +263,8 @@ final class W1Systems {
      * about N × setup / 2 runs before the warm-up begins, which measures the catching up, not the schedule.
      * {@code update} sets the first slot of every task.
      */
-    static void firstSlotsAtStart(Pg pg, String db, int tasks, String update) {
-        long moved = pg.scalar(db, "WITH u AS (" + update + " RETURNING 1) SELECT COUNT(*) FROM u");
+    static void firstSlotsAtStart(BenchDb pg, String db, int tasks, String update) {
+        long moved = pg.update(db, update);
         if (moved != tasks) {
             throw new IllegalStateException("moved the first slot of " + moved + " tasks, expected " + tasks);
         }
@@ -290,11 +290,12 @@ final class W1Systems {
             set.add(
                     switch (sys) {
                         case "ax" -> "ax";
+                        case "ax-mariadb", "mariadb" -> "ax-mariadb";
                         case "quartz" -> "quartz";
                         case "db-scheduler", "dbscheduler", "dbs" -> "db-scheduler";
                         default ->
                             throw new IllegalArgumentException(
-                                    "--systems: unknown system " + sys + " (ax, quartz, db-scheduler)");
+                                    "--systems: unknown system " + sys + " (ax, ax-mariadb, quartz, db-scheduler)");
                     });
         }
         return set;

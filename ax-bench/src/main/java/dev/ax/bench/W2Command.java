@@ -14,6 +14,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +46,10 @@ final class W2Command implements Callable<Integer> {
             description = "R, runs due at once (default ${DEFAULT-VALUE}; --quick: 20,000)")
     int runs;
 
-    @Option(names = "--systems", defaultValue = "ax,db-scheduler", description = "default ${DEFAULT-VALUE}")
+    @Option(
+            names = "--systems",
+            defaultValue = "ax,ax-mariadb,db-scheduler",
+            description = "AX on PostgreSQL, AX on MariaDB, db-scheduler (default ${DEFAULT-VALUE})")
     String systems;
 
     @Option(
@@ -101,22 +106,17 @@ final class W2Command implements Callable<Integer> {
 
     W1Command.Outcome run() {
         Pg pg = opts.pg();
-        Set<String> which = W1Systems.systems(systems);
+        Set<String> which = opts.reachable(W1Systems.systems(systems));
         int r = effectiveRuns();
         List<Map<String, Object>> results = new ArrayList<>();
         Map<String, Object> ax = null;
+        Map<String, Object> maria = null;
         Map<String, Object> dbs = null;
         if (which.contains("ax")) {
-            System.err.printf("w2 R=%,d: AX trigger path ...%n", r);
-            opts.awaitQuiet();
-            Map<String, Object> trig = axTriggerRate(pg);
-            results.add(trig);
-            System.err.printf("w2 R=%,d: AX drain ...%n", r);
-            opts.awaitQuiet();
-            System.gc();
-            ax = axDrain(pg, r);
-            ax.put("apiPathInsertsPerSecond", trig.get("insertsPerSecond"));
-            results.add(ax);
+            ax = ax(pg, r, results);
+        }
+        if (which.contains("ax-mariadb")) {
+            maria = ax(opts.mariadb(), r, results);
         }
         if (which.contains("db-scheduler")) {
             System.err.printf("w2 R=%,d: db-scheduler drain ...%n", r);
@@ -136,14 +136,13 @@ final class W2Command implements Callable<Integer> {
                 "insert path",
                 "inserts/s",
                 "JVM CPU",
-                "PG CPU",
+                "DB CPU",
                 "commits/run",
                 "WAL/run",
                 "tables",
                 "load");
-        for (Map<String, Object> m :
-                List.of(ax == null ? Map.<String, Object>of() : ax, dbs == null ? Map.<String, Object>of() : dbs)) {
-            if (m.isEmpty()) {
+        for (Map<String, Object> m : Arrays.asList(ax, maria, dbs)) {
+            if (m == null) {
                 continue;
             }
             t.row(
@@ -168,28 +167,31 @@ final class W2Command implements Callable<Integer> {
                     Table.mb(d(m, "tableBytesTotal")),
                     Table.dec(d(m, "loadAverageAtStart"), 1));
         }
-        if (ax != null) {
-            t.row(
-                    "AX (API path)",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "Tasks.trigger x" + triggerThreads,
-                    Table.num(d(ax, "apiPathInsertsPerSecond")),
-                    "",
-                    "",
-                    "",
-                    "",
-                    "");
+        for (Map<String, Object> m : Arrays.asList(ax, maria)) {
+            if (m != null) {
+                t.row(
+                        m.get("system") + " (API path)",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "Tasks.trigger x" + triggerThreads,
+                        Table.num(d(m, "apiPathInsertsPerSecond")),
+                        "",
+                        "",
+                        "",
+                        "",
+                        "");
+            }
         }
         double axRate = ax == null ? Double.NaN : d(ax, "drainRunsPerSecond");
         double dbsRate = dbs == null ? Double.NaN : d(dbs, "drainRunsPerSecond");
         t.note(
                 "drain = from the start of the idle system with all runs due (t0) to the last completion (AX: SUCCESS written; db-scheduler: row deleted).");
-        t.note(
-                "lag = run start - t0. CPU in cores over the drain. inserts/s is the set-up path, not part of the drain.");
+        t.note("lag = run start - t0. CPU in cores over the drain (DB: postgres processes; mariadbd for AX on MariaDB)."
+                + " inserts/s is the set-up path, not part of the drain. For AX on MariaDB, commits and WAL are the"
+                + " server's COMMITs and InnoDB redo log.");
         t.note("drain runs/s AX / db-scheduler = " + Table.ratio(axRate, dbsRate) + "; lag p99 AX / db-scheduler = "
                 + Table.ratio(
                         ax == null ? Double.NaN : d(ax, "lagP99Ms"), dbs == null ? Double.NaN : d(dbs, "lagP99Ms")));
@@ -202,7 +204,8 @@ final class W2Command implements Callable<Integer> {
         options.put("dbSchedulerPollMillis", dbsPollMillis);
         System.err.println("results: " + Results.write(opts.resultsDir, "w2-" + r, options, results, t.render(), pg));
         boolean met = axRate >= 10_000 && axRate >= 2 * (Double.isNaN(dbsRate) ? 0 : dbsRate);
-        List<Bar> bars = List.of(new Bar(
+        List<Bar> bars = new ArrayList<>();
+        bars.add(new Bar(
                 String.format("W2 %,d due at once, drain", r),
                 ">= 10,000 runs/s, >= 2x db-scheduler",
                 Table.num(axRate) + "/s",
@@ -211,7 +214,30 @@ final class W2Command implements Callable<Integer> {
                 "-",
                 Table.ratio(axRate, dbsRate),
                 ax == null ? "n/a" : Bar.yes(met)));
+        if (maria != null) {
+            bars.add(W1Command.mariadbBar(
+                    String.format("MariaDB store, W2 %,d due at once", r),
+                    d(maria, "drainRunsPerSecond"),
+                    d(maria, "lagP99Ms"),
+                    axRate,
+                    ax == null ? Double.NaN : d(ax, "lagP99Ms")));
+        }
         return new W1Command.Outcome(t, bars, results);
+    }
+
+    /** AX's trigger path, then its drain, on {@code db}; both go into {@code results}; returns the drain. */
+    private Map<String, Object> ax(BenchDb db, int r, List<Map<String, Object>> results) {
+        System.err.printf("w2 R=%,d: %s trigger path ...%n", r, db.axSystem());
+        opts.awaitQuiet();
+        Map<String, Object> trig = axTriggerRate(db);
+        results.add(trig);
+        System.err.printf("w2 R=%,d: %s drain ...%n", r, db.axSystem());
+        opts.awaitQuiet();
+        System.gc();
+        Map<String, Object> drain = axDrain(db, r);
+        drain.put("apiPathInsertsPerSecond", trig.get("insertsPerSecond"));
+        results.add(drain);
+        return drain;
     }
 
     static double d(Map<String, Object> m, String key) {
@@ -223,9 +249,9 @@ final class W2Command implements Callable<Integer> {
     private static final Map<String, Object> EVENT = Map.of("type", "event");
 
     /** Runs created through {@code Tasks.trigger} (what POST /api/trigger calls) for a few seconds, nothing consuming. */
-    Map<String, Object> axTriggerRate(Pg pg) {
+    Map<String, Object> axTriggerRate(BenchDb pg) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("system", "AX");
+        out.put("system", pg.axSystem());
         out.put(
                 "phase",
                 "API-path insert rate: Tasks.trigger(Cause.EVENT) from " + triggerThreads
@@ -263,14 +289,14 @@ final class W2Command implements Callable<Integer> {
         return out;
     }
 
-    Map<String, Object> axDrain(Pg pg, int r) {
+    Map<String, Object> axDrain(BenchDb pg, int r) {
         String db = "ax_bench";
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("system", "AX");
+        out.put("system", pg.axSystem());
         out.put(
                 "config",
-                "SchedulerNode on PostgreSQL, " + axConsumers + " no-op consumers polling " + axBatch + " at a time; "
-                        + axTasks + " event task(s), overflow ALLOW");
+                "SchedulerNode on " + pg.product() + ", " + axConsumers + " no-op consumers polling " + axBatch
+                        + " at a time; " + axTasks + " event task(s), overflow ALLOW");
         out.put("axTasks", axTasks);
         out.put("insertPath", "batched SQL (run + CREATED event)");
         Window w = new Window(pg, db);
@@ -282,7 +308,7 @@ final class W2Command implements Callable<Integer> {
             long t = System.nanoTime();
             bulkInsertAx(pg, db, axTasks, r);
             out.put("insertsPerSecond", W1Stats.round(r / ((System.nanoTime() - t) / 1e9)));
-            vacuum(pg, db, "ax_instance", "ax_event");
+            pg.analyze(db, "ax_instance", "ax_event");
             w.begin();
             t0 = System.currentTimeMillis();
             ax.start();
@@ -302,33 +328,62 @@ final class W2Command implements Callable<Integer> {
                 db,
                 r,
                 t0,
-                "SELECT (EXTRACT(EPOCH FROM started_at) * 1000)::bigint - " + t0 + ","
-                        + " (EXTRACT(EPOCH FROM finished_at) * 1000)::bigint FROM ax_instance WHERE state = 'SUCCESS'");
+                "SELECT " + pg.epochMillis("started_at") + " - " + t0 + ", " + pg.epochMillis("finished_at")
+                        + " FROM ax_instance WHERE state = 'SUCCESS'");
         out.put("statesAtEnd", W1Systems.states(pg, db));
         out.putAll(w.costs(d(out, "drained") > 0 ? (long) d(out, "drained") : 0, pg.tableSizes(db, "ax_")));
         return out;
     }
 
     /** R READY runs, due now, spread over the tasks burst-0..burst-(K-1), each with its CREATED event: what RunStore.create writes. */
-    static void bulkInsertAx(Pg pg, String db, int tasks, int r) {
-        try (Connection c = pg.connect(db)) {
+    static void bulkInsertAx(BenchDb db, String database, int tasks, int r) {
+        String columns =
+                "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key, scheduled_at, params,"
+                        + " state, attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at)";
+        String now = db.now();
+        try (Connection c = db.connect(database)) {
             c.setAutoCommit(false);
-            try (PreparedStatement ins = c.prepareStatement(
-                            "INSERT INTO ax_instance (task_id, task_name, task_version, cause, fire_key,"
-                                    + " scheduled_at, params, state, attempt, max_attempts, executor_group, ready_at, actor, node_id, created_at, updated_at)"
-                                    + " SELECT t.id, t.name, 1, 'EVENT', 'event:bench-' || g, now(), NULL, 'READY', 0, 1, 'default', now(), 'bench', 'bench-node',"
-                                    + " now(), now() FROM generate_series(?, ?) g JOIN ax_task t ON t.name = 'burst-' || (g % ?)");
-                    Statement st = c.createStatement()) {
-                for (int from = 1; from <= r; from += 10_000) {
-                    ins.setInt(1, from);
-                    ins.setInt(2, Math.min(r, from + 9_999));
-                    ins.setInt(3, tasks);
-                    ins.executeUpdate();
+            if (db instanceof Pg) {
+                try (PreparedStatement ins = c.prepareStatement(
+                        columns
+                                + " SELECT t.id, t.name, 1, 'EVENT', 'event:bench-' || g, now(), NULL, 'READY', 0, 1, 'default', now(),"
+                                + " 'bench', 'bench-node', now(), now() FROM generate_series(?, ?) g JOIN ax_task t ON t.name = 'burst-' || (g % ?)")) {
+                    for (int from = 1; from <= r; from += 10_000) {
+                        ins.setInt(1, from);
+                        ins.setInt(2, Math.min(r, from + 9_999));
+                        ins.setInt(3, tasks);
+                        ins.executeUpdate();
+                    }
                 }
+            } else {
+                // No generate_series: one JDBC batch per 10,000 rows (the driver sends each batch at once).
+                Map<Integer, Long> ids = new HashMap<>();
+                try (Statement st = c.createStatement();
+                        ResultSet rs = st.executeQuery("SELECT id, name FROM ax_task WHERE name LIKE 'burst-%'")) {
+                    while (rs.next()) {
+                        ids.put(Integer.parseInt(rs.getString(2).substring("burst-".length())), rs.getLong(1));
+                    }
+                }
+                try (PreparedStatement ins = c.prepareStatement(
+                        columns + " VALUES (?, ?, 1, 'EVENT', ?, " + now + ", NULL, 'READY', 0, 1, 'default', " + now
+                                + ", 'bench', 'bench-node', " + now + ", " + now + ")")) {
+                    for (int g = 1; g <= r; g++) {
+                        int k = g % tasks;
+                        ins.setLong(1, ids.get(k));
+                        ins.setString(2, "burst-" + k);
+                        ins.setString(3, "event:bench-" + g);
+                        ins.addBatch();
+                        if (g % 10_000 == 0 || g == r) {
+                            ins.executeBatch();
+                        }
+                    }
+                }
+            }
+            try (Statement st = c.createStatement()) {
                 st.executeUpdate(
                         "INSERT INTO ax_event (instance_id, task_id, task_name, type, from_state, to_state, attempt, actor, node_id,"
-                                + " at, message, data) SELECT id, task_id, task_name, 'CREATED', NULL, 'READY', attempt, 'bench', 'bench-node', now(),"
-                                + " 'bulk-inserted by ax-bench', '{\"cause\":\"event\"}' FROM ax_instance");
+                                + " at, message, data) SELECT id, task_id, task_name, 'CREATED', NULL, 'READY', attempt, 'bench', 'bench-node', "
+                                + now + ", 'bulk-inserted by ax-bench', '{\"cause\":\"event\"}' FROM ax_instance");
             }
             c.commit();
         } catch (SQLException e) {
@@ -336,21 +391,8 @@ final class W2Command implements Callable<Integer> {
         }
     }
 
-    /** VACUUM ANALYZE after the bulk insert: both systems start from fresh statistics and a clean visibility map. */
-    static void vacuum(Pg pg, String db, String... tables) {
-        try (Connection c = pg.connect(db);
-                Statement st = c.createStatement()) {
-            c.setAutoCommit(true);
-            for (String t : tables) {
-                st.execute("VACUUM ANALYZE " + t);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Lag and drain time from rows (lag ms, completed ms). */
-    static void drainFigures(Map<String, Object> out, Pg pg, String db, int r, long t0, String sql) {
+    static void drainFigures(Map<String, Object> out, BenchDb pg, String db, int r, long t0, String sql) {
         Histogram lag = new Histogram(3_600_000L, 3);
         long last = Long.MIN_VALUE;
         long n = 0;
@@ -418,7 +460,7 @@ final class W2Command implements Callable<Integer> {
                 scheduler.scheduleBatch(chunk, due);
             }
             out.put("insertsPerSecond", W1Stats.round(r / ((System.nanoTime() - t) / 1e9)));
-            vacuum(pg, db, "scheduled_tasks");
+            pg.analyze(db, "scheduled_tasks");
             try {
                 w.begin();
                 t0 = Instant.now();

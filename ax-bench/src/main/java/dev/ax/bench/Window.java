@@ -10,20 +10,20 @@ import java.util.Map;
  * at both ends. The system under test keeps running throughout; the caller stops it afterwards.
  */
 final class Window {
-    final Pg pg;
+    final BenchDb pg;
     final String database;
     long t0Millis;
     long t1Millis;
     Proc.Cpu cpuStart;
     Proc.Cpu cpuEnd;
-    Pg.Stats dbStart;
-    Pg.Stats dbCost;
+    BenchDb.Stats dbStart;
+    BenchDb.Stats dbCost;
     long rssBytes;
     double loadAtStart = Double.NaN;
     double loadAtEnd = Double.NaN;
     private final List<Probe> probes = new ArrayList<>();
 
-    Window(Pg pg, String database) {
+    Window(BenchDb pg, String database) {
         this.pg = pg;
         this.database = database;
     }
@@ -70,12 +70,12 @@ final class Window {
         long now = System.currentTimeMillis();
         t0Millis = (now / 1000 + 1) * 1000;
         sleep(t0Millis - now);
-        cpuStart = Proc.Cpu.now();
+        cpuStart = Proc.Cpu.now(pg.processName());
         probes.forEach(Probe::atStart);
         loadAtStart = Results.load1();
         long end = t0Millis + seconds * 1000L;
         sleep(Math.max(0, end - System.currentTimeMillis()));
-        cpuEnd = Proc.Cpu.now();
+        cpuEnd = Proc.Cpu.now(pg.processName());
         probes.forEach(Probe::atEnd);
         loadAtEnd = Results.load1();
         t1Millis = end;
@@ -87,14 +87,14 @@ final class Window {
         loadAtStart = Results.load1();
         dbStart = pg.stats(database);
         t0Millis = System.currentTimeMillis();
-        cpuStart = Proc.Cpu.now();
+        cpuStart = Proc.Cpu.now(pg.processName());
         probes.forEach(Probe::atStart);
     }
 
     void end() {
         loadAtEnd = Results.load1();
         t1Millis = System.currentTimeMillis();
-        cpuEnd = Proc.Cpu.now();
+        cpuEnd = Proc.Cpu.now(pg.processName());
         probes.forEach(Probe::atEnd);
         rssBytes = Proc.rssBytes();
     }
