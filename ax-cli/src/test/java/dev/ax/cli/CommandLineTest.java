@@ -177,7 +177,7 @@ class CommandLineTest {
         assertThat(fromEnv.err()).contains("--locale").contains("from AX_LOCALE");
         Cli.Result printed = Cli.runWith(Map.of("AX_LOCALE", "zh_cn"), "server", "--print-config");
         assertThat(printed.exitCode()).as(printed.toString()).isZero();
-        assertThat(printed.out()).contains("locale = zh_CN    # environment AX_LOCALE");
+        assertThat(printed.out()).contains("locale = zh-CN    # environment AX_LOCALE");
     }
 
     @Test
