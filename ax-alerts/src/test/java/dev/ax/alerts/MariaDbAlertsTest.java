@@ -1,8 +1,10 @@
 package dev.ax.alerts;
 
 import dev.ax.store.DbConfig;
+import dev.ax.store.OnMariaDb;
 import dev.ax.store.TestDatabases;
 
+@OnMariaDb
 class MariaDbAlertsTest extends AlertsContractTest {
     @Override
     DbConfig db() {

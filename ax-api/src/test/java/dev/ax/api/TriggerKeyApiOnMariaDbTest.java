@@ -1,8 +1,10 @@
 package dev.ax.api;
 
 import dev.ax.store.DbConfig;
+import dev.ax.store.OnMariaDb;
 import dev.ax.store.TestDatabases;
 
+@OnMariaDb
 class TriggerKeyApiOnMariaDbTest extends TriggerKeyApiTest {
     @Override
     DbConfig db() {

@@ -1,8 +1,10 @@
 package dev.ax.scheduler;
 
 import dev.ax.store.DbConfig;
+import dev.ax.store.OnMariaDb;
 import dev.ax.store.TestDatabases;
 
+@OnMariaDb
 class MariaDbApprovalTest extends ApprovalContractTest {
     @Override
     DbConfig config() {

@@ -1,9 +1,11 @@
 package dev.ax.sdk;
 
 import dev.ax.store.DbConfig;
+import dev.ax.store.OnMariaDb;
 import dev.ax.store.TestDatabases;
 import java.sql.SQLException;
 
+@OnMariaDb
 class MariaDbIdempotencyStoreTest extends IdempotencyStoreContractTest {
     @Override
     DbConfig database() {

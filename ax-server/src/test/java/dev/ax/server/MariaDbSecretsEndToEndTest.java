@@ -1,8 +1,10 @@
 package dev.ax.server;
 
 import dev.ax.store.DbConfig;
+import dev.ax.store.OnMariaDb;
 import dev.ax.store.TestDatabases;
 
+@OnMariaDb
 class MariaDbSecretsEndToEndTest extends SecretsEndToEndTest {
     @Override
     DbConfig freshDatabase() {

@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+@OnMariaDb
 class MariaDbAccessStoreTest extends AccessStoreContractTest {
     @Override
     DbConfig config() {

@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+@OnMariaDb
 class MariaDbSecretStoreTest extends SecretStoreContractTest {
     @Override
     DbConfig config() {

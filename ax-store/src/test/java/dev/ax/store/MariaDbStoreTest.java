@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
+@OnMariaDb
 class MariaDbStoreTest extends ClusterStoreContractTest {
     @Override
     DbConfig config() {

@@ -1,5 +1,6 @@
 package dev.ax.store;
 
+@OnMariaDb
 class MariaDbTriggerKeyStoreTest extends ClusterTriggerKeyStoreContractTest {
     @Override
     DbConfig config() {

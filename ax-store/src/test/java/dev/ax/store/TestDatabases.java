@@ -71,6 +71,11 @@ public final class TestDatabases {
         return MariaDbTestServer.database();
     }
 
+    /** Whether {@link #mariadb()} has a server to make databases on; throws if a configured one does not answer. */
+    public static boolean mariadbServes() {
+        return MariaDbTestServer.serves();
+    }
+
     /**
      * Drops this JVM's test databases, a few at a time: each DROP waits for a checkpoint, and one
      * after the other they outlasted surefire's exit timeout on a busy server (leaving them behind).
