@@ -187,10 +187,10 @@ public enum Dialect {
 
         @Override
         public Map<String, String> driverProperties() {
-            // Statements prepared on the server: it parses the hot ones once per connection, not at every run (W1 at
-            // 10,000 tasks ran 8 % more runs a second); each connection keeps its 100 most recent, well inside the
-            // server's max_prepared_stmt_count (16,382) for a dozen nodes. A batch is sent at once either way; the bulk
-            // protocol the driver would use for a batch of INSERTs refuses INSERT ... SELECT, which events of runs are.
+            // Statements prepared on the server: it parses the hot ones once per connection, not at every run; each
+            // connection keeps its 100 most recent, well inside the server's max_prepared_stmt_count (16,382) for a
+            // dozen nodes. A batch is sent at once either way; the bulk protocol the driver would use for a batch of
+            // INSERTs refuses INSERT ... SELECT, which events of runs are.
             return Map.of("useServerPrepStmts", "true", "prepStmtCacheSize", "100", "useBulkStmtsForInserts", "false");
         }
 
