@@ -4,12 +4,15 @@ import dev.ax.executor.ExecutorConfig;
 import dev.ax.scheduler.HistoryRetention;
 import dev.ax.scheduler.SchedulerConfig;
 import dev.ax.server.AxServer;
+import dev.ax.store.HistoryPartitions;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -233,6 +236,12 @@ final class HistoryCommand implements Callable<Integer> {
         long start = System.nanoTime();
         try (AxHarness ax = AxHarness.open(pg, DATABASE, 6, SchedulerConfig.DEFAULT, true)) {
             W1Ax.createTasks(ax, s);
+            // Output partitioned by day over the whole history, as on a database partitioned that long ago: the
+            // first partition (empty here) gives way to the days.
+            HistoryPartitions parts = ax.store.partitions();
+            parts.drop("ax_log_legacy");
+            LocalDate today = LocalDate.now(ZoneOffset.UTC);
+            ax.store.tx(tx -> parts.makeDays(tx, today.minusDays(historyDays + 1), today.plusDays(1)));
         }
         HistorySeed history = new HistorySeed(historyRuns, Duration.ofDays(historyDays), Instant.now(), false);
         Map<String, Object> out = new LinkedHashMap<>();

@@ -86,6 +86,7 @@ public final class SchedulerNode implements AutoCloseable {
     /** Starts the loops, once this node's secrets are sealed with its key and it knows what to mask. */
     public SchedulerNode start() {
         secrets.start();
+        retention.makePartitionsAhead();
         firingLoop.start();
         housekeepingLoop.start();
         retentionLoop.start();

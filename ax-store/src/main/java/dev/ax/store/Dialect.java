@@ -58,8 +58,11 @@ public enum Dialect {
 
         @Override
         public String rowCount(String table) {
-            // -1 until the table was first analyzed (PostgreSQL 14+): nothing known yet, shown as 0.
-            return "SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass('" + table + "')";
+            // -1 until the table was first analyzed (PostgreSQL 14+): nothing known yet, shown as 0. A partitioned
+            // table (run output, by day) has its rows in its partitions.
+            return "SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0)::bigint AS n FROM pg_class WHERE oid = to_regclass('"
+                    + table + "') OR oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = to_regclass('" + table
+                    + "'))";
         }
     },
     H2("h2") {

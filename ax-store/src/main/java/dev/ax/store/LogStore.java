@@ -9,6 +9,13 @@ import java.util.List;
 
 /** Run output as executors send it: chunks of lines per attempt (and shard, for sharded runs) and stream. */
 public final class LogStore {
+    /**
+     * A run's chunks were written after it was created (both times are the database's): on PostgreSQL, where output
+     * is partitioned by day (HistoryPartitions), this bounds a read of one run's output to the days since, instead of
+     * one look into every day's partition. Binds the run's id.
+     */
+    static final String SINCE_RUN = " AND at >= (SELECT r.created_at FROM ax_instance r WHERE r.id = ?)";
+
     /** @param shard the shard index of a sharded run's chunk, {@code null} otherwise */
     public record LogLine(long chunkId, int attempt, String stream, Instant at, String text, Integer shard) {
         public LogLine(long chunkId, int attempt, String stream, Instant at, String text) {
@@ -50,8 +57,10 @@ public final class LogStore {
     /** Chunks of a run after {@code afterChunkId}, oldest first (for following a live log). */
     public List<LogLine> read(Tx tx, long instanceId, long afterChunkId, int limit) {
         return tx.query(
-                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND id > ? ORDER BY id LIMIT ?",
+                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ?" + SINCE_RUN
+                        + " AND id > ? ORDER BY id LIMIT ?",
                 LogStore::map,
+                instanceId,
                 instanceId,
                 afterChunkId,
                 limit);
@@ -63,9 +72,10 @@ public final class LogStore {
             return read(tx, instanceId, afterChunkId, limit);
         }
         return tx.query(
-                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ? AND shard_index = ?"
-                        + " AND id > ? ORDER BY id LIMIT ?",
+                "SELECT id, attempt, shard_index, stream, at, text FROM ax_log WHERE instance_id = ?" + SINCE_RUN
+                        + " AND shard_index = ? AND id > ? ORDER BY id LIMIT ?",
                 LogStore::map,
+                instanceId,
                 instanceId,
                 shard,
                 afterChunkId,
@@ -98,9 +108,10 @@ public final class LogStore {
         }
         return tx.query(
                 "SELECT id, OCTET_LENGTH(text) AS n, CASE WHEN text LIKE ? THEN 1 ELSE 0 END AS marker"
-                        + " FROM ax_log WHERE instance_id = ? ORDER BY id",
+                        + " FROM ax_log WHERE instance_id = ?" + SINCE_RUN + " ORDER BY id",
                 r -> new ChunkSize(r.lng("id"), r.lng("n"), r.integer("marker") == 1),
                 markerPrefix + "%",
+                instanceId,
                 instanceId);
     }
 
@@ -144,12 +155,12 @@ public final class LogStore {
     /** The last {@code limit} chunks of one attempt, oldest first; of one stream only unless {@code stream} is null. */
     public List<Text> last(Tx tx, long instanceId, int attempt, String stream, int limit) {
         List<Text> chunks = new ArrayList<>(tx.query(
-                "SELECT stream, text FROM ax_log WHERE instance_id = ? AND attempt = ?"
+                "SELECT stream, text FROM ax_log WHERE instance_id = ?" + SINCE_RUN + " AND attempt = ?"
                         + (stream == null ? "" : " AND stream = ?") + " ORDER BY id DESC LIMIT ?",
                 r -> new Text(r.str("stream"), r.str("text")),
                 stream == null
-                        ? new Object[] {instanceId, attempt, limit}
-                        : new Object[] {instanceId, attempt, stream, limit}));
+                        ? new Object[] {instanceId, instanceId, attempt, limit}
+                        : new Object[] {instanceId, instanceId, attempt, stream, limit}));
         Collections.reverse(chunks);
         return chunks;
     }

@@ -171,7 +171,11 @@ public final class RetentionStore {
             Object[] args = mine.toArray();
             String in = " IN (" + marks(mine.size()) + ")";
             tx.update("DELETE FROM ax_event WHERE instance_id" + in, args);
-            tx.update("DELETE FROM ax_log WHERE instance_id" + in, args);
+            // Bounded by the batch's oldest run, so that on PostgreSQL only the days since are looked into.
+            tx.update(
+                    "DELETE FROM ax_log WHERE instance_id" + in
+                            + " AND at >= (SELECT MIN(r.created_at) FROM ax_instance r WHERE r.id" + in + ")",
+                    twice(args));
             tx.update("DELETE FROM ax_shard WHERE instance_id" + in, args);
             tx.update("DELETE FROM ax_follow_up WHERE instance_id" + in, args);
             deleted += tx.update("DELETE FROM ax_instance WHERE id" + in, args);
@@ -227,6 +231,12 @@ public final class RetentionStore {
                     part.toArray());
         }
         return deleted;
+    }
+
+    private static Object[] twice(Object[] args) {
+        Object[] both = Arrays.copyOf(args, args.length * 2);
+        System.arraycopy(args, 0, both, args.length, args.length);
+        return both;
     }
 
     private static List<List<Long>> chunks(List<Long> ids) {

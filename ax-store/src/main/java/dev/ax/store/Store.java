@@ -27,10 +27,12 @@ public final class Store implements AutoCloseable {
     private final AlertStore alerts = new AlertStore();
     private final RetentionStore retention = new RetentionStore();
     private final PlannerStatistics statistics;
+    private final HistoryPartitions partitions;
 
     public Store(Database db) {
         this.db = db;
         this.statistics = new PlannerStatistics(db);
+        this.partitions = new HistoryPartitions(db);
     }
 
     public static Store open(DbConfig config) {
@@ -144,6 +146,11 @@ public final class Store implements AutoCloseable {
     /** Console sessions of single sign-on, and sign-ins under way. */
     public SessionStore sessions() {
         return sessions;
+    }
+
+    /** The day partitions of run output on PostgreSQL. */
+    public HistoryPartitions partitions() {
+        return partitions;
     }
 
     public RetentionStore retention() {
