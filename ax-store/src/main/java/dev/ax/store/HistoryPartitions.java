@@ -183,7 +183,11 @@ public final class HistoryPartitions {
         }
     }
 
-    /** A node stopped in the middle of a detach leaves the partition pending: finished and dropped here. */
+    /**
+     * A node stopped in the middle of a drop leaves the partition pending detach, or detached and not dropped (a day's
+     * table is made and attached in one transaction, so a day's table that is no partition is such a leftover):
+     * finished here.
+     */
     private static void finishDetachesCutShort(Statement s) throws SQLException {
         List<String> pending = new ArrayList<>();
         try (var rs = s.executeQuery("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
@@ -194,6 +198,17 @@ public final class HistoryPartitions {
         }
         for (String name : pending) {
             s.execute("ALTER TABLE " + LOG + " DETACH PARTITION " + name + " FINALIZE");
+        }
+        List<String> detached = new ArrayList<>();
+        try (var rs = s.executeQuery("SELECT c.relname FROM pg_class c WHERE c.relkind = 'r'"
+                + " AND c.relnamespace = CAST(current_schema() AS REGNAMESPACE)"
+                + " AND c.relname ~ '^" + LOG + "_(legacy|[0-9]{8})$'"
+                + " AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)")) {
+            while (rs.next()) {
+                detached.add(checkedName(rs.getString(1)));
+            }
+        }
+        for (String name : detached) {
             s.execute("DROP TABLE " + name);
         }
     }
