@@ -125,6 +125,8 @@ final class WriteCosts implements Window.Probe {
         Map<String, Object> perTable = new TreeMap<>();
         Map<String, Long> deleted = new TreeMap<>();
         double rows = 0;
+        // Without the executors' own rows (heartbeats: per executor and interval, whatever the runs).
+        double runRows = 0;
         double entries = 0;
         double fullEntries = 0;
         for (String table : last.tables().keySet()) {
@@ -143,6 +145,9 @@ final class WriteCosts implements Window.Probe {
             // version on the same page); a delete adds none (vacuum removes the entries later). Every non-partial
             // index takes it: a lower bound. Every index: an upper bound, a partial one taking only what it matches.
             rows += i + u + d;
+            if (!table.startsWith("ax_executor")) {
+                runRows += i + u + d;
+            }
             entries += (i + u - h) * c.indexes();
             fullEntries += (i + u - h) * c.fullIndexes();
             if (c.inserted() + c.updated() + c.deleted() > f.inserted() + f.updated() + f.deleted()) {
@@ -162,6 +167,7 @@ final class WriteCosts implements Window.Probe {
         m.put("runsFinishedPerSecond", round(runsPerMs * 1000));
         m.put("walBytesPerRunInWindow", Math.round(slope(Sample::walBytes) / runsPerMs));
         m.put("rowWritesPerRun", round(rows));
+        m.put("runRowWritesPerRun", round(runRows));
         m.put("indexEntriesPerRun", round(entries));
         m.put("indexEntriesPerRunNonPartial", round(fullEntries));
         m.put("writesPerTable", perTable);
