@@ -3,7 +3,6 @@ package dev.ax.store;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
 
 /**
  * Everything that differs between the databases AX runs on, in one place. The SQL of the
@@ -103,9 +102,7 @@ public enum Dialect {
         public String sql(String statement) {
             // CURRENT_TIMESTAMP here would be whole seconds in the session's zone; the columns hold UTC to the
             // microsecond.
-            return statement.contains("CURRENT_TIMESTAMP")
-                    ? CURRENT_TIMESTAMP.matcher(statement).replaceAll("UTC_TIMESTAMP(6)")
-                    : statement;
+            return utcNow(statement);
         }
 
         @Override
@@ -213,7 +210,45 @@ public enum Dialect {
     /** MariaDB's and MySQL's "duplicate entry for key" (SQLState 23000 covers every integrity constraint). */
     private static final int ER_DUP_ENTRY = 1062;
 
-    private static final Pattern CURRENT_TIMESTAMP = Pattern.compile("\\bCURRENT_TIMESTAMP\\b(?!\\s*\\()");
+    private static final String CURRENT_TIMESTAMP = "CURRENT_TIMESTAMP";
+
+    /**
+     * {@code statement} with each {@code CURRENT_TIMESTAMP} that is a word of its own and not a call replaced by
+     * {@code UTC_TIMESTAMP(6)}. A scan, not a regular expression: a firing batch's INSERT holds a thousand of them in
+     * 40 KB of text, and the expression's word-boundary test at every position was a twentieth of the node's CPU.
+     */
+    static String utcNow(String statement) {
+        int at = statement.indexOf(CURRENT_TIMESTAMP);
+        if (at < 0) {
+            return statement;
+        }
+        StringBuilder out = new StringBuilder(statement.length() + 64);
+        int from = 0;
+        while (at >= 0) {
+            int end = at + CURRENT_TIMESTAMP.length();
+            if ((at == 0 || !wordChar(statement.charAt(at - 1)))
+                    && (end == statement.length() || !wordChar(statement.charAt(end)))
+                    && !callFollows(statement, end)) {
+                out.append(statement, from, at).append("UTC_TIMESTAMP(6)");
+                from = end;
+            }
+            at = statement.indexOf(CURRENT_TIMESTAMP, end);
+        }
+        return out.append(statement, from, statement.length()).toString();
+    }
+
+    private static boolean wordChar(char c) {
+        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+
+    /** Whether {@code (} follows at {@code from}, after any white space: {@code CURRENT_TIMESTAMP(6)} is left alone. */
+    private static boolean callFollows(String s, int from) {
+        int i = from;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        return i < s.length() && s.charAt(i) == '(';
+    }
 
     /**
      * MariaDB's and MySQL's session mode, whatever the server's default: strict (a value too long is an
