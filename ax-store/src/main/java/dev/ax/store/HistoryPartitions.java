@@ -48,22 +48,30 @@ public final class HistoryPartitions {
         return db.dialect() == Dialect.POSTGRES;
     }
 
-    /** The partitions of {@code ax_log}, oldest first; empty where output is not partitioned. */
+    /**
+     * The partitions of {@code ax_log}, oldest first; empty where output is not partitioned. A partition another node is
+     * detaching at that moment is left out.
+     */
     public List<Partition> list(Tx tx) {
         if (!partitioned()) {
             return List.of();
         }
-        // The bounds are read back through the session's own casts, so its time zone does not matter.
-        return tx.query(
-                "SELECT c.relname AS name,"
-                        + " CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \\(''([^'']*)''\\)')"
-                        + " AS TIMESTAMPTZ) AS lower_bound,"
-                        + " CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([^'']*)''\\)')"
-                        + " AS TIMESTAMPTZ) AS upper_bound"
-                        + " FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
-                        + " WHERE i.inhparent = CAST('" + LOG + "' AS REGCLASS) AND NOT i.inhdetachpending"
-                        + " ORDER BY upper_bound",
-                r -> new Partition(r.str("name"), r.instant("lower_bound"), r.instant("upper_bound")));
+        // The bounds are read back through the session's own casts, so its time zone does not matter. A partition
+        // caught mid-detach can show no bounds.
+        return tx
+                .query(
+                        "SELECT c.relname AS name,"
+                                + " CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \\(''([^'']*)''\\)')"
+                                + " AS TIMESTAMPTZ) AS lower_bound,"
+                                + " CAST(substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([^'']*)''\\)')"
+                                + " AS TIMESTAMPTZ) AS upper_bound"
+                                + " FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                                + " WHERE i.inhparent = CAST('" + LOG + "' AS REGCLASS) AND NOT i.inhdetachpending"
+                                + " ORDER BY upper_bound",
+                        r -> new Partition(r.str("name"), r.instant("lower_bound"), r.instant("upper_bound")))
+                .stream()
+                .filter(p -> p.to() != null)
+                .toList();
     }
 
     /**
