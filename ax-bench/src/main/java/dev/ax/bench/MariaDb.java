@@ -1,7 +1,6 @@
 package dev.ax.bench;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -14,16 +13,10 @@ import java.util.Map;
  * created again, and the server's counters around a window. Its counters are the whole server's (MariaDB keeps none
  * per database): nothing else should use the server while a window runs.
  */
-final class MariaDb implements BenchDb {
-    private final String baseUrl;
-    private final String user;
-    private final String password;
-
+final class MariaDb extends BenchDb {
     /** @param baseUrl e.g. {@code jdbc:mariadb://127.0.0.1:3306/} (a database name is appended) */
     MariaDb(String baseUrl, String user, String password) {
-        this.baseUrl = baseUrl.endsWith("/") ? baseUrl : baseUrl + "/";
-        this.user = user;
-        this.password = password == null ? "" : password;
+        super(baseUrl, user, password);
     }
 
     @Override
@@ -34,26 +27,6 @@ final class MariaDb implements BenchDb {
     @Override
     public String axSystem() {
         return "AX on MariaDB";
-    }
-
-    @Override
-    public String url(String database) {
-        return baseUrl + database;
-    }
-
-    @Override
-    public String user() {
-        return user;
-    }
-
-    @Override
-    public String password() {
-        return password;
-    }
-
-    @Override
-    public Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(url(database), user, password);
     }
 
     /** Whether the server answers: {@code w1} and {@code w2} leave AX on MariaDB out, saying so, when it does not. */
@@ -74,7 +47,7 @@ final class MariaDb implements BenchDb {
             s.execute("CREATE DATABASE " + database + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "cannot recreate database " + database + " at " + baseUrl + ": " + e.getMessage(), e);
+                    "cannot recreate database " + database + " at " + baseUrl() + ": " + e.getMessage(), e);
         }
     }
 

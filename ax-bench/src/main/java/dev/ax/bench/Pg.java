@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,16 +18,10 @@ import java.util.Map;
  * The PostgreSQL server the benchmarks share: one database per system, dropped and created
  * again for every run, and the server-side counters read around a measured window.
  */
-final class Pg implements BenchDb {
-    private final String baseUrl;
-    private final String user;
-    private final String password;
-
+final class Pg extends BenchDb {
     /** @param baseUrl e.g. {@code jdbc:postgresql://127.0.0.1:5432/} (a database name is appended) */
     Pg(String baseUrl, String user, String password) {
-        this.baseUrl = baseUrl.endsWith("/") ? baseUrl : baseUrl + "/";
-        this.user = user;
-        this.password = password == null ? "" : password;
+        super(baseUrl, user, password);
     }
 
     @Override
@@ -39,26 +32,6 @@ final class Pg implements BenchDb {
     @Override
     public String axSystem() {
         return "AX";
-    }
-
-    @Override
-    public String url(String database) {
-        return baseUrl + database;
-    }
-
-    @Override
-    public String user() {
-        return user;
-    }
-
-    @Override
-    public String password() {
-        return password;
-    }
-
-    @Override
-    public Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(url(database), user, password);
     }
 
     /** Drops (closing its connections) and creates {@code database}: every run starts from empty tables. */
@@ -73,7 +46,7 @@ final class Pg implements BenchDb {
             s.execute("CREATE DATABASE " + database);
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "cannot recreate database " + database + " at " + baseUrl + ": " + e.getMessage(), e);
+                    "cannot recreate database " + database + " at " + baseUrl() + ": " + e.getMessage(), e);
         }
     }
 
@@ -90,8 +63,8 @@ final class Pg implements BenchDb {
     HikariDataSource pool(String database, int size, boolean autoCommit, String name) {
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(url(database));
-        hc.setUsername(user);
-        hc.setPassword(password);
+        hc.setUsername(user());
+        hc.setPassword(password());
         hc.setMaximumPoolSize(size);
         hc.setMinimumIdle(size);
         hc.setAutoCommit(autoCommit);
