@@ -59,13 +59,8 @@ class PostgresRetentionTest extends RetentionContractTest {
     void a_day_of_expired_output_is_dropped_whole_and_a_day_holding_a_running_runs_output_stays() throws Exception {
         partitionTheLastFortyDays();
         create("chatty", null);
-        create("endless", null);
-        long going = trigger("endless");
-        RunRef ref = claim().getFirst().ref();
-        store.tx(tx -> {
-            store.logs().append(tx, ref, "stdout", List.of("started a month ago"));
-            return null;
-        });
+        RunRef ref = goingWithOutput("endless", "started a month ago");
+        long going = ref.instanceId();
         long beside = run("chatty", true);
         long alone = run("chatty", true);
         long recent = run("chatty", true);

@@ -76,6 +76,18 @@ abstract class RetentionContractTest {
         return node.dispatcher().poll(new Poll(EXECUTOR, List.of("default"), 100, 0));
     }
 
+    /** Creates a task, triggers a run of it, claims it and writes a line of output; the run goes on. */
+    RunRef goingWithOutput(String task, String line) throws InterruptedException {
+        create(task, null);
+        trigger(task);
+        RunRef ref = claim().getFirst().ref();
+        store.tx(tx -> {
+            store.logs().append(tx, ref, "stdout", List.of(line));
+            return null;
+        });
+        return ref;
+    }
+
     /** Triggers a run, claims it, writes a line of output and ends it; returns its id. */
     long run(String task, boolean success) throws InterruptedException {
         long id = trigger(task);
@@ -185,13 +197,8 @@ abstract class RetentionContractTest {
     @Test
     void output_goes_after_the_log_period_while_its_run_stays_and_a_run_still_going_keeps_it() throws Exception {
         create("chatty", null);
-        create("endless", null);
-        long going = trigger("endless");
-        RunRef ref = claim().getFirst().ref();
-        store.tx(tx -> {
-            store.logs().append(tx, ref, "stdout", List.of("started a month ago"));
-            return null;
-        });
+        RunRef ref = goingWithOutput("endless", "started a month ago");
+        long going = ref.instanceId();
         long old = run("chatty", true);
         long recent = run("chatty", true);
         age(" WHERE id IN (" + going + ", " + old + ")", Duration.ofDays(31));
