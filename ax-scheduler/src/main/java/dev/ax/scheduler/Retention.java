@@ -6,8 +6,6 @@ import dev.ax.domain.policy.Expiry.Rules;
 import dev.ax.domain.task.Dependency;
 import dev.ax.domain.task.RunRetention;
 import dev.ax.store.DependencyStore;
-import dev.ax.store.HistoryPartitions;
-import dev.ax.store.LogStore;
 import dev.ax.store.RetentionStore;
 import dev.ax.store.RetentionStore.Candidate;
 import dev.ax.store.Store;
@@ -15,9 +13,6 @@ import dev.ax.store.TaskRow;
 import dev.ax.store.Tx;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -59,10 +54,7 @@ public final class Retention {
     private final Walk table;
     private final Map<Long, Walk> tasks = new HashMap<>();
     private long eventCursor;
-    private long logCursor;
-    private LocalDate partitionsMadeOn;
-    /** Output partitions past their period that held output still needed, and when to read each again. */
-    private final Map<String, Instant> stillNeeded = new HashMap<>();
+    private final OutputRetention output;
 
     private volatile Totals totals = new Totals(0, 0, 0, 0);
     private volatile boolean behind;
@@ -70,6 +62,7 @@ public final class Retention {
     Retention(NodeContext ctx) {
         this.ctx = ctx;
         this.table = new Walk();
+        this.output = new OutputRetention(ctx);
     }
 
     /** What a round deleted. */
@@ -87,6 +80,11 @@ public final class Retention {
         return behind;
     }
 
+    /** Makes the coming days' output partitions (PostgreSQL), as a node starts. */
+    void makePartitionsAhead() {
+        output.makePartitionsAhead();
+    }
+
     /** One round: expired runs, then output, workflow runs and a task's own events past their period. */
     public Result tick() {
         long started = System.nanoTime();
@@ -94,7 +92,9 @@ public final class Retention {
         Store store = ctx.store();
         Round round = store.tx(tx -> round(tx, cfg));
         int runs = walkTable(round) + walkTasks(round);
-        long chunks = expireLogs(round, round.now.minus(cfg.logs()));
+        OutputRetention.Swept swept = output.expire(round.now, round.now.minus(cfg.logs()), round.budget);
+        round.budget -= swept.looked();
+        long chunks = swept.chunks();
         Instant before = round.now.minus(cfg.runs());
         int workflowRuns = (int)
                 deleteInBatches(cfg, tx -> store.retention().deleteWorkflowRunsFinishedBefore(tx, before, cfg.batch()));
@@ -293,123 +293,6 @@ public final class Retention {
                 break;
             }
             walk.cursor = p.lastId;
-        }
-        return deleted;
-    }
-
-    /**
-     * Output of runs that ended before {@code before}. Where output is partitioned by day (PostgreSQL), a day entirely
-     * before it goes whole, its partition dropped, unless it holds output that has not expired; the walk then deletes
-     * row by row only in such days and in the partition of output written before partitioning began. Elsewhere the
-     * walk deletes every expired chunk.
-     */
-    private long expireLogs(Round round, Instant before) {
-        HistoryPartitions partitions = ctx.store().partitions();
-        if (!partitions.partitioned()) {
-            return walkLogs(round, before, before, Set.of());
-        }
-        makePartitionsAhead();
-        long dropped = 0;
-        int days = 0;
-        // Days whose output all expired but which another node is reading or dropping: theirs, not the walk's.
-        Set<LocalDate> othersDays = new HashSet<>();
-        for (HistoryPartitions.Partition p : ctx.store().tx(partitions::list)) {
-            if (p.to().isAfter(before)) {
-                break;
-            }
-            Instant recheck = stillNeeded.get(p.name());
-            if (recheck != null && recheck.isAfter(round.now)) {
-                continue;
-            }
-            Optional<HistoryPartitions.Contents> in = ctx.store().tx(tx -> partitions.contents(tx, p.name(), before));
-            if (in.isPresent() && in.get().live() > 0) {
-                // Read again after a while, not every round: meanwhile the walk deletes what expired in it.
-                stillNeeded.put(
-                        p.name(), round.now.plus(ctx.config().retention().rewalk()));
-            }
-            if (in.isEmpty() || in.get().live() > 0) {
-                continue;
-            }
-            stillNeeded.remove(p.name());
-            if (partitions.drop(p.name())) {
-                dropped += in.get().chunks();
-                days++;
-            } else if (p.from() != null) {
-                othersDays.add(LocalDate.ofInstant(p.from(), ZoneOffset.UTC));
-            }
-        }
-        if (days > 0) {
-            LOG.info("retention: dropped {} partitions of expired output ({} chunks)", days, dropped);
-        }
-        // The days left before the cut hold output still needed: the walk deletes what expired in them.
-        return dropped + walkLogs(round, before.truncatedTo(ChronoUnit.DAYS), before, othersDays);
-    }
-
-    /**
-     * Makes the coming days' output partitions, once a day per node (and at its start): output is never written to a
-     * day that has no partition.
-     */
-    void makePartitionsAhead() {
-        HistoryPartitions partitions = ctx.store().partitions();
-        if (!partitions.partitioned()) {
-            return;
-        }
-        LocalDate today = LocalDate.ofInstant(ctx.clock().now(), ZoneOffset.UTC);
-        if (today.equals(partitionsMadeOn)) {
-            return;
-        }
-        int made = ctx.store().tx(tx -> partitions.makeAhead(tx, HistoryPartitions.DAYS_AHEAD));
-        if (made > 0) {
-            LOG.info("retention: made {} partitions for the output of the coming days", made);
-        }
-        partitionsMadeOn = today;
-    }
-
-    /**
-     * Deletes the output of runs that ended before {@code endedBefore}. Chunks are walked by id from where the last
-     * round stopped up to the first one written since {@code writtenBefore} (a run ends after its output): the walk
-     * never passes a chunk of a run still going, nor one of the {@code skipDays} (UTC), so that it is judged again.
-     */
-    private long walkLogs(Round round, Instant writtenBefore, Instant endedBefore, Set<LocalDate> skipDays) {
-        long deleted = 0;
-        boolean pinned = false; // a chunk of a run still going: the cursor stays before it
-        long after = logCursor;
-        while (round.budget > 0) {
-            long from = after;
-            List<LogStore.ChunkAge> page =
-                    ctx.store().tx(tx -> ctx.store().logs().chunksAfter(tx, from, PAGE));
-            List<Long> expired = new ArrayList<>();
-            boolean done = page.size() < PAGE;
-            for (LogStore.ChunkAge c : page) {
-                if (!c.at().isBefore(writtenBefore)) {
-                    done = true;
-                    break;
-                }
-                round.budget--;
-                after = c.id();
-                boolean skipped = !skipDays.isEmpty() && skipDays.contains(LocalDate.ofInstant(c.at(), ZoneOffset.UTC));
-                if (!skipped
-                        && (c.runGone()
-                                || (c.runEndedAt() != null && c.runEndedAt().isBefore(endedBefore)))) {
-                    expired.add(c.id());
-                } else if (!pinned) {
-                    pinned = true;
-                    logCursor = c.id() - 1;
-                }
-                if (!pinned) {
-                    logCursor = c.id();
-                }
-            }
-            if (!expired.isEmpty()) {
-                ctx.store().tx(tx -> {
-                    ctx.store().logs().delete(tx, expired);
-                    return null;
-                });
-                deleted += expired.size();
-            }
-            if (done) {
-                break;
-            }
         }
         return deleted;
     }
