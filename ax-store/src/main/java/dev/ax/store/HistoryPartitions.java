@@ -98,10 +98,11 @@ public final class HistoryPartitions {
      */
     public int makeDays(Tx tx, LocalDate from, LocalDate to) {
         int made = 0;
+        List<Partition> existing = list(tx);
         for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
             Instant lower = d.atStartOfDay(ZoneOffset.UTC).toInstant();
             Instant upper = d.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
-            boolean covered = list(tx).stream()
+            boolean covered = existing.stream()
                     .anyMatch(p -> (p.from() == null || p.from().isBefore(upper)) && p.to().isAfter(lower));
             if (covered) {
                 continue;
