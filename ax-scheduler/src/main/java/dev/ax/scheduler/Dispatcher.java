@@ -127,12 +127,22 @@ public final class Dispatcher {
                 .toNanos();
         long start = System.nanoTime();
         List<String> labels = sightings.seenAndLabels(p.executorId());
+        // A poll holds runs claimed ahead within its own wait: a wait shorter than claimAhead claims less ahead.
+        long ahead = Math.min(ctx.config().claimAhead().toNanos(), waitNanos);
+        // The executor's last poll ended when runs fired ahead became claimable: this one claims them at once. A claim
+        // of what is due now first would find nothing (they are not due yet), and on MariaDB each claim walks past the
+        // index entries of every run claimed since InnoDB last purged.
+        Claims.Due expected = claims.takeExpected(p.executorId());
+        if (expected != null && max > 0 && expected.nanosLeft() > 0 && expected.nanosLeft() <= ahead) {
+            Optional<List<WorkItem>> held = claims.claimAhead(p.executorId(), p.groups(), labels, max, expected);
+            if (held.isPresent()) {
+                return held.get();
+            }
+        }
         List<WorkItem> items = claims.claim(p.executorId(), p.groups(), labels, max);
         if (!items.isEmpty() || max == 0) {
             return items;
         }
-        // A poll holds runs claimed ahead within its own wait: a wait shorter than claimAhead claims less ahead.
-        long ahead = Math.min(ctx.config().claimAhead().toNanos(), waitNanos);
         Claims.Due due = claims.due(p, labels);
         if (due != null
                 && !due.now()
@@ -166,6 +176,7 @@ public final class Dispatcher {
                 // Slept until the run fired ahead may be claimed (measured from the database's clock before the sleep,
                 // so
                 // not before): no need to ask the database again, the executor polls again at once and claims it.
+                claims.expect(p.executorId(), due);
                 return List.of();
             }
             due = claims.due(p, labels);
