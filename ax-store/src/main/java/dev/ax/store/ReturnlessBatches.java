@@ -1,26 +1,34 @@
 package dev.ax.store;
 
 import dev.ax.domain.run.EventType;
+import dev.ax.domain.run.RunState;
 import dev.ax.domain.run.Transitions;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@link RunBatches} where an INSERT or UPDATE returns no rows (MariaDB, MySQL, H2): a move or a start of many runs is
- * one JDBC batch of the one-run statement (sent at once, each row's count saying whether it applied), new runs one
- * multi-row INSERT per chunk, read back by their slots. A few round trips for a whole firing batch or group of reports,
- * where one statement per run took one each.
+ * {@link RunBatches} where an INSERT or UPDATE returns no rows (MariaDB, MySQL, H2): new runs one multi-row INSERT per
+ * chunk, read back by their slots; successes one read that locks the group's rows and checks each one's fence, then one
+ * UPDATE of the runs that pass; starts one JDBC batch of the one-run statement (sent at once, each row's count saying
+ * whether it applied). A few statements for a whole firing batch or group of reports, where one statement per run took
+ * one each.
+ *
+ * <p>A statement's text depends only on a power of two its rows are rounded up to (a list of ids repeats its last one;
+ * chunks of new runs are powers of two): statements are prepared on MariaDB's server once per connection, and a text
+ * for every batch size had the server parse a 10,000-parameter INSERT at nearly every firing batch.
  */
 final class ReturnlessBatches {
-    /** Runs per INSERT: its parameters stay well inside what a statement takes. */
-    static final int CREATE_CHUNK = 500;
+    /** Runs per INSERT at most, a power of two: its parameters stay well inside what a statement takes. */
+    static final int CREATE_CHUNK = 512;
 
     private final RunStore runs;
     private final EventStore events;
@@ -34,8 +42,9 @@ final class ReturnlessBatches {
     List<Optional<Long>> createAll(Tx tx, List<NewRun> all, Map<RunBatches.Slot, Integer> firstOfSlot) {
         List<Optional<Long>> ids = new ArrayList<>(Collections.nCopies(all.size(), Optional.<Long>empty()));
         List<Integer> order = new ArrayList<>(firstOfSlot.values());
-        for (int from = 0; from < order.size(); from += CREATE_CHUNK) {
-            List<Integer> chunk = order.subList(from, Math.min(order.size(), from + CREATE_CHUNK));
+        for (int from = 0, size; from < order.size(); from += size) {
+            size = Math.min(CREATE_CHUNK, Integer.highestOneBit(order.size() - from));
+            List<Integer> chunk = order.subList(from, from + size);
             if (insertChunk(tx, all, chunk)) {
                 readBack(tx, all, chunk, ids);
             } else {
@@ -80,14 +89,16 @@ final class ReturnlessBatches {
             tasks.add(all.get(at).taskId());
             keys.add(all.get(at).fireKey());
         });
-        List<Object> args = new ArrayList<>(tasks);
-        args.addAll(keys);
+        List<Object> taskIds = padded(tasks);
+        List<Object> fireKeys = padded(keys);
+        List<Object> args = new ArrayList<>(taskIds);
+        args.addAll(fireKeys);
         // Every (task, key) pair of the two lists: the slot index reads the chunk's runs, and a pair of another chunk's
         // task and key (an older run) is left out below.
         Map<RunBatches.Slot, Object[]> found = new HashMap<>();
         tx.query(
-                "SELECT id, task_id, fire_key, created_at FROM ax_instance WHERE task_id IN (" + marks(tasks.size())
-                        + ") AND fire_key IN (" + marks(keys.size()) + ")",
+                "SELECT id, task_id, fire_key, created_at FROM ax_instance WHERE task_id IN (" + marks(taskIds.size())
+                        + ") AND fire_key IN (" + marks(fireKeys.size()) + ")",
                 r -> found.put(
                         new RunBatches.Slot(r.lng("task_id"), r.str("fire_key")),
                         new Object[] {r.lng("id"), r.instant("created_at")}),
@@ -135,37 +146,63 @@ final class ReturnlessBatches {
     }
 
     /**
-     * The UPDATE of each move, as {@link RunStore#move} makes it, in one JDBC batch; the ids of the runs it moved. The
-     * moves set the same columns: one statement text. (One UPDATE of the group, after reading its rows FOR UPDATE, cost
-     * the server as much: the rows' changes, not the statements, are what a success costs.)
+     * The moves, each as {@link RunStore#move} makes it, as a few statements: one read that locks the runs' rows (in id
+     * order, as one-run moves lock them) and finds those each move's fence admits, then one UPDATE per distinct set of
+     * values (typically one for a group of successes) of the runs admitted; the ids of the runs moved. One UPDATE per
+     * run cost MariaDB's server more for each statement (its planning, its answer packet) than for the row it changed.
      */
     private static Set<Long> applyAll(Tx tx, List<Move> moves) {
         Set<Long> moved = new HashSet<>();
         if (moves.isEmpty()) {
             return moved;
         }
-        String sql = null;
-        List<Object[]> rows = new ArrayList<>();
+        moves.forEach(m -> Transitions.check(m.from, m.to));
+        List<Object> ids = padded(moves.stream().map(m -> (Object) m.instanceId).toList());
+        Map<Long, Fence> held = new HashMap<>();
+        tx.query(
+                "SELECT id, state, attempt, executor_id FROM ax_instance WHERE id IN (" + marks(ids.size())
+                        + ") ORDER BY id FOR UPDATE",
+                r -> held.put(
+                        r.lng("id"),
+                        new Fence(r.enumOf(RunState.class, "state"), r.integer("attempt"), r.str("executor_id"))),
+                ids.toArray());
+        // The admitted moves by what they set: the statement of RunStore.update up to its WHERE, and its values.
+        Map<List<Object>, List<Long>> bySet = new LinkedHashMap<>();
         for (Move m : moves) {
-            Transitions.check(m.from, m.to);
+            Fence f = held.get(m.instanceId);
+            if (f == null || !f.admits(m) || moved.contains(m.instanceId)) {
+                continue;
+            }
             RunStore.Update u = RunStore.update(tx, m);
-            if (sql != null && !sql.equals(u.sql())) {
-                throw new IllegalArgumentException("moves of one batch set different columns: " + u.sql());
-            }
-            sql = u.sql();
-            rows.add(u.args().toArray());
+            int where = u.sql().indexOf(" WHERE id = ?");
+            int setArgs = u.args().size() - (m.fenceAttempt == null ? 2 : 4);
+            List<Object> key = new ArrayList<>();
+            key.add(u.sql().substring(0, where));
+            key.addAll(u.args().subList(0, setArgs));
+            bySet.computeIfAbsent(key, k -> new ArrayList<>()).add(m.instanceId);
+            moved.add(m.instanceId);
         }
-        int[] counts = tx.batch(sql, rows);
-        for (int i = 0; i < counts.length; i++) {
-            if (counts[i] > 1) {
-                throw new StoreException(
-                        "a state change of run " + moves.get(i).instanceId + " touched " + counts[i] + " rows");
+        // By id only: the rows are locked and were checked above. With "AND state = ?" MariaDB read the group's runs
+        // through the index by state, locking every RUNNING run on the way (those other groups were moving too).
+        bySet.forEach((key, runIds) -> {
+            List<Object> in = padded(runIds);
+            List<Object> args = new ArrayList<>(key.subList(1, key.size()));
+            args.addAll(in);
+            int n = tx.update(key.get(0) + " WHERE id IN (" + marks(in.size()) + ")", args.toArray());
+            if (n != runIds.size()) {
+                // The rows are locked and were where the moves say: another count is a bug, and nothing commits.
+                throw new StoreException("moving " + runIds.size() + " locked runs changed " + n);
             }
-            if (counts[i] == 1) {
-                moved.add(moves.get(i).instanceId);
-            }
-        }
+        });
         return moved;
+    }
+
+    /** What a move's fence compares, as a locked row holds it. */
+    private record Fence(RunState state, int attempt, String executorId) {
+        boolean admits(Move m) {
+            return state == m.from
+                    && (m.fenceAttempt == null || (attempt == m.fenceAttempt && m.fenceExecutor.equals(executorId)));
+        }
     }
 
     /** {@link RunBatches#recordStartedAll}: {@code sorted} in run id order. */
@@ -186,5 +223,19 @@ final class ReturnlessBatches {
 
     private static String marks(int n) {
         return String.join(", ", Collections.nCopies(n, "?"));
+    }
+
+    /**
+     * {@code values} (not empty) with its last one repeated up to the next power of two: the values of an {@code IN
+     * (...)}, whose text is then one of a few whatever the batch.
+     */
+    static List<Object> padded(Collection<?> values) {
+        List<Object> out = new ArrayList<>(values);
+        int size = out.size() <= 1 ? 1 : Integer.highestOneBit(out.size() - 1) << 1;
+        Object last = out.getLast();
+        while (out.size() < size) {
+            out.add(last);
+        }
+        return out;
     }
 }

@@ -2,9 +2,10 @@ package dev.ax.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The statement text AX sends MariaDB: "now" in UTC. */
+/** The statement text AX sends MariaDB: "now" in UTC, and IN lists whose text is one of a few. */
 class MariaDbStatementTextTest {
     @Test
     void current_timestamp_becomes_utc_where_it_is_a_word_and_not_a_call() {
@@ -25,5 +26,15 @@ class MariaDbStatementTextTest {
             assertThat(Dialect.MARIADB.sql(c[0])).as(c[0]).isEqualTo(c[1]);
             assertThat(Dialect.POSTGRES.sql(c[0])).as(c[0]).isEqualTo(c[0]);
         }
+    }
+
+    @Test
+    void an_in_list_repeats_its_last_value_up_to_a_power_of_two() {
+        assertThat(ReturnlessBatches.padded(List.of(7L))).containsExactly(7L);
+        assertThat(ReturnlessBatches.padded(List.of(1L, 2L))).containsExactly(1L, 2L);
+        assertThat(ReturnlessBatches.padded(List.of(1L, 2L, 3L))).containsExactly(1L, 2L, 3L, 3L);
+        assertThat(ReturnlessBatches.padded(List.of("a", "b", "c", "d", "e")))
+                .hasSize(8)
+                .endsWith("e", "e", "e", "e");
     }
 }
