@@ -118,6 +118,21 @@ final class W2Command implements Callable<Integer> {
         if (which.contains("ax-mariadb")) {
             maria = ax(opts.mariadb(), r, results);
         }
+        // Beside AX on both servers, the same drain in bare SQL on each: how far apart the servers themselves are.
+        Map<String, Object> bare = null;
+        if (ax != null && maria != null) {
+            int bareRuns = Math.max(500, r / 500 * 500);
+            System.err.printf("w2 R=%,d: bare SQL queue drain on PostgreSQL and MariaDB ...%n", bareRuns);
+            opts.awaitQuiet();
+            bare = new LinkedHashMap<>();
+            bare.put("system", "bare SQL queue");
+            bare.put("runs", bareRuns);
+            bare.put("clients", BareQueue.CLIENTS);
+            bare.put("claim", BareQueue.CLAIM);
+            bare.put("postgresRunsPerSecond", W1Stats.round(BareQueue.drain(pg, bareRuns)));
+            bare.put("mariadbRunsPerSecond", W1Stats.round(BareQueue.drain(opts.mariadb(), bareRuns)));
+            results.add(bare);
+        }
         if (which.contains("db-scheduler")) {
             System.err.printf("w2 R=%,d: db-scheduler drain ...%n", r);
             opts.awaitQuiet();
@@ -185,6 +200,31 @@ final class W2Command implements Callable<Integer> {
                         "");
             }
         }
+        if (bare != null) {
+            for (String server : List.of("postgres", "mariadb")) {
+                t.row(
+                        "bare SQL queue on " + (server.equals("postgres") ? "PostgreSQL" : "MariaDB"),
+                        Table.num(d(bare, "runs")),
+                        Table.num(d(bare, server + "RunsPerSecond")),
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "");
+            }
+            t.note("bare SQL queue: the drain with no scheduler (BareQueue): " + BareQueue.CLIENTS
+                    + " clients each claim "
+                    + BareQueue.CLAIM
+                    + " runs FOR UPDATE SKIP LOCKED, move them to RUNNING, commit, then to SUCCESS, commit;"
+                    + " on a table with the run table's columns and indexes, on the same servers. MariaDB / PostgreSQL: "
+                    + Table.ratio(d(bare, "mariadbRunsPerSecond"), d(bare, "postgresRunsPerSecond")) + ".");
+        }
         double axRate = ax == null ? Double.NaN : d(ax, "drainRunsPerSecond");
         double dbsRate = dbs == null ? Double.NaN : d(dbs, "drainRunsPerSecond");
         t.note(
@@ -220,7 +260,13 @@ final class W2Command implements Callable<Integer> {
                     d(maria, "drainRunsPerSecond"),
                     d(maria, "lagP99Ms"),
                     axRate,
-                    ax == null ? Double.NaN : d(ax, "lagP99Ms")));
+                    ax == null ? Double.NaN : d(ax, "lagP99Ms"),
+                    bare == null
+                            ? ""
+                            : "; bare SQL queue on the same servers: " + Table.num(d(bare, "postgresRunsPerSecond"))
+                                    + " -> " + Table.num(d(bare, "mariadbRunsPerSecond")) + " runs/s ("
+                                    + Table.ratio(d(bare, "mariadbRunsPerSecond"), d(bare, "postgresRunsPerSecond"))
+                                    + ")"));
         }
         return new W1Command.Outcome(t, bars, results);
     }
