@@ -71,7 +71,7 @@ final class ExecutorSightings {
             return;
         }
         seen.values().removeIf(s -> now - s.atNanos() >= silent);
-        claims.retainBacklogOf(seen.keySet());
+        claims.retainExpectedOf(seen.keySet());
     }
 
     /** Executors this node remembers (polled within {@code executorAlive}, roughly); for tests and diagnostics. */
