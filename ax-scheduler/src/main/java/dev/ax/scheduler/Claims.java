@@ -165,7 +165,7 @@ final class Claims {
      * On MariaDB each read of the index also walks past the entries of the runs claimed since InnoDB
      * last purged; with only executors working through a backlog claiming together (their last claim
      * came back full), the others' claims were 70 % of its statement time at W1 N = 10,000, and AX ran
-     * 4,735 runs a second there against 5,880 with every claim claiming together.
+     * 4,210–5,090 runs a second there against 4,610–6,090 with every claim claiming together.
      *
      * <p>Runs fired ahead are claimed apart, at once, by the polls that hand them out at their slot
      * ({@link #claimAhead}). A group's transaction that fails fails each claim in it: their polls fail,
