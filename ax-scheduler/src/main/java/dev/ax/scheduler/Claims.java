@@ -76,9 +76,9 @@ final class Claims {
      */
     private Due nextReady(List<String> groups, List<String> labels) {
         long generation = ctx.signals().workGeneration();
+        List<List<String>> question = List.of(groups, labels);
         Question mine = new Question(generation, new CompletableFuture<>());
-        Question out =
-                asking.merge(List.of(groups, labels), mine, (old, m) -> old.generation() == generation ? old : m);
+        Question out = asking.merge(question, mine, (old, m) -> old.generation() == generation ? old : m);
         if (out == mine) {
             try {
                 Optional<ClaimStore.NextReady> next =
@@ -95,7 +95,7 @@ final class Claims {
                 mine.answer().completeExceptionally(e);
                 throw e;
             } finally {
-                asking.remove(List.of(groups, labels), mine);
+                asking.remove(question, mine);
             }
         }
         try {

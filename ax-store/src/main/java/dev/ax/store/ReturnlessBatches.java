@@ -166,29 +166,23 @@ final class ReturnlessBatches {
                         r.lng("id"),
                         new Fence(r.enumOf(RunState.class, "state"), r.integer("attempt"), r.str("executor_id"))),
                 ids.toArray());
-        // The admitted moves by what they set: the statement of RunStore.update up to its WHERE, and its values.
-        Map<List<Object>, List<Long>> bySet = new LinkedHashMap<>();
+        // The admitted moves by what they set (text and values).
+        Map<RunStore.Update, List<Long>> bySet = new LinkedHashMap<>();
         for (Move m : moves) {
             Fence f = held.get(m.instanceId);
             if (f == null || !f.admits(m) || moved.contains(m.instanceId)) {
                 continue;
             }
-            RunStore.Update u = RunStore.update(tx, m);
-            int where = u.sql().indexOf(" WHERE id = ?");
-            int setArgs = u.args().size() - (m.fenceAttempt == null ? 2 : 4);
-            List<Object> key = new ArrayList<>();
-            key.add(u.sql().substring(0, where));
-            key.addAll(u.args().subList(0, setArgs));
-            bySet.computeIfAbsent(key, k -> new ArrayList<>()).add(m.instanceId);
+            bySet.computeIfAbsent(RunStore.set(tx, m), k -> new ArrayList<>()).add(m.instanceId);
             moved.add(m.instanceId);
         }
         // By id only: the rows are locked and were checked above. With "AND state = ?" MariaDB read the group's runs
         // through the index by state, locking every RUNNING run on the way (those other groups were moving too).
-        bySet.forEach((key, runIds) -> {
+        bySet.forEach((set, runIds) -> {
             List<Object> in = padded(runIds);
-            List<Object> args = new ArrayList<>(key.subList(1, key.size()));
+            List<Object> args = new ArrayList<>(set.args());
             args.addAll(in);
-            int n = tx.update(key.get(0) + " WHERE id IN (" + marks(in.size()) + ")", args.toArray());
+            int n = tx.update(set.sql() + " WHERE id IN (" + marks(in.size()) + ")", args.toArray());
             if (n != runIds.size()) {
                 // The rows are locked and were where the moves say: another count is a bug, and nothing commits.
                 throw new StoreException("moving " + runIds.size() + " locked runs changed " + n);

@@ -141,6 +141,25 @@ public final class RunStore {
     record Update(String sql, List<Object> args) {}
 
     static Update update(Tx tx, Move m) {
+        Update set = set(tx, m);
+        StringBuilder sql = new StringBuilder(set.sql());
+        List<Object> args = new ArrayList<>(set.args());
+        sql.append(" WHERE id = ? AND state = ?");
+        args.add(m.instanceId);
+        args.add(m.from);
+        if (m.fenceAttempt != null) {
+            sql.append(" AND attempt = ? AND executor_id = ?");
+            args.add(m.fenceAttempt);
+            args.add(m.fenceExecutor);
+        }
+        return new Update(sql.toString(), args);
+    }
+
+    /**
+     * A move's UPDATE up to its WHERE: what it sets, the same text and values for every move that sets the same (a
+     * group of successes, which {@link ReturnlessBatches} moves by one statement).
+     */
+    static Update set(Tx tx, Move m) {
         StringBuilder sql = new StringBuilder("UPDATE ax_instance SET state = ?, updated_at = CURRENT_TIMESTAMP");
         List<Object> args = new ArrayList<>();
         args.add(m.to);
@@ -158,14 +177,6 @@ public final class RunStore {
                 args.add(value);
             }
         });
-        sql.append(" WHERE id = ? AND state = ?");
-        args.add(m.instanceId);
-        args.add(m.from);
-        if (m.fenceAttempt != null) {
-            sql.append(" AND attempt = ? AND executor_id = ?");
-            args.add(m.fenceAttempt);
-            args.add(m.fenceExecutor);
-        }
         return new Update(sql.toString(), args);
     }
 

@@ -102,13 +102,13 @@ class PostgresStoreTest extends ClusterStoreContractTest {
             assertThat(first).contains("Index Scan").doesNotContain("Bitmap").doesNotContain("Seq Scan");
             // A scan marks an entry dead only once no transaction on the server (in any database: the other test
             // JVM's too) may still see its run RUNNING; the scans after that step over the entries.
-            String later = plan(tx, "EXPLAIN (ANALYZE, BUFFERS)");
-            for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                    buffers(later) >= buffers(first) / 5 && System.nanoTime() < deadline; ) {
-                sleep(Duration.ofMillis(100));
-                later = plan(tx, "EXPLAIN (ANALYZE, BUFFERS)");
-            }
-            assertThat(buffers(later)).as(later).isLessThan(buffers(first) / 5);
+            await().pollInSameThread()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> {
+                        String later = plan(tx, "EXPLAIN (ANALYZE, BUFFERS)");
+                        assertThat(buffers(later)).as(later).isLessThan(buffers(first) / 5);
+                    });
             return null;
         });
         store.tx(tx -> {
@@ -371,14 +371,5 @@ class PostgresStoreTest extends ClusterStoreContractTest {
                         r -> r.lng("n"),
                         table))
                 .orElseThrow();
-    }
-
-    private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
