@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +30,44 @@ final class BareQueue {
     private static final String DB = "ax_bench_bare";
 
     private BareQueue() {}
+
+    /** The drain on each server, runs per second. */
+    record Figures(int runs, double postgres, double mariadb) {
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("system", "bare SQL queue");
+            m.put("runs", runs);
+            m.put("clients", CLIENTS);
+            m.put("claim", CLAIM);
+            m.put("postgresRunsPerSecond", W1Stats.round(postgres));
+            m.put("mariadbRunsPerSecond", W1Stats.round(mariadb));
+            return m;
+        }
+
+        /** Its rows and note in W2's table. */
+        void addTo(Table t) {
+            t.row("bare SQL queue on PostgreSQL", Table.num(runs), Table.num(postgres));
+            t.row("bare SQL queue on MariaDB", Table.num(runs), Table.num(mariadb));
+            t.note("bare SQL queue: the drain with no scheduler (BareQueue): " + CLIENTS + " clients each claim "
+                    + CLAIM
+                    + " runs FOR UPDATE SKIP LOCKED, move them to RUNNING, commit, then to SUCCESS, commit; on a table"
+                    + " with the run table's columns and indexes, on the same servers. MariaDB / PostgreSQL: "
+                    + Table.ratio(mariadb, postgres) + ".");
+        }
+
+        /** The figures in a line of the bar. */
+        String ratioText() {
+            return "bare SQL queue on the same servers: " + Table.num(postgres) + " -> " + Table.num(mariadb)
+                    + " runs/s (" + Table.ratio(mariadb, postgres) + ")";
+        }
+    }
+
+    /** The drain of about {@code runs} runs (a multiple of the insert chunk) on PostgreSQL, then on MariaDB. */
+    static Figures onBoth(Pg pg, MariaDb mariadb, int runs) {
+        int n = Math.max(INSERT_CHUNK, runs / INSERT_CHUNK * INSERT_CHUNK);
+        System.err.printf("bare SQL queue: draining %,d runs on PostgreSQL, then on MariaDB ...%n", n);
+        return new Figures(n, drain(pg, n), drain(mariadb, n));
+    }
 
     /** Drains {@code runs} READY runs on {@code db}'s server; runs per second. */
     static double drain(BenchDb db, int runs) {

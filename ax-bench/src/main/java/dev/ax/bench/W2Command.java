@@ -1,10 +1,5 @@
 package dev.ax.bench;
 
-import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.task.TaskInstance;
-import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
-import com.github.kagkarlsson.scheduler.task.helper.Tasks;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ax.domain.run.Cause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -119,25 +114,17 @@ final class W2Command implements Callable<Integer> {
             maria = ax(opts.mariadb(), r, results);
         }
         // Beside AX on both servers, the same drain in bare SQL on each: how far apart the servers themselves are.
-        Map<String, Object> bare = null;
+        BareQueue.Figures bare = null;
         if (ax != null && maria != null) {
-            int bareRuns = Math.max(500, r / 500 * 500);
-            System.err.printf("w2 R=%,d: bare SQL queue drain on PostgreSQL and MariaDB ...%n", bareRuns);
             opts.awaitQuiet();
-            bare = new LinkedHashMap<>();
-            bare.put("system", "bare SQL queue");
-            bare.put("runs", bareRuns);
-            bare.put("clients", BareQueue.CLIENTS);
-            bare.put("claim", BareQueue.CLAIM);
-            bare.put("postgresRunsPerSecond", W1Stats.round(BareQueue.drain(pg, bareRuns)));
-            bare.put("mariadbRunsPerSecond", W1Stats.round(BareQueue.drain(opts.mariadb(), bareRuns)));
-            results.add(bare);
+            bare = BareQueue.onBoth(pg, opts.mariadb(), r);
+            results.add(bare.toMap());
         }
         if (which.contains("db-scheduler")) {
             System.err.printf("w2 R=%,d: db-scheduler drain ...%n", r);
             opts.awaitQuiet();
             System.gc();
-            dbs = dbSchedulerDrain(pg, r);
+            dbs = W2DbScheduler.drain(pg, r, threads, dbsPollMillis, drainTimeout);
             results.add(dbs);
         }
         Table t = new Table(
@@ -201,29 +188,7 @@ final class W2Command implements Callable<Integer> {
             }
         }
         if (bare != null) {
-            for (String server : List.of("postgres", "mariadb")) {
-                t.row(
-                        "bare SQL queue on " + (server.equals("postgres") ? "PostgreSQL" : "MariaDB"),
-                        Table.num(d(bare, "runs")),
-                        Table.num(d(bare, server + "RunsPerSecond")),
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "",
-                        "");
-            }
-            t.note("bare SQL queue: the drain with no scheduler (BareQueue): " + BareQueue.CLIENTS
-                    + " clients each claim "
-                    + BareQueue.CLAIM
-                    + " runs FOR UPDATE SKIP LOCKED, move them to RUNNING, commit, then to SUCCESS, commit;"
-                    + " on a table with the run table's columns and indexes, on the same servers. MariaDB / PostgreSQL: "
-                    + Table.ratio(d(bare, "mariadbRunsPerSecond"), d(bare, "postgresRunsPerSecond")) + ".");
+            bare.addTo(t);
         }
         double axRate = ax == null ? Double.NaN : d(ax, "drainRunsPerSecond");
         double dbsRate = dbs == null ? Double.NaN : d(dbs, "drainRunsPerSecond");
@@ -261,12 +226,7 @@ final class W2Command implements Callable<Integer> {
                     d(maria, "lagP99Ms"),
                     axRate,
                     ax == null ? Double.NaN : d(ax, "lagP99Ms"),
-                    bare == null
-                            ? ""
-                            : "; bare SQL queue on the same servers: " + Table.num(d(bare, "postgresRunsPerSecond"))
-                                    + " -> " + Table.num(d(bare, "mariadbRunsPerSecond")) + " runs/s ("
-                                    + Table.ratio(d(bare, "mariadbRunsPerSecond"), d(bare, "postgresRunsPerSecond"))
-                                    + ")"));
+                    bare == null ? "" : "; " + bare.ratioText()));
         }
         return new W1Command.Outcome(t, bars, results);
     }
@@ -466,75 +426,5 @@ final class W2Command implements Callable<Integer> {
         out.put("lagP50Ms", n == 0 ? -1 : lag.getValueAtPercentile(50));
         out.put("lagP99Ms", n == 0 ? -1 : lag.getValueAtPercentile(99));
         out.put("lagMaxMs", n == 0 ? -1 : lag.getMaxValue());
-    }
-
-    // ---- db-scheduler -----------------------------------------------------------------------
-
-    Map<String, Object> dbSchedulerDrain(Pg pg, int r) {
-        String db = "dbsched_bench";
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("system", "db-scheduler");
-        out.put(
-                "config",
-                "db-scheduler " + W1Systems.dbSchedulerVersion() + ", one OneTimeTask, " + threads
-                        + " threads, pollUsingLockAndFetch(0.5, 1.0), pollingInterval " + dbsPollMillis + " ms");
-        out.put("insertPath", "SchedulerClient.scheduleBatch");
-        pg.recreate(db);
-        pg.runScript(db, W1Systems.DB_SCHEDULER_DDL);
-        Window w = new Window(pg, db);
-        RunLog log = new RunLog();
-        Instant t0;
-        try (HikariDataSource ds = pg.pool(db, threads + 5, true, "dbsched")) {
-            OneTimeTask<Void> burst = Tasks.oneTime("burst")
-                    .execute((instance, ctx) -> log.add(
-                            Long.parseLong(instance.getId()),
-                            ctx.getExecution().executionTime.toEpochMilli(),
-                            System.currentTimeMillis()));
-            Scheduler scheduler = Scheduler.create(ds, burst)
-                    .threads(threads)
-                    .pollUsingLockAndFetch(0.5, 1.0)
-                    .pollingInterval(Duration.ofMillis(dbsPollMillis))
-                    .shutdownMaxWait(Duration.ofSeconds(5))
-                    .build();
-            long t = System.nanoTime();
-            Instant due = Instant.now();
-            for (int from = 0; from < r; from += 1000) {
-                List<TaskInstance<?>> chunk = new ArrayList<>(1000);
-                for (int i = from; i < Math.min(r, from + 1000); i++) {
-                    chunk.add(burst.instance(Integer.toString(i)));
-                }
-                scheduler.scheduleBatch(chunk, due);
-            }
-            out.put("insertsPerSecond", W1Stats.round(r / ((System.nanoTime() - t) / 1e9)));
-            pg.analyze(db, "scheduled_tasks");
-            try {
-                w.begin();
-                t0 = Instant.now();
-                scheduler.start();
-                long deadline =
-                        System.nanoTime() + Duration.ofSeconds(drainTimeout).toNanos();
-                while (log.size() < r && System.nanoTime() < deadline) {
-                    Window.sleep(20);
-                }
-                // Done means the execution row is gone (db-scheduler deletes a finished one-time execution).
-                while (System.nanoTime() < deadline && pg.scalar(db, "SELECT COUNT(*) FROM scheduled_tasks") > 0) {
-                    Window.sleep(20);
-                }
-                w.end();
-            } finally {
-                scheduler.stop();
-            }
-        }
-        w.afterStop();
-        RunLog.Runs runs = log.snapshot();
-        Histogram lag = new Histogram(3_600_000L, 3);
-        long start = t0.toEpochMilli();
-        for (int i = 0; i < runs.size(); i++) {
-            lag.recordValue(Math.clamp(runs.started()[i] - start, 0, 3_600_000L));
-        }
-        record(out, lag, runs.size(), r, start, w.t1Millis);
-        out.put("t0", t0.toString());
-        out.putAll(w.costs(runs.size(), pg.tableSizes(db, "scheduled_tasks")));
-        return out;
     }
 }
